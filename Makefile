@@ -1,0 +1,46 @@
+# Lantern: `make run` serves the app with demo data; `make test` runs lint and the whole suite.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+HOST ?= 127.0.0.1
+RELOAD_DIRS := --reload-dir config --reload-dir rules --reload-dir accounts --reload-dir campaigns \
+	--reload-dir characters --reload-dir templates --reload-include '*.html'
+
+.PHONY: run test lint format bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e ".[test]"
+	touch $@ $(VENV)/.installed-run
+
+# The ASGI server streams the live table's events; plain `runserver` (WSGI) cannot.
+run: $(VENV)/.installed-run
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py demo
+	$(BIN)/python -m uvicorn config.asgi:application --host $(HOST) --port $(PORT) \
+		--reload $(RELOAD_DIRS) --timeout-graceful-shutdown 2
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: lint
+	$(BIN)/python -m pytest
+
+format: $(VENV)/.installed-test
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: $(VENV)/.installed-test
+	$(BIN)/python bench/fanout.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis staticfiles .test-db.sqlite3*

@@ -1,0 +1,67 @@
+"""Campaigns and who sits at their table."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+from rules import SYSTEM_NAMES
+
+SYSTEM_CHOICES = list(SYSTEM_NAMES.items())
+
+
+def new_invite_code() -> str:
+    # 12 URL-safe characters ≈ 72 bits: unguessable, still short enough to read out at the table.
+    return secrets.token_urlsafe(9)
+
+
+class Campaign(models.Model):
+    name = models.CharField(max_length=100)
+    system = models.CharField(max_length=32, choices=SYSTEM_CHOICES)
+    invite_code = models.CharField(max_length=32, unique=True, default=new_invite_code)
+    # The table's clock: combat round (0 = not in combat) and elapsed game time in minutes.
+    round = models.PositiveIntegerField(default=0)
+    game_minutes = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="campaigns")
+
+    class Meta:
+        ordering = ["name", "pk"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("campaigns:detail", args=[self.pk])
+
+    @property
+    def system_name(self) -> str:
+        return SYSTEM_NAMES.get(self.system, self.system)
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        GM = "gm", "GM"
+        PLAYER = "player", "Player"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=8, choices=Role.choices, default=Role.PLAYER)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-role", "joined_at", "pk"]  # the GM first, then players by arrival
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "user"], name="one_membership_per_user"),
+            models.UniqueConstraint(fields=["campaign"], condition=models.Q(role="gm"), name="one_gm_per_campaign"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.get_role_display()}) in {self.campaign}"
+
+    @property
+    def is_gm(self) -> bool:
+        return self.role == self.Role.GM

@@ -1,0 +1,31 @@
+"""Permission-scoped reads: every campaign lookup in a view goes through these."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from campaigns.models import Campaign, Membership
+
+
+def campaigns_of(user) -> QuerySet[Campaign]:
+    """Campaigns the user sits at, as GM or player; anything else is a 404 for them."""
+    if not user.is_authenticated:
+        return Campaign.objects.none()
+    return Campaign.objects.filter(memberships__user=user)
+
+
+def campaigns_run_by(user) -> QuerySet[Campaign]:
+    if not user.is_authenticated:
+        return Campaign.objects.none()
+    return Campaign.objects.filter(memberships__user=user, memberships__role=Membership.Role.GM)
+
+
+def membership_of(user, campaign: Campaign) -> Membership | None:
+    if not user.is_authenticated:
+        return None
+    return Membership.objects.filter(campaign=campaign, user=user).first()
+
+
+def my_campaigns(user) -> QuerySet[Membership]:
+    """The user's seats, with their campaign, for the "My campaigns" list."""
+    return Membership.objects.filter(user=user).select_related("campaign").order_by("campaign__name", "campaign__pk")

@@ -1,0 +1,16 @@
+from django.urls import path
+
+from campaigns import views
+
+app_name = "campaigns"
+urlpatterns = [
+    path("", views.campaign_list, name="list"),
+    path("new/", views.campaign_create, name="create"),
+    path("join/", views.join_by_form, name="join_form"),
+    path("join/<str:code>/", views.campaign_join, name="join"),
+    path("<int:pk>/", views.campaign_detail, name="detail"),
+    path("<int:pk>/invite/", views.regenerate_invite, name="regenerate_invite"),
+    path("<int:pk>/remove/", views.remove_player, name="remove_player"),
+    path("<int:pk>/transfer/", views.transfer_gm, name="transfer_gm"),
+    path("<int:pk>/leave/", views.leave, name="leave"),
+]

@@ -1,0 +1,32 @@
+"""Demo characters, one per playable system, made with the system's own creation rules."""
+
+from __future__ import annotations
+
+import random
+
+from campaigns.models import Campaign
+from rules import SYSTEMS
+
+# Who plays what in the demo: alice plays Fell, bob plays Chaos & Conquest, and so on.
+DEMO_OWNERS = {
+    "fell-draft": ("alice", "Wren"),
+    "fell-late": ("bob", "Hollis"),
+    "chaos-conquest": ("bob", "Brannoc"),
+    "fortunes-favor": ("alice", "Sable"),
+    "grit-flesh": ("alice", "Tamsin"),
+}
+
+
+def demo_characters(campaign: Campaign, users: dict) -> None:
+    from characters.services import character_create
+
+    if campaign.system not in SYSTEMS or campaign.system not in DEMO_OWNERS:
+        return
+    owner_name, name = DEMO_OWNERS[campaign.system]
+    owner = users[owner_name]
+    if campaign.characters.filter(owner=owner).exists():
+        return
+    # A fixed seed: the demo looks the same on every machine.
+    character_create(
+        owner=owner, system=campaign.system, choices={"name": name}, campaign=campaign, rng=random.Random(7)
+    )

@@ -1,0 +1,196 @@
+"""Characters, their inventory and hirelings, the equipment catalogues, and the roll log.
+
+A character's system-specific numbers live in ``state``, a JSON document that the system's rules
+module validates on every write (rules.SYSTEMS[...].validate_state). Five systems share almost no
+fields, so one JSON column with a rules-owned schema keeps each system a module of its own rather
+than five sets of columns and migrations.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+from campaigns.models import SYSTEM_CHOICES, Campaign
+from rules import SYSTEM_NAMES
+from rules import base as rules_base
+
+
+class Character(models.Model):
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="characters")
+    campaign = models.ForeignKey(Campaign, on_delete=models.SET_NULL, null=True, blank=True, related_name="characters")
+    system = models.CharField(max_length=32, choices=SYSTEM_CHOICES)
+    name = models.CharField(max_length=100)
+    state = models.JSONField(default=dict)
+    # Bumped on every write; a form from a stale tab carries an old version and is refused.
+    version = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "pk"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("characters:sheet", args=[self.pk])
+
+    @property
+    def system_name(self) -> str:
+        return SYSTEM_NAMES.get(self.system, self.system)
+
+    @property
+    def topic(self) -> str:
+        """The live-update event name for this character's fragments."""
+        return f"character-{self.pk}"
+
+    def to_sheet(self, items=None, hirelings=None) -> rules_base.Sheet:
+        items = self.items.all() if items is None else items
+        hirelings = self.hirelings.all() if hirelings is None else hirelings
+        return rules_base.Sheet(
+            state=self.state,
+            items=tuple(item.to_rules() for item in items),
+            hirelings=tuple(h.to_rules() for h in hirelings),
+            name=self.name,
+        )
+
+
+class Item(models.Model):
+    class Kind(models.TextChoices):
+        WEAPON = "weapon", "Weapon"
+        ARMOUR = "armour", "Armour"
+        SHIELD = "shield", "Shield"
+        HELMET = "helmet", "Helmet"
+        GEAR = "gear", "Gear"
+        RATION = "ration", "Ration"
+        LIGHT = "light", "Light"
+        AMMO = "ammo", "Ammunition"
+        SPELLBOOK = "spellbook", "Spell book or scroll"
+        TREASURE = "treasure", "Treasure"
+        COINS = "coins", "Coins"
+        ANIMAL = "animal", "Animal"
+        VEHICLE = "vehicle", "Vehicle"
+        SERVICE = "service", "Service"
+        OTHER = "other", "Other"
+
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="items")
+    catalogue_item = models.ForeignKey(
+        "CatalogueItem", on_delete=models.SET_NULL, null=True, blank=True, related_name="held_items"
+    )
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.GEAR)
+    slots = models.PositiveSmallIntegerField(default=1)
+    quantity = models.PositiveIntegerField(default=1)
+    worn = models.BooleanField(default=False)
+    # System numbers copied from the catalogue when added: damage die, protection/AV, bulky, hands...
+    data = models.JSONField(default=dict, blank=True)
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "pk"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def to_rules(self) -> rules_base.Item:
+        return rules_base.Item(
+            id=self.pk,
+            name=self.name,
+            kind=self.kind,
+            slots=self.slots,
+            quantity=self.quantity,
+            data=self.data,
+            worn=self.worn,
+        )
+
+
+class Hireling(models.Model):
+    class Kind(models.TextChoices):
+        HIRELING = "hireling", "Hireling"
+        RETAINER = "retainer", "Retainer"
+        HELPER = "helper", "Helper"
+
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="hirelings")
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.HIRELING)
+    state = models.JSONField(default=dict, blank=True)
+    wage = models.PositiveIntegerField(default=0, help_text="Per day, in the system's smallest coin.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def to_rules(self) -> rules_base.Hireling:
+        return rules_base.Hireling(id=self.pk, name=self.name, kind=self.kind, state=self.state, wage=self.wage)
+
+
+class CatalogueItem(models.Model):
+    """One row of a system's equipment table; staff edit these in the admin."""
+
+    system = models.CharField(max_length=32, choices=SYSTEM_CHOICES, db_index=True)
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=16, choices=Item.Kind.choices, default=Item.Kind.GEAR)
+    group = models.CharField(max_length=60, blank=True, help_text="The table it comes from.")
+    cost = models.PositiveIntegerField(null=True, blank=True, help_text="In the system's smallest coin.")
+    slots = models.PositiveSmallIntegerField(default=1)
+    data = models.JSONField(default=dict, blank=True)
+    note = models.CharField(max_length=300, blank=True)
+    available = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["system", "group", "name"]
+        constraints = [models.UniqueConstraint(fields=["system", "name"], name="one_catalogue_row_per_name")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({SYSTEM_NAMES.get(self.system, self.system)})"
+
+
+class Roll(models.Model):
+    """A roll made on the server. Never edited or deleted through the app."""
+
+    class Visibility(models.TextChoices):
+        PUBLIC = "public", "Everyone at the table"
+        GM = "gm", "GM only"
+        PRIVATE = "private", "Only me"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, null=True, blank=True, related_name="rolls")
+    character = models.ForeignKey(Character, on_delete=models.SET_NULL, null=True, blank=True, related_name="rolls")
+    roller = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="rolls")
+    label = models.CharField(max_length=200)
+    procedure = models.CharField(max_length=60)
+    inputs = models.JSONField(default=dict)
+    dice = models.JSONField(default=list)
+    outcome = models.CharField(max_length=60)
+    summary = models.CharField(max_length=500, blank=True)
+    total = models.IntegerField(null=True, blank=True)
+    odds = models.JSONField(default=dict, blank=True)  # {"pass": "3/4", "fail": "1/4"}
+    visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["campaign", "-created_at"], name="roll_log_by_campaign")]
+
+    def __str__(self) -> str:
+        return f"{self.label}: {self.outcome}"
+
+
+class Change(models.Model):
+    """Who changed what on a character: one row per write, for the sheet's history."""
+
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="changes")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    what = models.CharField(max_length=200)
+    version = models.PositiveIntegerField()
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+
+    def __str__(self) -> str:
+        return self.what

@@ -1,0 +1,23 @@
+"""Permission-scoped reads of characters."""
+
+from __future__ import annotations
+
+from django.db.models import Q, QuerySet
+
+from campaigns.models import Membership
+from characters.models import Character
+
+
+def characters_visible_to(user) -> QuerySet[Character]:
+    """Your own characters, and every character at a table you sit at."""
+    if not user.is_authenticated:
+        return Character.objects.none()
+    return Character.objects.filter(Q(owner=user) | Q(campaign__memberships__user=user)).distinct()
+
+
+def characters_editable_by(user) -> QuerySet[Character]:
+    """Your own characters, and every character in a campaign you GM."""
+    if not user.is_authenticated:
+        return Character.objects.none()
+    gm_of = Membership.objects.filter(user=user, role=Membership.Role.GM).values("campaign_id")
+    return Character.objects.filter(Q(owner=user) | Q(campaign_id__in=gm_of))

@@ -1,0 +1,8 @@
+"""ASGI entry point: serves every page and the server-sent event streams of the live table."""
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+application = get_asgi_application()

@@ -1,0 +1,274 @@
+"""What every game system offers Lantern, as plain data and one protocol.
+
+The Django apps only ever talk to a system through these types, so a new system is a new
+module in ``rules/systems/`` and its tests, and nothing else changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from rules.dice import DieRoll, RandomSource
+
+
+class RulesError(ValueError):
+    """A request the rules do not allow; the message is shown to the person as it is."""
+
+
+@dataclass(frozen=True)
+class Track:
+    """A resource shown on the sheet and the table card (HP, stress, Stamina...)."""
+
+    key: str
+    label: str
+    current: int
+    maximum: int | None = None
+    minimum: int = 0
+    adjustable: bool = True  # a person may change it with +/- buttons
+
+
+@dataclass(frozen=True)
+class Item:
+    """One inventory row, system-neutral; ``data`` holds the system's own numbers."""
+
+    name: str
+    kind: str = "gear"  # weapon, armour, shield, gear, ration, light, ammo, treasure, coins, animal, ...
+    slots: int = 1
+    quantity: int = 1
+    data: Mapping[str, Any] = field(default_factory=dict)  # e.g. {"damage": 6, "bulky": True, "armour": 1}
+    worn: bool = False
+    id: int | None = None
+
+
+@dataclass(frozen=True)
+class Hireling:
+    """A hireling, retainer or helper: a small sheet of its own owned by a character."""
+
+    name: str
+    kind: str = "hireling"
+    state: Mapping[str, Any] = field(default_factory=dict)
+    wage: int = 0  # per day, in the system's smallest coin
+    id: int | None = None
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """Everything a rules function may read about one character."""
+
+    state: Mapping[str, Any]
+    items: tuple[Item, ...] = ()
+    hirelings: tuple[Hireling, ...] = ()
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class SlotSummary:
+    used: int
+    maximum: int
+    hard_limit: int | None = None  # beyond this nothing more can be carried
+    consequences: tuple[str, ...] = ()  # human sentences, e.g. "Over your slots: disadvantage on every test."
+
+
+@dataclass(frozen=True)
+class Param:
+    """One input a procedure takes: drives both the form and validation."""
+
+    name: str
+    label: str
+    # "character": the id of another character at the table; the app resolves it to a Sheet
+    # (with its state, items and hirelings) before calling odds()/roll(), so rules stay pure.
+    kind: Literal["int", "bool", "choice", "multichoice", "text", "character"] = "int"
+    default: Any = None
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[tuple[str, str], ...] = ()  # (value, label)
+    help: str = ""
+    gm_only: bool = False
+
+
+@dataclass(frozen=True)
+class Odds:
+    """Exact probability of each named outcome, in display order; they sum to 1."""
+
+    outcomes: tuple[tuple[str, Fraction], ...]
+    success_keys: tuple[str, ...] = ("pass",)
+
+    def __post_init__(self) -> None:
+        total = sum((p for _, p in self.outcomes), Fraction(0))
+        if total != 1:
+            raise ValueError(f"odds sum to {total}, not 1")
+
+    @property
+    def success(self) -> Fraction:
+        return sum((p for k, p in self.outcomes if k in self.success_keys), Fraction(0))
+
+    def of(self, key: str) -> Fraction:
+        return dict(self.outcomes).get(key, Fraction(0))
+
+
+@dataclass(frozen=True)
+class RollResult:
+    """What a roll did: every die, the outcome, and the sheet afterwards if it changed."""
+
+    procedure: str
+    label: str
+    outcome: str  # e.g. "pass", "fail", "mixed", "hostile", "12 harm"
+    summary: str  # one readable sentence
+    dice: tuple[DieRoll, ...] = ()
+    total: int | None = None
+    odds: Odds | None = None
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    state: Mapping[str, Any] | None = None  # the new sheet state, when the roll changes the sheet
+    details: Mapping[str, Any] = field(default_factory=dict)
+    items_added: tuple[Item, ...] = ()
+    items_removed: tuple[int, ...] = ()  # Item.id values
+    items_changed: tuple[Item, ...] = ()  # replaced by Item.id
+    hirelings_changed: tuple[Hireling, ...] = ()  # replaced by Hireling.id
+    opponent_state: Mapping[str, Any] | None = None  # new state of a "character" param's sheet, if changed
+
+
+@runtime_checkable
+class Procedure(Protocol):
+    """A roll a person can make from a sheet (a test, a save, an attack, a rest...)."""
+
+    key: str
+    label: str
+    gm_only: bool  # offered on the GM's table rather than on a player's sheet (morale, party saves)
+
+    def params(self, sheet: Sheet) -> tuple[Param, ...]:
+        """The inputs, with choices drawn from this sheet (its weapons, skills, spells, hirelings)."""
+        ...
+
+    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds | None: ...
+
+    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult: ...
+
+
+@runtime_checkable
+class GameSystem(Protocol):
+    """The one interface every system module offers as ``SYSTEM``."""
+
+    id: str
+    name: str
+    coin_label: str  # how the sheet names money, e.g. "coin" or "pennies"
+
+    def default_state(self) -> dict[str, Any]: ...
+
+    def validate_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        """Return a normalised copy or raise RulesError with a readable message."""
+        ...
+
+    def create(self, choices: Mapping[str, Any], rng: RandomSource) -> Creation: ...
+
+    def tracks(self, sheet: Sheet) -> tuple[Track, ...]: ...
+
+    def adjust(self, sheet: Sheet, key: str, delta: int) -> dict[str, Any]:
+        """Change one track by delta, clamped by the rules; returns the new state."""
+        ...
+
+    def slots(self, sheet: Sheet) -> SlotSummary: ...
+
+    def conditions(self, sheet: Sheet) -> tuple[str, ...]:
+        """Short plain words for the table card: "Dead", "Dying", "Deprived", "Over-encumbered"..."""
+        ...
+
+    def procedures(self) -> Mapping[str, Procedure]: ...
+
+    def catalogue(self) -> tuple[CatalogueEntry, ...]:
+        """The equipment tables of the rules text, loaded into the admin-editable catalogue."""
+        ...
+
+    def format_money(self, amount: int) -> str:
+        """Money is stored as an int of the smallest coin; this writes it the system's way."""
+        ...
+
+    def hireling_limit(self, sheet: Sheet) -> int | None: ...
+
+    def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
+        """A new hireling/retainer/helper row (RulesError past the limit or when unaffordable)."""
+        ...
+
+
+@dataclass(frozen=True)
+class CatalogueEntry:
+    """One row of a system's equipment table. ``cost`` is in the smallest coin; ``data`` as Item.data."""
+
+    name: str
+    kind: str
+    cost: int | None
+    slots: int = 1
+    group: str = ""  # the table it came from: "Weapons", "Armour", "Animals", "Services"...
+    data: Mapping[str, Any] = field(default_factory=dict)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Creation:
+    """A new character: its state, starting items and the rolls made on the way (shown to the player)."""
+
+    name: str
+    state: dict[str, Any]
+    items: tuple[Item, ...] = ()
+    rolls: tuple[RollResult, ...] = ()
+
+
+def check_params(procedure: Procedure, sheet: Sheet, given: Mapping[str, Any]) -> dict[str, Any]:
+    """Fill defaults, coerce and range-check the inputs a person sent; RulesError on nonsense."""
+    clean: dict[str, Any] = {}
+    params = procedure.params(sheet)
+    known = {p.name for p in params}
+    unknown = sorted(set(given) - known)
+    if unknown:
+        raise RulesError(f"{procedure.label} has no option {', '.join(unknown)}.")
+    for p in params:
+        raw = given.get(p.name, p.default)
+        clean[p.name] = _coerce(p, raw)
+    return clean
+
+
+def _coerce(p: Param, raw: Any) -> Any:
+    if p.kind == "bool":
+        if isinstance(raw, str):
+            return raw.lower() in {"1", "true", "on", "yes"}
+        return bool(raw)
+    if p.kind == "int":
+        if raw is None or raw == "":
+            raw = p.default
+        try:
+            value = int(raw)
+        except (TypeError, ValueError):
+            raise RulesError(f"{p.label} must be a whole number.") from None
+        if p.minimum is not None and value < p.minimum:
+            raise RulesError(f"{p.label} must be at least {p.minimum}.")
+        if p.maximum is not None and value > p.maximum:
+            raise RulesError(f"{p.label} must be at most {p.maximum}.")
+        return value
+    if p.kind == "multichoice":
+        values = {v for v, _ in p.choices}
+        picked = [raw] if isinstance(raw, str) else list(raw or [])
+        bad = [str(v) for v in picked if str(v) not in values]
+        if bad:
+            raise RulesError(f"{p.label}: {', '.join(bad)} is not an option here.")
+        return tuple(str(v) for v in picked)
+    if p.kind == "character":
+        if raw in (None, ""):
+            return None
+        try:
+            return int(raw)
+        except (TypeError, ValueError):
+            raise RulesError(f"{p.label}: pick a character at the table.") from None
+    if p.kind == "choice":
+        values = [v for v, _ in p.choices]
+        if raw in (None, "") and p.default is not None:
+            raw = p.default
+        if str(raw) not in values:
+            raise RulesError(f"{p.label}: choose one of {', '.join(label for _, label in p.choices)}.")
+        return str(raw)
+    return "" if raw is None else str(raw)[:200]
+
+
+def dice_sum(dice: Sequence[DieRoll]) -> int:
+    return sum(d.face for d in dice if d.kept)

@@ -1,0 +1,1 @@
+"""One module per game system; each exposes ``SYSTEM`` implementing rules.base.GameSystem."""

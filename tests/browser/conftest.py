@@ -1,0 +1,152 @@
+"""Real-browser tests: Debian's Chromium driven by Playwright against the real ASGI server.
+
+The app runs as a uvicorn subprocess on the test database (pytest-django's live_server is WSGI and
+cannot stream events). In CI a missing browser is a failure, never a silent skip.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+# Playwright's sync API runs an event loop in this thread; Django's ORM calls from the test body are
+# still plain blocking calls, so tell Django not to refuse them.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/browser/" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _server_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "SQLITE_NAME", "DJANGO_ALLOW_ASYNC_UNSAFE"}}
+    db = connection.settings_dict
+    if connection.vendor == "postgresql":
+        auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
+        env["DATABASE_URL"] = f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    else:
+        env["SQLITE_NAME"] = str(db["NAME"])
+    env.update({"DEBUG": "1", "PYTHONUNBUFFERED": "1", "LOG_LEVEL": "WARNING"})
+    return env
+
+
+@pytest.fixture(scope="session")
+def live_url(django_db_setup, django_db_blocker, tmp_path_factory):
+    """Start uvicorn on the test database; yield its base URL."""
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("server") / "uvicorn.log"
+    with django_db_blocker.unblock():
+        env = _server_env()
+    log = open(log_path, "w")  # noqa: SIM115 - closed at teardown
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "config.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--timeout-graceful-shutdown",
+            "1",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the app server exited: {log_path.read_text()}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        process.kill()
+        raise RuntimeError(f"the app server did not start: {log_path.read_text()}")
+    yield f"http://127.0.0.1:{port}"
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    log.close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        message = f"Chromium not found at {CHROMIUM} (apt-get install chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def new_page(browser, live_url, transactional_db):
+    """``new_page()`` opens a page in a fresh browser context (its own cookies: another person)."""
+    contexts = []
+
+    def open_page(width: int = 1024, height: int = 800):
+        context = browser.new_context(base_url=live_url, viewport={"width": width, "height": height})
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        return context.new_page()
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+def sign_up(page, username: str, password: str = "lantern-light-42") -> None:
+    page.goto("/accounts/signup/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password:", exact=True).fill(password)
+    page.get_by_label("Password confirmation").fill(password)
+    page.get_by_role("button", name="Sign up").click()
+    page.wait_for_url("**/campaigns/")
+
+
+def log_in(page, username: str, password: str) -> None:
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password:", exact=True).fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url("**/campaigns/**")

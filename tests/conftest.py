@@ -1,0 +1,63 @@
+"""The cast every test can use: a GM, two players, a stranger, and a campaign they sit at."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from campaigns.models import Campaign, Membership
+
+PASSWORD = "correct-horse-battery"
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    # The production hasher is slow on purpose; tests create many users.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def make_user(username: str):
+    return get_user_model().objects.create_user(username=username, password=PASSWORD)
+
+
+@pytest.fixture
+def gm(db):
+    return make_user("gm")
+
+
+@pytest.fixture
+def player(db):
+    return make_user("player")
+
+
+@pytest.fixture
+def other_player(db):
+    return make_user("other_player")
+
+
+@pytest.fixture
+def stranger(db):
+    return make_user("stranger")
+
+
+@pytest.fixture
+def campaign(gm, player, other_player):
+    campaign = Campaign.objects.create(name="The Sunken Vault", system="fell-draft")
+    Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
+    Membership.objects.create(campaign=campaign, user=player)
+    Membership.objects.create(campaign=campaign, user=other_player)
+    return campaign
+
+
+def client_for(user) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def as_user():
+    """``as_user(gm)`` gives a logged-in test client; ``as_user(None)`` an anonymous one."""
+    return client_for

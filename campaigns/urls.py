@@ -1,6 +1,6 @@
 from django.urls import path
 
-from campaigns import views
+from campaigns import stream, views
 
 app_name = "campaigns"
 urlpatterns = [
@@ -13,4 +13,5 @@ urlpatterns = [
     path("<int:pk>/remove/", views.remove_player, name="remove_player"),
     path("<int:pk>/transfer/", views.transfer_gm, name="transfer_gm"),
     path("<int:pk>/leave/", views.leave, name="leave"),
+    path("<int:pk>/events/", stream.events, name="events"),
 ]

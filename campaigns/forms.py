@@ -31,3 +31,18 @@ class JoinForm(forms.Form):
 
 class MemberForm(forms.Form):
     user_id = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+
+
+class ClockForm(forms.Form):
+    """The GM moves the table's clock: combat rounds and game time."""
+
+    action = forms.ChoiceField(
+        choices=[("next_round", "Next round"), ("end_combat", "End combat"), ("advance", "Advance time")]
+    )
+    minutes = forms.IntegerField(min_value=1, max_value=60 * 24 * 30, required=False)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("action") == "advance" and not data.get("minutes"):
+            raise forms.ValidationError("Say how many minutes pass.")
+        return data

@@ -82,3 +82,25 @@ def campaign_transfer_gm(*, campaign: Campaign, to_user_id: int) -> None:
     current.save(update_fields=["role"])
     target.role = Membership.Role.GM
     target.save(update_fields=["role"])
+
+
+@transaction.atomic
+def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0) -> Campaign:
+    """Rounds count up in combat; ending combat resets them; time passes in minutes of game time."""
+    from django.db.models import F
+
+    from campaigns.events import publish
+
+    campaigns = Campaign.objects.filter(pk=campaign_id)
+    if action == "next_round":
+        campaigns.update(round=F("round") + 1)
+    elif action == "end_combat":
+        campaigns.update(round=0)
+    elif action == "advance":
+        if not 1 <= minutes <= 60 * 24 * 30:
+            raise CampaignError("Time moves forward by 1 minute to 30 days at a time.")
+        campaigns.update(game_minutes=F("game_minutes") + minutes)
+    else:
+        raise CampaignError("The clock cannot do that.")
+    publish(campaign_id, "table")
+    return Campaign.objects.get(pk=campaign_id)

@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
-from campaigns import services
-from campaigns.forms import CampaignForm, JoinForm, MemberForm
+from campaigns import live, services
+from campaigns.forms import CampaignForm, ClockForm, JoinForm, MemberForm
 from campaigns.models import Campaign
 from campaigns.selectors import campaigns_of, campaigns_run_by, membership_of, my_campaigns
+from campaigns.table import party_cards, roll_log
+from characters import services as character_services
+from characters.forms import AdjustForm, procedure_form, raw_params
+from characters.models import Roll
+from characters.services import store_free_roll
 from config.htmx import HtmxHttpRequest
+from rules import RulesError
+from rules import base as rules_base
+from rules.free import FREE_ROLL
 
 
 def campaign_list(request: HtmxHttpRequest) -> HttpResponse:
@@ -38,16 +46,141 @@ def campaign_create(request: HtmxHttpRequest) -> HttpResponse:
 
 def campaign_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
+    return render(request, "campaigns/detail.html", _table_context(request, campaign))
+
+
+TABLE_REGIONS = ("party", "log", "members", "clock")
+
+
+@require_GET
+def table_region(request: HtmxHttpRequest, pk: int, name: str) -> HttpResponse:
+    """One live region of the table page, re-fetched by htmx when the stream says it changed."""
+    if name not in TABLE_REGIONS:
+        raise Http404
+    campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
+    return render(request, f"campaigns/detail.html#{name}", _table_context(request, campaign))
+
+
+@require_GET
+def card(request: HtmxHttpRequest, pk: int, character_id: int) -> HttpResponse:
+    campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
+    cards = party_cards(campaign, only_id=character_id)
+    if not cards:
+        raise Http404
+    context = {**_table_context(request, campaign, with_party=False), "card": cards[0]}
+    return render(request, "campaigns/detail.html#card", context)
+
+
+@require_GET
+def older_rolls(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
+    try:
+        before = int(request.GET.get("before", ""))
+    except ValueError:
+        return HttpResponse("Say which roll to page back from.", status=400)
+    rolls, has_older = roll_log(request.user, campaign, before=before)
+    context = {"campaign": campaign, "rolls": rolls, "has_older": has_older}
+    return render(request, "campaigns/detail.html#older", context)
+
+
+def _table_context(request, campaign: Campaign, *, with_party: bool = True) -> dict:
     membership = membership_of(request.user, campaign)
-    return render(request, "campaigns/detail.html", _table_context(request, campaign, membership))
-
-
-def _table_context(request, campaign: Campaign, membership) -> dict:
-    memberships = campaign.memberships.select_related("user")
-    context = {"campaign": campaign, "membership": membership, "memberships": memberships}
+    memberships = list(campaign.memberships.select_related("user"))
+    present = live.present_user_ids(campaign.pk)
+    rolls, has_older = roll_log(request.user, campaign)
+    context = {
+        "campaign": campaign,
+        "membership": membership,
+        "memberships": memberships,
+        "present": present,
+        "rolls": rolls,
+        "has_older": has_older,
+        "cards": party_cards(campaign) if with_party else [],
+    }
     if membership.is_gm:
         context["invite_url"] = request.build_absolute_uri(reverse("campaigns:join", args=[campaign.invite_code]))
+        context["gm_roll_form"] = procedure_form(FREE_ROLL, None)
+        context["clock_form"] = ClockForm()
     return context
+
+
+@require_POST
+def move_clock(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(campaigns_run_by(request.user), pk=pk)
+    form = ClockForm(request.POST)
+    error = ""
+    if form.is_valid():
+        try:
+            campaign = services.campaign_move_clock(
+                campaign_id=campaign.pk, action=form.cleaned_data["action"], minutes=form.cleaned_data["minutes"] or 0
+            )
+        except services.CampaignError as problem:
+            error = str(problem)
+    else:
+        error = next(iter(form.errors.values()))[0]
+    return _table_response(request, campaign, "clock", error)
+
+
+@require_POST
+def gm_roll(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The GM rolls as the GM, without a character: a luck die, a wandering-monster check..."""
+    campaign = get_object_or_404(campaigns_run_by(request.user), pk=pk)
+    visibility = request.POST.get("visibility") or Roll.Visibility.PUBLIC
+    error = ""
+    try:
+        if visibility not in Roll.Visibility.values:
+            raise RulesError("Pick who may see this roll.")
+        params = rules_base.check_params(FREE_ROLL, None, raw_params(FREE_ROLL, None, request.POST))
+        store_free_roll(campaign=campaign, params=params, by=request.user, visibility=visibility)
+    except RulesError as problem:
+        error = str(problem)
+    return _table_response(request, campaign, "log", error)
+
+
+@require_GET
+def gm_roll_odds(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    get_object_or_404(campaigns_run_by(request.user), pk=pk)
+    try:
+        params = rules_base.check_params(FREE_ROLL, None, raw_params(FREE_ROLL, None, request.GET))
+        odds, error = FREE_ROLL.odds(None, params), ""
+    except RulesError as problem:
+        odds, error = None, str(problem)
+    return render(request, "characters/_odds.html", {"odds": odds, "error": error})
+
+
+@require_POST
+def card_adjust(request: HtmxHttpRequest, pk: int, character_id: int) -> HttpResponse:
+    """+/- from a table card: the GM for anyone, a player for their own characters."""
+    from characters.selectors import characters_editable_by
+
+    campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
+    character = get_object_or_404(characters_editable_by(request.user).filter(campaign=campaign), pk=character_id)
+    form = AdjustForm(request.POST)
+    error = ""
+    try:
+        if not form.is_valid():
+            raise RulesError("Change a track by a whole number between -1000 and 1000.")
+        character_services.character_adjust(
+            character_id=character.pk, key=form.cleaned_data["key"], delta=form.cleaned_data["delta"], by=request.user
+        )
+    except RulesError as problem:
+        error = str(problem)
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        return redirect(campaign)
+    cards = party_cards(campaign, only_id=character.pk)
+    context = {**_table_context(request, campaign, with_party=False), "card": cards[0], "error": error}
+    return render(request, "campaigns/detail.html#card", context, status=422 if error else 200)
+
+
+def _table_response(request, campaign: Campaign, region: str, error: str) -> HttpResponse:
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        return redirect(campaign)
+    context = {**_table_context(request, campaign), "error": error, "error_region": region}
+    return render(request, f"campaigns/detail.html#{region}", context, status=422 if error else 200)
 
 
 def join_by_form(request: HtmxHttpRequest) -> HttpResponse:

@@ -21,3 +21,18 @@ def characters_editable_by(user) -> QuerySet[Character]:
         return Character.objects.none()
     gm_of = Membership.objects.filter(user=user, role=Membership.Role.GM).values("campaign_id")
     return Character.objects.filter(Q(owner=user) | Q(campaign_id__in=gm_of))
+
+
+def rolls_visible_to(user):
+    """Public rolls of tables you sit at, your own rolls, and GM-only rolls at tables you run."""
+    from characters.models import Roll
+
+    if not user.is_authenticated:
+        return Roll.objects.none()
+    member_of = Membership.objects.filter(user=user).values("campaign_id")
+    gm_of = Membership.objects.filter(user=user, role=Membership.Role.GM).values("campaign_id")
+    return Roll.objects.filter(
+        Q(roller=user)
+        | Q(visibility=Roll.Visibility.PUBLIC, campaign_id__in=member_of)
+        | Q(visibility=Roll.Visibility.GM, campaign_id__in=gm_of)
+    )

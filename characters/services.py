@@ -294,6 +294,15 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+@transaction.atomic
+def store_free_roll(*, campaign: Campaign, params: Mapping[str, Any], by, visibility: str) -> Roll:
+    """A roll without a character: the GM's luck die and the like."""
+    from rules.free import FREE_ROLL
+
+    result = FREE_ROLL.roll(None, params, system_random())
+    return _store_roll(None, result, by=by, visibility=visibility, campaign=campaign)
+
+
 # --- inventory -------------------------------------------------------------------------------
 
 

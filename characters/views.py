@@ -1,14 +1,412 @@
-"""Character pages: HTTP only. Authorise through selectors, change through services."""
+"""Character pages: HTTP only. Authorise through selectors, change through services, render fragments."""
 
 from __future__ import annotations
 
-from django.http import HttpResponse
-from django.shortcuts import render
+from django.contrib import messages
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import select_template
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET, require_POST
 
-from characters.selectors import characters_visible_to
+from campaigns.selectors import campaigns_of, membership_of
+from characters import services
+from characters.forms import (
+    AdjustForm,
+    CatalogueAddForm,
+    CustomItemForm,
+    ImportForm,
+    ItemUpdateForm,
+    RenameForm,
+    VisibilityForm,
+    procedure_form,
+    raw_params,
+)
+from characters.models import CatalogueItem, Character, Roll
+from characters.selectors import characters_editable_by, characters_visible_to, rolls_visible_to
+from characters.transfer import export_character, import_character, parse_document
 from config.htmx import HtmxHttpRequest
+from rules import SYSTEM_NAMES, SYSTEMS, RulesError, system_for
+from rules import base as rules_base
+
+REGIONS = ("vitals", "details", "inventory", "hirelings", "log")
+
+
+# --- reading ---------------------------------------------------------------------------------
 
 
 def character_list(request: HtmxHttpRequest) -> HttpResponse:
-    characters = characters_visible_to(request.user).filter(owner=request.user).select_related("campaign")
-    return render(request, "characters/list.html", {"characters": characters})
+    characters = Character.objects.filter(owner=request.user).select_related("campaign")
+    context = {
+        "characters": characters,
+        "playable": [(key, SYSTEM_NAMES[key]) for key in SYSTEMS],
+        "campaigns": campaigns_of(request.user).filter(system__in=list(SYSTEMS)),
+        "import_form": ImportForm(),
+    }
+    return render(request, "characters/list.html", context)
+
+
+def sheet(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    character = get_object_or_404(characters_visible_to(request.user).select_related("campaign", "owner"), pk=pk)
+    return render(request, "characters/sheet.html", sheet_context(request, character))
+
+
+@require_GET
+def region(request: HtmxHttpRequest, pk: int, name: str) -> HttpResponse:
+    """One live region of the sheet, for htmx to re-fetch when the stream says it changed."""
+    if name not in REGIONS:
+        raise Http404
+    character = get_object_or_404(characters_visible_to(request.user).select_related("campaign", "owner"), pk=pk)
+    return render(request, f"characters/sheet.html#{name}", sheet_context(request, character))
+
+
+def sheet_context(request, character: Character, **extra) -> dict:
+    """Everything the sheet shows, in a fixed number of queries whatever the size of the inventory."""
+    items = list(character.items.all())
+    hirelings = list(character.hirelings.all())
+    can_edit = characters_editable_by(request.user).filter(pk=character.pk).exists()
+    is_gm = bool(
+        character.campaign_id and (membership := membership_of(request.user, character.campaign)) and membership.is_gm
+    )
+    context = {
+        "character": character,
+        "items": items,
+        "hirelings": hirelings,
+        "can_edit": can_edit,
+        "is_gm": is_gm,
+        "playable": character.system in SYSTEMS,
+        "regions": REGIONS,
+        **extra,
+    }
+    if not context["playable"]:
+        return context
+    rules = system_for(character.system)
+    state = dict(character.state)
+    if not (can_edit or character.owner_id == request.user.pk):
+        for field in getattr(rules, "private_fields", ()):  # e.g. a secret faction
+            state.pop(field, None)
+    sheet = rules_base.Sheet(
+        state=state,
+        items=tuple(i.to_rules() for i in items),
+        hirelings=tuple(h.to_rules() for h in hirelings),
+        name=character.name,
+    )
+    context.update(
+        rules=rules,
+        state=state,
+        tracks=rules.tracks(sheet),
+        slots=rules.slots(sheet),
+        conditions=rules.conditions(sheet),
+        coins=rules.format_money(int(state.get("coins", 0) or 0)) if "coins" in state else None,
+        hireling_limit=rules.hireling_limit(sheet),
+        recent_rolls=rolls_visible_to(request.user).filter(character=character).select_related("roller")[:10],
+        system_template=select_template(
+            [f"characters/systems/{character.system}.html", "characters/systems/_generic.html"]
+        ).template.name,
+    )
+    if can_edit:
+        table = []
+        if character.campaign_id:
+            table = list(character.campaign.characters.exclude(pk=character.pk).only("pk", "name"))
+        context["roll_forms"] = [
+            _roll_control(rules, procedure, sheet, table)
+            for procedure in rules.procedures().values()
+            if is_gm or not procedure.gm_only
+        ]
+        context["catalogue"] = CatalogueItem.objects.filter(system=character.system, available=True)
+        context["custom_item_form"] = CustomItemForm()
+        context["visibility_form"] = VisibilityForm()
+    return context
+
+
+def _roll_control(rules, procedure, sheet, table) -> dict:
+    form = procedure_form(procedure, sheet, table_characters=table, prefix="")
+    try:
+        odds = procedure.odds(sheet, rules_base.check_params(procedure, sheet, {}))
+    except RulesError:
+        odds = None
+    return {"procedure": procedure, "form": form, "odds": odds}
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def _editable(request, pk: int) -> Character:
+    return get_object_or_404(characters_editable_by(request.user).select_related("campaign", "owner"), pk=pk)
+
+
+def _respond(request, character: Character, primary: str, *, error: str = "", extra: dict | None = None):
+    """htmx: the changed region (plus the others out of band); plain POST: back to the sheet."""
+    character.refresh_from_db()
+    if not request.htmx:
+        if error:
+            context = sheet_context(request, character, error=error, error_region=primary, **(extra or {}))
+            return render(request, "characters/sheet.html", context, status=400)
+        return redirect(character)
+    context = sheet_context(request, character, error=error, error_region=primary, **(extra or {}))
+    parts = [render(request, f"characters/sheet.html#{primary}", context).content.decode()]
+    if not error:
+        for name in REGIONS:
+            if name != primary:
+                parts.append(
+                    render(request, f"characters/sheet.html#{name}", {**context, "oob": True}).content.decode()
+                )
+    # 422 for a refused change: htmx is configured (static/js/lantern.js) to swap it so the message shows.
+    return HttpResponse("".join(parts), status=422 if error else 200)
+
+
+@require_POST
+def adjust(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    character = _editable(request, pk)
+    form = AdjustForm(request.POST)
+    if not form.is_valid():
+        return _respond(request, character, "vitals", error="Change a track by a whole number between -1000 and 1000.")
+    try:
+        services.character_adjust(
+            character_id=character.pk, key=form.cleaned_data["key"], delta=form.cleaned_data["delta"], by=request.user
+        )
+    except RulesError as error:
+        return _respond(request, character, "vitals", error=str(error))
+    return _respond(request, character, "vitals")
+
+
+@require_GET
+def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
+    """The exact odds for the modifiers currently picked; re-fetched whenever a toggle changes."""
+    character = _editable(request, pk)
+    rules = _rules_or_404(character)
+    proc = rules.procedures().get(procedure)
+    if proc is None:
+        raise Http404
+    sheet = character.to_sheet()
+    try:
+        result = services.character_odds(character, procedure, raw_params(proc, sheet, request.GET))
+        error = ""
+    except RulesError as problem:
+        result, error = None, str(problem)
+    context = {"odds": result, "error": error, "procedure": proc}
+    return render(request, "characters/_odds.html", context, status=200 if not error or request.htmx else 400)
+
+
+@require_POST
+def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
+    character = _editable(request, pk)
+    rules = _rules_or_404(character)
+    proc = rules.procedures().get(procedure)
+    if proc is None:
+        return _respond(request, character, "log", error=f"{rules.name} has no roll called {procedure!r}.")
+    meta = VisibilityForm(request.POST)
+    if not meta.is_valid():
+        return _respond(request, character, "log", error="Pick who may see this roll.")
+    try:
+        _, made = services.character_roll(
+            character_id=character.pk,
+            procedure=procedure,
+            params=raw_params(proc, character.to_sheet(), request.POST),
+            by=request.user,
+            visibility=meta.cleaned_data["visibility"] or Roll.Visibility.PUBLIC,
+            expected_version=meta.cleaned_data["version"],
+        )
+    except RulesError as error:
+        return _respond(request, character, "log", error=str(error))
+    return _respond(request, character, "log", extra={"latest_roll": made})
+
+
+@require_POST
+def item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    character = _editable(request, pk)
+    try:
+        if "entry" in request.POST:
+            form = CatalogueAddForm(request.POST)
+            if not form.is_valid():
+                raise RulesError("Pick an item and a quantity between 1 and 100.")
+            services.item_add_from_catalogue(
+                character_id=character.pk,
+                entry_id=form.cleaned_data["entry"],
+                by=request.user,
+                buy=form.cleaned_data["buy"],
+                quantity=form.cleaned_data["quantity"],
+            )
+        else:
+            form = CustomItemForm(request.POST)
+            if not form.is_valid():
+                raise RulesError(_first_error(form))
+            data = form.cleaned_data
+            services.item_add(
+                character_id=character.pk,
+                item=rules_base.Item(
+                    name=data["name"], kind=data["kind"], slots=data["slots"], quantity=data["quantity"]
+                ),
+                by=request.user,
+            )
+    except RulesError as error:
+        return _respond(request, character, "inventory", error=str(error))
+    return _respond(request, character, "inventory")
+
+
+@require_POST
+def item_update(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse:
+    character = _editable(request, pk)
+    form = ItemUpdateForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise RulesError(_first_error(form))
+        changes = {"worn": form.cleaned_data["worn"]}
+        if form.cleaned_data["quantity"] is not None:
+            changes["quantity"] = form.cleaned_data["quantity"]
+        services.item_update(character_id=character.pk, item_id=item_id, by=request.user, **changes)
+    except RulesError as error:
+        return _respond(request, character, "inventory", error=str(error))
+    return _respond(request, character, "inventory")
+
+
+@require_POST
+def item_remove(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse:
+    character = _editable(request, pk)
+    try:
+        services.item_remove(character_id=character.pk, item_id=item_id, by=request.user)
+    except RulesError as error:
+        return _respond(request, character, "inventory", error=str(error))
+    return _respond(request, character, "inventory")
+
+
+@require_POST
+def hire(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    character = _editable(request, pk)
+    choices = {key: value for key, value in request.POST.items() if key not in {"csrfmiddlewaretoken"}}
+    try:
+        services.hireling_hire(character_id=character.pk, choices=choices, by=request.user)
+    except RulesError as error:
+        return _respond(request, character, "hirelings", error=str(error))
+    return _respond(request, character, "hirelings")
+
+
+@require_POST
+def dismiss(request: HtmxHttpRequest, pk: int, hireling_id: int) -> HttpResponse:
+    character = _editable(request, pk)
+    try:
+        services.hireling_dismiss(character_id=character.pk, hireling_id=hireling_id, by=request.user)
+    except RulesError as error:
+        return _respond(request, character, "hirelings", error=str(error))
+    return _respond(request, character, "hirelings")
+
+
+@require_POST
+def rename(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    character = _editable(request, pk)
+    form = RenameForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise RulesError(_first_error(form))
+        services.character_rename(
+            character_id=character.pk,
+            name=form.cleaned_data["name"],
+            by=request.user,
+            expected_version=form.cleaned_data["version"],
+        )
+    except RulesError as error:
+        return _respond(request, character, "details", error=str(error))
+    return _respond(request, character, "details")
+
+
+def delete(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    character = get_object_or_404(Character.objects.filter(owner=request.user), pk=pk)
+    if request.method == "POST":
+        services.character_delete(character_id=character.pk, by=request.user)
+        messages.success(request, f"{character.name} is gone.")
+        return redirect("characters:list")
+    return render(request, "characters/delete.html", {"character": character})
+
+
+# --- creation, export, import ----------------------------------------------------------------
+
+
+def create(request: HtmxHttpRequest) -> HttpResponse:
+    system_id = request.POST.get("system") or request.GET.get("system") or ""
+    if system_id not in SYSTEMS:
+        messages.error(request, "Pick a game system that has character sheets.")
+        return redirect("characters:list")
+    rules = SYSTEMS[system_id]
+    campaign = None
+    campaign_id = request.POST.get("campaign") or request.GET.get("campaign")
+    if campaign_id:
+        campaign = campaigns_of(request.user).filter(pk=campaign_id if str(campaign_id).isdigit() else 0).first()
+        if campaign is None:
+            messages.error(request, "You can only bring a character to a campaign you sit at.")
+            return redirect("characters:list")
+    params = tuple(getattr(rules, "creation_params", lambda: ())())
+    dummy = _CreationProcedure(rules, params)
+    empty = rules_base.Sheet(state={})
+    form = procedure_form(dummy, empty, data=request.POST or None)
+    context = {"rules": rules, "form": form, "campaign": campaign, "system_id": system_id}
+    if request.method == "POST":
+        try:
+            choices = rules_base.check_params(dummy, empty, raw_params(dummy, empty, request.POST))
+            choices = {key: value for key, value in choices.items() if value not in (None, "")}
+            character, creation = services.character_create(
+                owner=request.user, system=system_id, choices=choices, campaign=campaign
+            )
+        except RulesError as error:
+            context["error"] = str(error)
+            return render(request, "characters/create.html", context, status=422 if request.htmx else 400)
+        messages.success(request, f"{character.name} is ready.")
+        return redirect(character)
+    return render(request, "characters/create.html", context)
+
+
+class _CreationProcedure:
+    """Creation choices use the same Param machinery as rolls, so forms and validation are shared."""
+
+    key = "create"
+    gm_only = False
+
+    def __init__(self, rules, params):
+        self.label = f"New {rules.name} character"
+        self._params = params
+
+    def params(self, sheet):
+        return self._params
+
+
+def export(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    character = get_object_or_404(characters_editable_by(request.user), pk=pk)
+    response = JsonResponse(export_character(character), json_dumps_params={"indent": 2})
+    response["Content-Disposition"] = f'attachment; filename="{slugify(character.name) or "character"}.json"'
+    return response
+
+
+@require_POST
+def import_view(request: HtmxHttpRequest) -> HttpResponse:
+    form = ImportForm(request.POST, request.FILES)
+    error = ""
+    if form.is_valid():
+        try:
+            character = import_character(owner=request.user, document=parse_document(form.cleaned_data["file"].read()))
+        except RulesError as problem:
+            error = str(problem)
+        else:
+            messages.success(request, f"{character.name} was imported.")
+            return redirect(character)
+    else:
+        error = _first_error(form)
+    messages.error(request, error)
+    context = {
+        "characters": Character.objects.filter(owner=request.user).select_related("campaign"),
+        "playable": [(key, SYSTEM_NAMES[key]) for key in SYSTEMS],
+        "campaigns": campaigns_of(request.user).filter(system__in=list(SYSTEMS)),
+        "import_form": form,
+    }
+    return render(request, "characters/list.html", context, status=400)
+
+
+def _rules_or_404(character: Character):
+    if character.system not in SYSTEMS:
+        raise Http404
+    return SYSTEMS[character.system]
+
+
+def _first_error(form) -> str:
+    for field, errors in form.errors.items():
+        label = form.fields[field].label if field in form.fields else ""
+        return f"{label}: {errors[0]}" if label else errors[0]
+    return "Check the form."

@@ -223,6 +223,9 @@ if env_bool("BEHIND_TLS_PROXY", False):
 
 # Live table (server-sent events).
 SSE_PING_SECONDS = env_int("SSE_PING_SECONDS", 15, minimum=1)
+# A member still counts as at the table this long after their last stream closed, so moving between
+# the table and a sheet does not flash "left" / "arrived" to everyone.
+SSE_PRESENCE_GRACE_SECONDS = env_int("SSE_PRESENCE_GRACE_SECONDS", 3, minimum=0)
 
 LOGGING = {
     "version": 1,

@@ -1,0 +1,62 @@
+"""What the campaign table shows: character cards, the roll log, who is here. Reads only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Prefetch
+
+from campaigns.models import Campaign
+from characters.models import Character, Hireling, Item, Roll
+from characters.selectors import rolls_visible_to
+from rules import SYSTEMS
+
+LOG_PAGE = 50
+
+
+@dataclass(frozen=True)
+class Card:
+    character: Character
+    tracks: tuple
+    conditions: tuple
+    slots: object | None
+    hirelings: tuple
+
+
+def party_cards(campaign: Campaign, *, only_id: int | None = None) -> list[Card]:
+    """One card per character at the table, in a fixed number of queries however big the party."""
+    characters = (
+        Character.objects.filter(campaign=campaign)
+        .select_related("owner")
+        .prefetch_related(
+            Prefetch("items", queryset=Item.objects.all()), Prefetch("hirelings", queryset=Hireling.objects.all())
+        )
+    )
+    if only_id is not None:
+        characters = characters.filter(pk=only_id)
+    cards = []
+    for character in characters:
+        rules = SYSTEMS.get(character.system)
+        if rules is None:
+            cards.append(Card(character, (), (), None, ()))
+            continue
+        sheet = character.to_sheet(character.items.all(), character.hirelings.all())
+        cards.append(
+            Card(
+                character=character,
+                tracks=rules.tracks(sheet),
+                conditions=rules.conditions(sheet),
+                slots=rules.slots(sheet),
+                hirelings=tuple(character.hirelings.all()),
+            )
+        )
+    return cards
+
+
+def roll_log(user, campaign: Campaign, *, before: int | None = None) -> tuple[list[Roll], bool]:
+    """The newest rolls this user may see, 50 at a time; and whether older ones exist."""
+    rolls = rolls_visible_to(user).filter(campaign=campaign).select_related("character", "roller").order_by("-pk")
+    if before is not None:
+        rolls = rolls.filter(pk__lt=before)
+    page = list(rolls[: LOG_PAGE + 1])
+    return page[:LOG_PAGE], len(page) > LOG_PAGE

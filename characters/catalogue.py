@@ -1,0 +1,49 @@
+"""Loading a system's equipment tables (from its rules module) into the admin-editable catalogue."""
+
+from __future__ import annotations
+
+from rules import SYSTEMS
+
+KINDS = {
+    "weapon",
+    "armour",
+    "shield",
+    "helmet",
+    "gear",
+    "ration",
+    "light",
+    "ammo",
+    "spellbook",
+    "treasure",
+    "coins",
+    "animal",
+    "vehicle",
+    "service",
+    "other",
+}
+
+
+def load_catalogue(catalogue_model, system_id: str, *, overwrite: bool = False) -> int:
+    """Add the system's table rows that are missing; with overwrite, reset existing rows to the book values.
+
+    Takes the model class as an argument so data migrations can pass their historical model.
+    """
+    system = SYSTEMS.get(system_id)
+    if system is None:
+        return 0
+    count = 0
+    for entry in system.catalogue():
+        values = {
+            "kind": entry.kind if entry.kind in KINDS else "other",
+            "group": entry.group[:60],
+            "cost": entry.cost,
+            "slots": max(0, entry.slots),
+            "data": dict(entry.data),
+            "note": entry.note[:300],
+        }
+        if overwrite:
+            catalogue_model.objects.update_or_create(system=system_id, name=entry.name[:100], defaults=values)
+        else:
+            catalogue_model.objects.get_or_create(system=system_id, name=entry.name[:100], defaults=values)
+        count += 1
+    return count

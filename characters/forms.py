@@ -1,0 +1,91 @@
+"""Input validation for character pages. Roll inputs are described by the rules (rules.base.Param)."""
+
+from __future__ import annotations
+
+from django import forms
+
+from characters.models import Item, Roll
+from rules import base as rules_base
+
+
+def procedure_form(procedure, sheet: rules_base.Sheet, *, data=None, table_characters=(), prefix: str = ""):
+    """A form whose fields are the procedure's params: used to render controls with labels and help."""
+    fields: dict[str, forms.Field] = {}
+    for param in procedure.params(sheet):
+        fields[param.name] = _field(param, table_characters)
+    form_class = type("ProcedureForm", (forms.Form,), fields)
+    return form_class(data=data, prefix=prefix or None)
+
+
+def _field(param: rules_base.Param, table_characters) -> forms.Field:
+    common = {"label": param.label, "help_text": param.help, "initial": param.default}
+    if param.kind == "bool":
+        return forms.BooleanField(required=False, **common)
+    if param.kind == "int":
+        return forms.IntegerField(min_value=param.minimum, max_value=param.maximum, required=False, **common)
+    if param.kind == "choice":
+        return forms.ChoiceField(choices=list(param.choices), required=False, **common)
+    if param.kind == "multichoice":
+        return forms.MultipleChoiceField(
+            choices=list(param.choices), required=False, widget=forms.CheckboxSelectMultiple, **common
+        )
+    if param.kind == "character":
+        choices = [("", "— none —")] + [(str(c.pk), c.name) for c in table_characters]
+        return forms.ChoiceField(choices=choices, required=False, **common)
+    return forms.CharField(max_length=200, required=False, **common)
+
+
+def raw_params(procedure, sheet: rules_base.Sheet, query) -> dict:
+    """Pick the procedure's inputs out of a QueryDict (lists for multi-choices), ignoring other keys."""
+    values: dict = {}
+    for param in procedure.params(sheet):
+        if param.kind == "multichoice":
+            values[param.name] = query.getlist(param.name)
+        elif param.kind == "bool":
+            values[param.name] = query.get(param.name, "") not in ("", "0", "false", "off")
+        elif param.name in query:
+            values[param.name] = query.get(param.name)
+    return values
+
+
+class AdjustForm(forms.Form):
+    key = forms.CharField(max_length=40)
+    delta = forms.IntegerField(min_value=-1000, max_value=1000)
+
+
+class VisibilityForm(forms.Form):
+    visibility = forms.ChoiceField(choices=Roll.Visibility.choices, initial=Roll.Visibility.PUBLIC, required=False)
+    version = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+
+
+class CatalogueAddForm(forms.Form):
+    entry = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    quantity = forms.IntegerField(min_value=1, max_value=100, initial=1)
+    buy = forms.BooleanField(required=False)
+
+
+class CustomItemForm(forms.Form):
+    name = forms.CharField(max_length=100)
+    kind = forms.ChoiceField(choices=Item.Kind.choices, initial=Item.Kind.GEAR)
+    slots = forms.IntegerField(min_value=0, max_value=20, initial=1)
+    quantity = forms.IntegerField(min_value=1, max_value=10_000, initial=1)
+
+
+class ItemUpdateForm(forms.Form):
+    quantity = forms.IntegerField(min_value=1, max_value=10_000, required=False)
+    worn = forms.BooleanField(required=False)
+
+
+class RenameForm(forms.Form):
+    name = forms.CharField(max_length=100)
+    version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(label="Character file (.json)")
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > 512 * 1024:
+            raise forms.ValidationError("That file is too large to be a Lantern character (512 KB at most).")
+        return upload

@@ -1,0 +1,1 @@
+"""Game data for the rules systems: tables transcribed from the rules texts, as plain Python."""

@@ -113,6 +113,7 @@ def sheet_context(request, character: Character, **extra) -> dict:
             for procedure in rules.procedures().values()
             if is_gm or not procedure.gm_only
         ]
+        context["hire_form"] = procedure_form(_ParamsOnly("Hire", _hire_params(rules, sheet)), sheet)
         context["catalogue"] = CatalogueItem.objects.filter(system=character.system, available=True)
         context["custom_item_form"] = CustomItemForm()
         context["visibility_form"] = VisibilityForm()
@@ -270,11 +271,22 @@ def item_remove(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse
     return _respond(request, character, "inventory")
 
 
+def _hire_params(rules, sheet) -> tuple:
+    params = getattr(rules, "hire_params", None)
+    if params is None:
+        return (rules_base.Param("name", "Name", "text", "", help="Leave blank for a random name."),)
+    return tuple(params(sheet))
+
+
 @require_POST
 def hire(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     character = _editable(request, pk)
-    choices = {key: value for key, value in request.POST.items() if key not in {"csrfmiddlewaretoken"}}
+    rules = _rules_or_404(character)
     try:
+        sheet = character.to_sheet()
+        form = _ParamsOnly("Hire", _hire_params(rules, sheet))
+        choices = rules_base.check_params(form, sheet, raw_params(form, sheet, request.POST))
+        choices = {key: value for key, value in choices.items() if value not in (None, "")}
         services.hireling_hire(character_id=character.pk, choices=choices, by=request.user)
     except RulesError as error:
         return _respond(request, character, "hirelings", error=str(error))
@@ -335,7 +347,7 @@ def create(request: HtmxHttpRequest) -> HttpResponse:
             messages.error(request, "You can only bring a character to a campaign you sit at.")
             return redirect("characters:list")
     params = tuple(getattr(rules, "creation_params", lambda: ())())
-    dummy = _CreationProcedure(rules, params)
+    dummy = _ParamsOnly(f"New {rules.name} character", params)
     empty = rules_base.Sheet(state={})
     form = procedure_form(dummy, empty, data=request.POST or None)
     context = {"rules": rules, "form": form, "campaign": campaign, "system_id": system_id}
@@ -354,14 +366,14 @@ def create(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "characters/create.html", context)
 
 
-class _CreationProcedure:
-    """Creation choices use the same Param machinery as rolls, so forms and validation are shared."""
+class _ParamsOnly:
+    """Creation and hiring choices use the same Param machinery as rolls: one way to build and check forms."""
 
-    key = "create"
+    key = "choices"
     gm_only = False
 
-    def __init__(self, rules, params):
-        self.label = f"New {rules.name} character"
+    def __init__(self, label: str, params: tuple):
+        self.label = label
         self._params = params
 
     def params(self, sheet):

@@ -187,6 +187,14 @@ class GameSystem(Protocol):
 
     def hireling_limit(self, sheet: Sheet) -> int | None: ...
 
+    def creation_params(self) -> tuple[Param, ...]:
+        """The choices the creation form offers; an empty choice leaves it to the dice."""
+        ...
+
+    def hire_params(self, sheet: Sheet) -> tuple[Param, ...]:
+        """The choices the hire form offers (name, kind, how HP are set...)."""
+        ...
+
     def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
         """A new hireling/retainer/helper row (RulesError past the limit or when unaffordable)."""
         ...

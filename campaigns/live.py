@@ -1,11 +1,375 @@
-"""The per-process hub that fans signals out to open event streams (filled in by the live-table work)."""
+"""The per-process hub that fans live-table signals out to open event streams, and who is at the table.
+
+One hub per process: ``dict[campaign_id, set[asyncio.Queue]]``. Signals reach it
+
+- on PostgreSQL through one autocommit connection per process that LISTENs on ``lantern`` (started lazily
+  by the first stream, reconnecting with backoff 0.5 s → 10 s and sending ``resync`` after each reconnect);
+- on SQLite (one process only) straight from ``transaction.on_commit`` via ``loop.call_soon_threadsafe``.
+
+Presence ("at the table" = at least one page of theirs holds a stream) is kept per process in memory and,
+on PostgreSQL, mirrored as shared advisory locks held by a second dedicated connection, so
+``present_user_ids`` sees every process and a crashed process's users vanish with its connection.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
+import logging
+import sys
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import IO, Any
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.db import connections
+
+from campaigns.events import CHANNEL
+
+log = logging.getLogger(__name__)
+
+QUEUE_SIZE = 64  # per stream; a tab that falls this far behind gets one "resync" instead
+BACKOFF_FIRST = 0.5
+BACKOFF_MAX = 10.0
+READY_TIMEOUT = 5.0  # a stream waits this long for LISTEN before opening anyway (it gets "resync" later)
+PRESENCE_HEARTBEAT = 5.0  # how soon a lost presence connection is noticed and its locks re-taken
+INT4_MAX = 2**31 - 1  # advisory lock keys are int4
+
+Key = tuple[int, int]  # (campaign_id, user_id)
+
+
+def sse_frame(topic: str, payload: dict[str, Any]) -> bytes:
+    return f"event: {topic}\ndata: {json.dumps(payload, separators=(',', ':'))}\n\n".encode()
+
+
+RESYNC = sse_frame("resync", {"topic": "resync"})
+
 
 class Hub:
-    def dispatch_threadsafe(self, payload: dict) -> None:
-        pass
+    def __init__(self) -> None:
+        self._queues: dict[int, set[asyncio.Queue[bytes]]] = {}
+        self._streams: dict[Key, int] = {}  # open streams per (campaign, user) in this process
+        self._present: set[Key] = set()  # streams open, or the last one closed less than the grace ago
+        self._leaving: dict[Key, asyncio.TimerHandle] = {}
+        # _present is also read by page views running in worker threads (present_user_ids on SQLite).
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._listener: PgListener | None = None
+        self._presence: PgPresence | None = None
+
+    # --- streams ---------------------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def subscribe(self, campaign_id: int, user_id: int) -> AsyncIterator[asyncio.Queue[bytes]]:
+        """A queue of ready-made SSE frames for one stream; on PostgreSQL LISTEN is running when it yields."""
+        self._loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[bytes] = asyncio.Queue(maxsize=QUEUE_SIZE)
+        key = (campaign_id, user_id)
+        self._queues.setdefault(campaign_id, set()).add(queue)
+        self._streams[key] = self._streams.get(key, 0) + 1
+        try:
+            if _is_postgresql():
+                await self._start_postgresql()
+            self._arrive(key)
+            yield queue
+        finally:
+            queues = self._queues.get(campaign_id, set())
+            queues.discard(queue)
+            if not queues:
+                self._queues.pop(campaign_id, None)
+            self._streams[key] -= 1
+            if not self._streams[key]:
+                del self._streams[key]
+                self._schedule_leave(key)
+
+    def dispatch(self, payload: dict[str, Any]) -> None:
+        """Hand one signal to every local stream of its campaign (runs on the hub's event loop)."""
+        try:
+            campaign_id = int(payload["campaign"])
+            topic = str(payload["topic"])
+        except (KeyError, TypeError, ValueError):
+            log.warning("Ignoring a malformed live-table signal: %r", payload)
+            return
+        if not topic or any(c in topic for c in "\r\n:"):
+            log.warning("Ignoring a live-table signal with a bad topic: %r", topic)
+            return
+        queues = self._queues.get(campaign_id)
+        if queues:
+            frame = sse_frame(topic, payload)
+            for queue in queues:
+                _offer(queue, frame)
+
+    def dispatch_threadsafe(self, payload: dict[str, Any]) -> None:
+        """From any thread (SQLite's on_commit in a request thread): dispatch on the hub's loop."""
+        loop = self._loop
+        if loop is None:
+            return  # no stream has opened in this process: nobody to tell
+        with contextlib.suppress(RuntimeError):  # the loop has closed (shutdown, end of a test)
+            loop.call_soon_threadsafe(self.dispatch, payload)
+
+    def broadcast_resync(self) -> None:
+        for queues in self._queues.values():
+            for queue in queues:
+                _offer(queue, RESYNC)
+
+    def subscriber_count(self) -> int:
+        return sum(len(queues) for queues in self._queues.values())
+
+    # --- presence --------------------------------------------------------------------------------
+
+    def present_local(self) -> set[Key]:
+        with self._lock:
+            return set(self._present)
+
+    def _arrive(self, key: Key) -> None:
+        timer = self._leaving.pop(key, None)
+        if timer is not None:
+            timer.cancel()  # back within the grace period (a page change): nobody left
+            return
+        with self._lock:
+            if key in self._present:
+                return
+            self._present.add(key)
+        self._presence_changed(key[0])
+
+    def _schedule_leave(self, key: Key) -> None:
+        grace = settings.SSE_PRESENCE_GRACE_SECONDS
+        if grace <= 0 or self._loop is None:
+            self._leave(key)
+        else:
+            self._leaving[key] = self._loop.call_later(grace, self._leave, key)
+
+    def _leave(self, key: Key) -> None:
+        self._leaving.pop(key, None)
+        if self._streams.get(key):
+            return
+        with self._lock:
+            if key not in self._present:
+                return
+            self._present.discard(key)
+        self._presence_changed(key[0])
+
+    def _presence_changed(self, campaign_id: int) -> None:
+        if self._presence is not None:
+            self._presence.wake()  # it takes or drops the advisory locks, then NOTIFYs "presence"
+        else:
+            self.dispatch({"campaign": campaign_id, "topic": "presence"})
+
+    # --- PostgreSQL ------------------------------------------------------------------------------
+
+    async def _start_postgresql(self) -> None:
+        if self._listener is None:
+            self._listener = PgListener(self)
+            self._presence = PgPresence(self)
+        try:
+            await asyncio.wait_for(self._listener.ready.wait(), READY_TIMEOUT)
+        except TimeoutError:
+            log.warning("Live table: LISTEN not ready after %.0f s; the stream opens anyway", READY_TIMEOUT)
+
+    def listener_ready(self) -> bool:
+        return self._listener is not None and self._listener.ready.is_set()
+
+    async def aclose(self) -> None:
+        """Stop the PostgreSQL tasks and forget every stream (server shutdown, end of a test)."""
+        for part in (self._listener, self._presence):
+            if part is not None:
+                part.task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await part.task
+        for timer in self._leaving.values():
+            timer.cancel()
+        self._listener = self._presence = None
+        self._leaving.clear()
+        self._queues.clear()
+        self._streams.clear()
+        with self._lock:
+            self._present.clear()
+        self._loop = None
+
+
+def _offer(queue: asyncio.Queue[bytes], frame: bytes) -> None:
+    try:
+        queue.put_nowait(frame)
+    except asyncio.QueueFull:
+        # A tab that stopped reading: drop what it missed and tell it to refetch everything instead.
+        while not queue.empty():
+            queue.get_nowait()
+        queue.put_nowait(RESYNC)
+
+
+def _is_postgresql() -> bool:
+    return connections["default"].vendor == "postgresql"
+
+
+def _pg_params(application_name: str) -> dict[str, Any]:
+    params = connections["default"].get_connection_params()
+    for key in ("cursor_factory", "context"):  # Django's sync cursor class and adapters: not for these
+        params.pop(key, None)
+    # A silently dropped TCP connection would otherwise leave LISTEN waiting forever.
+    params.setdefault("keepalives", 1)
+    params.setdefault("keepalives_idle", 30)
+    params.setdefault("keepalives_interval", 10)
+    params.setdefault("keepalives_count", 3)
+    params["application_name"] = application_name
+    return params
+
+
+async def _connect(application_name: str):
+    import psycopg
+
+    return await psycopg.AsyncConnection.connect(**_pg_params(application_name), autocommit=True)
+
+
+class PgListener:
+    """The process's one LISTEN connection; used for nothing else (notifies() holds its lock)."""
+
+    application_name = "lantern-listen"
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.ready = asyncio.Event()
+        self.task = asyncio.create_task(self._run(), name="lantern-listen")
+
+    async def _run(self) -> None:
+        delay = BACKOFF_FIRST
+        missed = False  # True once a connection was lost or refused: events may have gone by
+        while True:
+            try:
+                async with await _connect(self.application_name) as conn:
+                    await conn.execute(f"LISTEN {CHANNEL}")
+                    self.ready.set()
+                    delay = BACKOFF_FIRST
+                    if missed:
+                        log.info("Live table: LISTEN reconnected; streams resync")
+                        self.hub.broadcast_resync()
+                    async for notify in conn.notifies():
+                        self._route(notify.payload)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # the database restarted, the backend was killed, the network broke
+                log.warning("Live table: LISTEN connection lost (%s); retrying in %.1f s", error, delay)
+            self.ready.clear()
+            missed = True
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, BACKOFF_MAX)
+
+    def _route(self, raw: str) -> None:
+        try:
+            payload = json.loads(raw)
+        except ValueError:
+            log.warning("Ignoring a NOTIFY that is not JSON: %r", raw[:200])
+            return
+        if isinstance(payload, dict):
+            self.hub.dispatch(payload)
+
+
+class PgPresence:
+    """Mirrors the hub's local presence as shared advisory locks ``(campaign_id, user_id)``.
+
+    Shared locks from several processes coexist; ``pg_locks`` lists them for every process; a process
+    that dies drops its connection and so its locks: no table, no heartbeat rows, no stale presence.
+    """
+
+    application_name = "lantern-presence"
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.changed = asyncio.Event()
+        self.task = asyncio.create_task(self._run(), name="lantern-presence")
+
+    def wake(self) -> None:
+        self.changed.set()
+
+    async def _run(self) -> None:
+        delay = BACKOFF_FIRST
+        while True:
+            try:
+                async with await _connect(self.application_name) as conn:
+                    delay = BACKOFF_FIRST
+                    locked: set[Key] = set()  # a new session holds no locks: take them all again
+                    self.changed.set()
+                    while True:
+                        try:
+                            await asyncio.wait_for(self.changed.wait(), PRESENCE_HEARTBEAT)
+                        except TimeoutError:
+                            await conn.execute("SELECT 1")  # notice a lost connection (its locks are gone)
+                            continue
+                        self.changed.clear()
+                        locked = await self._reconcile(conn, locked)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning("Live table: presence connection lost (%s); retrying in %.1f s", error, delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, BACKOFF_MAX)
+
+    async def _reconcile(self, conn, locked: set[Key]) -> set[Key]:
+        wanted = {key for key in self.hub.present_local() if max(key) <= INT4_MAX}
+        gained, lost = wanted - locked, locked - wanted
+        for function, keys in (("pg_advisory_lock_shared", gained), ("pg_advisory_unlock_shared", lost)):
+            if keys:
+                await conn.execute(
+                    f"SELECT {function}(c, u) FROM unnest(%s::int[], %s::int[]) AS t(c, u)",
+                    [[c for c, _ in keys], [u for _, u in keys]],
+                )
+        campaigns = sorted({c for c, _ in gained | lost})
+        if campaigns:
+            # After the locks, so a page that refetches on this signal already sees the change.
+            payloads = [json.dumps({"campaign": c, "topic": "presence"}) for c in campaigns]
+            await conn.execute("SELECT pg_notify(%s, p) FROM unnest(%s::text[]) AS p", [CHANNEL, payloads])
+        return wanted
 
 
 hub = Hub()
+
+PRESENT_SQL = """
+SELECT DISTINCT objid::bigint FROM pg_locks
+WHERE locktype = 'advisory' AND objsubid = 2 AND granted AND classid = %s::oid
+  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+"""
+
+
+def present_user_ids(campaign_id: int) -> set[int]:
+    """Ids of the members with at least one page of this campaign open (a stream), in any process."""
+    connection = connections["default"]
+    if connection.vendor == "postgresql":
+        if campaign_id > INT4_MAX:
+            return set()
+        with connection.cursor() as cursor:
+            cursor.execute(PRESENT_SQL, [campaign_id])
+            return {row[0] for row in cursor.fetchall()}
+    return {user_id for (c, user_id) in hub.present_local() if c == campaign_id}
+
+
+# --- SQLite serves one process only ----------------------------------------------------------------
+
+_process_lock: IO[str] | None = None
+
+
+def claim_single_process() -> None:
+    """On SQLite, hold an exclusive lock file for the life of the server process; a second one refuses.
+
+    The in-process hub and presence only see their own process, so a second worker (``--workers 2``,
+    ``gunicorn -w 2``, or a second server on the same file) would silently miss events.
+    """
+    global _process_lock
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] != "django.db.backends.sqlite3" or _process_lock is not None or sys.platform == "win32":
+        return
+    import fcntl
+
+    path = Path(f"{database['NAME']}-serve.lock")
+    handle = path.open("a")  # noqa: SIM115 - held open until the process exits
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise ImproperlyConfigured(
+            f"Another server process is already serving the SQLite database {database['NAME']}. "
+            "SQLite serves one process only (live updates travel inside that process): run one worker, "
+            "or set DATABASE_URL to PostgreSQL for several."
+        ) from None
+    _process_lock = handle

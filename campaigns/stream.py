@@ -1,9 +1,156 @@
-"""The live table's server-sent event stream (filled in by the live-table work)."""
+"""The live table's server-sent event stream: GET /campaigns/<id>/events/, members only.
+
+``config/asgi.py`` routes this URL to ``asgi_events``, a raw ASGI endpoint: Django's ASGI handler would
+pin one OS thread (and its middleware) to every open stream for the stream's whole life (architecture
+pitfall 2). The Django view ``events`` below serves the same stream wherever that router is not in front
+(the test client, another ASGI server setup); it keeps ``reverse("campaigns:events", …)`` working.
+
+Either way: authorise, release the database connection, then stream signals without touching the database.
+"""
 
 from __future__ import annotations
 
-from django.http import Http404
+import asyncio
+import contextlib
+import io
+from collections.abc import AsyncIterator, Awaitable, Callable
+from importlib import import_module
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.contrib import auth
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import DisallowedHost
+from django.core.handlers.asgi import ASGIRequest
+from django.db import connections
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseNotAllowed,
+    HttpResponseNotFound,
+    StreamingHttpResponse,
+)
+from django.middleware.security import SecurityMiddleware
+
+from campaigns.live import hub
+from campaigns.selectors import campaigns_of
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+CONTENT_TYPE = "text/event-stream"
+# no-cache and X-Accel-Buffering: proxies (nginx) must pass every frame at once (pitfall 6).
+HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "X-Content-Type-Options": "nosniff"}
+# First bytes: the browser fires "open" on the headers; retry sets its reconnect delay (ms).
+OPEN = b": open\nretry: 2000\n\n"
+PING = b": ping\n\n"
+MAX_BATCH = 64  # frames written in one send when several are waiting
 
 
-async def events(request, pk: int):
-    raise Http404
+def _is_member_then_release(user, campaign_id: int) -> bool:
+    try:
+        return user.is_authenticated and campaigns_of(user).filter(pk=campaign_id).exists()
+    finally:
+        # Hand the connection back before a stream that may stay open for hours (pitfall 3).
+        connections.close_all()
+
+
+async def events(request: HttpRequest, pk: int) -> HttpResponse:
+    """The stream through Django's own handler (LoginRequiredMiddleware has turned anonymous users away)."""
+    user = await request.auser()
+    if not await sync_to_async(_is_member_then_release)(user, pk):
+        raise Http404
+    return StreamingHttpResponse(_frames(pk, user.pk), content_type=CONTENT_TYPE, headers=HEADERS)
+
+
+async def _frames(campaign_id: int, user_id: int) -> AsyncIterator[bytes]:
+    async with hub.subscribe(campaign_id, user_id) as queue:
+        yield OPEN
+        while True:
+            try:
+                frame = await asyncio.wait_for(queue.get(), settings.SSE_PING_SECONDS)
+            except TimeoutError:
+                frame = PING
+            yield frame
+
+
+# --- the raw ASGI endpoint -------------------------------------------------------------------------
+
+
+def _authorise(scope: Scope, campaign_id: int) -> int | HttpResponse:
+    """The user id of a member, or the response that turns the request away (as the Django stack would)."""
+    try:
+        request = ASGIRequest(scope, io.BytesIO())
+        if request.method != "GET":
+            return HttpResponseNotAllowed(["GET"])
+        try:
+            request.get_host()  # ALLOWED_HOSTS
+        except DisallowedHost:
+            return HttpResponseBadRequest()
+        redirect = SecurityMiddleware(lambda r: HttpResponse()).process_request(request)  # SECURE_SSL_REDIRECT
+        if redirect is not None:
+            return redirect
+        engine = import_module(settings.SESSION_ENGINE)
+        request.session = engine.SessionStore(request.COOKIES.get(settings.SESSION_COOKIE_NAME))
+        user = auth.get_user(request)
+        if not user.is_authenticated:
+            return redirect_to_login(request.get_full_path())  # what LoginRequiredMiddleware does
+        if not campaigns_of(user).filter(pk=campaign_id).exists():
+            return HttpResponseNotFound(b"Not found")
+        return user.pk
+    finally:
+        connections.close_all()  # same thread as the queries above: the connection goes back now
+
+
+async def asgi_events(scope: Scope, receive: Receive, send: Send, campaign_id: int) -> None:
+    # Not thread_sensitive: a pooled thread for a few milliseconds, none held for the stream's life.
+    outcome = await sync_to_async(_authorise, thread_sensitive=False)(scope, campaign_id)
+    if isinstance(outcome, HttpResponse):
+        await _send_response(send, outcome)
+        return
+    async with hub.subscribe(campaign_id, outcome) as queue:
+        headers = [(b"content-type", CONTENT_TYPE.encode())]
+        headers += [(name.lower().encode(), value.encode()) for name, value in HEADERS.items()]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": OPEN, "more_body": True})
+        closed = asyncio.create_task(_disconnected(receive))
+        getter: asyncio.Future[bytes] | None = None
+        try:
+            while True:
+                if getter is None:
+                    getter = asyncio.ensure_future(queue.get())
+                done, _ = await asyncio.wait(
+                    {getter, closed}, timeout=settings.SSE_PING_SECONDS, return_when=asyncio.FIRST_COMPLETED
+                )
+                if closed in done:
+                    return
+                if getter in done:
+                    frames = [getter.result()]
+                    getter = None
+                    while len(frames) < MAX_BATCH and not queue.empty():
+                        frames.append(queue.get_nowait())
+                    body = b"".join(frames)
+                else:
+                    body = PING
+                await send({"type": "http.response.body", "body": body, "more_body": True})
+        finally:
+            for task in (getter, closed):
+                if task is not None:
+                    task.cancel()
+            with contextlib.suppress(Exception):  # the client may be gone; finishing the response is polite
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _send_response(send: Send, response: HttpResponse) -> None:
+    headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in response.items()]
+    await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+    await send({"type": "http.response.body", "body": response.content})

@@ -99,7 +99,7 @@ def _table_context(request, campaign: Campaign, *, with_party: bool = True) -> d
     }
     if membership.is_gm:
         context["invite_url"] = request.build_absolute_uri(reverse("campaigns:join", args=[campaign.invite_code]))
-        context["gm_roll_form"] = procedure_form(FREE_ROLL, None)
+        context["gm_roll_form"] = procedure_form(FREE_ROLL, None, id_prefix="gm")
         context["clock_form"] = ClockForm()
     return context
 

@@ -8,13 +8,16 @@ from characters.models import Item, Roll
 from rules import base as rules_base
 
 
-def procedure_form(procedure, sheet: rules_base.Sheet, *, data=None, table_characters=(), prefix: str = ""):
-    """A form whose fields are the procedure's params: used to render controls with labels and help."""
+def procedure_form(procedure, sheet: rules_base.Sheet, *, data=None, table_characters=(), id_prefix: str = ""):
+    """A form whose fields are the procedure's params: used to render controls with labels and help.
+
+    Field names stay the params' names; ids get a per-form prefix so several forms share a page.
+    """
     fields: dict[str, forms.Field] = {}
     for param in procedure.params(sheet):
         fields[param.name] = _field(param, table_characters)
     form_class = type("ProcedureForm", (forms.Form,), fields)
-    return form_class(data=data, prefix=prefix or None)
+    return form_class(data=data, auto_id=f"id_{id_prefix or procedure.key}_%s")
 
 
 def _field(param: rules_base.Param, table_characters) -> forms.Field:

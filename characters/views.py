@@ -113,15 +113,15 @@ def sheet_context(request, character: Character, **extra) -> dict:
             for procedure in rules.procedures().values()
             if is_gm or not procedure.gm_only
         ]
-        context["hire_form"] = procedure_form(_ParamsOnly("Hire", _hire_params(rules, sheet)), sheet)
+        context["hire_form"] = procedure_form(_ParamsOnly("Hire", _hire_params(rules, sheet)), sheet, id_prefix="hire")
         context["catalogue"] = CatalogueItem.objects.filter(system=character.system, available=True)
-        context["custom_item_form"] = CustomItemForm()
+        context["custom_item_form"] = CustomItemForm(auto_id="id_item_%s")
         context["visibility_form"] = VisibilityForm()
     return context
 
 
 def _roll_control(rules, procedure, sheet, table) -> dict:
-    form = procedure_form(procedure, sheet, table_characters=table, prefix="")
+    form = procedure_form(procedure, sheet, table_characters=table)
     try:
         odds = procedure.odds(sheet, rules_base.check_params(procedure, sheet, {}))
     except RulesError:
@@ -349,7 +349,7 @@ def create(request: HtmxHttpRequest) -> HttpResponse:
     params = tuple(getattr(rules, "creation_params", lambda: ())())
     dummy = _ParamsOnly(f"New {rules.name} character", params)
     empty = rules_base.Sheet(state={})
-    form = procedure_form(dummy, empty, data=request.POST or None)
+    form = procedure_form(dummy, empty, data=request.POST or None, id_prefix="new")
     context = {"rules": rules, "form": form, "campaign": campaign, "system_id": system_id}
     if request.method == "POST":
         try:

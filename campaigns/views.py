@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template import TemplateDoesNotExist
+from django.template.loader import get_template
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
@@ -101,6 +103,8 @@ def _table_context(request, campaign: Campaign, *, with_party: bool = True) -> d
         context["invite_url"] = request.build_absolute_uri(reverse("campaigns:join", args=[campaign.invite_code]))
         context["gm_roll_form"] = procedure_form(FREE_ROLL, None, id_prefix="gm")
         context["clock_form"] = ClockForm()
+        # A system may add GM tools to the table (party saves, morale...): templates/campaigns/systems/<id>.html
+        context["gm_tools_template"] = _optional_template(f"campaigns/systems/{campaign.system}.html")
     return context
 
 
@@ -172,6 +176,14 @@ def card_adjust(request: HtmxHttpRequest, pk: int, character_id: int) -> HttpRes
     cards = party_cards(campaign, only_id=character.pk)
     context = {**_table_context(request, campaign, with_party=False), "card": cards[0], "error": error}
     return render(request, "campaigns/detail.html#card", context, status=422 if error else 200)
+
+
+def _optional_template(name: str) -> str | None:
+    try:
+        get_template(name)
+    except TemplateDoesNotExist:
+        return None
+    return name
 
 
 def _table_response(request, campaign: Campaign, region: str, error: str) -> HttpResponse:

@@ -396,6 +396,15 @@ def hireling_hire(*, character_id: int, choices: Mapping[str, Any], by, rng: Ran
     character = _lock(character_id)
     rules = system_for(character.system)
     hired = rules.hire(character.to_sheet(), choices, rng or system_random())
+    if hired.upfront:
+        coins = int(character.state.get("coins", 0))
+        if hired.upfront > coins:
+            raise RulesError(
+                f"{hired.name} wants {rules.format_money(hired.upfront)} up front; "
+                f"you have {rules.format_money(coins)}."
+            )
+        character.state = rules.validate_state({**character.state, "coins": coins - hired.upfront})
+        character.save(update_fields=["state"])
     row = Hireling.objects.create(
         character=character,
         name=(hired.name or "Hireling")[:100],

@@ -52,6 +52,7 @@ class Hireling:
     state: Mapping[str, Any] = field(default_factory=dict)
     wage: int = 0  # per day, in the system's smallest coin
     id: int | None = None
+    upfront: int = 0  # paid once when hired, in the smallest coin; the app deducts it from state["coins"]
 
 
 @dataclass(frozen=True)
@@ -245,6 +246,8 @@ def _coerce(p: Param, raw: Any) -> Any:
     if p.kind == "int":
         if raw is None or raw == "":
             raw = p.default
+            if raw is None:  # an optional number left empty: "let the dice decide" on a creation form
+                return None
         try:
             value = int(raw)
         except (TypeError, ValueError):

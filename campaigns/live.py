@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import sys
 import threading
 from collections.abc import AsyncIterator
@@ -46,6 +47,8 @@ def sse_frame(topic: str, payload: dict[str, Any]) -> bytes:
 
 
 RESYNC = sse_frame("resync", {"topic": "resync"})
+PING = b": ping\n\n"  # a comment: keeps proxies from timing the stream out, and finds dead clients
+CLOSE = b""  # put by the stream itself when its client has gone
 
 
 class Hub:
@@ -59,6 +62,7 @@ class Hub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._listener: PgListener | None = None
         self._presence: PgPresence | None = None
+        self._pinger: asyncio.Task[None] | None = None
 
     # --- streams ---------------------------------------------------------------------------------
 
@@ -70,6 +74,8 @@ class Hub:
         key = (campaign_id, user_id)
         self._queues.setdefault(campaign_id, set()).add(queue)
         self._streams[key] = self._streams.get(key, 0) + 1
+        if self._pinger is None:
+            self._pinger = asyncio.create_task(self._ping(), name="lantern-ping")
         try:
             if _is_postgresql():
                 await self._start_postgresql()
@@ -114,6 +120,19 @@ class Hub:
         for queues in self._queues.values():
             for queue in queues:
                 _offer(queue, RESYNC)
+
+    def close_stream(self, campaign_id: int, queue: asyncio.Queue[bytes]) -> None:
+        """The client has gone: stop feeding the queue and wake its writer with CLOSE."""
+        self._queues.get(campaign_id, set()).discard(queue)
+        _offer(queue, CLOSE, overflow=CLOSE)
+
+    async def _ping(self) -> None:
+        # One timer for every stream of the process: cheaper than a timeout on every queue.get().
+        while True:
+            await asyncio.sleep(settings.SSE_PING_SECONDS)
+            for queues in self._queues.values():
+                for queue in queues:
+                    _offer(queue, PING)
 
     def subscriber_count(self) -> int:
         return sum(len(queues) for queues in self._queues.values())
@@ -174,11 +193,13 @@ class Hub:
 
     async def aclose(self) -> None:
         """Stop the PostgreSQL tasks and forget every stream (server shutdown, end of a test)."""
-        for part in (self._listener, self._presence):
-            if part is not None:
-                part.task.cancel()
+        tasks = [part.task for part in (self._listener, self._presence) if part is not None]
+        for task in [*tasks, self._pinger]:
+            if task is not None:
+                task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
-                    await part.task
+                    await task
+        self._pinger = None
         for timer in self._leaving.values():
             timer.cancel()
         self._listener = self._presence = None
@@ -190,14 +211,14 @@ class Hub:
         self._loop = None
 
 
-def _offer(queue: asyncio.Queue[bytes], frame: bytes) -> None:
+def _offer(queue: asyncio.Queue[bytes], frame: bytes, overflow: bytes = RESYNC) -> None:
     try:
         queue.put_nowait(frame)
     except asyncio.QueueFull:
         # A tab that stopped reading: drop what it missed and tell it to refetch everything instead.
         while not queue.empty():
             queue.get_nowait()
-        queue.put_nowait(RESYNC)
+        queue.put_nowait(overflow)
 
 
 def _is_postgresql() -> bool:
@@ -347,18 +368,24 @@ def present_user_ids(campaign_id: int) -> set[int]:
 # --- SQLite serves one process only ----------------------------------------------------------------
 
 _process_lock: IO[str] | None = None
+_ONE_PROCESS = "SQLite serves one process only (live updates travel inside that process)."
 
 
 def claim_single_process() -> None:
     """On SQLite, hold an exclusive lock file for the life of the server process; a second one refuses.
 
     The in-process hub and presence only see their own process, so a second worker (``--workers 2``,
-    ``gunicorn -w 2``, or a second server on the same file) would silently miss events.
+    ``gunicorn -w 2``, or a second server on the same file) would silently miss events. Called from the
+    ASGI lifespan startup: a failure there exits with uvicorn's startup-failure code, which stops the
+    whole server, where an import error would only make the supervisor restart the worker forever.
     """
     global _process_lock
     database = settings.DATABASES["default"]
     if database["ENGINE"] != "django.db.backends.sqlite3" or _process_lock is not None or sys.platform == "win32":
         return
+    # `WEB_CONCURRENCY=4 uvicorn …` (uvicorn's and gunicorn's worker count): refuse before taking the lock.
+    if os.environ.get("WEB_CONCURRENCY", "").strip() not in {"", "1"}:
+        raise ImproperlyConfigured(_ONE_PROCESS + " Unset WEB_CONCURRENCY, or set DATABASE_URL to PostgreSQL.")
     import fcntl
 
     path = Path(f"{database['NAME']}-serve.lock")
@@ -368,8 +395,7 @@ def claim_single_process() -> None:
     except BlockingIOError:
         handle.close()
         raise ImproperlyConfigured(
-            f"Another server process is already serving the SQLite database {database['NAME']}. "
-            "SQLite serves one process only (live updates travel inside that process): run one worker, "
+            f"{_ONE_PROCESS} Another server process already serves {database['NAME']}: run one worker, "
             "or set DATABASE_URL to PostgreSQL for several."
         ) from None
     _process_lock = handle

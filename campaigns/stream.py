@@ -35,7 +35,7 @@ from django.http import (
 )
 from django.middleware.security import SecurityMiddleware
 
-from campaigns.live import hub
+from campaigns.live import CLOSE, hub
 from campaigns.selectors import campaigns_of
 
 Scope = dict[str, Any]
@@ -47,7 +47,6 @@ CONTENT_TYPE = "text/event-stream"
 HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "X-Content-Type-Options": "nosniff"}
 # First bytes: the browser fires "open" on the headers; retry sets its reconnect delay (ms).
 OPEN = b": open\nretry: 2000\n\n"
-PING = b": ping\n\n"
 MAX_BATCH = 64  # frames written in one send when several are waiting
 
 
@@ -71,11 +70,7 @@ async def _frames(campaign_id: int, user_id: int) -> AsyncIterator[bytes]:
     async with hub.subscribe(campaign_id, user_id) as queue:
         yield OPEN
         while True:
-            try:
-                frame = await asyncio.wait_for(queue.get(), settings.SSE_PING_SECONDS)
-            except TimeoutError:
-                frame = PING
-            yield frame
+            yield await queue.get()  # events, and the hub's pings; Django cancels this when the client goes
 
 
 # --- the raw ASGI endpoint -------------------------------------------------------------------------
@@ -117,37 +112,26 @@ async def asgi_events(scope: Scope, receive: Receive, send: Send, campaign_id: i
         headers += [(name.lower().encode(), value.encode()) for name, value in HEADERS.items()]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": OPEN, "more_body": True})
-        closed = asyncio.create_task(_disconnected(receive))
-        getter: asyncio.Future[bytes] | None = None
+        watcher = asyncio.create_task(_close_on_disconnect(receive, campaign_id, queue))
         try:
-            while True:
-                if getter is None:
-                    getter = asyncio.ensure_future(queue.get())
-                done, _ = await asyncio.wait(
-                    {getter, closed}, timeout=settings.SSE_PING_SECONDS, return_when=asyncio.FIRST_COMPLETED
-                )
-                if closed in done:
-                    return
-                if getter in done:
-                    frames = [getter.result()]
-                    getter = None
-                    while len(frames) < MAX_BATCH and not queue.empty():
-                        frames.append(queue.get_nowait())
-                    body = b"".join(frames)
-                else:
-                    body = PING
-                await send({"type": "http.response.body", "body": body, "more_body": True})
+            # The hot path of the fan-out: one queue wake-up and one send per event, no timers, no tasks.
+            while (frame := await queue.get()) != CLOSE:
+                frames = [frame]
+                while len(frames) < MAX_BATCH and not queue.empty():
+                    frames.append(queue.get_nowait())
+                if CLOSE in frames:
+                    break
+                await send({"type": "http.response.body", "body": b"".join(frames), "more_body": True})
         finally:
-            for task in (getter, closed):
-                if task is not None:
-                    task.cancel()
+            watcher.cancel()
             with contextlib.suppress(Exception):  # the client may be gone; finishing the response is polite
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-async def _disconnected(receive: Receive) -> None:
+async def _close_on_disconnect(receive: Receive, campaign_id: int, queue: asyncio.Queue[bytes]) -> None:
     while (await receive())["type"] != "http.disconnect":
         pass
+    hub.close_stream(campaign_id, queue)
 
 
 async def _send_response(send: Send, response: HttpResponse) -> None:

@@ -57,11 +57,15 @@ def region(request: HtmxHttpRequest, pk: int, name: str) -> HttpResponse:
     if name not in REGIONS:
         raise Http404
     character = get_object_or_404(characters_visible_to(request.user).select_related("campaign", "owner"), pk=pk)
-    return render(request, f"characters/sheet.html#{name}", sheet_context(request, character))
+    return render(request, f"characters/sheet.html#{name}", sheet_context(request, character, controls=False))
 
 
-def sheet_context(request, character: Character, **extra) -> dict:
-    """Everything the sheet shows, in a fixed number of queries whatever the size of the inventory."""
+def sheet_context(request, character: Character, *, controls: bool = True, **extra) -> dict:
+    """Everything the sheet shows, in a fixed number of queries whatever the size of the inventory.
+
+    ``controls=False`` leaves out the roll panel (every procedure's form and odds), which no live
+    region contains: re-fetching a region after a change then costs no odds computations.
+    """
     items = list(character.items.all())
     hirelings = list(character.hirelings.all())
     can_edit = characters_editable_by(request.user).filter(pk=character.pk).exists()
@@ -103,12 +107,15 @@ def sheet_context(request, character: Character, **extra) -> dict:
         system_template=select_template(
             [f"characters/systems/{character.system}.html", "characters/systems/_generic.html"]
         ).template.name,
+        hireling_template=select_template(
+            [f"characters/systems/{character.system}-hireling.html", "characters/systems/_hireling.html"]
+        ).template.name,
     )
     if can_edit:
         table = []
         if character.campaign_id:
             table = list(character.campaign.characters.exclude(pk=character.pk).only("pk", "name"))
-        context["roll_forms"] = [
+        context["roll_forms"] = controls and [
             _roll_control(rules, procedure, sheet, table)
             for procedure in rules.procedures().values()
             if is_gm or not procedure.gm_only
@@ -144,7 +151,7 @@ def _respond(request, character: Character, primary: str, *, error: str = "", ex
             context = sheet_context(request, character, error=error, error_region=primary, **(extra or {}))
             return render(request, "characters/sheet.html", context, status=400)
         return redirect(character)
-    context = sheet_context(request, character, error=error, error_region=primary, **(extra or {}))
+    context = sheet_context(request, character, controls=False, error=error, error_region=primary, **(extra or {}))
     parts = [render(request, f"characters/sheet.html#{primary}", context).content.decode()]
     if not error:
         for name in REGIONS:

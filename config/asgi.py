@@ -16,16 +16,9 @@ from django.core.exceptions import ImproperlyConfigured
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django_application = get_asgi_application()
 
-from django.conf import settings  # noqa: E402 - after setup
-from django.urls import Resolver404, resolve  # noqa: E402
+from django.urls import Resolver404, resolve  # noqa: E402 - after setup
 
 from campaigns import live, stream  # noqa: E402
-
-if settings.DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Catch `WEB_CONCURRENCY=4 uvicorn …` (uvicorn's and gunicorn's worker count) before any worker
-    # starts; the lock file in live.claim_single_process catches `--workers 4` and a second server.
-    if int(os.environ.get("WEB_CONCURRENCY") or 1) > 1:
-        raise ImproperlyConfigured("SQLite serves one process only: unset WEB_CONCURRENCY or use PostgreSQL.")
 
 
 def _events_campaign(path: str) -> int | None:

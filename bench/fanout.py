@@ -1,0 +1,397 @@
+"""Live-table fan-out: POST → every open stream has the event, at N = 10, 100, 500 subscribers.
+
+Run: .venv/bin/python bench/fanout.py   (or `make bench`; needs PostgreSQL, DATABASE_URL's server or
+127.0.0.1:5432 user postgres). It creates and migrates the database ``lantern_bench``, starts the production
+server (uvicorn, 1 worker, DEBUG=0) pinned to core 0 with this load generator on core 1 (taskset), and
+for each N opens N logged-in member streams, then makes 20 real writes 200 ms apart: POST
+/characters/<id>/adjust/ (hp −1 / +1, htmx) through the whole Django stack. Each write's send time is
+keyed by the character's new version, which the event echoes, so latency = event received − POST sent.
+Three rounds per N; the round with the median p99 is reported. Every loop is bounded in count and time,
+and everything stays on 127.0.0.1. Results are printed as a Markdown table for docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+HOST = "127.0.0.1"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+PORT = int(os.environ.get("BENCH_PORT") or _free_port())  # never someone else's server on a fixed port
+BENCH_DB = "lantern_bench"
+WRITES = 20
+INTERVAL = 0.2
+ROUNDS = 3
+CONNECT_BATCH = 50
+SERVER_LOG = Path(tempfile.gettempdir()) / "lantern-fanout-server.log"
+DEADLINE = 10.0  # seconds any single wait may take before the run is declared broken
+
+
+def admin_url() -> str:
+    url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+    parts = urlsplit(url)
+    return parts._replace(path="/postgres").geturl()
+
+
+def bench_url() -> str:
+    return urlsplit(admin_url())._replace(path=f"/{BENCH_DB}").geturl()
+
+
+# --- setup -------------------------------------------------------------------------------------------
+
+
+def create_database() -> None:
+    import psycopg
+
+    with psycopg.connect(admin_url(), autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [BENCH_DB]).fetchone():
+            conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
+
+
+def server_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in {"SQLITE_NAME", "WEB_CONCURRENCY"}}
+    env.update(
+        DATABASE_URL=bench_url(),
+        DEBUG="0",
+        SECRET_KEY="bench-only-secret-key-not-for-production-0123456789",
+        ALLOWED_HOSTS=HOST,
+        SECURE_SSL_REDIRECT="0",  # plain HTTP on the loopback; the proxy terminates TLS in production
+        SECURE_HSTS_SECONDS="0",
+        LOG_LEVEL="WARNING",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def manage(*args: str) -> None:
+    subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=server_env(), check=True, timeout=300)
+
+
+@dataclass
+class Cast:
+    campaign_id: int
+    character_id: int
+    owner_cookie: str
+    csrf: str
+    cookies: list[str]  # one session per subscriber (a different member each)
+
+
+def make_cast(members: int) -> Cast:
+    """Users, a campaign, a character and sessions, made directly in the bench database."""
+    os.environ.update(server_env())
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    import random
+
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.db import connections, transaction
+    from django.middleware.csrf import _get_new_csrf_string
+
+    from campaigns.models import Campaign, Membership
+    from characters.services import character_create
+
+    user_model = get_user_model()
+
+    def session_for(user) -> str:
+        store = SessionStore()
+        store[SESSION_KEY] = str(user.pk)
+        store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        store.create()
+        return store.session_key
+
+    with transaction.atomic():
+        Campaign.objects.filter(name="Bench table").delete()
+        user_model.objects.filter(username__startswith="bench-").delete()
+        gm = user_model.objects.create_user("bench-gm")
+        users = user_model.objects.bulk_create(user_model(username=f"bench-{n}") for n in range(members))
+        for user in users:
+            user.set_unusable_password()
+        user_model.objects.bulk_update(users, ["password"])
+        campaign = Campaign.objects.create(name="Bench table", system="fell-draft")
+        Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
+        Membership.objects.bulk_create(Membership(campaign=campaign, user=user) for user in users)
+        character, _ = character_create(
+            owner=gm, system="fell-draft", choices={"name": "Bench"}, campaign=campaign, rng=random.Random(1)
+        )
+    cast = Cast(campaign.pk, character.pk, session_for(gm), _get_new_csrf_string(), [session_for(u) for u in users])
+    connections.close_all()
+    return cast
+
+
+# --- the load generator --------------------------------------------------------------------------------
+
+
+@dataclass
+class Subscriber:
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    received: dict[int, float] = field(default_factory=dict)  # version → perf_counter at arrival
+
+
+async def open_stream(campaign_id: int, cookie: str) -> Subscriber:
+    reader, writer = await asyncio.open_connection(HOST, PORT)
+    writer.write(
+        f"GET /campaigns/{campaign_id}/events/ HTTP/1.1\r\nHost: {HOST}\r\nCookie: sessionid={cookie}\r\n"
+        "Accept: text/event-stream\r\n\r\n".encode()
+    )
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), DEADLINE)
+    if not head.startswith(b"HTTP/1.1 200"):
+        raise RuntimeError(f"stream refused: {head[:200]!r}")
+    return Subscriber(reader, writer)
+
+
+async def consume(sub: Subscriber, topic: bytes) -> None:
+    """Record arrival times of ``topic`` events; the stream is chunked, frames end with a blank line."""
+    buffer = b""
+    while True:
+        chunk = await sub.reader.read(65536)
+        if not chunk:
+            return
+        now = time.perf_counter()
+        buffer += chunk
+        while b"\n\n" in buffer:
+            frame, buffer = buffer.split(b"\n\n", 1)
+            if b"event: " + topic + b"\n" in frame:
+                data = frame.split(b"data: ", 1)[1].split(b"\n", 1)[0]
+                sub.received.setdefault(json.loads(data)["version"], now)
+
+
+async def post_adjust(cast: Cast, delta: int) -> None:
+    body = f"key=hp&delta={delta}".encode()
+    reader, writer = await asyncio.open_connection(HOST, PORT)
+    writer.write(
+        f"POST /characters/{cast.character_id}/adjust/ HTTP/1.1\r\nHost: {HOST}\r\n"
+        f"Cookie: sessionid={cast.owner_cookie}; csrftoken={cast.csrf}\r\nX-CSRFToken: {cast.csrf}\r\n"
+        "HX-Request: true\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+        + body
+    )
+    response = await asyncio.wait_for(reader.read(), DEADLINE)
+    writer.close()
+    if not response.startswith(b"HTTP/1.1 200"):
+        raise RuntimeError(f"write refused: {response[:300]!r}")
+
+
+def current_version(character_id: int) -> int:
+    from characters.models import Character
+
+    return Character.objects.values_list("version", flat=True).get(pk=character_id)
+
+
+def proc_status(pid: int) -> tuple[float, int]:
+    fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["Threads"])
+
+
+def pg_connections() -> tuple[int, int]:
+    """Connections to the bench database: (all of the server's, its LISTEN + presence ones)."""
+    import psycopg
+
+    with psycopg.connect(admin_url(), autocommit=True) as conn:
+        total, live = conn.execute(
+            "SELECT count(*), count(*) FILTER (WHERE application_name LIKE 'lantern-%%') FROM pg_stat_activity "
+            "WHERE datname = %s AND pid <> pg_backend_pid()",
+            [BENCH_DB],
+        ).fetchone()
+        return total, live
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def one_round(cast: Cast, subs: list[Subscriber]) -> dict[str, float]:
+    from asgiref.sync import sync_to_async
+    from django.db import connections
+
+    def version() -> int:
+        try:
+            return current_version(cast.character_id)
+        finally:
+            connections.close_all()
+
+    base = await sync_to_async(version, thread_sensitive=False)()
+    sent: dict[int, float] = {}
+    posts: list[float] = []
+    for n in range(WRITES):
+        started = time.perf_counter()
+        sent[base + n + 1] = started
+        await post_adjust(cast, -1 if n % 2 == 0 else 1)  # stays within the track's bounds
+        posts.append(time.perf_counter() - started)
+        await asyncio.sleep(max(0.0, INTERVAL - (time.perf_counter() - started)))
+    deadline = time.perf_counter() + DEADLINE
+    while time.perf_counter() < deadline and any(len(s.received.keys() & sent.keys()) < WRITES for s in subs):
+        await asyncio.sleep(0.05)
+    latencies = [s.received[v] - t for s in subs for v, t in sent.items() if v in s.received]
+    return {
+        "delivered": 100 * len(latencies) / (len(subs) * WRITES),
+        "p50": 1000 * statistics.median(latencies) if latencies else float("nan"),
+        "p99": 1000 * percentile(latencies, 0.99) if latencies else float("nan"),
+        "post": 1000 * statistics.median(posts),
+    }
+
+
+async def run_n(cast: Cast, n: int, server_pid: int, idle: tuple[float, int, int]) -> dict[str, float]:
+    subs: list[Subscriber] = []
+    for start in range(0, n, CONNECT_BATCH):
+        batch = cast.cookies[start : min(n, start + CONNECT_BATCH)]
+        subs += await asyncio.gather(*(open_stream(cast.campaign_id, cookie) for cookie in batch))
+    readers = [asyncio.create_task(consume(sub, f"character-{cast.character_id}".encode())) for sub in subs]
+    await asyncio.sleep(1.0)  # presence events settle; the server is idle again
+    rss, threads = proc_status(server_pid)
+    connections_open = pg_connections()
+    rounds = []
+    for _ in range(ROUNDS):
+        for sub in subs:
+            sub.received.clear()
+        rounds.append(await one_round(cast, subs))
+    for task in readers:
+        task.cancel()
+    for sub in subs:
+        sub.writer.close()
+    await asyncio.sleep(0.5)
+    median = sorted(rounds, key=lambda r: r["p99"])[len(rounds) // 2]
+    return {
+        **median,
+        "delivered": min(r["delivered"] for r in rounds),
+        "rss": rss,
+        "rss_per_stream_kb": 1024 * (rss - idle[0]) / n,
+        "threads": threads,
+        "threads_added": threads - idle[1],
+        "pg": connections_open[0],
+        "pg_live": connections_open[1],
+        "pg_idle": idle[2],
+    }
+
+
+async def baseline(path: str, seconds: float = 3.0, concurrency: int = 32) -> float:
+    """Requests per second for a GET over keep-alive connections (a minimal page, same server)."""
+    done = 0
+    stop = time.perf_counter() + seconds
+
+    async def worker() -> None:
+        nonlocal done
+        reader, writer = await asyncio.open_connection(HOST, PORT)
+        request = f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode()
+        while time.perf_counter() < stop:
+            writer.write(request)
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), DEADLINE)
+            length = int(next(h.split(b":")[1] for h in head.split(b"\r\n") if h.lower().startswith(b"content-length")))
+            await reader.readexactly(length)
+            done += 1
+        writer.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return done / (time.perf_counter() - started)
+
+
+def start_server() -> subprocess.Popen:
+    command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", HOST, "--port", str(PORT)]
+    command += ["--workers", "1", "--timeout-graceful-shutdown", "5", "--no-access-log"]
+    if shutil.which("taskset"):
+        command = ["taskset", "-c", "0", *command]
+    log = open(SERVER_LOG, "w")  # noqa: SIM115 - lives as long as the server
+    server = subprocess.Popen(command, cwd=ROOT, env=server_env(), stdout=log, stderr=subprocess.STDOUT)
+    import socket
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server exited; see {SERVER_LOG}")
+        try:
+            socket.create_connection((HOST, PORT), timeout=0.2).close()
+            return server
+        except OSError:
+            time.sleep(0.1)
+    server.kill()
+    raise RuntimeError("the server did not start")
+
+
+def main(sizes: list[int]) -> None:
+    create_database()
+    manage("migrate", "--noinput", "-v", "0")
+    manage("collectstatic", "--noinput", "-v", "0")  # DEBUG=0 serves the manifest storage
+    cast = make_cast(max(sizes))
+    server = start_server()
+    try:
+        idle, login, results = asyncio.run(measure(cast, server, sizes))
+    finally:
+        server.terminate()
+        server.wait(timeout=15)
+    report(idle, login, results)
+
+
+async def measure(cast: Cast, server: subprocess.Popen, sizes: list[int]):
+    for _ in range(3):  # warm-up: imports, templates, the pool, the LISTEN connection
+        await post_adjust(cast, -1)
+        await post_adjust(cast, 1)
+    warm = [await open_stream(cast.campaign_id, cast.cookies[0])]
+    await asyncio.sleep(0.5)
+    warm[0].writer.close()
+    await asyncio.sleep(1.0)
+    idle = (*proc_status(server.pid), pg_connections()[0])
+    login = await baseline("/accounts/login/")
+    results = {n: await run_n(cast, n, server.pid, idle) for n in sizes}
+    return idle, login, results
+
+
+def report(idle: tuple[float, int, int], login: float, results: dict[int, dict[str, float]]) -> None:
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
+    print(
+        f"\ncommit {commit.stdout.strip()}{' + uncommitted changes' if dirty.strip() else ''}, {os.cpu_count()} cores"
+    )
+    print(f"idle server: RSS {idle[0]:.1f} MB, {idle[1]} threads, {idle[2]} PostgreSQL connections")
+    print(f"baseline: GET /accounts/login/ (minimal Django page, same server) {login:,.0f} req/s\n")
+    print(
+        "| subscribers | delivered | p50 ms | p99 ms | POST ms (p50) | RSS MB | KB/stream | threads (+) "
+        "| PG conns (LISTEN+presence) |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for n, r in results.items():
+        print(
+            f"| {n} | {r['delivered']:.1f} % | {r['p50']:.1f} | {r['p99']:.1f} | {r['post']:.1f} | {r['rss']:.1f} "
+            f"| {r['rss_per_stream_kb']:.0f} | {r['threads']} (+{r['threads_added']}) | {r['pg']} ({r['pg_live']}) |"
+        )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10,100,500", help="comma-separated subscriber counts")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if shutil.which("taskset"):
+        os.sched_setaffinity(0, {1 % (os.cpu_count() or 1)})  # the load generator on core 1
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4 * max(sizes) + 256)), hard))
+    main(sizes)

@@ -1,0 +1,130 @@
+"""The real server: `make run`'s uvicorn --reload streams at once, stops promptly, and SQLite stays single-process.
+
+pytest-django's live_server is WSGI and would never send a byte of a stream (pitfall 1), so these start
+uvicorn as a subprocess. On SQLite they serve a snapshot of the test database: the browser tests' server
+may hold the test database's single-process lock at the same time.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+from django.db import connection
+from django.urls import reverse
+
+from campaigns import live
+from tests.campaigns.live_helpers import session_cookie
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _server_env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "SQLITE_NAME", "WEB_CONCURRENCY"}}
+    db = connection.settings_dict
+    if connection.vendor == "postgresql":
+        auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
+        env["DATABASE_URL"] = f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    else:
+        snapshot = tmp_path / "db.sqlite3"
+        source, target = sqlite3.connect(db["NAME"]), sqlite3.connect(snapshot)
+        source.backup(target)  # consistent, WAL included
+        source.close()
+        target.close()
+        env["SQLITE_NAME"] = str(snapshot)
+    env.update({"DEBUG": "1", "PYTHONUNBUFFERED": "1", "LOG_LEVEL": "WARNING"})
+    return env
+
+
+def _start(port: int, env: dict[str, str], log: Path, *extra: str) -> subprocess.Popen:
+    command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1"]
+    command += ["--port", str(port), "--timeout-graceful-shutdown", "1", *extra]
+    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
+
+
+def _wait_listening(process: subprocess.Popen, port: int, log: Path) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"the server exited: {log.read_text()}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    process.kill()
+    pytest.fail(f"the server did not start: {log.read_text()}")
+
+
+def _stop(process: subprocess.Popen) -> float:
+    started = time.monotonic()
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    return time.monotonic() - started
+
+
+def test_the_dev_server_streams_within_a_second_and_stops_with_streams_open(campaign, player, tmp_path):
+    path, cookie = reverse("campaigns:events", args=[campaign.pk]), session_cookie(player)
+    env, port, log = _server_env(tmp_path), _free_port(), tmp_path / "uvicorn.log"
+    # As in the Makefile's `run`: the reloader supervises a worker process.
+    server = _start(port, env, log, "--reload", "--reload-dir", str(ROOT / "campaigns"))
+    try:
+        _wait_listening(server, port, log)
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+            sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: sessionid={cookie}\r\n\r\n".encode())
+            started, received = time.monotonic(), b""
+            sock.settimeout(1.0)
+            while b": open" not in received and time.monotonic() - started < 1.0:
+                received += sock.recv(4096)
+            elapsed = time.monotonic() - started
+            assert b"200 OK" in received, received
+            assert b"text/event-stream" in received
+            assert b": open" in received
+            assert elapsed < 1.0
+            # An open stream must not hold up a restart or shutdown beyond the graceful timeout.
+            assert _stop(server) < 5
+    finally:
+        _stop(server)
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="the single-process rule is SQLite's")
+def test_a_second_server_on_the_same_sqlite_file_refuses_to_start(db, tmp_path):
+    env = _server_env(tmp_path)
+    first_log, second_log = tmp_path / "first.log", tmp_path / "second.log"
+    first_port = _free_port()
+    first = _start(first_port, env, first_log)
+    try:
+        _wait_listening(first, first_port, first_log)
+        second = _start(_free_port(), env, second_log)
+        assert second.wait(timeout=30) != 0
+        assert "SQLite serves one process only" in second_log.read_text()
+        assert first.poll() is None  # the first one keeps serving
+    finally:
+        _stop(first)
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="the single-process rule is SQLite's")
+def test_several_workers_on_sqlite_refuse_to_start(monkeypatch):
+    """What the lifespan startup runs in each worker; failing there makes uvicorn stop the whole server."""
+    monkeypatch.setenv("WEB_CONCURRENCY", "2")
+    with pytest.raises(ImproperlyConfigured, match="SQLite serves one process only"):
+        live.claim_single_process()

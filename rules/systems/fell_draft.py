@@ -944,7 +944,7 @@ def _scrolls(sheet: Sheet) -> dict[str, Item]:
     return {
         _key(it, i, "i"): it
         for i, it in enumerate(sheet.items)
-        if it.kind == "scroll" or it.name.lower().startswith("scroll")
+        if it.kind in ("scroll", "spellbook") or it.name.lower().startswith("scroll")
     }
 
 
@@ -2077,8 +2077,10 @@ def _pick(name: str, value: Any, options: Sequence[str]) -> str:
 
 def _assigned_dice(choices: Mapping[str, Any]) -> dict[str, int] | None:
     """Creation rules: d6 each, optionally one lowered to d4 to raise another to d8 (None: roll them)."""
-    method = choices.get("abilities", "roll")
+    method = choices.get("abilities") or "roll"
     if method == "roll":
+        if choices.get("lower") or choices.get("raise"):
+            raise RulesError("Lowering one die to raise another is for assigned dice; choose to assign them.")
         return None
     if method != "assign":
         raise RulesError("Ability dice are either rolled or assigned.")
@@ -2116,14 +2118,14 @@ def create(choices: Mapping[str, Any], rng: RandomSource) -> Creation:
         raise RulesError("Creation choices must be named.")
     rolls: list[RollResult] = []
     assigned = _assigned_dice(choices)  # refuse a bad choice before any die is rolled
-    hp_method = choices.get("hp", "roll")
+    hp_method = choices.get("hp") or "roll"
     if hp_method not in ("roll", "four"):
         raise RulesError("Hit points are rolled or taken as 4.")
     backgrounds = [b[0] for b in data.BACKGROUNDS]
-    chosen_bg = _pick("background", choices["background"], backgrounds) if choices.get("background") else ""
+    chosen_bg = _chosen("background", choices.get("background"), backgrounds)
     spell_names = [s[0] for s in data.SPELLS]
-    chosen_spell = _pick("spell", choices["spell"], spell_names) if choices.get("spell") else ""
-    traits_choice = choices.get("traits", "roll")
+    chosen_spell = _chosen("spell", choices.get("spell"), spell_names)
+    traits_choice = choices.get("traits") or "roll"
     if not (traits_choice in ("roll", "none") or isinstance(traits_choice, list | tuple)):
         raise RulesError("Traits are rolled, chosen as a list, or left out.")
     name = str(choices.get("name") or "").strip()[:100]
@@ -2132,7 +2134,7 @@ def create(choices: Mapping[str, Any], rng: RandomSource) -> Creation:
         name = f"{data.GIVEN_NAMES[given.face - 1]} {data.FAMILY_NAMES[family.face - 1]}"
         rolls.append(_roll_result("Name", name, (given, family)))
     if choices.get("age") not in (None, ""):
-        age = _int(choices["age"], "Age", 1, 1000)
+        age = _int(_as_int(choices["age"]), "Age", 1, 1000)
     else:
         age_dice = roll_dice(rng, 2, 20, "age")
         age = sum(d.face for d in age_dice) + 10
@@ -2182,6 +2184,13 @@ def create(choices: Mapping[str, Any], rng: RandomSource) -> Creation:
     return Creation(name, state, items, tuple(rolls))
 
 
+def _chosen(name: str, value: Any, options: Sequence[str]) -> str:
+    """A table row picked on a form; empty or "roll" leaves it to the dice."""
+    if value in (None, "", "roll"):
+        return ""
+    return _pick(name, value, options)
+
+
 def _as_int(value: Any) -> Any:
     try:
         return int(value)
@@ -2203,6 +2212,106 @@ def _creation_traits(choice: Any, rng: RandomSource, rolls: list[RollResult]) ->
         out.append(f"{category}: {table[r.face - 1]}")
     rolls.append(_roll_result("Traits", "; ".join(out), dice))
     return out
+
+
+# --- the creation and hire forms ----------------------------------------------------------------
+
+_ROLL = ("roll", "Roll for it")
+_BACKGROUND_CHOICES = tuple((b[0], f"{b[0]} ({b[1]})") for b in data.BACKGROUNDS)
+_RAISE_STEPS = len(LADDER) - 1
+
+
+def creation_params() -> tuple[Param, ...]:
+    """The creation form (creating-a-character.md): every choice may be left to the dice.
+
+    Values are what ``create`` takes; an empty answer never reaches it (the app drops empty values).
+    """
+    pick_one = (("", "—"), *ABILITY_CHOICES)
+    return (
+        Param("name", "Name", "text", "", help="Leave empty to roll a given and a family name."),
+        Param("age", "Age", "int", None, 1, 1000, help="Leave empty to roll 2d20 + 10."),
+        Param(
+            "abilities",
+            "Ability dice",
+            "choice",
+            "roll",
+            choices=(("roll", "Roll a d8 for each: 1–4 d4, 5–6 d6, 7–8 d8"), ("assign", "Take a d6 in each")),
+        ),
+        Param("lower", "Lower to d4", "choice", "", choices=pick_one, help="Only with d6 in each, and with a raise."),
+        Param("raise", "Raise to d8", "choice", "", choices=pick_one, help="Only with d6 in each, and with a lower."),
+        Param(
+            "hp",
+            "Hit points",
+            "choice",
+            "roll",
+            choices=(("roll", "Roll every ability die, keep the highest"), ("four", f"Start with {STARTING_HP}")),
+        ),
+        Param(
+            "background",
+            "Background",
+            "choice",
+            "roll",
+            choices=(("roll", "Roll a d20"), *_BACKGROUND_CHOICES),
+            help="It brings one skill and its tools.",
+        ),
+        Param(
+            "spell",
+            "Spell",
+            "choice",
+            "roll",
+            choices=(("roll", "Roll a d100"), *((n, n) for n, _ in data.SPELLS)),
+            help="Only a WIL of d8 starts with a spell.",
+        ),
+        Param(
+            "spell_die",
+            "Spell die",
+            "choice",
+            "8",
+            choices=DIE_CHOICES,
+            help="Only with a spell; any size, and you may change it whenever you like.",
+        ),
+        Param(
+            "traits",
+            "Traits",
+            "choice",
+            "roll",
+            choices=(("roll", "Roll on each trait table"), ("none", "None for now")),
+        ),
+    )
+
+
+def hire_params(sheet: Sheet) -> tuple[Param, ...]:
+    """The hire form (seed 000, Hirelings): what ``hire`` takes, with the wage each raise adds."""
+    raises = tuple(
+        Param(
+            f"raise_{ab}",
+            f"Raise {ab} from d4 by",
+            "int",
+            0,
+            0,
+            _RAISE_STEPS,
+            help=f"Steps up the ladder; each adds {WAGE_PER_STEP} coin a day.",
+        )
+        for ab in ABILITIES
+    )
+    return (
+        Param("name", "Name", "text", "", help="Leave empty to roll one."),
+        Param(
+            "background",
+            "Background",
+            "choice",
+            "roll",
+            choices=(("roll", "Roll a d20"), *_BACKGROUND_CHOICES),
+        ),
+        Param(
+            "hp",
+            "Hit points",
+            "choice",
+            "three",
+            choices=(("three", f"Start with {HIRELING_HP}"), ("roll", "Roll every ability die, keep the highest")),
+        ),
+        *raises,
+    )
 
 
 # --- the system ---------------------------------------------------------------------------------
@@ -2244,6 +2353,7 @@ class FellDraft:
     name: str = "Fell (draft, ability points)"
     coin_label: str = "coin"
     credit: str = data.CREDIT
+    private_fields: tuple[str, ...] = ()  # nothing on a Fell sheet is hidden from the table
 
     def default_state(self) -> dict[str, Any]:
         return _default_state()
@@ -2327,6 +2437,12 @@ class FellDraft:
         """Seed 000 (Hirelings): as many as WIL, the WIL die's highest face (spec §000.12.2)."""
         return _die_of(_st(sheet), "WIL")
 
+    def creation_params(self) -> tuple[Param, ...]:
+        return creation_params()
+
+    def hire_params(self, sheet: Sheet) -> tuple[Param, ...]:
+        return hire_params(sheet)
+
     def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
         return hire(sheet, choices, rng)
 
@@ -2358,6 +2474,8 @@ def hire(sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hirelin
     raises = choices.get("raise") or {}
     if not isinstance(raises, Mapping) or set(raises) - set(ABILITIES):
         raise RulesError("Raise abilities as BOD, INT or WIL with a number of steps.")
+    flat = {ab: choices[f"raise_{ab}"] for ab in ABILITIES if choices.get(f"raise_{ab}") not in (None, "")}
+    raises = {**raises, **flat}  # the hire form sends one number per ability
     dice = {}
     for ab in ABILITIES:
         steps = _int(raises.get(ab, 0), f"Steps for {ab}", 0, len(LADDER) - 1)
@@ -2367,11 +2485,12 @@ def hire(sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hirelin
         given, family = roll_die(rng, 20, "given name"), roll_die(rng, 20, "family name")
         name = f"{data.GIVEN_NAMES[given.face - 1]} {data.FAMILY_NAMES[family.face - 1]}"
     backgrounds = [b[0] for b in data.BACKGROUNDS]
-    if choices.get("background"):
-        bg = data.BACKGROUNDS[backgrounds.index(_pick("background", choices["background"], backgrounds))]
+    chosen_bg = _chosen("background", choices.get("background"), backgrounds)
+    if chosen_bg:
+        bg = data.BACKGROUNDS[backgrounds.index(chosen_bg)]
     else:
         bg = data.BACKGROUNDS[roll_die(rng, 20, "background").face - 1]
-    hp_method = choices.get("hp", "three")
+    hp_method = choices.get("hp") or "three"
     if hp_method == "roll":
         _, hp = roll_pool(rng, [dice[ab] for ab in ABILITIES], "highest")
     elif hp_method == "three":

@@ -1022,3 +1022,157 @@ def test_procedures_refuse_unknown_options_and_misplaced_characters():
         proc("test").odds(make_sheet(), {"luck": 3})
     with pytest.raises(RulesError, match="no place for a character"):
         proc("reaction").odds(make_sheet(), {"ability": make_sheet()})
+
+
+# --- the creation and hire forms ----------------------------------------------------------------
+
+
+class _Form:
+    """The app's view wraps a system's params like this to check a posted form (characters.views)."""
+
+    key, label, gm_only = "choices", "Form", False
+
+    def __init__(self, params):
+        self._params = params
+
+    def params(self, sheet):
+        return self._params
+
+
+def _posted(params, sheet, posted: dict[str, str]) -> dict[str, Any]:
+    """What the app passes on: every field as the browser sends it (strings), checked, empties dropped."""
+    raw = {p.name: posted.get(p.name, "") for p in params}
+    clean = check_params(_Form(params), sheet, raw)
+    return {k: v for k, v in clean.items() if v not in (None, "")}
+
+
+def test_creation_params_offer_every_choice_the_creation_rules_take():
+    """creation: name, age, rolled or assigned dice with a lower/raise, HP, 20 backgrounds, spell, traits."""
+    params = {p.name: p for p in SYSTEM.creation_params()}
+    assert list(params) == [
+        "name",
+        "age",
+        "abilities",
+        "lower",
+        "raise",
+        "hp",
+        "background",
+        "spell",
+        "spell_die",
+        "traits",
+    ]
+    assert [v for v, _ in params["background"].choices] == ["roll", *(b[0] for b in data.BACKGROUNDS)]
+    assert len(params["spell"].choices) == 1 + len(data.SPELLS) == 101
+    assert {v for v, _ in params["abilities"].choices} == {"roll", "assign"}
+    assert {v for v, _ in params["hp"].choices} == {"roll", "four"}
+    assert {v for v, _ in params["traits"].choices} == {"roll", "none"}
+    assert [v for v, _ in params["lower"].choices] == ["", "BOD", "INT", "WIL"]
+
+
+def test_an_empty_creation_form_leaves_everything_to_the_dice():
+    """creation: an empty form rolls name, age, dice, HP, background, (spell), coin and traits."""
+    params = SYSTEM.creation_params()
+    choices = _posted(params, Sheet(state={}), {})
+    assert choices == {
+        "abilities": "roll",
+        "hp": "roll",
+        "background": "roll",
+        "spell": "roll",
+        "spell_die": "8",
+        "traits": "roll",
+    }
+    empty = SYSTEM.create({}, random.Random(3))
+    same = SYSTEM.create(choices, random.Random(3))
+    assert (same.name, same.state, [r.label for r in same.rolls]) == (
+        empty.name,
+        empty.state,
+        [r.label for r in empty.rolls],
+    )
+
+
+def test_a_chosen_creation_form_rolls_only_coin():
+    """creation: chosen name, age, d6s with WIL lowered for BOD, 4 HP, background, no traits: only 3d6 coin."""
+    posted = {
+        "name": "Ana",
+        "age": "30",
+        "abilities": "assign",
+        "lower": "WIL",
+        "raise": "BOD",
+        "hp": "four",
+        "background": "Hunter",
+        "spell": "Adhere",
+        "traits": "none",
+    }
+    choices = _posted(SYSTEM.creation_params(), Sheet(state={}), posted)
+    assert choices["age"] == 30
+    rng = ScriptedRandom([2, 3, 4])
+    c = SYSTEM.create(choices, rng)
+    assert rng.remaining == 0
+    s = c.state
+    assert (c.name, s["age"], s["hp"], s["background"], s["coins"], s["traits"]) == ("Ana", 30, 4, "Hunter", 9, [])
+    assert {ab: s["abilities"][ab]["die"] for ab in ("BOD", "INT", "WIL")} == {"BOD": 8, "INT": 6, "WIL": 4}
+    assert s["spells"] == [] and s["spell_die"] == 0  # WIL d4: the chosen spell is not used
+    assert [r.label for r in c.rolls] == ["Coin"]
+
+
+def test_a_chosen_spell_and_spell_die_need_wil_d8():
+    """creation: with WIL d8 the chosen spell and spell die of any size are taken."""
+    posted = {"abilities": "assign", "lower": "BOD", "raise": "WIL", "spell": "Anchor", "spell_die": "12"}
+    choices = _posted(SYSTEM.creation_params(), Sheet(state={}), {"name": "A", "age": "20", **posted})
+    c = SYSTEM.create({**choices, "hp": "four", "background": "Hunter", "traits": "none"}, ScriptedRandom([1, 1, 1]))
+    assert c.state["spells"] == ["Anchor"] and c.state["spell_die"] == 12
+
+
+@pytest.mark.parametrize(
+    ("posted", "message"),
+    [
+        ({"age": "0"}, "Age must be at least 1"),
+        ({"age": "old"}, "Age must be a whole number"),
+        ({"background": "Astronaut"}, "Background: choose one of"),
+        ({"abilities": "assign", "lower": "WIL"}, "both or neither"),
+        ({"lower": "WIL", "raise": "BOD"}, "for assigned dice"),
+        ({"abilities": "assign", "lower": "INT", "raise": "INT"}, "different"),
+    ],
+)
+def test_bad_creation_choices_are_refused_before_any_die_is_rolled(posted, message):
+    """creation: a readable RulesError for nonsense, from the form check or from create itself."""
+    with pytest.raises(RulesError, match=message):
+        choices = _posted(SYSTEM.creation_params(), Sheet(state={}), posted)
+        SYSTEM.create(choices, ScriptedRandom([]))
+
+
+def test_every_offered_background_and_spell_is_one_create_accepts():
+    """creation: each form choice is a row of the tables, so picking any of them works."""
+    params = {p.name: p for p in SYSTEM.creation_params()}
+    base = {"name": "A", "age": 20, "abilities": "assign", "lower": "BOD", "raise": "WIL", "hp": "four"}
+    for value, _ in params["background"].choices[1:]:
+        c = SYSTEM.create({**base, "background": value, "traits": "none"}, random.Random(1))
+        assert c.state["background"] == value
+    for value, _ in params["spell"].choices[1:]:
+        c = SYSTEM.create({**base, "background": "Hunter", "spell": value, "traits": "none"}, random.Random(1))
+        assert c.state["spells"] == [value]
+
+
+def test_hire_params_match_what_hire_takes():
+    """seed 000 (Hirelings): name, background, 3 HP or rolled, and one-step raises at +5 coin a day each."""
+    sheet = make_sheet(make_state(wil=6, coins=50))
+    params = SYSTEM.hire_params(sheet)
+    assert [p.name for p in params] == ["name", "background", "hp", "raise_BOD", "raise_INT", "raise_WIL"]
+    plain = _posted(params, sheet, {"name": "Bram", "background": "Hunter"})
+    h = SYSTEM.hire(sheet, plain, ScriptedRandom([]))
+    assert (h.name, h.wage, h.state["hp"]) == ("Bram", 5, 3)
+    raised = _posted(params, sheet, {"name": "C", "background": "Hunter", "hp": "roll", "raise_BOD": "2"})
+    h = SYSTEM.hire(sheet, raised, ScriptedRandom([7, 2, 3]))
+    assert (h.wage, h.state["hp"], h.state["abilities"]["BOD"]["die"]) == (15, 7, 8)
+    rolled = SYSTEM.hire(sheet, _posted(params, sheet, {}), ScriptedRandom([16, 3, 11]))
+    assert (rolled.name, rolled.state["background"]) == ("Mannog Burl", "Hunter")
+    with pytest.raises(RulesError, match="at most 4"):
+        _posted(params, sheet, {"raise_WIL": "5"})
+
+
+def test_scrolls_added_as_spell_books_can_be_cast():
+    """seed 000 (Spells): a scroll on the sheet (the app's kind "spellbook") is offered to cast."""
+    scroll = Item("Scroll of Light", "spellbook", 1, 1, {}, id=9)
+    tome = Item("Dusty tome", "spellbook", 1, 1, {}, id=10)
+    choices = dict(next(p for p in proc("cast").params(make_sheet(items=[scroll, tome])) if p.name == "spell").choices)
+    assert set(choices) == {"scroll:9", "scroll:10"}

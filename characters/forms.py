@@ -8,14 +8,17 @@ from characters.models import Item, Roll
 from rules import base as rules_base
 
 
-def procedure_form(procedure, sheet: rules_base.Sheet, *, data=None, table_characters=(), id_prefix: str = ""):
+def procedure_form(
+    procedure, sheet: rules_base.Sheet, *, data=None, table_characters=(), id_prefix: str = "", gm: bool = True
+):
     """A form whose fields are the procedure's params: used to render controls with labels and help.
 
     Field names stay the params' names; ids get a per-form prefix so several forms share a page.
     """
     fields: dict[str, forms.Field] = {}
     for param in procedure.params(sheet):
-        fields[param.name] = _field(param, table_characters)
+        if gm or not param.gm_only:
+            fields[param.name] = _field(param, table_characters)
     form_class = type("ProcedureForm", (forms.Form,), fields)
     return form_class(data=data, auto_id=f"id_{id_prefix or procedure.key}_%s")
 
@@ -38,10 +41,17 @@ def _field(param: rules_base.Param, table_characters) -> forms.Field:
     return forms.CharField(max_length=200, required=False, **common)
 
 
-def raw_params(procedure, sheet: rules_base.Sheet, query) -> dict:
-    """Pick the procedure's inputs out of a QueryDict (lists for multi-choices), ignoring other keys."""
+def raw_params(procedure, sheet: rules_base.Sheet, query, *, gm: bool = True) -> dict:
+    """Pick the procedure's inputs out of a QueryDict (lists for multi-choices), ignoring other keys.
+
+    Inputs only the GM sets (a DN, say) are refused from anyone else; left out, the rules' default applies.
+    """
     values: dict = {}
     for param in procedure.params(sheet):
+        if param.gm_only and not gm:
+            if param.name in query:
+                raise rules_base.RulesError(f"Only the GM sets {param.label.lower()}.")
+            continue
         if param.kind == "multichoice":
             values[param.name] = query.getlist(param.name)
         elif param.kind == "bool":

@@ -69,9 +69,7 @@ def sheet_context(request, character: Character, *, controls: bool = True, **ext
     items = list(character.items.all())
     hirelings = list(character.hirelings.all())
     can_edit = characters_editable_by(request.user).filter(pk=character.pk).exists()
-    is_gm = bool(
-        character.campaign_id and (membership := membership_of(request.user, character.campaign)) and membership.is_gm
-    )
+    is_gm = acts_as_gm(request.user, character)
     context = {
         "character": character,
         "items": items,
@@ -116,7 +114,7 @@ def sheet_context(request, character: Character, *, controls: bool = True, **ext
         if character.campaign_id:
             table = list(character.campaign.characters.exclude(pk=character.pk).only("pk", "name"))
         context["roll_forms"] = controls and [
-            _roll_control(rules, procedure, sheet, table)
+            _roll_control(rules, procedure, sheet, table, is_gm)
             for procedure in rules.procedures().values()
             if is_gm or not procedure.gm_only
         ]
@@ -127,8 +125,16 @@ def sheet_context(request, character: Character, *, controls: bool = True, **ext
     return context
 
 
-def _roll_control(rules, procedure, sheet, table) -> dict:
-    form = procedure_form(procedure, sheet, table_characters=table)
+def acts_as_gm(user, character: Character) -> bool:
+    """The campaign's GM; for a character at no table, its owner runs their own game."""
+    if character.campaign_id is None:
+        return character.owner_id == user.pk
+    membership = membership_of(user, character.campaign)
+    return bool(membership and membership.is_gm)
+
+
+def _roll_control(rules, procedure, sheet, table, gm: bool) -> dict:
+    form = procedure_form(procedure, sheet, table_characters=table, gm=gm)
     try:
         odds = procedure.odds(sheet, rules_base.check_params(procedure, sheet, {}))
     except RulesError:
@@ -184,11 +190,12 @@ def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     character = _editable(request, pk)
     rules = _rules_or_404(character)
     proc = rules.procedures().get(procedure)
-    if proc is None:
+    gm = acts_as_gm(request.user, character)
+    if proc is None or (proc.gm_only and not gm):
         raise Http404
     sheet = character.to_sheet()
     try:
-        result = services.character_odds(character, procedure, raw_params(proc, sheet, request.GET))
+        result = services.character_odds(character, procedure, raw_params(proc, sheet, request.GET, gm=gm))
         error = ""
     except RulesError as problem:
         result, error = None, str(problem)
@@ -201,8 +208,11 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     character = _editable(request, pk)
     rules = _rules_or_404(character)
     proc = rules.procedures().get(procedure)
+    gm = acts_as_gm(request.user, character)
     if proc is None:
         return _respond(request, character, "log", error=f"{rules.name} has no roll called {procedure!r}.")
+    if proc.gm_only and not gm:
+        return _respond(request, character, "log", error=f"Only the GM makes the {proc.label} roll.")
     meta = VisibilityForm(request.POST)
     if not meta.is_valid():
         return _respond(request, character, "log", error="Pick who may see this roll.")
@@ -210,7 +220,7 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         _, made = services.character_roll(
             character_id=character.pk,
             procedure=procedure,
-            params=raw_params(proc, character.to_sheet(), request.POST),
+            params=raw_params(proc, character.to_sheet(), request.POST, gm=gm),
             by=request.user,
             visibility=meta.cleaned_data["visibility"] or Roll.Visibility.PUBLIC,
             expected_version=meta.cleaned_data["version"],

@@ -11,6 +11,12 @@ from campaigns.models import Campaign, Membership
 PASSWORD = "correct-horse-battery"
 
 
+def pytest_collection_modifyitems(items):
+    # Playwright's sync API keeps an event loop running in this thread until the session ends, and
+    # async tests (the live table's) cannot start their own after it: real-browser tests go last.
+    items.sort(key=lambda item: "/tests/browser/" in str(item.path))
+
+
 @pytest.fixture(autouse=True)
 def _fast_password_hashing(settings):
     # The production hasher is slow on purpose; tests create many users.

@@ -42,3 +42,20 @@ def game_time(minutes) -> str:
 @register.filter
 def attr_pk(obj):
     return getattr(obj, "pk", "")
+
+
+@register.filter
+def item_notes(data) -> str:
+    """An item's system numbers in words: {"steel_die": 6, "bulky": True} → "steel die d6 · bulky"."""
+    notes = []
+    for key, value in (data or {}).items():
+        if value in (None, False, "", 0):
+            continue
+        words = str(key).replace("_", " ")
+        if value is True:
+            notes.append(words)
+        elif key.endswith("_die") or key in {"damage", "die"}:
+            notes.append(f"{words} d{value}" if str(value).isdigit() else f"{words} {value}")
+        else:
+            notes.append(f"{words} {value}")
+    return " · ".join(notes)

@@ -408,12 +408,13 @@ def test_a_spell_past_wil_is_refused(as_user, player, hero, htmx):
 
 @BOTH
 @pytest.mark.parametrize(("dn", "message"), [("0", "Difficulty number must be at least 1."), ("99", "at most 30")])
-def test_a_difficulty_off_the_scale_is_refused(as_user, player, hero, dn, message, htmx):
+def test_a_difficulty_off_the_scale_is_refused(as_user, gm, hero, dn, message, htmx):
+    """The GM sets the DN; one off the scale is refused readably."""
     before = unchanged(hero)
-    response = post(as_user(player), reverse("characters:roll", args=[hero.pk, "test"]), {"dn": dn}, htmx)
+    response = post(as_user(gm), reverse("characters:roll", args=[hero.pk, "test"]), {"dn": dn}, htmx)
     _refused(response, htmx, message)
     assert unchanged(hero) == before
-    odds = as_user(player).get(reverse("characters:odds", args=[hero.pk, "test"]), {"dn": dn})
+    odds = as_user(gm).get(reverse("characters:odds", args=[hero.pk, "test"]), {"dn": dn})
     assert odds.status_code == 400 and message in text_of(odds)
 
 

@@ -111,8 +111,8 @@ def _odds_of(html: str) -> str:
     return html.split('data-odds="', 1)[1].split('"', 1)[0]
 
 
-def test_odds_with_a_bad_modifier_say_why(hero, player, as_user):
-    response = as_user(player).get(reverse("characters:odds", args=[hero.pk, "test"]), {"dn": "99"}, **HX)
+def test_odds_with_a_bad_modifier_say_why(hero, gm, as_user):
+    response = as_user(gm).get(reverse("characters:odds", args=[hero.pk, "test"]), {"dn": "99"}, **HX)
     assert response.status_code == 200
     assert "at most" in response.content.decode()
 
@@ -136,15 +136,38 @@ def test_rolling_without_htmx_redirects_to_the_sheet(hero, player, as_user):
 @pytest.mark.parametrize(
     ("data", "message"), [({"dn": "0"}, "at least 1"), ({"dn": "99"}, "at most"), ({"ability": "CHA"}, "choose one")]
 )
-def test_bad_roll_inputs_are_refused_readably_and_roll_nothing(data, message, hero, player, as_user):
+def test_bad_roll_inputs_are_refused_readably_and_roll_nothing(data, message, hero, gm, as_user):
     url = reverse("characters:roll", args=[hero.pk, "test"])
-    response = as_user(player).post(url, data, **HX)
+    response = as_user(gm).post(url, data, **HX)
     assert response.status_code == 422
     assert message in response.content.decode()
-    response = as_user(player).post(url, data)
+    response = as_user(gm).post(url, data)
     assert response.status_code == 400
     assert message in response.content.decode()
     assert not Roll.objects.filter(character=hero, procedure="test").exists()
+
+
+def test_only_the_gm_sets_gm_inputs_and_makes_gm_rolls(hero, player, gm, as_user):
+    url = reverse("characters:roll", args=[hero.pk, "test"])
+    response = as_user(player).post(url, {"ability": "BOD", "dn": "2"}, **HX)
+    assert response.status_code == 422
+    assert "Only the GM sets" in response.content.decode()
+    gm_roll = next(key for key, proc in system_for("fell-draft").procedures().items() if proc.gm_only)
+    response = as_user(player).post(reverse("characters:roll", args=[hero.pk, gm_roll]), {}, **HX)
+    assert response.status_code == 422
+    assert "Only the GM" in response.content.decode()
+    assert as_user(player).get(reverse("characters:odds", args=[hero.pk, gm_roll])).status_code == 404
+    assert not Roll.objects.filter(character=hero, procedure__in=["test", gm_roll]).exists()
+    page = as_user(player).get(hero.get_absolute_url()).content.decode()
+    assert 'name="dn"' not in page
+    assert 'name="dn"' in as_user(gm).get(hero.get_absolute_url()).content.decode()
+
+
+def test_a_character_at_no_table_is_its_owners_own_game(player, as_user):
+    solo = make_character(player, None, name="Solo")
+    response = as_user(player).post(reverse("characters:roll", args=[solo.pk, "test"]), {"dn": "5"}, **HX)
+    assert response.status_code == 200
+    assert Roll.objects.get(character=solo, procedure="test").inputs["dn"] == 5
 
 
 def test_the_client_cannot_send_a_die_result(hero, player, as_user):

@@ -67,3 +67,26 @@ def client_for(user) -> Client:
 def as_user():
     """``as_user(gm)`` gives a logged-in test client; ``as_user(None)`` an anonymous one."""
     return client_for
+
+
+def make_character(owner, campaign=None, system="fell-draft", name="Wren", seed=7):
+    """A character made by its system's own creation rules, with fixed dice."""
+    import random
+
+    from characters.services import character_create
+
+    character, _ = character_create(
+        owner=owner, system=system, choices={"name": name}, campaign=campaign, rng=random.Random(seed)
+    )
+    return character
+
+
+@pytest.fixture
+def hero(player, campaign):
+    """The player's Fell character, at the campaign's table."""
+    return make_character(player, campaign, name="Wren")
+
+
+@pytest.fixture
+def rival(other_player, campaign):
+    return make_character(other_player, campaign, name="Ash", seed=11)

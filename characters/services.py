@@ -161,6 +161,8 @@ def character_odds(character: Character, procedure_key: str, raw_params: Mapping
     procedure = _procedure(rules, procedure_key)
     sheet = character.to_sheet()
     params = _resolve(character, procedure, sheet, raw_params)
+    # As in character_roll: the resolved rows are the app's, the rules get only the Sheets.
+    params = {k: v for k, v in params.items() if not k.endswith("__character")}
     return procedure.odds(sheet, params)
 
 

@@ -101,7 +101,9 @@ def sheet_context(request, character: Character, *, controls: bool = True, **ext
         conditions=rules.conditions(sheet),
         coins=rules.format_money(int(state.get("coins", 0) or 0)) if "coins" in state else None,
         hireling_limit=rules.hireling_limit(sheet),
-        recent_rolls=rolls_visible_to(request.user).filter(character=character).select_related("roller")[:10],
+        recent_rolls=list(
+            rolls_visible_to(request.user).filter(character=character).select_related("roller", "character")[:10]
+        ),
         system_template=select_template(
             [f"characters/systems/{character.system}.html", "characters/systems/_generic.html"]
         ).template.name,
@@ -217,7 +219,7 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     if not meta.is_valid():
         return _respond(request, character, "log", error="Pick who may see this roll.")
     try:
-        _, made = services.character_roll(
+        services.character_roll(
             character_id=character.pk,
             procedure=procedure,
             params=raw_params(proc, character.to_sheet(), request.POST, gm=gm),
@@ -227,7 +229,7 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         )
     except RulesError as error:
         return _respond(request, character, "log", error=str(error))
-    return _respond(request, character, "log", extra={"latest_roll": made})
+    return _respond(request, character, "log")
 
 
 @require_POST

@@ -38,13 +38,14 @@ helmets ``{"av": 2, "min_str": 12, "dex_disadvantage": True, "magic": True}`` co
 
 Hirelings (``Hireling.state``): ``{"role": "porter" | "teamster" | "explorer" | "retainer",
 "attributes": {...as above}, "stamina", "stamina_max", "status", "doomed", "scars", "slots",
-"morale"`` (hirelings) or ``"loyalty", "level", "xp", "weapon", "upfront"`` (retainers) ``}``.
+"morale"`` (hirelings) or ``"loyalty", "level", "xp", "weapon"`` (retainers) ``}``.
 
 App helpers beyond the GameSystem protocol: ``SYSTEM.check_can_carry(sheet, item)`` (call before
 adding an item), ``SYSTEM.armour_value(sheet)``, ``SYSTEM.treasure_shares(total, pcs, retainers)`` and
 ``SYSTEM.heir_split(share)`` (pure), ``SYSTEM.credit``; the forms come from ``creation_params()`` and
-``hire_params(sheet)``. Starting rolls are all in ``Creation.rolls``. A retainer's fee up front is in
-its ``state["upfront"]``: ``hire`` cannot touch the employer's sheet, so the app must deduct it.
+``hire_params(sheet)``. Starting rolls are all in ``Creation.rolls``. A retainer's fee up front is
+``Hireling.upfront``: ``hire`` cannot touch the employer's sheet, so the app deducts it from ``coins``.
+``SYSTEM.private_fields`` names the state the app shows only to the owner and the GM (the faction).
 
 Where the seed and the spec differ
 ----------------------------------
@@ -473,6 +474,25 @@ def armour_value(sheet: Sheet, state: Mapping[str, Any] | None = None) -> int:
     mundane = body + helmet
     total = min(MAGIC_AV_MAX, min(MUNDANE_AV_MAX, mundane) + magic) if magic else min(MUNDANE_AV_MAX, mundane)
     return max(0, total - state["av_lost"])
+
+
+def armour_summary(sheet: Sheet) -> dict[str, Any]:
+    """What the sheet shows about protection (seed 002, Damage & Armor; Shields): AV and its cap, the
+    pieces worn (and whether the wearer is strong enough), DEX disadvantage, the shield in hand."""
+    state = _st(sheet)
+    pieces = _armour_pieces(sheet, state)
+    magic = any(_data(i).get("magic") for i in pieces) or (state["aura"] and not state["aura_lost"]) or state["bark"]
+    held = [i.name for i in sheet.items if i.kind == "shield" and i.worn]
+    spare = [i.name for i in sheet.items if i.kind == "shield" and not i.worn]
+    return {
+        "av": armour_value(sheet, state),
+        "cap": MAGIC_AV_MAX if magic else MUNDANE_AV_MAX,
+        "pieces": [{"name": i.name, "av": int(_data(i).get("av", 0)), "fits": _fits_armour(i, state)} for i in pieces],
+        "dex_disadvantage": _dex_disadvantage(sheet, state),
+        "shield": held[0] if held else "",
+        "spare_shield": spare[0] if spare else "",
+        "supplies": sum(i.quantity for i in _supplies(sheet.items)),
+    }
 
 
 def _raw_av(sheet: Sheet, state: Mapping[str, Any]) -> int:
@@ -2551,11 +2571,11 @@ def hire(sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hirelin
         "loyalty": loyalty,
         "weapon": 6,
         "slots": data.RETAINER_SLOTS,
-        "upfront": upfront,  # owed by the employer: hire() returns only the row, so the app must take it
     }
     if squire:
         body["squire"] = True
-    return Hireling(name or ("Squire" if squire else "Retainer"), "retainer", body, 0)
+    # hire() returns only the row; the app takes the fee from the employer's coins (Hireling.upfront).
+    return Hireling(name or ("Squire" if squire else "Retainer"), "retainer", body, 0, upfront=upfront)
 
 
 # --- catalogue ----------------------------------------------------------------------------------
@@ -2750,6 +2770,8 @@ class ChaosConquest:
     name: str = "Chaos & Conquest"
     coin_label: str = "pennies"
     credit: str = data.CREDIT
+    # character-creation.md (spec §002): the faction is secret; the app shows it to the owner and the GM only.
+    private_fields: tuple[str, ...] = ("faction",)
 
     def default_state(self) -> dict[str, Any]:
         return _default_state()

@@ -915,7 +915,7 @@ def test_a_retainer_is_rolled_3d6_1d8_with_loyalty_and_an_upfront_fee_hired_help
     assert hired.kind == "retainer" and hired.name == "Tam"
     assert st["stamina_max"] == 5 and st["loyalty"] == 8 and st["weapon"] == 6 and st["slots"] == 10
     assert {a: v["base"] for a, v in st["attributes"].items()} == {"STR": 9, "DEX": 13, "WIL": 9}
-    assert st["upfront"] == 60
+    assert hired.upfront == 60 and "upfront" not in st
 
 
 def test_retainers_never_outlevel_you_and_must_be_paid_up_front_hired_help_md():
@@ -927,7 +927,7 @@ def test_retainers_never_outlevel_you_and_must_be_paid_up_front_hired_help_md():
 
 def test_a_knights_squire_comes_free_backgrounds_fighter_md():
     squire = SYSTEM.hire(sheet(pc(background="Knight")), {"kind": "retainer"}, random.Random(3))
-    assert squire.name == "Squire" and squire.state["upfront"] == 0
+    assert squire.name == "Squire" and squire.upfront == 0 and squire.state["squire"]
 
 
 def test_retainers_follow_deaths_door_and_hirelings_simply_die_seed_002_stamina_and_death():
@@ -1167,3 +1167,18 @@ def test_damage_rolls_keep_the_sheet_valid(seed, amount, stamina):
     assert SYSTEM.validate_state(state) == state
     assert result.outcome in dict(result.odds.outcomes)
     assert state["stamina"] == stamina - amount
+
+
+def test_the_armour_summary_names_the_pieces_the_cap_and_the_shield_seed_002_damage_and_armor():
+    items = (
+        Item("Helmet", "helmet", 1, 1, {"av": 1}, worn=True),
+        Item("Medium armour (mail)", "armour", 2, 1, {"av": 2, "min_str": 12, "dex_disadvantage": True}, worn=True),
+        Item("Shield", "shield", 1, 1, {"sunder": True}, worn=True),
+        Item("Supply", "gear", 1, 3, {"supply": True}),
+    )
+    summary = cc.armour_summary(sheet(pc(strength=12), items))
+    assert (summary["av"], summary["cap"], summary["shield"], summary["supplies"]) == (3, 4, "Shield", 3)
+    assert summary["dex_disadvantage"] == "Medium armour (mail): disadvantage on DEX saves"
+    weak = cc.armour_summary(sheet(pc(strength=11), items))
+    assert weak["av"] == 1 and [p["fits"] for p in weak["pieces"]] == [True, False]  # mail needs STR 12
+    assert cc.armour_summary(sheet(pc(aura=True), items[:1]))["cap"] == 6  # magic lifts the cap

@@ -47,3 +47,29 @@ def load_catalogue(catalogue_model, system_id: str, *, overwrite: bool = False) 
             catalogue_model.objects.get_or_create(system=system_id, name=entry.name[:100], defaults=values)
         count += 1
     return count
+
+
+def unload_catalogue(catalogue_model, system_id: str) -> None:
+    """Remove the rows named in the system's tables; rows staff added by hand stay."""
+    system = SYSTEMS.get(system_id)
+    if system is None:
+        return
+    names = [entry.name[:100] for entry in system.catalogue()]
+    catalogue_model.objects.filter(system=system_id, name__in=names).delete()
+
+
+def catalogue_migration(system_id: str):
+    """The RunPython operation a system's data migration needs: load its tables, or take them out again.
+
+    The rows come from the rules module as it is when the migration runs; staff edit them in the admin
+    afterwards, and rows that already exist are left as staff made them.
+    """
+    from django.db import migrations
+
+    def load(apps, schema_editor):
+        load_catalogue(apps.get_model("characters", "CatalogueItem"), system_id)
+
+    def unload(apps, schema_editor):
+        unload_catalogue(apps.get_model("characters", "CatalogueItem"), system_id)
+
+    return migrations.RunPython(load, unload)

@@ -1,36 +1,10 @@
-"""Load Fell (draft)'s price lists (seed 000, Equipment) into the admin-editable catalogue.
-
-The rows come from the rules module as it is when the migration runs; staff edit them in the admin
-afterwards. Rows that already exist are left as staff made them. Reversing removes only the rows named
-in the price lists, so items staff added by hand stay.
-"""
+"""Load Fell (draft)'s price lists (seed 000, Equipment) into the admin-editable catalogue."""
 
 from django.db import migrations
 
-SYSTEM_ID = "fell-draft"
-
-
-def load(apps, schema_editor):
-    from characters.catalogue import load_catalogue
-
-    load_catalogue(apps.get_model("characters", "CatalogueItem"), SYSTEM_ID)
-
-
-def unload(apps, schema_editor):
-    from rules import SYSTEMS
-
-    system = SYSTEMS.get(SYSTEM_ID)
-    if system is None:
-        return
-    names = [entry.name[:100] for entry in system.catalogue()]
-    apps.get_model("characters", "CatalogueItem").objects.filter(system=SYSTEM_ID, name__in=names).delete()
+from characters.catalogue import catalogue_migration
 
 
 class Migration(migrations.Migration):
-    dependencies = [
-        ("characters", "0001_initial"),
-    ]
-
-    operations = [
-        migrations.RunPython(load, unload),
-    ]
+    dependencies = [("characters", "0001_initial")]
+    operations = [catalogue_migration("fell-draft")]

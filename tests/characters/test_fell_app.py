@@ -485,11 +485,11 @@ def test_the_data_migration_loads_the_price_lists_and_reverses_only_them():
 
     from django.apps import apps
 
-    migration = import_module("characters.migrations.0002_fell_draft_catalogue")
+    operation = import_module("characters.migrations.0002_fell_draft_catalogue").Migration.operations[0]
     staff_row = CatalogueItem.objects.create(system="fell-draft", name="lucky coin", kind="treasure", cost=1)
-    migration.unload(apps, None)
+    operation.reverse_code(apps, None)
     assert list(CatalogueItem.objects.filter(system="fell-draft")) == [staff_row]
-    migration.load(apps, None)
+    operation.code(apps, None)
     rows = CatalogueItem.objects.filter(system="fell-draft")
     assert rows.count() == len(SYSTEM.catalogue()) + 1
     assert set(rows.values_list("kind", flat=True)) <= set(Item.Kind.values)

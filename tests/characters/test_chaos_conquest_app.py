@@ -7,7 +7,6 @@ the companion rules are those of rules/data/chaos_conquest.py (spec §002).
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from fractions import Fraction
@@ -25,11 +24,10 @@ from rules.data import chaos_conquest as data
 from rules.dice import ScriptedRandom
 from rules.systems.chaos_conquest import SYSTEM
 from tests.characters.conftest import make_character
+from tests.pages import BOTH, HTMX, field_text, post, refused, text_of, unchanged
 
 pytestmark = pytest.mark.django_db
 
-HTMX = {"HTTP_HX_REQUEST": "true"}
-BOTH = pytest.mark.parametrize("htmx", [False, True], ids=["plain", "htmx"])
 SPELL = data.SPELLS[12][0]  # Arcane Eye
 
 
@@ -109,26 +107,8 @@ def rival(other_player, table):
     return kit(set_state(make_character(other_player, table, system="chaos-conquest", name="Ysolde", seed=11)))
 
 
-def text_of(response) -> str:
-    """The page as a person reads it: tags dropped, entities decoded, whitespace squeezed."""
-    body = re.sub(r"<[^>]+>", " ", response.content.decode())
-    return re.sub(r"\s+", " ", html.unescape(body))
-
-
-def cc_field(response, name: str) -> str:
-    """The text of the sheet's ``data-cc="name"`` block (its <dd> for the stats)."""
-    page = response.content.decode()
-    match = re.search(rf'<(\w+)[^>]*data-cc="{name}"[^>]*>(?:<dt>.*?</dt>)?(.*?)</\1>', page, re.S)
-    assert match, f"no data-cc={name} on the page"
-    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", match.group(2)))).strip()
-
-
 def slot_kinds(response) -> list[str]:
     return re.findall(r'class="cc-slot [^"]*" data-slot="(\w+)"', response.content.decode())
-
-
-def post(client, url: str, data: dict, htmx: bool):
-    return client.post(url, data, **(HTMX if htmx else {}))
 
 
 def roll_url(character: Character, key: str) -> str:
@@ -141,23 +121,6 @@ def odds_url(character: Character, key: str) -> str:
 
 def script(monkeypatch, faces) -> None:
     monkeypatch.setattr(services, "system_random", lambda: ScriptedRandom(faces))
-
-
-def unchanged(character: Character):
-    """Snapshot of everything a refused request must leave alone."""
-    character.refresh_from_db()
-    return (
-        character.version,
-        character.state,
-        list(character.items.values_list("name", "quantity", "worn")),
-        list(character.hirelings.values_list("name", flat=True)),
-        Roll.objects.filter(character=character).count(),
-    )
-
-
-def _refused(response, htmx: bool, message: str) -> None:
-    assert response.status_code == (422 if htmx else 400)
-    assert message in text_of(response)
 
 
 def _fraction(p: Fraction) -> str:
@@ -258,26 +221,26 @@ def test_the_sheet_shows_every_number(as_user, player, hero):
         block = re.search(rf'data-attribute="{attribute}">(.*?)</li>', page, re.S).group(1)
         assert f">{now}</span>" in block and f'data-base aria-label="rested {rested}">{rested}<' in block
     assert "lowered: 12 after a full rest" in page
-    assert cc_field(response, "level").startswith("1")
-    assert cc_field(response, "xp") == "1500 / 2000 for level 2 (500 to go)"
-    assert cc_field(response, "stamina") == "4 / 6"
-    assert cc_field(response, "stress") == "2 fills 2 slots"
-    assert cc_field(response, "av").startswith("2 of at most 4")
-    assert "Helmet 1" in cc_field(response, "av") and "Light armour (padded) 1" in cc_field(response, "av")
-    assert cc_field(response, "shield").startswith("Shield in hand")
-    assert cc_field(response, "supplies").startswith("2")
-    assert cc_field(response, "money") == "2m 5s 3p (543 p)"
-    assert cc_field(response, "faction").startswith("Law")
-    assert cc_field(response, "talents") == "Survival Herbalism Stealth"
+    assert _cc_field(response, "level").startswith("1")
+    assert _cc_field(response, "xp") == "1500 / 2000 for level 2 (500 to go)"
+    assert _cc_field(response, "stamina") == "4 / 6"
+    assert _cc_field(response, "stress") == "2 fills 2 slots"
+    assert _cc_field(response, "av").startswith("2 of at most 4")
+    assert "Helmet 1" in _cc_field(response, "av") and "Light armour (padded) 1" in _cc_field(response, "av")
+    assert _cc_field(response, "shield").startswith("Shield in hand")
+    assert _cc_field(response, "supplies").startswith("2")
+    assert _cc_field(response, "money") == "2m 5s 3p (543 p)"
+    assert _cc_field(response, "faction").startswith("Law")
+    assert _cc_field(response, "talents") == "Survival Herbalism Stealth"
     assert ">Sword — 240 pennies</option>" in page  # the shop's prices are in pennies
     assert "worn out: 1 damage, no criticals" in text_of(response)
     assert 'data-cc-status="fine"' in page and 'data-cc="doomed"' in page
-    assert "Doomed (6) Death follows you." in cc_field(response, "scars")
-    assert "Barrow silver +1500 XP 6m 5s" in cc_field(response, "ledger")
+    assert "Doomed (6) Death follows you." in _cc_field(response, "scars")
+    assert "Barrow silver +1500 XP 6m 5s" in _cc_field(response, "ledger")
     # Two Supplies, dagger, helmet, padded armour, sword (2), shield = 8 items, then 2 stress: all 10 slots
     # (STR or 10, whichever is higher, and STR is lowered to 10 now).
     assert slot_kinds(response) == ["item"] * 8 + ["stress"] * 2
-    assert cc_field(response, "slots") == "10 of 10 used"
+    assert _cc_field(response, "slots") == "10 of 10 used"
 
 
 @pytest.mark.parametrize(
@@ -365,7 +328,7 @@ def test_damage_to_deaths_door_then_the_dying_are_treated(as_user, player, gm, h
     assert hero.state["scars"][0]["name"] == data.SCARS[1]["name"]
     sheet = client.get(hero.get_absolute_url())
     assert 'data-cc-status="fine"' in sheet.content.decode()
-    assert data.SCARS[1]["name"] in cc_field(sheet, "scars")
+    assert data.SCARS[1]["name"] in _cc_field(sheet, "scars")
 
 
 @BOTH
@@ -379,8 +342,8 @@ def test_stamina_lowered_by_hand_to_zero_puts_them_on_deaths_door_and_the_d6_dec
     hero.refresh_from_db()
     assert (hero.state["stamina"], hero.state["status"]) == (0, "deaths_door")
     assert "It kills on 1–3." in text_of(client.get(hero.get_absolute_url()))
-    refused = post(client, roll_url(hero, "save"), {"attribute": "STR"}, htmx)
-    _refused(refused, htmx, "You are on Death's door: roll the d6 first.")
+    blocked = post(client, roll_url(hero, "save"), {"attribute": "STR"}, htmx)
+    refused(blocked, htmx, "You are on Death's door: roll the d6 first.")
     script(monkeypatch, [2])
     post(client, roll_url(hero, "deaths_door"), {}, htmx)
     hero.refresh_from_db()
@@ -434,7 +397,7 @@ def test_buying_from_the_catalogue_takes_pennies(as_user, player, hero, htmx):
     assert hero.state["coins"] == 360
     sword = hero.items.get(name="Sword")
     assert (sword.kind, sword.slots, sword.data, sword.catalogue_item) == ("weapon", 2, {"damage": 8}, entry)
-    assert cc_field(as_user(player).get(hero.get_absolute_url()), "money") == "1m 10s (360 p)"
+    assert _cc_field(as_user(player).get(hero.get_absolute_url()), "money") == "1m 10s (360 p)"
 
 
 @BOTH
@@ -452,7 +415,7 @@ def test_adding_free_and_wearing_armour_a_helmet_and_a_shield(as_user, player, h
     response = client.get(reverse("characters:region", args=[hero.pk, "vitals"]), **HTMX)
     assert re.search(r'data-track="av".*?<span data-value>2</span>', response.content.decode(), re.S)
     sheet = client.get(hero.get_absolute_url())
-    assert cc_field(sheet, "shield").startswith("Shield in hand")
+    assert _cc_field(sheet, "shield").startswith("Shield in hand")
 
 
 @BOTH
@@ -520,9 +483,9 @@ def test_the_faction_is_shown_to_the_owner_and_the_gm_only(as_user, player, gm, 
     """character-creation.md: the faction is secret (spec §002.2)."""
     for who in (player, gm):
         client = as_user(who)
-        assert cc_field(client.get(hero.get_absolute_url()), "faction").startswith("Law")
+        assert _cc_field(client.get(hero.get_absolute_url()), "faction").startswith("Law")
         details = client.get(reverse("characters:region", args=[hero.pk, "details"]), **HTMX)
-        assert cc_field(details, "faction").startswith("Law")
+        assert _cc_field(details, "faction").startswith("Law")
         exported = json.loads(client.get(reverse("characters:export", args=[hero.pk])).content)
         assert exported["state"]["faction"] == "Law"
     client = as_user(other_player)
@@ -598,68 +561,68 @@ def test_the_gm_rolls_morale_against_a_characters_sheet(as_user, gm, hero, monke
 
 
 @BOTH
-def test_pushing_with_no_empty_slot_is_refused(as_user, player, hero, htmx):
+def test_pushing_with_no_empty_slot_isrefused(as_user, player, hero, htmx):
     """seed 002, Pushing a Character: the stress needs an empty slot."""
     set_state(hero, stress=9)  # 3 items + 9 stress = 12 of 12
     before = unchanged(hero)
     response = post(as_user(player), roll_url(hero, "save"), {"attribute": "STR", "push": "on"}, htmx)
-    _refused(response, htmx, "Pushing needs an empty inventory slot for the stress, and every slot is full.")
+    refused(response, htmx, "Pushing needs an empty inventory slot for the stress, and every slot is full.")
     assert unchanged(hero) == before
 
 
 @BOTH
-def test_stress_by_hand_when_every_slot_is_full_is_refused(as_user, player, hero, htmx):
+def test_stress_by_hand_when_every_slot_is_full_isrefused(as_user, player, hero, htmx):
     set_state(hero, stress=9)
     before = unchanged(hero)
     response = post(
         as_user(player), reverse("characters:adjust", args=[hero.pk]), {"key": "stress", "delta": "1"}, htmx
     )
-    _refused(response, htmx, "Only 0 empty slot(s) for 1 stress. Drop an item first, or use Take stress")
+    refused(response, htmx, "Only 0 empty slot(s) for 1 stress. Drop an item first, or use Take stress")
     assert unchanged(hero) == before
 
 
 @BOTH
-def test_casting_at_power_six_is_refused(as_user, player, hero, htmx):
+def test_casting_at_power_six_isrefused(as_user, player, hero, htmx):
     """magic-spellcasting.md: Power runs from 1 to 5."""
     book = give(hero, "Grimoire", "spellbook", slots=2, grimoire=True, spells=[SPELL])
     before = unchanged(hero)
     response = post(as_user(player), roll_url(hero, "cast"), {"spell": f"{book.pk}|{SPELL}", "power": "6"}, htmx)
-    _refused(response, htmx, "Power must be at most 5.")
+    refused(response, htmx, "Power must be at most 5.")
     assert unchanged(hero) == before
 
 
 @BOTH
-def test_a_nineteenth_attribute_point_is_refused(as_user, player, hero, htmx):
+def test_a_nineteenth_attribute_point_isrefused(as_user, player, hero, htmx):
     """seed 002, Advancement: +1 to an attribute on levelling up, never past 18."""
     set_state(hero, xp=2000, attributes={**cc_state()["attributes"], "STR": {"current": 18, "base": 18}})
     before = unchanged(hero)
     response = post(as_user(player), roll_url(hero, "level_up"), {"attribute": "STR"}, htmx)
-    _refused(response, htmx, "STR is already 18, the most a score can be; raise another attribute.")
+    refused(response, htmx, "STR is already 18, the most a score can be; raise another attribute.")
     assert unchanged(hero) == before
 
 
 @BOTH
-def test_more_retainers_than_wil_allows_is_refused(as_user, player, hero, htmx):
+def test_more_retainers_than_wil_allows_isrefused(as_user, player, hero, htmx):
     """hired-help.md: WIL 3 keeps one retainer."""
     set_state(hero, attributes={**cc_state()["attributes"], "WIL": {"current": 3, "base": 3}})
     services.hireling_hire(character_id=hero.pk, choices={"kind": "retainer"}, by=player)
     before = unchanged(hero)
     response = post(as_user(player), reverse("characters:hire", args=[hero.pk]), {"kind": "retainer"}, htmx)
-    _refused(response, htmx, "With WIL 3 you can keep 1 retainer(s), and you have 1.")
+    refused(response, htmx, "With WIL 3 you can keep 1 retainer(s), and you have 1.")
     assert unchanged(hero) == before
 
 
 @BOTH
-def test_a_retainer_nobody_can_pay_is_refused(as_user, player, hero, htmx):
+def test_a_retainer_nobody_can_pay_isrefused(as_user, player, hero, htmx):
     set_state(hero, coins=59)
     before = unchanged(hero)
     response = post(as_user(player), reverse("characters:hire", args=[hero.pk]), {"kind": "retainer"}, htmx)
-    _refused(response, htmx, "A level 1 retainer wants 5s up front; you have 4s 11p.")
+    refused(response, htmx, "A level 1 retainer wants 5s up front; you have 4s 11p.")
     assert unchanged(hero) == before
 
 
 @BOTH
-def test_buying_without_the_pennies_is_refused(as_user, player, hero, htmx):
+def test_buying_without_the_pennies_isrefused(as_user, player, hero, htmx):
     set_state(hero, coins=100)
     entry = CatalogueItem.objects.get(system="chaos-conquest", name="Sword")
     before = unchanged(hero)
@@ -669,7 +632,7 @@ def test_buying_without_the_pennies_is_refused(as_user, player, hero, htmx):
         {"entry": entry.pk, "quantity": "1", "buy": "on"},
         htmx,
     )
-    _refused(response, htmx, "Sword costs 1m; you have 8s 4p.")
+    refused(response, htmx, "Sword costs 1m; you have 8s 4p.")
     assert unchanged(hero) == before
 
 
@@ -685,7 +648,7 @@ def test_buying_what_cannot_be_carried_keeps_the_pennies(as_user, player, hero, 
         {"entry": entry.pk, "quantity": "5", "buy": "on"},
         htmx,
     )
-    _refused(response, htmx, "No room for Sword")
+    refused(response, htmx, "No room for Sword")
     assert unchanged(hero) == before
 
 
@@ -697,3 +660,7 @@ def test_the_catalogue_is_loaded_and_staff_see_it_in_the_admin(client, django_us
     response = client.get(reverse("admin:characters_catalogueitem_changelist"), {"system__exact": "chaos-conquest"})
     assert response.status_code == 200
     assert "Medium armour (mail)" in text_of(response) and "Silver sword" in text_of(response)
+
+
+def _cc_field(response, name: str) -> str:
+    return field_text(response, "data-cc", name)

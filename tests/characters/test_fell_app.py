@@ -5,7 +5,6 @@ Every write is tried with and without htmx; "seed 000" is ../shared/seeds/000_72
 
 from __future__ import annotations
 
-import html
 import re
 from fractions import Fraction
 
@@ -20,11 +19,9 @@ from characters.models import CatalogueItem, Character, Hireling, Item, Roll
 from rules.dice import ScriptedRandom
 from rules.systems.fell_draft import SYSTEM
 from tests.characters.conftest import make_character
+from tests.pages import BOTH, HTMX, field_text, post, refused, text_of, unchanged
 
 pytestmark = pytest.mark.django_db
-
-HTMX = {"HTTP_HX_REQUEST": "true"}
-BOTH = pytest.mark.parametrize("htmx", [False, True], ids=["plain", "htmx"])
 
 
 @pytest.fixture(autouse=True)
@@ -57,36 +54,6 @@ def set_state(character: Character, **changes) -> Character:
     character.state = fell_state(**changes)
     character.save(update_fields=["state"])
     return character
-
-
-def text_of(response) -> str:
-    """The page as a person reads it: tags dropped, entities decoded, whitespace squeezed."""
-    body = re.sub(r"<[^>]+>", " ", response.content.decode())
-    return re.sub(r"\s+", " ", html.unescape(body))
-
-
-def fell_field(response, name: str) -> str:
-    """The text of the sheet's ``data-fell="name"`` element."""
-    page = response.content.decode()
-    match = re.search(rf'<(\w+)[^>]*data-fell="{name}"[^>]*>(?:<dt>.*?</dt>)?(.*?)</\1>', page, re.S)
-    assert match, f"no data-fell={name} on the page"
-    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", match.group(2)))).strip()
-
-
-def post(client, url: str, data: dict, htmx: bool):
-    return client.post(url, data, **(HTMX if htmx else {}))
-
-
-def unchanged(character: Character):
-    """Snapshot of everything a refused request must leave alone."""
-    character.refresh_from_db()
-    return (
-        character.version,
-        character.state,
-        list(character.items.values_list("name", "quantity", "worn")),
-        list(character.hirelings.values_list("name", flat=True)),
-        Roll.objects.filter(character=character).count(),
-    )
 
 
 @pytest.fixture
@@ -216,19 +183,19 @@ def test_the_sheet_shows_every_number(as_user, player, hero):
         assert f">d{die}<" in block
         assert f"<span data-points>{points}</span>" in block and f"<span data-points-max>{maximum}</span>" in block
     assert "hurt: d8 after a week" in page  # BOD was lowered by critical harm
-    assert fell_field(response, "hp").startswith("2 / 5")
-    assert fell_field(response, "protection").startswith("3") and "chainmail +2" in fell_field(response, "protection")
-    assert fell_field(response, "skill-die").startswith("d6")
-    assert fell_field(response, "spell-die").startswith("d12")
-    assert fell_field(response, "fatigue") == "1 every test rolls 1 step down"
-    assert fell_field(response, "deprived").startswith("Yes , 2 full days")
-    assert fell_field(response, "coins") == "37 coin"
-    assert fell_field(response, "slots").startswith("3 / 10")  # chainmail 2 + shield 1 of 4 + BOD 6
-    assert fell_field(response, "skills-count") == "2 of 6"
-    assert fell_field(response, "spells-count") == "1 of 10"
-    assert (fell_field(response, "background"), fell_field(response, "age")) == ("Hunter", "33")
-    assert fell_field(response, "traits") == "Physique: Brawny; Speech: Blunt"
-    assert "20 maximum HP" in fell_field(response, "retirement")
+    assert _fell_field(response, "hp").startswith("2 / 5")
+    assert _fell_field(response, "protection").startswith("3") and "chainmail +2" in _fell_field(response, "protection")
+    assert _fell_field(response, "skill-die").startswith("d6")
+    assert _fell_field(response, "spell-die").startswith("d12")
+    assert _fell_field(response, "fatigue") == "1 every test rolls 1 step down"
+    assert _fell_field(response, "deprived").startswith("Yes , 2 full days")
+    assert _fell_field(response, "coins") == "37 coin"
+    assert _fell_field(response, "slots").startswith("3 / 10")  # chainmail 2 + shield 1 of 4 + BOD 6
+    assert _fell_field(response, "skills-count") == "2 of 6"
+    assert _fell_field(response, "spells-count") == "1 of 10"
+    assert (_fell_field(response, "background"), _fell_field(response, "age")) == ("Hunter", "33")
+    assert _fell_field(response, "traits") == "Physique: Brawny; Speech: Blunt"
+    assert "20 maximum HP" in _fell_field(response, "retirement")
     assert "survival" in page and "Adhere" in page
 
 
@@ -306,7 +273,7 @@ def test_harm_past_zero_hp_goes_to_bod_and_a_failed_test_leaves_them_dying(
     sheet = client.get(hero.get_absolute_url())
     assert 'data-fell-state="dying"' in sheet.content.decode()
     assert "Unconscious and dying." in text_of(sheet)
-    assert fell_field(sheet, "hp").startswith("0 / 4")
+    assert _fell_field(sheet, "hp").startswith("0 / 4")
     table = as_user(gm).get(hero.campaign.get_absolute_url())
     card = re.search(rf'id="card-{hero.pk}".*?</article>', table.content.decode(), re.S).group(0)
     assert "Unconscious and dying" in card
@@ -387,13 +354,8 @@ def test_every_procedure_answers_odds_and_rolls_without_a_server_error(as_user, 
 # --- refusals change nothing ----------------------------------------------------------------------------
 
 
-def _refused(response, htmx: bool, message: str) -> None:
-    assert response.status_code == (422 if htmx else 400)
-    assert message in text_of(response)
-
-
 @BOTH
-def test_a_spell_past_wil_is_refused(as_user, player, hero, htmx):
+def test_a_spell_past_wil_isrefused(as_user, player, hero, htmx):
     """seed 000 (Spells): no more spells than WIL; a d4 WIL holds four."""
     set_state(hero, abilities={**fell_state()["abilities"], "WIL": {"die": 4, "full_die": 4, "points": 4}}, spell_die=6)
     hero.state["spells"] = ["Adhere", "Anchor", "Comprehend", "Command"]
@@ -402,36 +364,36 @@ def test_a_spell_past_wil_is_refused(as_user, player, hero, htmx):
     response = post(
         as_user(player), reverse("characters:roll", args=[hero.pk, "learn_spell"]), {"spell": "Arcane Eye"}, htmx
     )
-    _refused(response, htmx, "You already know 4 spells, as many as your WIL allows.")
+    refused(response, htmx, "You already know 4 spells, as many as your WIL allows.")
     assert unchanged(hero) == before
 
 
 @BOTH
 @pytest.mark.parametrize(("dn", "message"), [("0", "Difficulty number must be at least 1."), ("99", "at most 30")])
-def test_a_difficulty_off_the_scale_is_refused(as_user, gm, hero, dn, message, htmx):
+def test_a_difficulty_off_the_scale_isrefused(as_user, gm, hero, dn, message, htmx):
     """The GM sets the DN; one off the scale is refused readably."""
     before = unchanged(hero)
     response = post(as_user(gm), reverse("characters:roll", args=[hero.pk, "test"]), {"dn": dn}, htmx)
-    _refused(response, htmx, message)
+    refused(response, htmx, message)
     assert unchanged(hero) == before
     odds = as_user(gm).get(reverse("characters:odds", args=[hero.pk, "test"]), {"dn": dn})
     assert odds.status_code == 400 and message in text_of(odds)
 
 
 @BOTH
-def test_more_hirelings_than_wil_is_refused(as_user, player, hero, htmx):
+def test_more_hirelings_than_wil_isrefused(as_user, player, hero, htmx):
     """seed 000 (Hirelings): as many as WIL's face; a d4 WIL keeps four."""
     set_state(hero, abilities={**fell_state()["abilities"], "WIL": {"die": 4, "full_die": 4, "points": 4}})
     for _ in range(4):
         services.hireling_hire(character_id=hero.pk, choices={"background": "Hunter"}, by=player)
     before = unchanged(hero)
     response = post(as_user(player), reverse("characters:hire", args=[hero.pk]), {"name": "One too many"}, htmx)
-    _refused(response, htmx, "Your WIL lets you keep 4 hirelings, and you have them all.")
+    refused(response, htmx, "Your WIL lets you keep 4 hirelings, and you have them all.")
     assert unchanged(hero) == before
 
 
 @BOTH
-def test_buying_without_the_coin_is_refused(as_user, player, hero, htmx):
+def test_buying_without_the_coin_isrefused(as_user, player, hero, htmx):
     set_state(hero, coins=9)
     entry = CatalogueItem.objects.get(system="fell-draft", name="dagger")
     before = unchanged(hero)
@@ -441,7 +403,7 @@ def test_buying_without_the_coin_is_refused(as_user, player, hero, htmx):
         {"entry": entry.pk, "quantity": "1", "buy": "on"},
         htmx,
     )
-    _refused(response, htmx, "dagger costs 10 coin; you have 9 coin.")
+    refused(response, htmx, "dagger costs 10 coin; you have 9 coin.")
     assert unchanged(hero) == before
 
 
@@ -457,22 +419,22 @@ def test_buying_what_cannot_be_carried_keeps_the_coin(as_user, player, hero, htm
         {"entry": entry.pk, "buy": "on", "quantity": "12"},
         htmx,
     )
-    _refused(response, htmx, "No room for tent")
+    refused(response, htmx, "No room for tent")
     assert unchanged(hero) == before
 
 
 @BOTH
-def test_negative_harm_is_refused(as_user, player, hero, htmx):
+def test_negative_harm_isrefused(as_user, player, hero, htmx):
     before = unchanged(hero)
     response = post(as_user(player), reverse("characters:roll", args=[hero.pk, "take_harm"]), {"amount": "-3"}, htmx)
-    _refused(response, htmx, "Harm must be at least 0.")
+    refused(response, htmx, "Harm must be at least 0.")
     assert unchanged(hero) == before
 
 
 def test_the_hire_form_refuses_a_raise_off_the_ladder(as_user, player, hero):
     before = unchanged(hero)
     response = as_user(player).post(reverse("characters:hire", args=[hero.pk]), {"raise_WIL": "9"}, **HTMX)
-    _refused(response, True, "Raise WIL from d4 by must be at most 4.")
+    refused(response, True, "Raise WIL from d4 by must be at most 4.")
     assert unchanged(hero) == before
 
 
@@ -512,3 +474,7 @@ def test_the_admin_lists_the_fell_catalogue_by_system_and_kind(client, django_us
     page = response.content.decode()
     assert "longsword" in page and "battle axe" in page and "chainmail" not in page
     assert response.context["cl"].result_count == sum(1 for e in SYSTEM.catalogue() if e.kind == "weapon")
+
+
+def _fell_field(response, name: str) -> str:
+    return field_text(response, "data-fell", name)

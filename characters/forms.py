@@ -41,13 +41,21 @@ def _field(param: rules_base.Param, table_characters) -> forms.Field:
     return forms.CharField(max_length=200, required=False, **common)
 
 
+# What a roll form sends besides the procedure's own inputs.
+FORM_KEYS = {"csrfmiddlewaretoken", "visibility", "version", "system", "campaign"}
+
+
 def raw_params(procedure, sheet: rules_base.Sheet, query, *, gm: bool = True) -> dict:
     """Pick the procedure's inputs out of a QueryDict (lists for multi-choices), ignoring other keys.
 
     Inputs only the GM sets (a DN, say) are refused from anyone else; left out, the rules' default applies.
     """
     values: dict = {}
-    for param in procedure.params(sheet):
+    params = procedure.params(sheet)
+    unknown = sorted(set(query) - {p.name for p in params} - FORM_KEYS)
+    if unknown:
+        raise rules_base.RulesError(f"{procedure.label} has no option {', '.join(unknown)}.")
+    for param in params:
         if param.gm_only and not gm:
             if param.name in query:
                 raise rules_base.RulesError(f"Only the GM sets {param.label.lower()}.")

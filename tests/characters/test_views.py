@@ -172,9 +172,10 @@ def test_a_character_at_no_table_is_its_owners_own_game(player, as_user):
 
 def test_the_client_cannot_send_a_die_result(hero, player, as_user):
     response = as_user(player).post(reverse("characters:roll", args=[hero.pk, "test"]), {"face": "4"}, **HX)
-    # unknown keys are simply not read: the dice are the server's
-    assert response.status_code == 200
-    assert "face" not in Roll.objects.get(character=hero, procedure="test").inputs
+    # the dice are the server's: an input the rules do not have is refused, and nothing is rolled
+    assert response.status_code == 422
+    assert "has no option face" in response.content.decode()
+    assert not Roll.objects.filter(character=hero, procedure="test").exists()
 
 
 @pytest.mark.parametrize("delta", ["-3.5", "abc", "99999"])

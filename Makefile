@@ -31,6 +31,7 @@ run: $(VENV)/.installed-run
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 test: lint
 	$(BIN)/python -m pytest

@@ -135,9 +135,17 @@ class RollResult:
 class Procedure(Protocol):
     """A roll a person can make from a sheet (a test, a save, an attack, a rest...)."""
 
-    key: str
-    label: str
-    gm_only: bool  # offered on the GM's table rather than on a player's sheet (morale, party saves)
+    # Read-only properties, so frozen dataclasses satisfy the protocol.
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def gm_only(self) -> bool:
+        """Offered on the GM's side rather than on a player's sheet (morale, party saves)."""
+        ...
 
     def params(self, sheet: Sheet) -> tuple[Param, ...]:
         """The inputs, with choices drawn from this sheet (its weapons, skills, spells, hirelings)."""
@@ -152,9 +160,16 @@ class Procedure(Protocol):
 class GameSystem(Protocol):
     """The one interface every system module offers as ``SYSTEM``."""
 
-    id: str
-    name: str
-    coin_label: str  # how the sheet names money, e.g. "coin" or "pennies"
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def coin_label(self) -> str:
+        """How the sheet names money, e.g. "coin" or "pennies"."""
+        ...
 
     def default_state(self) -> dict[str, Any]: ...
 
@@ -272,10 +287,10 @@ def _coerce(p: Param, raw: Any) -> Any:
         except (TypeError, ValueError):
             raise RulesError(f"{p.label}: pick a character at the table.") from None
     if p.kind == "choice":
-        values = [v for v, _ in p.choices]
+        allowed = [v for v, _ in p.choices]
         if raw in (None, "") and p.default is not None:
             raw = p.default
-        if str(raw) not in values:
+        if str(raw) not in allowed:
             raise RulesError(f"{p.label}: choose one of {', '.join(label for _, label in p.choices)}.")
         return str(raw)
     return "" if raw is None else str(raw)[:200]

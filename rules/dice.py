@@ -545,7 +545,8 @@ def _three_odds(
 ) -> tuple[tuple[str, Fraction], ...]:
     _check_three(success_at, fail_at, mode)
     # Fortune's Favor keeps the higher of 2d20, Misfortune the lower (seed 003; spec §003.4).
-    d20s, how = ((20,), "sum") if mode == "plain" else ((20, 20), "highest" if mode == "favor" else "lowest")
+    how: PoolHow = "sum" if mode == "plain" else "highest" if mode == "favor" else "lowest"
+    d20s = (20,) if mode == "plain" else (20, 20)
     kept = _pool_counts(d20s, how)
     extra = _pool_counts(extra_dice, "sum")
     counts = dict.fromkeys(THREE_OUTCOMES, 0)

@@ -1279,7 +1279,7 @@ class AttackProcedure:
         a = self._setup(sheet, p)
         odds = _damage_odds(attack_distribution(a.weapons, a.av, [s for s, _ in a.bonus], a.impaired))
         fx = _Effects(sheet)
-        hits = []
+        hits: list[dict[str, Any]] = []
         for t in range(p["targets"]):
             damage, crit, pick = self._strike(a, rng, fx)
             w = a.weapons[pick]

@@ -74,6 +74,7 @@ from rules.data import fell_draft as data
 from rules.dice import (
     LADDER,
     DieRoll,
+    Overflow,
     RandomSource,
     dice_label,
     die_dist,
@@ -99,7 +100,7 @@ HIRELING_HP = 3
 SPELL_COST = 100  # components to learn a spell (seed 000, Spells)
 RETIRE_HP = 20
 STARTING_HP = 4  # creation: "Or start with 4 HP"
-OVERFLOW = "bonus_die"  # seed 000, Dice Ladder: above d12 add a bonus die from the bottom rung
+OVERFLOW: Overflow = "bonus_die"  # seed 000, Dice Ladder: above d12 add a bonus die from the bottom rung
 
 # --- state ------------------------------------------------------------------------------------
 

@@ -561,7 +561,7 @@ def test_the_gm_rolls_morale_against_a_characters_sheet(as_user, gm, hero, monke
 
 
 @BOTH
-def test_pushing_with_no_empty_slot_isrefused(as_user, player, hero, htmx):
+def test_pushing_with_no_empty_slot_is_refused(as_user, player, hero, htmx):
     """seed 002, Pushing a Character: the stress needs an empty slot."""
     set_state(hero, stress=9)  # 3 items + 9 stress = 12 of 12
     before = unchanged(hero)
@@ -571,7 +571,7 @@ def test_pushing_with_no_empty_slot_isrefused(as_user, player, hero, htmx):
 
 
 @BOTH
-def test_stress_by_hand_when_every_slot_is_full_isrefused(as_user, player, hero, htmx):
+def test_stress_by_hand_when_every_slot_is_full_is_refused(as_user, player, hero, htmx):
     set_state(hero, stress=9)
     before = unchanged(hero)
     response = post(
@@ -582,7 +582,7 @@ def test_stress_by_hand_when_every_slot_is_full_isrefused(as_user, player, hero,
 
 
 @BOTH
-def test_casting_at_power_six_isrefused(as_user, player, hero, htmx):
+def test_casting_at_power_six_is_refused(as_user, player, hero, htmx):
     """magic-spellcasting.md: Power runs from 1 to 5."""
     book = give(hero, "Grimoire", "spellbook", slots=2, grimoire=True, spells=[SPELL])
     before = unchanged(hero)
@@ -592,7 +592,7 @@ def test_casting_at_power_six_isrefused(as_user, player, hero, htmx):
 
 
 @BOTH
-def test_a_nineteenth_attribute_point_isrefused(as_user, player, hero, htmx):
+def test_a_nineteenth_attribute_point_is_refused(as_user, player, hero, htmx):
     """seed 002, Advancement: +1 to an attribute on levelling up, never past 18."""
     set_state(hero, xp=2000, attributes={**cc_state()["attributes"], "STR": {"current": 18, "base": 18}})
     before = unchanged(hero)
@@ -602,7 +602,7 @@ def test_a_nineteenth_attribute_point_isrefused(as_user, player, hero, htmx):
 
 
 @BOTH
-def test_more_retainers_than_wil_allows_isrefused(as_user, player, hero, htmx):
+def test_more_retainers_than_wil_allows_is_refused(as_user, player, hero, htmx):
     """hired-help.md: WIL 3 keeps one retainer."""
     set_state(hero, attributes={**cc_state()["attributes"], "WIL": {"current": 3, "base": 3}})
     services.hireling_hire(character_id=hero.pk, choices={"kind": "retainer"}, by=player)
@@ -613,7 +613,7 @@ def test_more_retainers_than_wil_allows_isrefused(as_user, player, hero, htmx):
 
 
 @BOTH
-def test_a_retainer_nobody_can_pay_isrefused(as_user, player, hero, htmx):
+def test_a_retainer_nobody_can_pay_is_refused(as_user, player, hero, htmx):
     set_state(hero, coins=59)
     before = unchanged(hero)
     response = post(as_user(player), reverse("characters:hire", args=[hero.pk]), {"kind": "retainer"}, htmx)
@@ -622,7 +622,7 @@ def test_a_retainer_nobody_can_pay_isrefused(as_user, player, hero, htmx):
 
 
 @BOTH
-def test_buying_without_the_pennies_isrefused(as_user, player, hero, htmx):
+def test_buying_without_the_pennies_is_refused(as_user, player, hero, htmx):
     set_state(hero, coins=100)
     entry = CatalogueItem.objects.get(system="chaos-conquest", name="Sword")
     before = unchanged(hero)

@@ -355,7 +355,7 @@ def test_every_procedure_answers_odds_and_rolls_without_a_server_error(as_user, 
 
 
 @BOTH
-def test_a_spell_past_wil_isrefused(as_user, player, hero, htmx):
+def test_a_spell_past_wil_is_refused(as_user, player, hero, htmx):
     """seed 000 (Spells): no more spells than WIL; a d4 WIL holds four."""
     set_state(hero, abilities={**fell_state()["abilities"], "WIL": {"die": 4, "full_die": 4, "points": 4}}, spell_die=6)
     hero.state["spells"] = ["Adhere", "Anchor", "Comprehend", "Command"]
@@ -370,7 +370,7 @@ def test_a_spell_past_wil_isrefused(as_user, player, hero, htmx):
 
 @BOTH
 @pytest.mark.parametrize(("dn", "message"), [("0", "Difficulty number must be at least 1."), ("99", "at most 30")])
-def test_a_difficulty_off_the_scale_isrefused(as_user, gm, hero, dn, message, htmx):
+def test_a_difficulty_off_the_scale_is_refused(as_user, gm, hero, dn, message, htmx):
     """The GM sets the DN; one off the scale is refused readably."""
     before = unchanged(hero)
     response = post(as_user(gm), reverse("characters:roll", args=[hero.pk, "test"]), {"dn": dn}, htmx)
@@ -381,7 +381,7 @@ def test_a_difficulty_off_the_scale_isrefused(as_user, gm, hero, dn, message, ht
 
 
 @BOTH
-def test_more_hirelings_than_wil_isrefused(as_user, player, hero, htmx):
+def test_more_hirelings_than_wil_is_refused(as_user, player, hero, htmx):
     """seed 000 (Hirelings): as many as WIL's face; a d4 WIL keeps four."""
     set_state(hero, abilities={**fell_state()["abilities"], "WIL": {"die": 4, "full_die": 4, "points": 4}})
     for _ in range(4):
@@ -393,7 +393,7 @@ def test_more_hirelings_than_wil_isrefused(as_user, player, hero, htmx):
 
 
 @BOTH
-def test_buying_without_the_coin_isrefused(as_user, player, hero, htmx):
+def test_buying_without_the_coin_is_refused(as_user, player, hero, htmx):
     set_state(hero, coins=9)
     entry = CatalogueItem.objects.get(system="fell-draft", name="dagger")
     before = unchanged(hero)
@@ -424,7 +424,7 @@ def test_buying_what_cannot_be_carried_keeps_the_coin(as_user, player, hero, htm
 
 
 @BOTH
-def test_negative_harm_isrefused(as_user, player, hero, htmx):
+def test_negative_harm_is_refused(as_user, player, hero, htmx):
     before = unchanged(hero)
     response = post(as_user(player), reverse("characters:roll", args=[hero.pk, "take_harm"]), {"amount": "-3"}, htmx)
     refused(response, htmx, "Harm must be at least 0.")

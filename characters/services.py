@@ -335,13 +335,18 @@ def catalogue_to_item(entry: CatalogueItem, quantity: int = 1) -> rules_base.Ite
 
 
 @transaction.atomic
-def item_add_from_catalogue(*, character_id: int, entry_id: int, by, buy: bool = False, quantity: int = 1) -> Item:
+def item_add_from_catalogue(
+    *, character_id: int, entry_id: int, by, buy: bool = False, quantity: int = 1
+) -> Item | None:
+    """Add a catalogue item (free, or bought). A service is paid for and leaves nothing to carry: None."""
     character = _lock(character_id)
     entry = CatalogueItem.objects.filter(pk=entry_id, system=character.system, available=True).first()
     if entry is None:
         raise RulesError("That item is not in this system's equipment list.")
     if not 1 <= quantity <= 100:
         raise RulesError("Take between 1 and 100 at a time.")
+    if entry.kind == Item.Kind.SERVICE and not buy:
+        raise RulesError(f"{entry.name} is a service: buy it, there is nothing to carry.")
     if buy:
         rules = system_for(character.system)
         if entry.cost is None:
@@ -353,6 +358,9 @@ def item_add_from_catalogue(*, character_id: int, entry_id: int, by, buy: bool =
         state = {**character.state, "coins": coins - price}
         character.state = rules.validate_state(state)
         character.save(update_fields=["state"])
+    if entry.kind == Item.Kind.SERVICE:
+        _touch(character, by=by, what=f"Paid for {entry.name}")
+        return None
     item = catalogue_to_item(entry, quantity)
     _check_carry(character, item)
     row = _item_row(character, item, _next_position(character), entry)

@@ -227,3 +227,16 @@ def test_scripted_dice_make_outcomes_exact(hero, player):
         character_id=hero.pk, procedure="test", params={"ability": "BOD"}, by=player, rng=rng
     )
     assert roll.outcome == "pass"
+
+
+def test_a_service_is_paid_for_and_leaves_nothing_to_carry(hero, player):
+    from characters.models import CatalogueItem
+
+    inn = CatalogueItem.objects.create(system="fell-draft", name="Night at an inn", kind="service", cost=2, slots=0)
+    items, coins = hero.items.count(), hero.state["coins"]
+    with pytest.raises(RulesError, match="is a service"):
+        services.item_add_from_catalogue(character_id=hero.pk, entry_id=inn.pk, by=player)
+    assert services.item_add_from_catalogue(character_id=hero.pk, entry_id=inn.pk, by=player, buy=True) is None
+    hero.refresh_from_db()
+    assert (hero.items.count(), hero.state["coins"]) == (items, coins - 2)
+    assert hero.changes.first().what == "Paid for Night at an inn"

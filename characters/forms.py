@@ -42,7 +42,7 @@ def _field(param: rules_base.Param, table_characters) -> forms.Field:
 
 
 # What a roll form sends besides the procedure's own inputs.
-FORM_KEYS = {"csrfmiddlewaretoken", "visibility", "version", "system", "campaign"}
+FORM_KEYS = {"csrfmiddlewaretoken", "visibility", "version", "system", "campaign", "next"}
 
 
 def raw_params(procedure, sheet: rules_base.Sheet, query, *, gm: bool = True) -> dict:

@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import select_template
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
@@ -101,6 +102,7 @@ def sheet_context(request, character: Character, *, controls: bool = True, **ext
         conditions=rules.conditions(sheet),
         coins=rules.format_money(int(state.get("coins", 0) or 0)) if "coins" in state else None,
         hireling_limit=rules.hireling_limit(sheet),
+        hireling_count=_limited_count(rules, hirelings),
         recent_rolls=list(
             rolls_visible_to(request.user).filter(character=character).select_related("roller", "character")[:10]
         ),
@@ -125,6 +127,12 @@ def sheet_context(request, character: Character, *, controls: bool = True, **ext
         context["custom_item_form"] = CustomItemForm(auto_id="id_item_%s")
         context["visibility_form"] = VisibilityForm()
     return context
+
+
+def _limited_count(rules, hirelings) -> int:
+    """How many of the hirelings count against the system's limit (all, unless it names the kinds)."""
+    kinds = getattr(rules, "limited_hireling_kinds", None)
+    return len(hirelings) if kinds is None else sum(1 for h in hirelings if h.kind in kinds)
 
 
 def acts_as_gm(user, character: Character) -> bool:
@@ -152,12 +160,15 @@ def _editable(request, pk: int) -> Character:
 
 
 def _respond(request, character: Character, primary: str, *, error: str = "", extra: dict | None = None):
-    """htmx: the changed region (plus the others out of band); plain POST: back to the sheet."""
+    """htmx: the changed region (plus the others out of band); plain POST: back where it came from."""
     character.refresh_from_db()
     if not request.htmx:
         if error:
             context = sheet_context(request, character, error=error, error_region=primary, **(extra or {}))
             return render(request, "characters/sheet.html", context, status=400)
+        back = request.POST.get("next", "")
+        if back and url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+            return redirect(back)  # e.g. a party save made from the GM's table goes back to the table
         return redirect(character)
     context = sheet_context(request, character, controls=False, error=error, error_region=primary, **(extra or {}))
     parts = [render(request, f"characters/sheet.html#{primary}", context).content.decode()]

@@ -2772,6 +2772,8 @@ class ChaosConquest:
     credit: str = data.CREDIT
     # character-creation.md (spec §002): the faction is secret; the app shows it to the owner and the GM only.
     private_fields: tuple[str, ...] = ("faction",)
+    # hireling_limit() caps retainers only: porters and other paid help do not count against WIL.
+    limited_hireling_kinds: tuple[str, ...] = ("retainer",)
 
     def default_state(self) -> dict[str, Any]:
         return _default_state()

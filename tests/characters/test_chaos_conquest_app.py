@@ -664,3 +664,26 @@ def test_the_catalogue_is_loaded_and_staff_see_it_in_the_admin(client, django_us
 
 def _cc_field(response, name: str) -> str:
     return field_text(response, "data-cc", name)
+
+
+def test_only_retainers_count_against_the_wil_limit(as_user, player, hero):
+    """hired-help.md: WIL caps retainers; porters and other paid help do not count."""
+    Hireling.objects.create(character=hero, name="Porter", kind="hireling", state={}, wage=8)
+    Hireling.objects.create(character=hero, name="Squire", kind="retainer", state={}, wage=0)
+    page = as_user(player).get(reverse("characters:region", args=[hero.pk, "hirelings"])).content.decode()
+    limit = SYSTEM.hireling_limit(hero.to_sheet())
+    assert f"(1/{limit} retainers)" in page
+
+
+def test_a_plain_party_save_from_the_table_goes_back_to_the_table(as_user, gm, hero, rival):
+    response = as_user(gm).post(
+        reverse("characters:roll", args=[hero.pk, "party_save"]),
+        {"attribute": "STR", "member1": rival.pk, "next": hero.campaign.get_absolute_url()},
+    )
+    assert response.status_code == 302
+    assert response["Location"] == hero.campaign.get_absolute_url()
+    response = as_user(gm).post(
+        reverse("characters:roll", args=[hero.pk, "party_save"]),
+        {"attribute": "STR", "member1": rival.pk, "next": "https://evil.example/"},
+    )
+    assert response["Location"] == hero.get_absolute_url()

@@ -69,8 +69,12 @@ def card(request: HtmxHttpRequest, pk: int, character_id: int) -> HttpResponse:
     cards = party_cards(campaign, only_id=character_id)
     if not cards:
         raise Http404
-    context = {**_table_context(request, campaign, with_party=False), "card": cards[0]}
-    return render(request, "campaigns/detail.html#card", context)
+    return render(request, "campaigns/detail.html#card", _card_context(request, campaign, cards[0]))
+
+
+def _card_context(request, campaign: Campaign, card, error: str = "") -> dict:
+    """Just what one card needs: every open table page re-fetches it on each change to that character."""
+    return {"campaign": campaign, "membership": membership_of(request.user, campaign), "card": card, "error": error}
 
 
 @require_GET
@@ -85,7 +89,7 @@ def older_rolls(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return render(request, "campaigns/detail.html#older", context)
 
 
-def _table_context(request, campaign: Campaign, *, with_party: bool = True) -> dict:
+def _table_context(request, campaign: Campaign) -> dict:
     membership = membership_of(request.user, campaign)
     memberships = list(campaign.memberships.select_related("user"))
     present = live.present_user_ids(campaign.pk)
@@ -97,7 +101,7 @@ def _table_context(request, campaign: Campaign, *, with_party: bool = True) -> d
         "present": present,
         "rolls": rolls,
         "has_older": has_older,
-        "cards": party_cards(campaign) if with_party else [],
+        "cards": party_cards(campaign),
     }
     if membership.is_gm:
         context["invite_url"] = request.build_absolute_uri(reverse("campaigns:join", args=[campaign.invite_code]))
@@ -174,7 +178,7 @@ def card_adjust(request: HtmxHttpRequest, pk: int, character_id: int) -> HttpRes
             messages.error(request, error)
         return redirect(campaign)
     cards = party_cards(campaign, only_id=character.pk)
-    context = {**_table_context(request, campaign, with_party=False), "card": cards[0], "error": error}
+    context = _card_context(request, campaign, cards[0], error)
     return render(request, "campaigns/detail.html#card", context, status=422 if error else 200)
 
 

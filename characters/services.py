@@ -144,17 +144,6 @@ def character_adjust(*, character_id: int, key: str, delta: int, by) -> Characte
     return _save_state(character, state, by=by, what=f"{track.label} {delta:+d}")
 
 
-@transaction.atomic
-def character_update_state(
-    *, character_id: int, changes: Mapping[str, Any], by, expected_version: int | None, what: str
-) -> Character:
-    """A form that edits several fields at once: refused if the sheet changed since it was drawn."""
-    character = _lock(character_id)
-    _check_version(character, expected_version)
-    state = {**character.state, **changes}
-    return _save_state(character, state, by=by, what=what)
-
-
 def character_odds(character: Character, procedure_key: str, raw_params: Mapping[str, Any]):
     """The exact odds of a procedure with these modifiers, without rolling (for the live odds panel)."""
     rules = system_for(character.system)

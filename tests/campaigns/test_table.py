@@ -170,3 +170,11 @@ def test_a_character_leaving_with_its_player_leaves_the_table(hero, player, as_u
 
 def test_make_character_helper_is_usable(player, campaign):
     assert make_character(player, campaign, name="Extra").campaign == campaign
+
+
+def test_a_card_refetch_costs_a_few_queries(hero, gm, as_user, django_assert_max_num_queries):
+    """Every open table page re-fetches a card on each change to its character: keep it cheap."""
+    client = as_user(gm)
+    url = reverse("campaigns:card", args=[hero.campaign_id, hero.pk])
+    with django_assert_max_num_queries(8):
+        assert client.get(url).status_code == 200

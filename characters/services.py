@@ -204,7 +204,11 @@ def character_roll(
     result = proc.roll(sheet, resolved, rng or system_random())
     roll = _store_roll(character, result, by=by, visibility=visibility)
     _apply_result(character, result, by=by)
-    if result.opponent_state is not None and opponents:
+    for name, other_state in result.other_states.items():
+        if f"{name}__character" in opponents:
+            other = opponents[f"{name}__character"]
+            _save_state(other, other_state, by=by, what=f"{result.label} by {character.name}")
+    if result.opponent_state is not None and opponents and not result.other_states:
         other = next(iter(opponents.values()))
         _save_state(other, result.opponent_state, by=by, what=f"{result.label} by {character.name}")
     if result.state is None and not _changes_items(result):

@@ -129,6 +129,10 @@ class RollResult:
     items_changed: tuple[Item, ...] = ()  # replaced by Item.id
     hirelings_changed: tuple[Hireling, ...] = ()  # replaced by Hireling.id
     opponent_state: Mapping[str, Any] | None = None  # new state of a "character" param's sheet, if changed
+    # New states of "character" params' sheets, by param name, when a roll changes more than one of them
+    # (a helper's spell die backlashing and an opponent's, or an ally beside a target); the app saves these
+    # in place of opponent_state when any are given.
+    other_states: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 @runtime_checkable

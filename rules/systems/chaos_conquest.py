@@ -51,6 +51,14 @@ Where the seed and the spec differ
 ----------------------------------
 We found no rule where spec §002 contradicts the seed; these are the places where one says more
 than the other, and what we did:
+- Level-up at the cap: the seed says "No attribute score can be increased above 18"; the spec's
+  "+1 to one attribute (max 18)" could read as a precondition. With every attribute at 18 the seed
+  caps the rise and the level still comes, with its stamina roll.
+- Stress that kills: spec §002.7 lists stress sources; the seed says a character whose every slot
+  holds stress dies, and stress with no slot costs d6 damage each. A push, a failed casting save, a
+  mishap, a party-save leader's cover or a scar that shrinks the slots can therefore kill, so the
+  odds of those rolls show death (and the dying) with its exact chance. A push that fills the last
+  slot kills before the save is rolled; a failed save's stress that kills ends the cast unresolved.
 - Night's rest when sleep is interrupted: spec §002.6 (from Camp) says only that no stamina comes
   back; the seed's Night's Rest needs "a full night's rest of two watches", which an interrupted
   night is not, so we give neither stamina nor the stress removal (the ration is still eaten).
@@ -79,6 +87,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import replace as _replace
 from fractions import Fraction
+from functools import lru_cache
 from itertools import product
 from typing import Any
 
@@ -763,6 +772,54 @@ def _add_stress(fx: _Effects, amount: int, drop: Sequence[str], rng: RandomSourc
     _stress_death(fx)
 
 
+class _Tally:
+    """A random source for working out odds: every die shows its lowest face, and the dice are counted.
+
+    Stress that finds no slot costs d6 damage each; run with this, a roll's effects show how many such
+    dice it needs, and whether even the least damage already kills.
+    """
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def randint(self, a: int, b: int) -> int:
+        self.calls += 1
+        return a
+
+
+def _at_least(count: int, sides: int, total: int) -> Fraction:
+    """P(count dice of ``sides`` sum to ``total`` or more)."""
+    return sum((p for v, p in sum_dist((sides,) * count).items() if v >= total), Fraction(0))
+
+
+def _stress_fates(sheet: Sheet, amount: int, drop: Sequence[str]) -> dict[str, Fraction]:
+    """What taking ``amount`` stress does, exactly: "fine", "dying" or "dead" (seed 002, Inventory &
+    Stress: all slots full of stress is death; stress with no slot is d6 damage each, and damage to 0
+    or less is Death's door)."""
+    state = _st(sheet)
+    if amount <= 0 or state["status"] == "dead":  # as _add_stress: nothing is added
+        return {"fine": Fraction(1)}
+    fx, tally = _Effects(sheet), _Tally()
+    _add_stress(fx, amount, drop, tally, "")
+    after = fx.state
+    if after["stress"] >= _slots_max(after):
+        return {"dead": Fraction(1)}
+    if not tally.calls:
+        return {"fine": Fraction(1)}
+    door = deaths_door_death_chance(bool(state["doomed"]))
+    # When even the least damage (1 a die) reaches Death's door, every roll does; otherwise the dice decide.
+    hit = _at_least(tally.calls, 6, state["stamina"]) if after["stamina"] > 0 else Fraction(1)
+    return {"fine": 1 - hit, "dying": hit * (1 - door), "dead": hit * door}
+
+
+def _push_kills(save: _Save | None, state: Mapping[str, Any]) -> bool:
+    """Seed 002 (Pushing; Inventory & Stress): the push's stress fills the last slot, so every slot holds stress."""
+    return save is not None and save.push and state["stress"] + 1 >= _slots_max(state)
+
+
+DEATH = Odds((("dies", Fraction(1)),), success_keys=())
+
+
 # --- saves ------------------------------------------------------------------------------------
 
 ATTRIBUTE_CHOICES = tuple((a, a) for a in ATTRIBUTES)
@@ -880,6 +937,8 @@ def _roll_save(fx: _Effects, save: _Save, rng: RandomSource) -> tuple[bool, int 
     """Roll it (pushing first), adding the dice to ``fx``; returns (success, kept face)."""
     if save.push:
         _add_stress(fx, 1, (), rng, "Pushed")
+        if fx.state["status"] == "dead":
+            return False, None  # the push's stress filled the last slot: nobody is left to roll
     if save.auto:
         fx.say(f"{save.attribute} save: the GM rules an automatic success.")
         return True, None
@@ -942,14 +1001,18 @@ class SaveProcedure:
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = _clean(self, sheet, params)
-        return _save_odds(_save_setup(sheet, _st(sheet), p))
+        state = _st(sheet)
+        save = _save_setup(sheet, state, p)
+        return DEATH if _push_kills(save, state) else _save_odds(save)
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = _clean(self, sheet, params)
         fx = _Effects(sheet)
         save = _save_setup(sheet, fx.state, p)
-        odds = _save_odds(save)
+        odds = self.odds(sheet, p)
         ok, face = _roll_save(fx, save, rng)
+        if fx.state["status"] == "dead":
+            return fx.result(self, "dies", odds, _inputs(p))
         if save.may_auto and not save.auto:
             fx.say("Talent and equipment together: the GM may rule this an automatic success.")
         fx.details.update(
@@ -989,7 +1052,10 @@ class OpposedSaveProcedure:
         )
 
     def _setup(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[_Save, Odds]:
-        save = _save_setup(sheet, _st(sheet), p)
+        state = _st(sheet)
+        save = _save_setup(sheet, state, p)
+        if _push_kills(save, state):
+            return save, DEATH
         o = opposed_odds(save.target, save.mode, p["skill"], p["npc_mode"])
         return save, Odds(tuple(o.items()), success_keys=("win",))
 
@@ -1001,6 +1067,8 @@ class OpposedSaveProcedure:
         fx = _Effects(sheet)
         save, odds = self._setup(sheet, p)
         _, face = _roll_save(fx, save, rng)
+        if fx.state["status"] == "dead":
+            return fx.result(self, "dies", odds, _inputs(p))
         npc_dice, npc_ok, npc_face = roll_under(rng, p["skill"], p["npc_mode"], label="NPC Skill")
         fx.dice += npc_dice
         assert face is not None
@@ -1062,14 +1130,21 @@ class PartySaveProcedure:
         chances = [save_chance(t, m) for _, t, m in people[1:]]
         all_fail = (1 - leader_pass) * math.prod((1 - c for c in chances), start=Fraction(1))
         fails = _failures_dist(chances)
-        outcomes: list[tuple[str, Fraction]] = []
+        outcomes: dict[str, Fraction] = {}
         for k in sorted(fails):
             # P(party fails and k members fail) is nonzero only when everyone fails (k = all members).
             failed = all_fail if k == len(chances) else Fraction(0)
-            outcomes.append((f"pass_stress_{k}", fails[k] - failed))
-        outcomes.append(("fail", all_fail))
-        keys = tuple(k for k, _ in outcomes if k != "fail")
-        return people, Odds(tuple((k, v) for k, v in outcomes if v or k == "fail"), success_keys=keys)
+            # The leader's stress can fill the last slot, or find none and cost d6 damage each.
+            fates = _stress_fates(sheet, k, p["drop"])
+            for name, q in ((f"pass_stress_{k}", fails[k] - failed), ("fail", failed)):
+                base = "pass" if name != "fail" else "fail"
+                outcomes[name] = outcomes.get(name, Fraction(0)) + q * fates.get("fine", Fraction(0))
+                for fate in ("dying", "dead"):
+                    key = f"{base}_leader_{'dies' if fate == 'dead' else 'dying'}"
+                    outcomes[key] = outcomes.get(key, Fraction(0)) + q * fates.get(fate, Fraction(0))
+        rows = tuple((k, v) for k, v in outcomes.items() if v or k == "fail")
+        keys = tuple(k for k, _ in rows if k.startswith("pass"))
+        return people, Odds(rows, success_keys=keys)
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         return self._setup(sheet, _clean(self, sheet, params))[1]
@@ -1090,6 +1165,8 @@ class PartySaveProcedure:
         _add_stress(fx, failed_members, p["drop"], rng, f"{failed_members} member(s) failed; the leader covers")
         fx.details.update({"results": results, "failed_members": failed_members})
         outcome = f"pass_stress_{failed_members}" if passed else "fail"
+        if fx.state["status"] in ("dead", "dying"):
+            outcome = f"{'pass' if passed else 'fail'}_leader_{'dies' if fx.state['status'] == 'dead' else 'dying'}"
         return fx.result(self, outcome, odds, _inputs(p))
 
 
@@ -1509,7 +1586,21 @@ class TreatProcedure:
         else:
             c = save_chance(wil, mode)
             odds = Odds((("saved", c), ("dies", 1 - c)), success_keys=("saved",))
+        saved = odds.of("saved")
+        if saved and p["patient"] == "self":
+            # The scar that follows can lower STR, and fewer slots can leave every one full of stress.
+            shrink = Fraction(sum(1 for n in data.SCARS if self._scar_kills(body, n)), len(data.SCARS))
+            odds = Odds((("saved", saved * (1 - shrink)), ("dies", 1 - saved * (1 - shrink))), success_keys=("saved",))
         return wil, mode, notes, odds
+
+    @staticmethod
+    def _scar_kills(body: Mapping[str, Any], face: int) -> bool:
+        row = data.SCARS[face]
+        if row["effect"] not in ("lose", "chronic") or (row.get("attribute", "STR") != "STR"):
+            return False
+        after = copy.deepcopy(dict(body))
+        _lower(after, "STR", 2 if row["effect"] == "chronic" else row["amount"], permanent=True)
+        return after["stress"] >= _slots_max(after)
 
     def _body(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[Hireling | None, dict[str, Any]]:
         if p["patient"] == "self":
@@ -1550,7 +1641,7 @@ class TreatProcedure:
         if helper is None:
             _stress_death(fx)  # a scar can lower STR and so the slots (spec §002.13.10)
         fx.details["notes"] = notes
-        result = fx.result(self, "saved" if ok else "dies", odds, _inputs(p))
+        result = fx.result(self, "saved" if body["status"] != "dead" else "dies", odds, _inputs(p))
         if helper is not None:
             result = _replace(result, hirelings_changed=(_helper_changed(helper, body),))
         return result
@@ -1872,18 +1963,25 @@ class StressProcedure:
             _drop_param(sheet),
         )
 
-    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> None:
+    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
+        p = _clean(self, sheet, params)
         _able(_st(sheet))
-        return None
+        fates = _stress_fates(sheet, p["amount"], p["drop"])
+        rows = (
+            ("stressed", fates.get("fine", Fraction(0))),
+            ("dying", fates.get("dying", Fraction(0))),
+            ("dies", fates.get("dead", Fraction(0))),
+        )
+        return Odds(tuple(r for r in rows if r[1] or r[0] == "stressed"), success_keys=("stressed",))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = _clean(self, sheet, params)
-        self.odds(sheet, p)
+        odds = self.odds(sheet, p)
         fx = _Effects(sheet)
         why = {"camp": "No camp", "watch": "A long day on the road"}.get(p["reason"], "Strain")
         _add_stress(fx, p["amount"], p["drop"], rng, why)
-        outcome = "dies" if fx.state["status"] == "dead" else "stressed"
-        return fx.result(self, outcome, None, _inputs(p), total=fx.state["stress"])
+        outcome = {"dead": "dies", "dying": "dying"}.get(fx.state["status"], "stressed")
+        return fx.result(self, outcome, odds, _inputs(p), total=fx.state["stress"])
 
 
 def _worn_weapons(items: Sequence[Item]) -> dict[str, Item]:
@@ -2136,28 +2234,50 @@ class CastProcedure:
         save = None if scroll else _save_setup(sheet, state, {**p, "attribute": "WIL", "equipment": False})
         return _Cast(item, spell, scroll, p["power"], cost, save)
 
-    def _odds(self, sheet: Sheet, c: _Cast) -> Odds:
-        if _st(sheet)["stamina"] - c.cost <= 0:
-            return Odds((("dies", Fraction(1)),), success_keys=())
+    def _odds(self, sheet: Sheet, c: _Cast, drop: Sequence[str] = ()) -> Odds:
+        """Every outcome, exactly: the save, the stress a failure adds, the Power dice and their mishap.
+
+        Stress can kill (seed 002, Inventory & Stress): filling the last slot, or with no slot left as
+        d6 damage that takes the caster to 0 (and casting to 0 is death). Each branch is run with
+        ``_Tally`` dice; those d6s then kill when their sum reaches the stamina left.
+        """
+        state = _st(sheet)
+        if state["stamina"] - c.cost <= 0 or _push_kills(c.save, state):
+            return DEATH
         ok = Fraction(1) if c.save is None else save_chance(c.save.target, c.save.mode)
-        match, explode = mishap_chances(c.power)
-        rows = (
-            ("cast", ok * (1 - match)),
-            ("cast_stress", (1 - ok) * (1 - match)),
-            ("mishap", ok * (match - explode)),
-            ("mishap_stress", (1 - ok) * (match - explode)),
-            ("explodes", explode),
-        )
-        return Odds(tuple(r for r in rows if r[1] or r[0] == "cast"), success_keys=("cast", "cast_stress"))
+        out = dict.fromkeys(("cast", "cast_stress", "mishap", "mishap_stress", "explodes", "dies"), Fraction(0))
+        for strained, q in ((False, ok), (True, 1 - ok)):
+            if not q:
+                continue
+            for (mishap, total), pm in _power_classes(c.power):
+                fx, tally = _Effects(sheet), _Tally()
+                fx.state["stamina"] -= c.cost
+                if c.save is not None and c.save.push:
+                    fx.state["stress"] += 1  # it fits: pushing needs an empty slot, and it did not kill
+                if strained:
+                    _add_stress(fx, 1, drop, tally, "")
+                if fx.state["status"] == "dead":
+                    key = "dies"  # as in the roll: the strain killed before the spell resolved
+                else:
+                    if mishap:
+                        _mishap(fx, total, c.power, c.item, drop, tally)
+                    key = _cast_outcome(fx.state, mishap, total, strained)
+                hit = Fraction(0)
+                if tally.calls and fx.state["stamina"] > 0:
+                    hit = _at_least(tally.calls, 6, fx.state["stamina"] + tally.calls)
+                out["dies"] += q * pm * hit
+                out[key] += q * pm * (1 - hit)
+        rows = tuple((k, v) for k, v in out.items() if v or k == "cast")
+        return Odds(rows, success_keys=("cast", "cast_stress"))
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = _clean(self, sheet, params)
-        return self._odds(sheet, self._setup(sheet, p))
+        return self._odds(sheet, self._setup(sheet, p), p["drop"])
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = _clean(self, sheet, params)
         c = self._setup(sheet, p)
-        odds = self._odds(sheet, c)
+        odds = self._odds(sheet, c, p["drop"])
         fx = _Effects(sheet)
         st = fx.state
         st["stamina"] = max(STAMINA_FLOOR, st["stamina"] - c.cost)
@@ -2169,9 +2289,13 @@ class CastProcedure:
         else:
             assert c.save is not None
             ok, _ = _roll_save(fx, c.save, rng)
+            if st["status"] == "dead":  # the push filled the last slot with stress
+                return fx.result(self, "dies", odds, _inputs(p))
             if not ok:
                 strained = True
                 _add_stress(fx, 1, p["drop"], rng, "The magic strains you")
+                if st["status"] == "dead":  # that stress filled the last slot, or its damage killed
+                    return fx.result(self, "dies", odds, _inputs(p))
         dice = roll_dice(rng, c.power, 6, "power")
         fx.dice += dice
         total = sum(d.face for d in dice)
@@ -2186,11 +2310,28 @@ class CastProcedure:
         fx.details.update({"dice": c.power, "sum": total, "mishap": mishap, "cost": c.cost, "effect": effect})
         if st["status"] == "dead" and (total >= 21 and mishap or st["stamina"] <= 0):
             fx.details["no_resurrection"] = True
-        if st["stamina"] <= 0 or (mishap and total >= 21):
-            outcome = "dies" if st["stamina"] <= 0 else "explodes"
-        else:
-            outcome = ("mishap" if mishap else "cast") + ("_stress" if strained else "")
-        return fx.result(self, outcome, odds, _inputs(p), total=total)
+        return fx.result(self, _cast_outcome(st, mishap, total, strained), odds, _inputs(p), total=total)
+
+
+@lru_cache(maxsize=8)
+def _power_classes(power: int) -> tuple[tuple[tuple[bool, int], Fraction], ...]:
+    """Power x d6 by what the rest of a cast depends on: no mishap (any sum), or a mishap and its sum."""
+    counts: dict[tuple[bool, int], int] = {}
+    for faces in product(range(1, 7), repeat=power):
+        mishap = len(set(faces)) < power
+        key = (mishap, sum(faces) if mishap else 0)
+        counts[key] = counts.get(key, 0) + 1
+    return tuple((k, Fraction(n, 6**power)) for k, n in sorted(counts.items()))
+
+
+def _cast_outcome(st: Mapping[str, Any], mishap: bool, total: int, strained: bool) -> str:
+    if st["stamina"] <= 0:
+        return "dies"
+    if mishap and total >= 21:
+        return "explodes"
+    if st["status"] == "dead":  # the strain's or a mishap's stress filled the last slot (or shrank the slots)
+        return "dies"
+    return ("mishap" if mishap else "cast") + ("_stress" if strained else "")
 
 
 # --- procedures: advancement --------------------------------------------------------------------
@@ -2249,6 +2390,10 @@ def level_up_odds(new_level: int, stamina_max: int) -> Odds:
     return Odds((("new_max", higher), ("plus_one", 1 - higher)), success_keys=("new_max",))
 
 
+def _all_maxed(state: Mapping[str, Any]) -> bool:
+    return all(state["attributes"][a]["base"] >= ATTRIBUTE_MAX for a in ATTRIBUTES)
+
+
 @dataclass(frozen=True)
 class LevelUpProcedure:
     """Seed 002, Advancement: at the XP of the next level, +1 to an attribute (18 at most) and more stamina."""
@@ -2268,7 +2413,7 @@ class LevelUpProcedure:
         need = xp_for_level(new)
         if state["xp"] < need:
             raise RulesError(f"Level {new} needs {need:,} XP; you have {state['xp']:,}.")
-        if new <= len(data.LEVEL_XP):
+        if new <= len(data.LEVEL_XP) and not _all_maxed(state):
             a = p["attribute"]
             if state["attributes"][a]["base"] >= ATTRIBUTE_MAX:
                 raise RulesError(f"{a} is already {ATTRIBUTE_MAX}, the most a score can be; raise another attribute.")
@@ -2288,14 +2433,19 @@ class LevelUpProcedure:
         new = st["level"]
         old_max = st["stamina_max"]
         if new <= len(data.LEVEL_XP):
-            _raise_base(st, p["attribute"], 1)
+            # The cap stops the attribute, not the level: with all three at 18 only stamina grows.
+            maxed = _all_maxed(st)
+            if not maxed:
+                _raise_base(st, p["attribute"], 1)
+            fx.details["attribute_raised"] = "" if maxed else p["attribute"]
             dice = roll_dice(rng, new, 8, "stamina")
             fx.dice += dice
             total = sum(d.face for d in dice)
             outcome = "new_max" if total > old_max else "plus_one"
             st["stamina_max"] = min(999, total if total > old_max else old_max + 1)
             a = st["attributes"][p["attribute"]]["base"]
-            fx.say(f"Level {new}: {p['attribute']} {a}. {new}d8 = {total} against max {old_max}:")
+            raised = f"every attribute is already {ATTRIBUTE_MAX}, so none rises" if maxed else f"{p['attribute']} {a}"
+            fx.say(f"Level {new}: {raised}. {new}d8 = {total} against max {old_max}:")
         else:
             total, outcome = 0, "plus_two"
             st["stamina_max"] = min(999, old_max + data.STAMINA_PER_LEVEL_PAST_10)

@@ -41,6 +41,13 @@ Where the seed and the spec differ
 - Detachments: the seed says attacks on a detachment have disadvantage "unless they have blast"; the
   spec reads "they" as the attacker's weapon. Same thing in play: a blast weapon escapes it.
 - The seed's typos ("steal die", "WILL", "Surender") are read as steel die, WIL and Surrender.
+- Whose spell die backlashes: the seed says "whenever using your spell die" and the spec (§000.5.5)
+  writes the caster's case only. A helper who lends their spell die (seed, Help: "roll an applicable
+  steel, skill, or spell die") is using it, so it backlashes on the helper against the test's ability
+  die; an opponent whose contest pool holds their spell die takes it against their own ability die.
+  A hireling lends its spell die only when it is larger than its steel and skill dice.
+- Critical harm that lowers a die: the seed leaves ability points to the creation rules, where they
+  equal the die's highest face (spec §000.3), so points above the lowered die's face come down to it.
 - Spec §000.13's contest vector has a d4 showing 6, which a d4 cannot roll; the tie-break it shows
   (a 6 on a d8 beats a 6 on a d6) is tested with the dice as written, and again with a real d4 face.
 """
@@ -48,6 +55,8 @@ Where the seed and the spec differ
 from __future__ import annotations
 
 import copy
+import dataclasses
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -346,6 +355,7 @@ class PoolDie:
     sides: int
     label: str
     role: str  # ability, steel, skill, spell, helper, npc, bonus
+    owner: str = ""  # whose die: "" the roller, "helper" the helping character, "h:<key>" a hireling
 
 
 @dataclass(frozen=True)
@@ -370,7 +380,7 @@ def shift_dice(base: Sequence[PoolDie], net: int, notes: Sequence[str] = ()) -> 
     for die in base:
         for k, sides in enumerate(shift(die.sides, net, OVERFLOW).dice):
             if k == 0:
-                out.append(PoolDie(sides, die.label, die.role))
+                out.append(PoolDie(sides, die.label, die.role, die.owner))
             else:
                 out.append(PoolDie(sides, f"{die.label} bonus", "bonus"))
     return Pool(tuple(out), net, tuple(notes))
@@ -572,6 +582,11 @@ def _help_die(state: Mapping[str, Any]) -> int:
     return max(state["steel_die"], _die_of(state, "INT"), state["spell_die"])
 
 
+def _helps_with_spell(state: Mapping[str, Any]) -> bool:
+    """A hireling reaches for its spell die only when no steel or skill die is as big (it can backlash)."""
+    return state["spell_die"] > max(state["steel_die"], _die_of(state, "INT"))
+
+
 def _ability_param(name: str = "ability", label: str = "Ability", default: str = "BOD") -> Param:
     return Param(name, label, "choice", default, choices=ABILITY_CHOICES)
 
@@ -656,7 +671,7 @@ def _helper_die(helper: Sheet, kind: str) -> PoolDie:
     if kind == "spell":
         if not hstate["spell_die"]:
             raise RulesError(f"{who} has no spell die.")
-        return PoolDie(hstate["spell_die"], f"helper {who}: spell", "helper")
+        return PoolDie(hstate["spell_die"], f"helper {who}: spell", "spell", "helper")
     return PoolDie(_die_of(hstate, "INT"), f"helper {who}: skill", "helper")
 
 
@@ -705,7 +720,11 @@ def _build_pool(
         h = hired.get(key)
         if h is None:
             raise RulesError("That hireling is not on this sheet.")
-        base.append(PoolDie(_help_die(_hireling_state(h)), f"helper {h.name}", "helper"))
+        hstate = _hireling_state(h)
+        if _helps_with_spell(hstate):  # it is using its spell die, so that die can backlash on it
+            base.append(PoolDie(hstate["spell_die"], f"helper {h.name}: spell", "spell", f"h:{key}"))
+        else:
+            base.append(PoolDie(_help_die(hstate), f"helper {h.name}", "helper"))
     if isinstance(p.get("helper"), Sheet):
         base.append(_helper_die(p["helper"], p.get("helper_die") or "skill"))
     dis, why = _auto_disadvantage(sheet, state)
@@ -715,36 +734,82 @@ def _build_pool(
 
 
 def _spell_test_odds(pool: Pool, dn: int) -> tuple[Fraction, Fraction, Fraction, Fraction]:
-    """(pass, pass with backlash, fail, fail with backlash) for a pool holding a spell die.
+    """(pass, pass with backlash, fail, fail with backlash) for a pool holding spell dice.
 
-    Seed 000 (Spells): backlash when the spell die shows more than the test's ability die (a missing
-    ability die counts as 0).
+    Seed 000 (Spells): backlash when a spell die shows more than the test's ability die (a missing
+    ability die counts as 0); every spell die in the pool can backlash, the roller's or a helper's.
+    For each ability face ``a``: no backlash is every spell die at most ``a``, and a failure is every
+    die below the DN, so both together are every spell die at most min(a, DN - 1).
     """
-    ia, isp = pool.index("ability"), pool.index("spell")
-    if isp is None:
+    ia = pool.index("ability")
+    spells = [d.sides for d in pool.dice if d.role == "spell"]
+    if not spells:
         p = pass_chance(pool.sides, dn)
         return p, Fraction(0), 1 - p, Fraction(0)
-    others = [d.sides for k, d in enumerate(pool.dice) if k not in (ia, isp)]
-    rest_pass = pass_chance(others, dn)
+    rest_fail = 1 - pass_chance([d.sides for k, d in enumerate(pool.dice) if k != ia and d.role != "spell"], dn)
     a_dist = die_dist(pool.dice[ia].sides) if ia is not None else {0: Fraction(1)}
     out = [Fraction(0)] * 4
     for a, pa in a_dist.items():
-        for s, ps in die_dist(pool.dice[isp].sides).items():
-            q = pa * ps
-            passed = Fraction(1) if max(a, s) >= dn else rest_pass
-            lash = 1 if s > a else 0
-            out[lash] += q * passed
-            out[2 + lash] += q * (1 - passed)
+        calm = math.prod((Fraction(min(a, s), s) for s in spells), start=Fraction(1))
+        fail = calm_fail = Fraction(0)
+        if a < dn:
+            fail = math.prod((Fraction(min(dn - 1, s), s) for s in spells), start=rest_fail)
+            calm_fail = math.prod((Fraction(min(a, dn - 1, s), s) for s in spells), start=rest_fail)
+        out[0] += pa * (calm - calm_fail)
+        out[1] += pa * (1 - calm - (fail - calm_fail))
+        out[2] += pa * calm_fail
+        out[3] += pa * (fail - calm_fail)
     return out[0], out[1], out[2], out[3]
 
 
-def _backlash(pool: Pool, dice: Sequence[DieRoll]) -> int:
-    """Seed 000 (Spells): spell die result minus the test's ability die result, if positive."""
-    ia, isp = pool.index("ability"), pool.index("spell")
-    if isp is None:
-        return 0
+def _lashes(pool: Pool, dice: Sequence[DieRoll]) -> dict[str, int]:
+    """Seed 000 (Spells): each spell die's result minus the test's ability die result, if positive,
+    by the die's owner ("" the roller, "helper", "h:<hireling key>")."""
+    ia = pool.index("ability")
     ability_face = dice[ia].face if ia is not None else 0
-    return max(0, dice[isp].face - ability_face)
+    out: dict[str, int] = {}
+    for d, rolled in zip(pool.dice, dice, strict=True):
+        if d.role == "spell" and rolled.face > ability_face:
+            out[d.owner] = out.get(d.owner, 0) + rolled.face - ability_face
+    return out
+
+
+def _backlash(pool: Pool, dice: Sequence[DieRoll]) -> int:
+    """Seed 000 (Spells): the roller's own spell die result minus the test's ability die result, if positive."""
+    return _lashes(pool, dice).get("", 0)
+
+
+def _helper_lashes(
+    sheet: Sheet, p: Mapping[str, Any], pool: Pool, dice: Sequence[DieRoll], rng: RandomSource
+) -> tuple[tuple[DieRoll, ...], str, dict[str, Any], dict[str, Any], tuple[Hireling, ...]]:
+    """Backlash on whoever lent a spell die (seed 000, Spells: "whenever using your spell die").
+
+    Returns the critical-test dice, words for the summary, details, the helping character's new state
+    by param name, and the hirelings whose sheets changed.
+    """
+    more: tuple[DieRoll, ...] = ()
+    words: list[str] = []
+    details: dict[str, Any] = {}
+    states: dict[str, Any] = {}
+    hired: list[Hireling] = []
+    hirelings = _hirelings(sheet)
+    for owner, lash in _lashes(pool, dice).items():
+        if not owner:
+            continue
+        if owner == "helper":
+            helper = p["helper"]
+            harm = apply_harm(helper, lash, "WIL", rng)
+            states["helper"] = harm.state
+            who = helper.name or "The helper"
+        else:
+            h = hirelings[owner[2:]]
+            harm = apply_harm(Sheet(state=_hireling_state(h), name=h.name), lash, "WIL", rng)
+            hired.append(dataclasses.replace(h, state=harm.state))
+            who = h.name
+        more += harm.dice
+        words.append(f" {who}'s spell die backlashes {lash}: {harm.summary}")
+        details.setdefault("helper_backlash", {})[who] = lash
+    return more, "".join(words), details, states, tuple(hired)
 
 
 def _test_odds(pool: Pool, dn: int) -> Odds:
@@ -821,14 +886,33 @@ class TestProcedure:
         details: dict[str, Any] = {"dn": dn, "best": best, "net_shift": pool.net, "notes": list(pool.notes)}
         lash = _backlash(pool, dice)
         outcome = "pass" if passed else "fail"
+        rolled = dice
         if lash:
             harm = apply_harm(sheet, lash, "WIL", rng)
             dice += harm.dice
             state = harm.state
             summary += f" Spell backlash {lash}: {harm.summary}"
             details["backlash"] = lash
+        more, words, lent, others, hired = _helper_lashes(sheet, p, pool, rolled, rng)
+        dice += more
+        summary += words
+        details.update(lent)
+        if lash or lent:
             outcome += "_backlash"
-        return RollResult(self.key, self.label, outcome, summary, dice, best, odds, _inputs(p), state, details)
+        return RollResult(
+            self.key,
+            self.label,
+            outcome,
+            summary,
+            dice,
+            best,
+            odds,
+            _inputs(p),
+            state,
+            details,
+            hirelings_changed=hired,
+            other_states=others,
+        )
 
 
 def _opponent_params(default_ability: str = "BOD") -> tuple[Param, ...]:
@@ -926,6 +1010,7 @@ def _roll_contest(
     summary += {"win": "you win.", "lose": "they win.", "tie": "a dead heat, nothing changes."}[outcome]
     details: dict[str, Any] = {"best": best, "their_best": their_best, "their_dice": len(their_dice)}
     state = None
+    rolled = dice
     lash = _backlash(mine, dice)
     if lash and on_backlash == "harm":
         harm = apply_harm(sheet, lash, "WIL", rng)
@@ -934,8 +1019,32 @@ def _roll_contest(
         dice += harm.dice
     elif lash:
         details["backlash"] = lash
+    more, words, lent, others, hired = _helper_lashes(sheet, p, mine, rolled, rng)
+    dice, summary = dice + more, summary + words
+    details.update(lent)
     their = tuple(DieRoll(d.sides, d.face, d.kept, d.label or "opponent") for d in their_dice)
-    return RollResult(proc.key, proc.label, outcome, summary, dice + their, best, odds, _inputs(p), state, details)
+    their_lash = _backlash(theirs, their_dice)
+    opponent = p.get("opponent")
+    if their_lash and isinstance(opponent, Sheet):  # their own spell die backlashes on them
+        harm = apply_harm(opponent, their_lash, "WIL", rng)
+        others["opponent"] = harm.state
+        summary += f" Their spell die backlashes {their_lash}: {harm.summary}"
+        details["their_backlash"] = their_lash
+        their += harm.dice
+    return RollResult(
+        proc.key,
+        proc.label,
+        outcome,
+        summary,
+        dice + their,
+        best,
+        odds,
+        _inputs(p),
+        state,
+        details,
+        hirelings_changed=hired,
+        other_states=others,
+    )
 
 
 # --- spells ---------------------------------------------------------------------------------------
@@ -1015,11 +1124,14 @@ class CastProcedure:
         kind, _, ref = p["spell"].partition(":")
         name = ref if kind == "spell" else _scrolls(sheet)[ref].name
         state = _st(sheet)
+        hired: tuple[Hireling, ...] = ()
+        others: dict[str, Any] = {}
         if resist is not None:
             base = _roll_contest(self, sheet, p, pool, resist, rng, on_backlash=p["on_backlash"])
             dice, best, outcome, odds = base.dice, base.total or 0, base.outcome, base.odds
             summary, details = f"Casting {name}: {base.summary}", dict(base.details)
             lash = int(details.get("backlash", 0))
+            hired, others = base.hirelings_changed, dict(base.other_states)
             if base.state is not None:
                 state = dict(base.state)
         else:
@@ -1031,7 +1143,8 @@ class CastProcedure:
             summary += "the spell works." if passed else "it goes wrong."
             details = {"dn": dn, "best": best, "net_shift": pool.net}
             lash = _backlash(pool, dice)
-            if lash:
+            rolled = dice
+            if _lashes(pool, dice):
                 outcome += "_backlash"
         removed: tuple[int, ...] = ()
         if lash:
@@ -1049,6 +1162,10 @@ class CastProcedure:
                 state = harm.state
                 dice += harm.dice
                 summary += f" Backlash {lash}: {harm.summary}"
+        if resist is None:  # then whoever lent a spell die takes its backlash
+            more, words, lent, others, hired = _helper_lashes(sheet, p, pool, rolled, rng)
+            dice, summary = dice + more, summary + words
+            details.update(lent)
         if state["spell_die"] != int(p["die"]):
             state["spell_die"] = int(p["die"])
         changed = state != _st(sheet)
@@ -1064,6 +1181,8 @@ class CastProcedure:
             state if changed else None,
             details,
             items_removed=removed,
+            hirelings_changed=hired,
+            other_states=others,
         )
 
 
@@ -1198,6 +1317,8 @@ class AttackProcedure:
             None,
             details,
             opponent_state=opponent_state,
+            # By name: with an ally attacking too, the harm must land on the target, not the ally.
+            other_states={"target": opponent_state} if opponent_state is not None else {},
         )
 
 
@@ -1219,6 +1340,7 @@ def harm_odds(sheet: Sheet, amount: int, ability: str, reduce_die: bool = False)
     if reduce_die:
         lowered = copy.deepcopy(state)
         lowered["abilities"][ability]["die"] = LADDER[ladder_index(die) - 1]
+        lowered["abilities"][ability]["points"] = points  # points run up to the new die's highest face
         sheet = _with_state(sheet, lowered)
     survive = critical_survival_chance(sheet, ability, critical)
     return Odds((("standing", survive), ("dying", 1 - survive)), success_keys=keys)
@@ -1286,7 +1408,13 @@ class TakeHarmProcedure:
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = _clean(self, sheet, params)
-        return _harm_result(self, sheet, p, self._amount(sheet, p), rng)
+        amount = self._amount(sheet, p)
+        odds = harm_odds(sheet, amount, p["ability"], p["reduce_die"])
+        result = _harm_result(self, sheet, p, amount, rng)
+        outcome = result.outcome
+        if outcome not in ("dead", "dying"):  # named as harm_odds names it, so the roll lands on its odds
+            outcome = "standing" if result.details["critical"] else "hp only" if amount else "unharmed"
+        return dataclasses.replace(result, outcome=outcome, odds=odds)
 
 
 @dataclass(frozen=True)

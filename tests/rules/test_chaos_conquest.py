@@ -1182,3 +1182,144 @@ def test_the_armour_summary_names_the_pieces_the_cap_and_the_shield_seed_002_dam
     weak = cc.armour_summary(sheet(pc(strength=11), items))
     assert weak["av"] == 1 and [p["fits"] for p in weak["pieces"]] == [True, False]  # mail needs STR 12
     assert cc.armour_summary(sheet(pc(aura=True), items[:1]))["cap"] == 6  # magic lifts the cap
+
+
+# --- found in review (issue 10): the level-up cap, and stress that kills -------------------------
+
+ONE_SLOT_GRIMOIRE = Item("Pocket grimoire", "spellbook", 1, 1, {"grimoire": True, "spells": ["Bolt"]}, id=1)
+
+
+def d20_save(face: int, target: int) -> bool:
+    """Seed 002, Saves, by hand: at or under the score; a 1 always succeeds, a 20 always fails."""
+    return face == 1 or (face != 20 and face <= target)
+
+
+def test_a_level_up_with_every_attribute_at_18_still_rolls_stamina_seed_002_advancement():
+    """Seed 002, Advancement: "No attribute score can be increased above 18" caps the rise, not the
+    level; the new level's d8s are still rolled, and the result says no attribute could rise."""
+    hero = sheet(pc(18, 18, 18, stamina=3, xp=2000))
+    odds = P["level_up"].odds(hero, {"attribute": "STR"})
+    assert sum(p for _, p in odds.outcomes) == 1
+    result = P["level_up"].roll(hero, {"attribute": "STR"}, ScriptedRandom([3, 4]))
+    assert result.state["level"] == 2 and result.state["stamina_max"] == 7
+    assert all(result.state["attributes"][a] == {"current": 18, "base": 18} for a in ("STR", "DEX", "WIL"))
+    assert result.details["attribute_raised"] == "" and "none rises" in result.summary
+    with pytest.raises(RulesError, match="raise another attribute"):  # one at 18 while others can rise
+        P["level_up"].roll(sheet(pc(18, 12, 12, xp=2000)), {"attribute": "STR"}, ScriptedRandom([3, 4]))
+
+
+def test_a_level_up_sum_equal_to_max_stamina_adds_one_seed_002_advancement():
+    """Seed 002, Advancement: only a sum *greater* than the current max becomes the new max; equal adds 1."""
+    hero = sheet(pc(stamina=7, xp=2000))
+    result = P["level_up"].roll(hero, {"attribute": "DEX"}, ScriptedRandom([3, 4]))
+    assert result.outcome == "plus_one" and result.state["stamina_max"] == 8
+    higher = Fraction(sum(1 for a, b in product(range(1, 9), repeat=2) if a + b > 7), 64)
+    assert P["level_up"].odds(hero, {"attribute": "DEX"}).of("new_max") == higher
+
+
+@pytest.mark.parametrize("procedure", ["save", "opposed_save"])
+def test_a_push_into_the_last_slot_is_death_seed_002_pushing_and_inventory(procedure):
+    """Seed 002, Pushing ("the PC takes stress") + Inventory & Stress ("If all of your inventory slots
+    are filled with stress, you die"): at 9 stress of 10 slots a push kills, so the odds say so."""
+    hero = sheet(pc(stress=9))
+    params = {"attribute": "STR", "push": True}
+    assert P[procedure].odds(hero, params).outcomes == (("dies", 1),)
+    result = P[procedure].roll(hero, params, ScriptedRandom([]))
+    assert result.outcome == "dies" and result.state["status"] == "dead" and result.state["stress"] == 10
+
+
+def test_a_failed_cast_at_the_last_slot_is_death_magic_spellcasting_md_and_seed_002_inventory():
+    """magic-spellcasting.md (a failed WIL save gains 1 stress) + seed 002, Inventory & Stress: with 9
+    stress of 10 slots (the grimoire bound to the soul, in no slot) the failure's stress fills every slot: death."""
+    hero = sheet(pc(wil=10, stamina=10, stress=9), [Item(**{**ONE_SLOT_GRIMOIRE.__dict__, "slots": 0})])
+    odds = P["cast"].odds(hero, {"spell": "1|Bolt", "power": 1})
+    fail = Fraction(sum(1 for f in range(1, 21) if not d20_save(f, 10)), 20)
+    assert dict(odds.outcomes) == {"cast": 1 - fail, "dies": fail}
+    result = P["cast"].roll(hero, {"spell": "1|Bolt", "power": 1}, ScriptedRandom([15]))
+    assert result.outcome == "dies" and result.state["status"] == "dead" and result.state["stress"] == 10
+
+
+def test_a_pushed_cast_whose_stress_finds_no_slot_can_kill_by_its_d6_seed_002_inventory_and_stress():
+    """Seed 002, Inventory & Stress: stress with no slot deals d6 damage; casting to 0 stamina is death
+    (magic-spellcasting.md). Push (advantage) into the last free slot, then fail: d6 against 2 stamina."""
+    hero = sheet(pc(wil=10, stamina=3, stress=8), [ONE_SLOT_GRIMOIRE])
+    params = {"spell": "1|Bolt", "power": 1, "push": True}
+    odds = P["cast"].odds(hero, params)
+    expected = dict.fromkeys(("cast", "cast_stress", "dies"), Fraction(0))
+    for a, b, d6 in product(range(1, 21), range(1, 21), range(1, 7)):
+        ok = d20_save(a, 10) or d20_save(b, 10)
+        key = "cast" if ok else "dies" if d6 >= 2 else "cast_stress"
+        expected[key] += Fraction(1, 20 * 20 * 6)
+    assert dict(odds.outcomes) == expected
+    result = P["cast"].roll(hero, params, ScriptedRandom([15, 17, 4, 5, 3]))
+    assert result.outcome == "dies" and result.state["status"] == "dead"
+
+
+def test_a_party_save_leaders_stress_into_the_last_slot_is_death_seed_002_party_saves():
+    """Seed 002, Party Saves (the leader takes stress for each member who failed) + Inventory & Stress."""
+    members = {"member1": sheet(pc(), name="Bo")}
+    leader = sheet(pc(stress=9))
+    odds = P["party_save"].odds(leader, {"attribute": "STR", **members})
+    expected: dict[str, Fraction] = {}
+    for mine, theirs in product(range(1, 21), repeat=2):
+        passed = d20_save(mine, 10) or d20_save(theirs, 10)
+        key = "pass_stress_0" if d20_save(theirs, 10) else "pass_leader_dies" if passed else "fail_leader_dies"
+        expected[key] = expected.get(key, Fraction(0)) + Fraction(1, 400)
+    assert {k: v for k, v in odds.outcomes if v} == expected
+    result = P["party_save"].roll(leader, {"attribute": "STR", **members}, ScriptedRandom([3, 15]))
+    assert result.outcome == "pass_leader_dies" and result.state["status"] == "dead"
+
+
+def test_stress_with_no_slot_shows_deaths_door_odds_seed_002_inventory_and_stress():
+    """Seed 002, Inventory & Stress (d6 damage per stress that does not fit) + Stamina & Death (0 or
+    lower: a d6, 1-3 dies, otherwise dying): taking stress by hand shows what it can do."""
+    hero = sheet(pc(stamina=3), junk(10))
+    odds = P["stress"].odds(hero, {"amount": 1})
+    expected = dict.fromkeys(("stressed", "dying", "dies"), Fraction(0))
+    for hit, door in product(range(1, 7), repeat=2):
+        key = "stressed" if hit < 3 else "dies" if door <= 3 else "dying"
+        expected[key] += Fraction(1, 36)
+    assert dict(odds.outcomes) == expected
+    result = P["stress"].roll(hero, {"amount": 1}, ScriptedRandom([5, 2]))
+    assert result.outcome == "dies" and odds.of(result.outcome) > 0
+
+
+def test_a_scar_that_shrinks_the_slots_under_the_stress_kills_seed_002_scars_and_spec_002_13_10():
+    """Seed 002, scars table (Sickly: STR -1; Chronic Wound: STR -2) + spec §002.13.10 [REC]: fewer
+    slots can leave every one full of stress. STR 12 with 11 stress: either scar kills."""
+    hero = sheet(pc(12, stress=11, stamina=0, status="dying"))
+    odds = P["treat"].odds(hero, {"method": "magic"})
+    assert dict(odds.outcomes) == {"saved": Fraction(8, 10), "dies": Fraction(2, 10)}
+    result = P["treat"].roll(hero, {"method": "magic"}, ScriptedRandom([2]))
+    assert result.outcome == "dies" and result.state["status"] == "dead"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    hs.integers(0, 12),
+    hs.integers(0, 4),
+    hs.integers(1, 12),
+    hs.sampled_from(["save", "opposed_save", "cast", "party_save", "stress"]),
+    hs.booleans(),
+    hs.integers(1, 3),
+    hs.randoms(use_true_random=False),
+)
+def test_rolls_that_add_stress_land_only_on_outcomes_the_odds_allow(stress, items, stamina, key, push, power, rnd):
+    """Seed 002, Inventory & Stress, for every procedure that adds stress: the odds sum to 1 and a roll
+    lands only on an outcome they gave a chance to."""
+    gear = [ONE_SLOT_GRIMOIRE, *junk(items)]
+    hero = sheet(pc(wil=10, stamina=stamina, stamina_max=12, stress=min(stress, 10)), gear)
+    params: dict[str, Any] = {
+        "save": {"attribute": "WIL", "push": push},
+        "opposed_save": {"attribute": "WIL", "push": push},
+        "cast": {"spell": "1|Bolt", "power": power, "push": push},
+        "party_save": {"attribute": "WIL", "member1": sheet(pc(), name="Bo"), "member2": sheet(pc(), name="Cy")},
+        "stress": {"amount": power},
+    }[key]
+    try:
+        odds = P[key].odds(hero, params)
+    except RulesError:
+        return  # e.g. a push with no empty slot, refused before anything is rolled
+    assert sum(p for _, p in odds.outcomes) == 1
+    result = P[key].roll(hero, params, rnd)
+    assert odds.of(result.outcome) > 0, (result.outcome, odds.outcomes)

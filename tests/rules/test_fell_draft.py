@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import math
 import random
 from fractions import Fraction
 from pathlib import Path
@@ -522,25 +523,38 @@ def test_contest_tie_breaks(a, b, winner):
 pools = st.lists(st.sampled_from([4, 6, 8]), min_size=0, max_size=2)
 
 
-@settings(max_examples=60, deadline=None)
-@given(pools, pools)
-def test_contest_chances_match_brute_force(a, b):
-    """seed 000 (Contests): the exact odds agree with enumerating every roll."""
+def contest_by_hand(a: list[int], b: list[int]) -> tuple[Fraction, Fraction, Fraction]:
+    """(win, lose, tie) for pools a and b, by every face of every die, without the engine's code.
+
+    Seed 000 (Contests): the highest single die wins; on equal faces the die higher up the ladder
+    wins; spec §000.5.4 [REC]: still level, the next-highest dice decide, then the side with more dice.
+    """
     win = lose = tie = Fraction(0)
-    total = 1
-    for s in a + b:
-        total *= s
+    total = math.prod(a + b)
     for faces in itertools.product(*[range(1, s + 1) for s in a + b]):
-        da = [DieRoll(s, f) for s, f in zip(a, faces[: len(a)], strict=True)]
-        db = [DieRoll(s, f) for s, f in zip(b, faces[len(a) :], strict=True)]
-        w = fell.contest_winner(da, db)
-        if w == 1:
+        mine = sorted(zip(faces[: len(a)], a, strict=True), reverse=True)
+        theirs = sorted(zip(faces[len(a) :], b, strict=True), reverse=True)
+        verdict = 0
+        for (fa, sa), (fb, sb) in zip(mine, theirs, strict=False):
+            if (fa, sa) != (fb, sb):
+                verdict = 1 if (fa, sa) > (fb, sb) else -1
+                break
+        else:
+            verdict = (len(mine) > len(theirs)) - (len(mine) < len(theirs))
+        if verdict == 1:
             win += Fraction(1, total)
-        elif w == -1:
+        elif verdict == -1:
             lose += Fraction(1, total)
         else:
             tie += Fraction(1, total)
-    assert fell.contest_chances(a, b) == (win, lose, tie)
+    return win, lose, tie
+
+
+@settings(max_examples=60, deadline=None)
+@given(pools, pools)
+def test_contest_chances_match_brute_force(a, b):
+    """seed 000 (Contests): the exact odds agree with enumerating every roll by hand."""
+    assert fell.contest_chances(a, b) == contest_by_hand(a, b)
 
 
 def test_contest_against_a_character_applies_their_fatigue():
@@ -551,13 +565,8 @@ def test_contest_against_a_character_applies_their_fatigue():
     )
     assert result.dice[-1].sides == 4 and result.outcome == "lose"
     odds = proc("contest").odds(make_sheet(), {"ability": "WIL", "opponent": rival, "opponent_ability": "WIL"})
-    assert (
-        odds.outcomes
-        == fell._contest_odds(
-            fell.shift_dice((fell.PoolDie(6, "a", "ability"),), 0),
-            fell.shift_dice((fell.PoolDie(4, "b", "ability"),), 0),
-        ).outcomes
-    )
+    win, lose, tie = contest_by_hand([6], [4])  # their d6 is a d4 once fatigue steps it down
+    assert odds.outcomes == (("win", win), ("lose", lose), ("tie", tie))
 
 
 # --- casting ------------------------------------------------------------------------------------
@@ -1176,3 +1185,142 @@ def test_scrolls_added_as_spell_books_can_be_cast():
     tome = Item("Dusty tome", "spellbook", 1, 1, {}, id=10)
     choices = dict(next(p for p in proc("cast").params(make_sheet(items=[scroll, tome])) if p.name == "spell").choices)
     assert set(choices) == {"scroll:9", "scroll:10"}
+
+
+# --- found in review (issue 10): harm that lowers a die, lent spell dice, boundaries ---------------
+
+
+def test_lowering_a_die_by_critical_harm_brings_its_points_down_to_the_new_die():
+    """seed 000 (Harm and Death: critical harm "may also reduce an ability's die") + spec §000.3: an
+    ability's points run from 0 to the highest face of its die, so BOD d6 with 6 points that drops to
+    d4 keeps at most 4; the odds no longer fail on the lowered sheet, and the roll lands on them."""
+    sheet = make_sheet(make_state(bod=6, hp=0))
+    params = {"amount": 2, "reduce_die": True}
+    odds = proc("take_harm").odds(sheet, params)
+    assert sum(p for _, p in odds.outcomes) == 1
+    # d4 with 4 points, minus 2 critical: 2 left, then a BOD test at DN 2 on the d4 (1 in 4 fails).
+    assert dict(odds.outcomes) == {"standing": Fraction(3, 4), "dying": Fraction(1, 4)}
+    for face in range(1, 5):
+        result = proc("take_harm").roll(sheet, params, ScriptedRandom([face]))
+        assert odds.of(result.outcome) > 0
+        after = SYSTEM.validate_state(result.state)
+        assert after["abilities"]["BOD"] == {"die": 4, "full_die": 6, "points": 2}
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(LADDER), st.integers(0, 6), st.integers(0, 12), st.booleans(), st.randoms())
+def test_take_harm_odds_sum_to_one_and_the_roll_lands_on_them(die, hp, amount, reduce_die, rnd):
+    """seed 000 (Harm and Death): whatever the die, HP and harm, the odds are whole and exact, the roll
+    lands on an outcome they gave a chance to, and the sheet it leaves is a valid one."""
+    state = make_state(bod=die, hp=hp)
+    sheet = make_sheet(state)
+    params = {"amount": amount, "reduce_die": reduce_die, "ability": "BOD"}
+    odds = proc("take_harm").odds(sheet, params)
+    assert sum(p for _, p in odds.outcomes) == 1
+    result = proc("take_harm").roll(sheet, params, rnd)
+    assert odds.of(result.outcome) > 0
+    SYSTEM.validate_state(result.state)
+
+
+def _spell_pool_by_hand(ability: int, spells: list[int], others: list[int], dn: int) -> dict[str, Fraction]:
+    """pass/fail x backlash for a test pool by every face (seed 000, Tasks and Tests; Spells)."""
+    out = dict.fromkeys(("pass", "pass_backlash", "fail", "fail_backlash"), Fraction(0))
+    sizes = [ability, *spells, *others]
+    for faces in itertools.product(*[range(1, s + 1) for s in sizes]):
+        key = "pass" if max(faces) >= dn else "fail"
+        if any(f > faces[0] for f in faces[1 : 1 + len(spells)]):
+            key += "_backlash"
+        out[key] += Fraction(1, math.prod(sizes))
+    return out
+
+
+def test_a_hirelings_spell_die_lent_to_a_test_backlashes_on_the_hireling():
+    """seed 000 (Spells: "whenever using your spell die"; Help; Hirelings): a hireling helping with its
+    spell die is using it, so when it beats the test's ability die the hireling takes the difference
+    as harm, first to HP, then to WIL."""
+    mage = hireling("Mira", id_=9, spell_die=8)  # d8 spell die beats its d4 skill die, so it lends that
+    sheet = make_sheet(make_state(bod=6, hp=4), hirelings=[mage])
+    odds = proc("test").odds(sheet, {"helpers": ["9"]})
+    assert dict(odds.outcomes) == _spell_pool_by_hand(6, [8], [], 4)
+    # BOD 1, Mira's spell die 5: the test passes and Mira takes 4: 3 HP, then 1 to WIL (DN 1 passes).
+    result = proc("test").roll(sheet, {"helpers": ["9"]}, ScriptedRandom([1, 5]))
+    assert result.outcome == "pass_backlash" and odds.of(result.outcome) > 0
+    assert result.state is None  # the tester's own sheet is untouched
+    (after,) = result.hirelings_changed
+    assert after.id == 9 and after.state["hp"] == 0 and after.state["abilities"]["WIL"]["points"] == 3
+
+
+def test_a_helping_characters_spell_die_backlashes_on_the_helper():
+    """seed 000 (Spells; Help): the helper rolls their own spell die, so its backlash is theirs."""
+    friend = make_sheet(make_state(wil=6, hp=5, spell_die=12), name="Bo")
+    sheet = make_sheet(make_state(int_=8, hp=4))
+    params = {"ability": "INT", "helper": friend, "helper_die": "spell"}
+    odds = proc("test").odds(sheet, params)
+    assert dict(odds.outcomes) == _spell_pool_by_hand(8, [12], [], 4)
+    result = proc("test").roll(sheet, params, ScriptedRandom([2, 9, 5]))  # 5: Bo's WIL test at DN 2
+    assert result.outcome == "pass_backlash" and result.state is None
+    assert result.other_states["helper"]["hp"] == 0  # 7 harm: 5 HP, then 2 to WIL
+    assert result.other_states["helper"]["abilities"]["WIL"]["points"] == 4
+    assert result.details["helper_backlash"] == {"Bo": 7}
+
+
+def test_the_testers_and_a_helpers_spell_dice_both_backlash():
+    """seed 000 (Spells): two spell dice in one pool, each against the test's ability die."""
+    friend = make_sheet(make_state(spell_die=6), name="Bo")
+    sheet = make_sheet(make_state(wil=4, spell_die=8, hp=6))
+    params = {"ability": "WIL", "spell_die": True, "helper": friend, "helper_die": "spell"}
+    odds = proc("test").odds(sheet, params)
+    assert dict(odds.outcomes) == _spell_pool_by_hand(4, [8, 6], [], 4)
+    result = proc("test").roll(sheet, params, ScriptedRandom([2, 5, 3]))
+    assert result.outcome == "pass_backlash"
+    assert result.state["hp"] == 3 and result.other_states["helper"]["hp"] == 3
+
+
+def test_an_opponents_spell_die_in_a_contest_backlashes_on_the_opponent():
+    """seed 000 (Spells; Contests): each side rolls a test pool; the opponent using their spell die
+    takes its backlash against their own ability die."""
+    rival = make_sheet(make_state(wil=8, hp=2, spell_die=10), name="Rival")
+    params = {"ability": "WIL", "opponent": rival, "opponent_ability": "WIL", "opponent_extra": "spell"}
+    odds = proc("contest").odds(make_sheet(), params)
+    win, lose, tie = contest_by_hand([6], [8, 10])
+    assert odds.outcomes == (("win", win), ("lose", lose), ("tie", tie))
+    result = proc("contest").roll(make_sheet(), params, ScriptedRandom([3, 1, 7, 5]))  # 5: their WIL test
+    assert result.outcome == "lose" and result.state is None
+    assert result.other_states["opponent"]["hp"] == 0  # 6 harm: 2 HP, then 4 to WIL (DN 4 test passed)
+    assert result.other_states["opponent"]["abilities"]["WIL"]["points"] == 4
+
+
+def test_an_attack_with_an_ally_harms_the_target_not_the_ally():
+    """seed 000 (Attacks): the harm of a shared attack goes to the target, named as such."""
+    ally = make_sheet(items=[weapon("axe", 8, 7)], name="Ally")
+    target = make_sheet(make_state(hp=5), name="Target")
+    sheet = make_sheet(items=[weapon("mace", 6, 1)])
+    result = proc("attack").roll(sheet, {"weapons": ["1"], "ally": ally, "target": target}, ScriptedRandom([2, 5]))
+    assert set(result.other_states) == {"target"} and result.other_states["target"]["hp"] == 0
+
+
+def test_advancement_with_a_die_equal_to_hp_gains_nothing():
+    """seed 000 (Advancement): only a die *higher* than your hit points gains one; equal does not."""
+    sheet = make_sheet(make_state(8, 8, 8, hp=5))
+    result = proc("advance").roll(sheet, {}, ScriptedRandom([5, 5, 5]))
+    assert result.outcome == "+0 HP" and (result.state or sheet.state)["hp_max"] == 5
+    assert proc("advance").odds(sheet, {}).of("+0 HP") == Fraction(5, 8) ** 3
+
+
+def test_carrying_exactly_as_many_items_as_slots_gives_no_disadvantage():
+    """seed 000 (Equipment): disadvantage starts only when carrying *more* than your slots."""
+    sheet = make_sheet(make_state(bod=6), items=[gear(f"sack {i}", i) for i in range(10)])  # 10 of 10
+    assert SYSTEM.slots(sheet).used == 10 and SYSTEM.slots(sheet).consequences == ()
+    assert "Over-encumbered" not in SYSTEM.conditions(sheet)
+    assert proc("test").odds(sheet, {}).success == Fraction(3, 6)  # the d6 is not stepped down
+    SYSTEM.check_can_carry(sheet, gear("one more", 99))  # an eleventh is allowed, with disadvantage
+
+
+def test_a_dn_1_test_with_no_dice_left_fails():
+    """seed 000 (Dice Ladder: "If a die would be lowered below a d4, you cannot roll it") + spec §000.5
+    [REC]: an empty pool fails automatically, even at DN 1."""
+    sheet = make_sheet(make_state(bod=4))
+    params = {"disadvantage": 1, "dn": 1}
+    assert proc("test").odds(sheet, params).outcomes == (("pass", 0), ("fail", 1))
+    result = proc("test").roll(sheet, params, ScriptedRandom([]))
+    assert result.outcome == "fail" and result.dice == ()

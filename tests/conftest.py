@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from campaigns.models import Campaign, Membership
+from tests.html_check import html_problems
 
 PASSWORD = "correct-horse-battery"
 
@@ -15,6 +16,30 @@ def pytest_collection_modifyitems(items):
     # Playwright's sync API keeps an event loop running in this thread until the session ends, and
     # async tests (the live table's) cannot start their own after it: real-browser tests go last.
     items.sort(key=lambda item: "/tests/browser/" in str(item.path))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _every_page_is_well_formed_html():
+    """Each HTML page or fragment the suite receives through the test client must parse strictly.
+
+    The check sits on the client, not in a few tests, so a template bug fails whichever test happens
+    to render it (see tests/html_check.py for what counts as malformed).
+    """
+    original = Client.request
+
+    def checked(self, **request):
+        response = original(self, **request)
+        content_type = response.get("Content-Type", "")
+        if content_type.startswith("text/html") and not response.streaming and response.content:
+            problems = html_problems(response.content.decode(response.charset or "utf-8"))
+            if problems:
+                where = f"{request.get('REQUEST_METHOD', 'GET')} {request.get('PATH_INFO', '')}"
+                raise AssertionError(f"{where} rendered malformed HTML:\n  " + "\n  ".join(problems[:20]))
+        return response
+
+    Client.request = checked
+    yield
+    Client.request = original
 
 
 @pytest.fixture(autouse=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+from html.parser import HTMLParser
 
 import pytest
 
@@ -47,3 +48,81 @@ def refused(response, htmx: bool, message: str) -> None:
     """A refusal: 422 for htmx (swapped so it shows), 400 for a plain post, with the reason on the page."""
     assert response.status_code == (422 if htmx else 400)
     assert message in text_of(response)
+
+
+class _FormReader(HTMLParser):
+    """Collects what a browser would submit from the one form whose action is ``action``."""
+
+    def __init__(self, action: str) -> None:
+        super().__init__()
+        self.action = action
+        self.inside = False
+        self.found = False
+        self.fields: list[tuple[str, str]] = []
+        self.buttons: dict[str, str] = {}
+        self._select: str | None = None
+        self._options: list[tuple[str, bool]] = []
+        self._textarea: str | None = None
+        self._text = ""
+
+    def handle_starttag(self, tag, attrs):
+        a = {k: (v if v is not None else "") for k, v in attrs}
+        if tag == "form" and a.get("action") == self.action and not self.found:
+            self.inside = self.found = True
+        if not self.inside or "disabled" in a:
+            return
+        name = a.get("name")
+        if tag == "input" and name:
+            kind = a.get("type", "text")
+            if kind in ("checkbox", "radio"):
+                if "checked" in a:
+                    self.fields.append((name, a.get("value", "on")))
+            elif kind in ("submit", "button", "image", "reset"):
+                self.buttons[name] = a.get("value", "")
+            else:
+                self.fields.append((name, a.get("value", "")))
+        elif tag == "button" and name:
+            self.buttons[name] = a.get("value", "")
+        elif tag == "select" and name:
+            self._select, self._options = name, []
+        elif tag == "option" and self._select is not None:
+            self._options.append((a.get("value", ""), "selected" in a))
+        elif tag == "textarea" and name:
+            self._textarea, self._text = name, ""
+
+    def handle_data(self, data):
+        if self._textarea is not None:
+            self._text += data
+
+    def handle_endtag(self, tag):
+        if not self.inside:
+            return
+        if tag == "form":
+            self.inside = False
+        elif tag == "select" and self._select is not None:
+            chosen = [value for value, selected in self._options if selected] or [v for v, _ in self._options[:1]]
+            self.fields.extend((self._select, value) for value in chosen)
+            self._select = None
+        elif tag == "textarea" and self._textarea is not None:
+            self.fields.append((self._textarea, self._text))
+            self._textarea = None
+
+
+def form_fields(response, action: str, **changes) -> dict[str, list[str]]:
+    """The fields a browser would post from the page's form with this ``action``, then ``changes`` on top.
+
+    Posting these instead of a hand-built dict means a broken form (a field pasted into an attribute,
+    a renamed input) fails the test that uses it. A value of None in ``changes`` removes that field.
+    """
+    reader = _FormReader(action)
+    reader.feed(response.content.decode())
+    assert reader.found, f"no form posting to {action} on the page"
+    fields: dict[str, list[str]] = {}
+    for name, value in reader.fields:
+        fields.setdefault(name, []).append(value)
+    for name, value in changes.items():
+        if value is None:
+            fields.pop(name, None)
+        else:
+            fields[name] = [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
+    return fields

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.db.models import Prefetch
 
 from campaigns.models import Campaign
-from characters.models import Character, Hireling, Item, Roll
+from characters.models import Character, Hireling, Item, OfferedChange, Roll
 from characters.selectors import rolls_visible_to
 from rules import SYSTEMS
 
@@ -21,6 +21,7 @@ class Card:
     conditions: tuple
     slots: object | None
     hirelings: tuple
+    offers: tuple = ()  # changes other players' rolls would make, waiting for the owner or the GM
 
 
 def party_cards(campaign: Campaign, *, only_id: int | None = None) -> list[Card]:
@@ -29,7 +30,9 @@ def party_cards(campaign: Campaign, *, only_id: int | None = None) -> list[Card]
         Character.objects.filter(campaign=campaign)
         .select_related("owner")
         .prefetch_related(
-            Prefetch("items", queryset=Item.objects.all()), Prefetch("hirelings", queryset=Hireling.objects.all())
+            Prefetch("items", queryset=Item.objects.all()),
+            Prefetch("hirelings", queryset=Hireling.objects.all()),
+            Prefetch("offers", queryset=OfferedChange.objects.filter(status="pending"), to_attr="pending_offers"),
         )
     )
     if only_id is not None:
@@ -48,6 +51,7 @@ def party_cards(campaign: Campaign, *, only_id: int | None = None) -> list[Card]
                 conditions=rules.conditions(sheet),
                 slots=rules.slots(sheet),
                 hirelings=tuple(character.hirelings.all()),
+                offers=tuple(character.pending_offers),
             )
         )
     return cards

@@ -194,3 +194,41 @@ class Change(models.Model):
 
     def __str__(self) -> str:
         return self.what
+
+
+class OfferedChange(models.Model):
+    """What a roll would do to a character its roller may not edit, waiting for that sheet's owner or GM.
+
+    A player's attack on another player's character never writes that sheet: the change is offered, and
+    the owner or the GM applies it in one tap (or declines it). Only the state keys the roll changed are
+    kept, with their values before and after, so applying it later cannot undo what happened meanwhile.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting"
+        APPLIED = "applied", "Applied"
+        DECLINED = "declined", "Declined"
+
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="offers")
+    roll = models.ForeignKey(Roll, on_delete=models.SET_NULL, null=True, blank=True, related_name="offers")
+    from_character = models.ForeignKey(
+        Character, on_delete=models.SET_NULL, null=True, blank=True, related_name="offers_made"
+    )
+    offered_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    label = models.CharField(max_length=200)
+    summary = models.CharField(max_length=500, blank=True)
+    before = models.JSONField(default=dict)  # only the state keys the roll changed, as they were
+    after = models.JSONField(default=dict)  # and as the roll would leave them (a missing key is removed)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        indexes = [models.Index(fields=["character", "status"], name="offers_by_character")]
+
+    def __str__(self) -> str:
+        return f"{self.label} → {self.character}"

@@ -6,15 +6,19 @@ write lock at BEGIN: transaction_mode=IMMEDIATE), so two people clicking at once
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from django.db import transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from campaigns.events import publish
 from campaigns.models import Campaign
-from characters.models import CatalogueItem, Change, Character, Hireling, Item, Roll
+from characters.models import CatalogueItem, Change, Character, Hireling, Item, OfferedChange, Roll
+from characters.selectors import characters_editable_by
 from rules import RulesError, system_for
 from rules import base as rules_base
 from rules.dice import RandomSource, system_random
@@ -162,22 +166,46 @@ def _procedure(rules, key: str):
     return procedure
 
 
-def _resolve(character: Character, procedure, sheet, raw_params: Mapping[str, Any], *, lock: bool = False):
-    """Check the inputs, and turn "character" inputs into that character's sheet (same table only)."""
+def _resolve(character: Character, procedure, sheet, raw_params: Mapping[str, Any], *, locked=None):
+    """Check the inputs, and turn "character" inputs into that character's sheet (same table only).
+
+    ``locked`` maps ids to rows already locked by the caller (character_roll locks them all in id order).
+    """
     params = rules_base.check_params(procedure, sheet, raw_params)
     for param in procedure.params(sheet):
         if param.kind != "character" or params.get(param.name) is None:
             continue
         other_id = params[param.name]
-        others = Character.objects.filter(pk=other_id, campaign_id=character.campaign_id)
-        if character.campaign_id is None or other_id == character.pk:
-            others = Character.objects.none()
-        other = (others.select_for_update() if lock else others).first()
+        other = None
+        if character.campaign_id is not None and other_id != character.pk:
+            if locked is not None:
+                other = locked.get(other_id)
+                if other is not None and other.campaign_id != character.campaign_id:
+                    other = None
+            else:
+                other = Character.objects.filter(pk=other_id, campaign_id=character.campaign_id).first()
         if other is None:
             raise RulesError(f"{param.label}: pick another character at this table.")
         params[param.name] = other.to_sheet()
         params[f"{param.name}__character"] = other
     return params
+
+
+def _named_character_ids(procedure, sheet, raw_params: Mapping[str, Any]) -> set[int]:
+    """The ids of the other characters a roll's inputs name, before anything is locked."""
+    ids = set()
+    for param in procedure.params(sheet):
+        if param.kind == "character":
+            with contextlib.suppress(TypeError, ValueError, OverflowError):
+                value = int(raw_params.get(param.name) or 0)
+                if 0 < value < 2**63:
+                    ids.add(value)
+    return ids
+
+
+def _lock_in_order(ids: set[int]) -> dict[int, Character]:
+    """Lock these characters in ascending id order: two rolls naming each other can never deadlock."""
+    return {c.pk: c for c in Character.objects.select_for_update().filter(pk__in=sorted(ids)).order_by("pk")}
 
 
 @transaction.atomic
@@ -191,30 +219,124 @@ def character_roll(
     rng: RandomSource | None = None,
     expected_version: int | None = None,
 ) -> tuple[Character, Roll]:
-    """Roll on the server from the stored sheet and the picked modifiers; apply what the roll changes."""
+    """Roll on the server from the stored sheet and the picked modifiers; apply what the roll changes.
+
+    The roll changes only what its roller may edit: a change to a character they may not edit (another
+    player's, when rolled by a player) is offered to that character's owner and the GM instead.
+    """
     if visibility not in Roll.Visibility.values:
         raise RulesError("Pick who may see this roll: everyone, the GM, or only you.")
-    character = _lock(character_id)
-    _check_version(character, expected_version)
-    rules = system_for(character.system)
+    unlocked = Character.objects.filter(pk=character_id).first()
+    if unlocked is None:
+        raise RulesError("That character is gone.")
+    rules = system_for(unlocked.system)
     proc = _procedure(rules, procedure)
+    named = _named_character_ids(proc, unlocked.to_sheet(), params)
+    locked = _lock_in_order(named | {character_id})
+    character = locked.get(character_id)
+    if character is None:
+        raise RulesError("That character is gone.")
+    _check_version(character, expected_version)
     sheet = character.to_sheet()
-    resolved = _resolve(character, proc, sheet, params, lock=True)
-    opponents = {k: resolved.pop(k) for k in list(resolved) if k.endswith("__character")}
+    resolved = _resolve(character, proc, sheet, params, locked=locked)
+    others = {k.removesuffix("__character"): resolved.pop(k) for k in list(resolved) if k.endswith("__character")}
+    editable = set(
+        characters_editable_by(by).filter(pk__in=[c.pk for c in others.values()]).values_list("pk", flat=True)
+    )
+    strangers = [c for c in others.values() if c.pk not in editable]
+    if strangers and visibility != Roll.Visibility.PUBLIC:
+        names = ", ".join(c.name for c in strangers)
+        raise RulesError(f"A roll that involves {names} is seen by the whole table: choose Everyone.")
     result = proc.roll(sheet, resolved, rng or system_random())
+    changes = _changes_to_others(result, others)
+    offered = [others[name] for name in changes if others[name].pk not in editable]
+    if offered:
+        who = ", ".join(f"{c.name}'s player" for c in offered)
+        result = replace(result, summary=f"{result.summary} Offered to {who} and the GM to apply.".strip())
     roll = _store_roll(character, result, by=by, visibility=visibility)
     _apply_result(character, result, by=by)
-    for name, other_state in result.other_states.items():
-        if f"{name}__character" in opponents:
-            other = opponents[f"{name}__character"]
-            _save_state(other, other_state, by=by, what=f"{result.label} by {character.name}")
-    if result.opponent_state is not None and opponents and not result.other_states:
-        other = next(iter(opponents.values()))
-        _save_state(other, result.opponent_state, by=by, what=f"{result.label} by {character.name}")
+    for name, new_state in changes.items():
+        other = others[name]
+        if other.pk in editable:
+            _save_state(other, new_state, by=by, what=f"{result.label} by {character.name}")
+        else:
+            _offer(other, new_state, roll=roll, result=result, by=by, from_character=character)
     if result.state is None and not _changes_items(result):
         # Nothing on the sheet moved, but the table still wants to see the roll.
         publish(character.campaign_id, "rolls")
     return character, roll
+
+
+def _changes_to_others(result: rules_base.RollResult, others: Mapping[str, Character]) -> dict[str, Mapping]:
+    """New states of the other characters a roll changed, by the name of the input that named them."""
+    changes = {name: state for name, state in result.other_states.items() if name in others}
+    if result.opponent_state is not None and not result.other_states and others:
+        changes[next(iter(others))] = result.opponent_state  # the older single-opponent form
+    return changes
+
+
+_ABSENT = object()
+
+
+def _offer(target: Character, new_state: Mapping[str, Any], *, roll: Roll, result, by, from_character) -> None:
+    old = target.state
+    keys = sorted(set(old) | set(new_state))
+    changed = [k for k in keys if old.get(k, _ABSENT) != new_state.get(k, _ABSENT)]
+    if not changed:
+        return
+    OfferedChange.objects.create(
+        character=target,
+        roll=roll,
+        from_character=from_character,
+        offered_by=by,
+        label=f"{result.label} by {from_character.name}"[:200],
+        summary=result.summary[:500],
+        before={k: old[k] for k in changed if k in old},
+        after={k: new_state[k] for k in changed if k in new_state},
+    )
+    _announce(target)
+
+
+@transaction.atomic
+def offer_apply(*, offer_id: int, by) -> Character:
+    """The owner or the GM applies an offered change, unless the sheet moved on in the same places."""
+    offer = _pending_offer(offer_id, by)
+    target = _lock(offer.character_id)
+    current = target.state
+    moved = [k for k in set(offer.before) | set(offer.after) if current.get(k, _ABSENT) != offer.before.get(k, _ABSENT)]
+    if moved:
+        raise RulesError(
+            f"{target.name}'s sheet changed since that roll ({', '.join(sorted(moved))}): apply it by hand, "
+            "or decline it."
+        )
+    state = {k: v for k, v in current.items() if k not in offer.before or k in offer.after}
+    state.update(offer.after)
+    _resolve_offer(offer, OfferedChange.Status.APPLIED, by)
+    return _save_state(target, state, by=by, what=f"Applied {offer.label}")
+
+
+@transaction.atomic
+def offer_decline(*, offer_id: int, by) -> Character:
+    offer = _pending_offer(offer_id, by)
+    target = _lock(offer.character_id)
+    _resolve_offer(offer, OfferedChange.Status.DECLINED, by)
+    return _touch(target, by=by, what=f"Declined {offer.label}")
+
+
+def _pending_offer(offer_id: int, by) -> OfferedChange:
+    offer = OfferedChange.objects.select_for_update().filter(pk=offer_id).first()
+    if offer is None or not characters_editable_by(by).filter(pk=offer.character_id).exists():
+        raise RulesError("That offer is not yours to answer.")
+    if offer.status != OfferedChange.Status.PENDING:
+        raise RulesError(f"That change was already {offer.get_status_display().lower()}.")
+    return offer
+
+
+def _resolve_offer(offer: OfferedChange, status: str, by) -> None:
+    offer.status = status
+    offer.resolved_by = by
+    offer.resolved_at = timezone.now()
+    offer.save(update_fields=["status", "resolved_by", "resolved_at"])
 
 
 def _changes_items(result: rules_base.RollResult) -> bool:

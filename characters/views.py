@@ -75,6 +75,7 @@ def sheet_context(request, character: Character, *, controls: bool = True, **ext
         "character": character,
         "items": items,
         "hirelings": hirelings,
+        "offers": list(character.offers.filter(status="pending").select_related("offered_by")[:20]),
         "can_edit": can_edit,
         "is_gm": is_gm,
         "playable": character.system in SYSTEMS,
@@ -331,6 +332,20 @@ def dismiss(request: HtmxHttpRequest, pk: int, hireling_id: int) -> HttpResponse
     except RulesError as error:
         return _respond(request, character, "hirelings", error=str(error))
     return _respond(request, character, "hirelings")
+
+
+@require_POST
+def offer_answer(request: HtmxHttpRequest, pk: int, offer_id: int, answer: str) -> HttpResponse:
+    """Apply or decline what another player's roll would do to this character (its owner or the GM)."""
+    character = _editable(request, pk)
+    if not character.offers.filter(pk=offer_id).exists():
+        raise Http404
+    service = services.offer_apply if answer == "apply" else services.offer_decline
+    try:
+        service(offer_id=offer_id, by=request.user)
+    except RulesError as error:
+        return _respond(request, character, "vitals", error=str(error))
+    return _respond(request, character, "vitals")
 
 
 @require_POST

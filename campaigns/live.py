@@ -134,6 +134,10 @@ class Hub:
                 for queue in queues:
                     _offer(queue, PING)
 
+    def streams_of(self, user_id: int) -> int:
+        """How many streams this user holds open in this process (the per-user cap counts these)."""
+        return sum(count for (_, user), count in self._streams.items() if user == user_id)
+
     def subscriber_count(self) -> int:
         return sum(len(queues) for queues in self._queues.values())
 

@@ -63,7 +63,18 @@ async def events(request: HttpRequest, pk: int) -> HttpResponse:
     user = await request.auser()
     if not await sync_to_async(_is_member_then_release)(user, pk):
         raise Http404
+    if (refusal := _over_the_cap(user.pk)) is not None:
+        return refusal
     return StreamingHttpResponse(_frames(pk, user.pk), content_type=CONTENT_TYPE, headers=HEADERS)
+
+
+def _over_the_cap(user_id: int) -> HttpResponse | None:
+    """A 429 when this account already holds its share of streams in this process (checked and
+    subscribed without an await in between, so two requests can't both slip under the cap)."""
+    if hub.streams_of(user_id) < settings.SSE_MAX_STREAMS_PER_USER:
+        return None
+    message = "Too many Lantern pages are open for your account: close some tabs, then reload this one."
+    return HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
 
 
 async def _frames(campaign_id: int, user_id: int) -> AsyncIterator[bytes]:
@@ -106,6 +117,9 @@ async def asgi_events(scope: Scope, receive: Receive, send: Send, campaign_id: i
     outcome = await sync_to_async(_authorise, thread_sensitive=False)(scope, campaign_id)
     if isinstance(outcome, HttpResponse):
         await _send_response(send, outcome)
+        return
+    if (refusal := _over_the_cap(outcome)) is not None:
+        await _send_response(send, refusal)
         return
     async with hub.subscribe(campaign_id, outcome) as queue:
         headers = [(b"content-type", CONTENT_TYPE.encode())]

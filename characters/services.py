@@ -9,8 +9,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -226,6 +228,7 @@ def character_roll(
     """
     if visibility not in Roll.Visibility.values:
         raise RulesError("Pick who may see this roll: everyone, the GM, or only you.")
+    _check_roll_rate(by)
     unlocked = Character.objects.filter(pk=character_id).first()
     if unlocked is None:
         raise RulesError("That character is gone.")
@@ -364,6 +367,7 @@ def _apply_items(character: Character, result: rules_base.RollResult) -> None:
             data=dict(item.data),
         )
     if result.items_added:
+        _check_room(character, len(result.items_added))
         start = _next_position(character)
         Item.objects.bulk_create([_item_row(character, item, start + i) for i, item in enumerate(result.items_added)])
     for hireling in result.hirelings_changed:
@@ -416,8 +420,20 @@ def store_free_roll(*, campaign: Campaign, params: Mapping[str, Any], by, visibi
     """A roll without a character: the GM's luck die and the like."""
     from rules.free import FREE_ROLL
 
+    _check_roll_rate(by)
     result = FREE_ROLL.roll(None, params, system_random())
     return _store_roll(None, result, by=by, visibility=visibility, campaign=campaign)
+
+
+def _check_roll_rate(by) -> None:
+    """No table rolls faster than this: a flood would push everyone else's rolls off the log.
+
+    Counted from the log itself, so the cap holds across every app process.
+    """
+    limit = settings.ROLLS_PER_MINUTE
+    since = timezone.now() - timedelta(minutes=1)
+    if Roll.objects.filter(roller=by, created_at__gte=since).count() >= limit:
+        raise RulesError(f"That is {limit} rolls in a minute, faster than a table can follow: wait a moment.")
 
 
 # --- inventory -------------------------------------------------------------------------------
@@ -430,11 +446,16 @@ def _check_carry(character: Character, item: rules_base.Item) -> None:
         check(character.to_sheet(), item)
 
 
+def _check_room(character: Character, adding: int = 1) -> None:
+    """Every path that adds item rows stops at the cap: no sheet needs more, and pages stay fast."""
+    if character.items.count() + adding > MAX_ITEMS:
+        raise RulesError(f"A sheet holds at most {MAX_ITEMS} rows of items: drop something first.")
+
+
 @transaction.atomic
 def item_add(*, character_id: int, item: rules_base.Item, by, catalogue_item: CatalogueItem | None = None) -> Item:
     character = _lock(character_id)
-    if character.items.count() >= MAX_ITEMS:
-        raise RulesError(f"A sheet holds at most {MAX_ITEMS} rows of items.")
+    _check_room(character)
     _check_carry(character, item)
     row = _item_row(character, item, _next_position(character), catalogue_item)
     row.save()
@@ -477,6 +498,7 @@ def item_add_from_catalogue(
         _touch(character, by=by, what=f"Paid for {entry.name}")
         return None
     item = catalogue_to_item(entry, quantity)
+    _check_room(character)
     _check_carry(character, item)
     row = _item_row(character, item, _next_position(character), entry)
     row.save()

@@ -223,6 +223,10 @@ if env_bool("BEHIND_TLS_PROXY", False):
 
 # Live table (server-sent events).
 SSE_PING_SECONDS = env_int("SSE_PING_SECONDS", 15, minimum=1)
+# Open event streams one account may hold in one app process (a tab holds one); more get a 429.
+SSE_MAX_STREAMS_PER_USER = env_int("SSE_MAX_STREAMS_PER_USER", 12, minimum=1)
+# Rolls one account may make in a minute, counted from the roll log (so across every process).
+ROLLS_PER_MINUTE = env_int("ROLLS_PER_MINUTE", 60, minimum=1)
 # A member still counts as at the table this long after their last stream closed, so moving between
 # the table and a sheet does not flash "left" / "arrived" to everyone.
 SSE_PRESENCE_GRACE_SECONDS = env_int("SSE_PRESENCE_GRACE_SECONDS", 3, minimum=0)

@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class CampaignsConfig(AppConfig):
     name = "campaigns"
     verbose_name = "Campaigns"
+
+    def ready(self) -> None:
+        from campaigns import signals  # noqa: F401 - connects the logout receiver

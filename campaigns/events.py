@@ -7,8 +7,10 @@ through the normal permission checks: events never carry content.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+from collections.abc import Iterable
 
 from django.db import connection, transaction
 
@@ -17,16 +19,66 @@ log = logging.getLogger(__name__)
 CHANNEL = "lantern"
 
 
-def publish(campaign_id: int | None, topic: str, **data) -> None:
+def publish(campaign_id: int | None, topic: str, *, audience: Iterable[int] | None = None, **data) -> None:
+    """Announce ``topic`` to the campaign's open pages once the transaction commits.
+
+    ``audience`` limits it to those users' pages (a GM-only roll: its roller and the GM). The same signal
+    twice in one transaction goes out once.
+    """
     if campaign_id is None:
         return
     payload = {"campaign": campaign_id, "topic": topic, **data}
+    if audience is not None:
+        payload["to"] = sorted(set(audience))
+    if not _first_in_transaction(payload):
+        return
     if connection.vendor == "postgresql":
         # NOTIFY inside the transaction: PostgreSQL delivers it only on commit, to every process.
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, json.dumps(payload)])
     else:
         transaction.on_commit(lambda: _hand_off(payload))
+
+
+class _Announced:
+    """Rides along the transaction's on-commit callbacks, holding what it has announced already.
+
+    Kept there rather than on the connection so that a rollback, which drops those callbacks, forgets it.
+    """
+
+    def __init__(self) -> None:
+        self.keys: set[str] = set()
+
+    def __call__(self) -> None:
+        pass
+
+
+def _first_in_transaction(payload: dict) -> bool:
+    if not connection.in_atomic_block:
+        return True
+    key = json.dumps(payload, sort_keys=True)
+    announced = next((c for _, c, _ in connection.run_on_commit if isinstance(c, _Announced)), None)
+    if announced is None:
+        announced = _Announced()
+        transaction.on_commit(announced)
+    if key in announced.keys:
+        return False
+    announced.keys.add(key)
+    return True
+
+
+def revoke_streams(campaign_id: int | None, *, user_id: int | None = None, session: str = "") -> None:
+    """Close a user's open pages of this campaign (removed, left), or one session's (logged out).
+
+    The hub closes the matching streams and sends nothing to anyone; a page that reconnects goes through
+    the normal checks again (404 once removed, the login page once logged out).
+    """
+    publish(campaign_id, "revoke", user=user_id, session=session)
+
+
+def session_hash(session_key: str | None) -> str:
+    """What a stream remembers of its session: enough to match a logout, useless as a session key."""
+    return hashlib.sha256((session_key or "").encode()).hexdigest()[:24] if session_key else ""
 
 
 def _hand_off(payload: dict) -> None:

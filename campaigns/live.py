@@ -54,6 +54,7 @@ CLOSE = b""  # put by the stream itself when its client has gone
 class Hub:
     def __init__(self) -> None:
         self._queues: dict[int, set[asyncio.Queue[bytes]]] = {}
+        self._viewers: dict[asyncio.Queue[bytes], tuple[int, str]] = {}  # each stream's user and session hash
         self._streams: dict[Key, int] = {}  # open streams per (campaign, user) in this process
         self._present: set[Key] = set()  # streams open, or the last one closed less than the grace ago
         self._leaving: dict[Key, asyncio.TimerHandle] = {}
@@ -67,11 +68,15 @@ class Hub:
     # --- streams ---------------------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def subscribe(self, campaign_id: int, user_id: int) -> AsyncIterator[asyncio.Queue[bytes]]:
-        """A queue of ready-made SSE frames for one stream; on PostgreSQL LISTEN is running when it yields."""
+    async def subscribe(self, campaign_id: int, user_id: int, session: str = "") -> AsyncIterator[asyncio.Queue[bytes]]:
+        """A queue of ready-made SSE frames for one stream; on PostgreSQL LISTEN is running when it yields.
+
+        ``session`` (a hash of the session key) lets a logout close just that session's streams.
+        """
         self._loop = asyncio.get_running_loop()
         queue: asyncio.Queue[bytes] = asyncio.Queue(maxsize=QUEUE_SIZE)
         key = (campaign_id, user_id)
+        self._viewers[queue] = (user_id, session)
         self._queues.setdefault(campaign_id, set()).add(queue)
         self._streams[key] = self._streams.get(key, 0) + 1
         if self._pinger is None:
@@ -82,13 +87,16 @@ class Hub:
             self._arrive(key)
             yield queue
         finally:
+            self._viewers.pop(queue, None)
             queues = self._queues.get(campaign_id, set())
             queues.discard(queue)
             if not queues:
                 self._queues.pop(campaign_id, None)
-            self._streams[key] -= 1
-            if not self._streams[key]:
-                del self._streams[key]
+            left = self._streams.get(key, 0) - 1  # aclose() may have forgotten every stream already
+            if left > 0:
+                self._streams[key] = left
+            else:
+                self._streams.pop(key, None)
                 self._schedule_leave(key)
 
     def dispatch(self, payload: dict[str, Any]) -> None:
@@ -103,10 +111,24 @@ class Hub:
             log.warning("Ignoring a live-table signal with a bad topic: %r", topic)
             return
         queues = self._queues.get(campaign_id)
-        if queues:
-            frame = sse_frame(topic, payload)
-            for queue in queues:
+        if not queues:
+            return
+        if topic == "revoke":
+            self._revoke(campaign_id, payload.get("user"), str(payload.get("session") or ""))
+            return
+        payload = dict(payload)
+        audience = payload.pop("to", None)  # who may know of this signal; nobody else's page hears it
+        frame = sse_frame(topic, payload)
+        for queue in queues:
+            if audience is None or self._viewers.get(queue, (None, ""))[0] in audience:
                 _offer(queue, frame)
+
+    def _revoke(self, campaign_id: int, user_id: Any, session: str) -> None:
+        """Close the streams a removal, a departure or a logout took the right to away."""
+        for queue in list(self._queues.get(campaign_id, ())):
+            viewer, viewer_session = self._viewers.get(queue, (None, ""))
+            if (user_id is not None and viewer == user_id) or (session and viewer_session == session):
+                self.close_stream(campaign_id, queue)
 
     def dispatch_threadsafe(self, payload: dict[str, Any]) -> None:
         """From any thread (SQLite's on_commit in a request thread): dispatch on the hub's loop."""
@@ -209,6 +231,7 @@ class Hub:
         self._listener = self._presence = None
         self._leaving.clear()
         self._queues.clear()
+        self._viewers.clear()
         self._streams.clear()
         with self._lock:
             self._present.clear()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from campaigns.events import publish, revoke_streams
 from campaigns.models import Campaign, Membership, new_invite_code
 from rules import SYSTEM_NAMES
 
@@ -82,6 +83,9 @@ def _leave(membership: Membership) -> None:
 
     Character.objects.filter(campaign=membership.campaign, owner=membership.user).update(campaign=None)
     membership.delete()
+    # Their open pages of this table stop hearing it; everyone else's table loses their characters.
+    revoke_streams(membership.campaign_id, user_id=membership.user_id)
+    publish(membership.campaign_id, "party")
 
 
 @transaction.atomic
@@ -105,8 +109,6 @@ def campaign_transfer_gm(*, campaign: Campaign, to_user_id: int) -> None:
 def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0) -> Campaign:
     """Rounds count up in combat; ending combat resets them; time passes in minutes of game time."""
     from django.db.models import F
-
-    from campaigns.events import publish
 
     campaigns = Campaign.objects.filter(pk=campaign_id)
     if action == "next_round":

@@ -35,6 +35,7 @@ from django.http import (
 )
 from django.middleware.security import SecurityMiddleware
 
+from campaigns.events import session_hash
 from campaigns.live import CLOSE, hub
 from campaigns.selectors import campaigns_of
 
@@ -65,7 +66,8 @@ async def events(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404
     if (refusal := _over_the_cap(user.pk)) is not None:
         return refusal
-    return StreamingHttpResponse(_frames(pk, user.pk), content_type=CONTENT_TYPE, headers=HEADERS)
+    session = session_hash(request.session.session_key)
+    return StreamingHttpResponse(_frames(pk, user.pk, session), content_type=CONTENT_TYPE, headers=HEADERS)
 
 
 def _over_the_cap(user_id: int) -> HttpResponse | None:
@@ -77,18 +79,20 @@ def _over_the_cap(user_id: int) -> HttpResponse | None:
     return HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
 
 
-async def _frames(campaign_id: int, user_id: int) -> AsyncIterator[bytes]:
-    async with hub.subscribe(campaign_id, user_id) as queue:
+async def _frames(campaign_id: int, user_id: int, session: str) -> AsyncIterator[bytes]:
+    async with hub.subscribe(campaign_id, user_id, session) as queue:
         yield OPEN
-        while True:
-            yield await queue.get()  # events, and the hub's pings; Django cancels this when the client goes
+        # Events and the hub's pings until the hub closes the stream (its user lost the right to it);
+        # Django cancels this when the client goes.
+        while (frame := await queue.get()) != CLOSE:
+            yield frame
 
 
 # --- the raw ASGI endpoint -------------------------------------------------------------------------
 
 
-def _authorise(scope: Scope, campaign_id: int) -> int | HttpResponse:
-    """The user id of a member, or the response that turns the request away (as the Django stack would)."""
+def _authorise(scope: Scope, campaign_id: int) -> tuple[int, str] | HttpResponse:
+    """A member's user id and session hash, or the response that turns the request away (as Django would)."""
     try:
         request = ASGIRequest(scope, io.BytesIO())
         if request.method != "GET":
@@ -107,7 +111,7 @@ def _authorise(scope: Scope, campaign_id: int) -> int | HttpResponse:
             return redirect_to_login(request.get_full_path())  # what LoginRequiredMiddleware does
         if not campaigns_of(user).filter(pk=campaign_id).exists():
             return HttpResponseNotFound(b"Not found")
-        return user.pk
+        return user.pk, session_hash(request.session.session_key)
     finally:
         connections.close_all()  # same thread as the queries above: the connection goes back now
 
@@ -118,10 +122,11 @@ async def asgi_events(scope: Scope, receive: Receive, send: Send, campaign_id: i
     if isinstance(outcome, HttpResponse):
         await _send_response(send, outcome)
         return
-    if (refusal := _over_the_cap(outcome)) is not None:
+    user_id, session = outcome
+    if (refusal := _over_the_cap(user_id)) is not None:
         await _send_response(send, refusal)
         return
-    async with hub.subscribe(campaign_id, outcome) as queue:
+    async with hub.subscribe(campaign_id, user_id, session) as queue:
         headers = [(b"content-type", CONTENT_TYPE.encode())]
         headers += [(name.lower().encode(), value.encode()) for name, value in HEADERS.items()]
         await send({"type": "http.response.start", "status": 200, "headers": headers})

@@ -18,7 +18,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from campaigns.events import publish
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Membership
 from characters.models import CatalogueItem, Change, Character, Hireling, Item, OfferedChange, Roll
 from characters.selectors import characters_editable_by
 from rules import RulesError, system_for
@@ -264,9 +264,6 @@ def character_roll(
             _save_state(other, new_state, by=by, what=f"{result.label} by {character.name}")
         else:
             _offer(other, new_state, roll=roll, result=result, by=by, from_character=character)
-    if result.state is None and not _changes_items(result):
-        # Nothing on the sheet moved, but the table still wants to see the roll.
-        publish(character.campaign_id, "rolls")
     return character, roll
 
 
@@ -401,8 +398,20 @@ def _store_roll(
         odds=odds_as_json(result.odds),
         visibility=visibility,
     )
-    publish(roll.campaign_id, "rolls")
+    publish(roll.campaign_id, "rolls", audience=_roll_audience(roll))
     return roll
+
+
+def _roll_audience(roll: Roll) -> list[int] | None:
+    """Whose pages hear of this roll: everyone's, or only those who may see it (its roller, and the GM)."""
+    if roll.visibility == Roll.Visibility.PUBLIC:
+        return None
+    audience = [roll.roller_id] if roll.roller_id else []
+    if roll.visibility == Roll.Visibility.GM:
+        audience += Membership.objects.filter(campaign_id=roll.campaign_id, role=Membership.Role.GM).values_list(
+            "user_id", flat=True
+        )
+    return audience
 
 
 def _jsonable(value: Any) -> Any:

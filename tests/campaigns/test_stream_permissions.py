@@ -1,0 +1,129 @@
+"""Streams follow permissions (issue 9, finding 9), through the real ASGI application on both engines.
+
+Removing a player, a player leaving and a logout close the streams that lost their right; a roll's signal
+reaches only the pages of those who may see the roll; a roll is announced once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.db import connections
+from django.test import Client
+from django.urls import reverse
+
+from campaigns import live, services
+from characters import services as character_services
+from tests.campaigns.live_helpers import TIMEOUT, Stream, run, session_cookie
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _no_presence_grace(settings):
+    settings.SSE_PRESENCE_GRACE_SECONDS = 0
+
+
+async def call(function, **kwargs):
+    """A service call as a view makes it: in a worker thread, its connection closed afterwards."""
+
+    def run_and_close():
+        try:
+            return function(**kwargs)
+        finally:
+            connections.close_all()
+
+    return await sync_to_async(run_and_close, thread_sensitive=False)()
+
+
+async def ended(stream: Stream) -> bool:
+    """True once the server has finished the response (the hub closed the stream)."""
+    try:
+        while True:
+            message = await asyncio.wait_for(stream.messages.get(), TIMEOUT)
+            if not message.get("more_body", False):
+                return True
+    except TimeoutError:
+        return False
+
+
+def _path(campaign) -> str:
+    return reverse("campaigns:events", args=[campaign.pk])
+
+
+@pytest.mark.parametrize("how", ["removed", "left"])
+def test_a_player_who_leaves_the_table_stops_hearing_it(campaign, gm, player, how):
+    cookie, gm_cookie = session_cookie(player), session_cookie(gm)
+
+    async def scenario():
+        stream = await Stream(_path(campaign), cookie).open()
+        watcher = await Stream(_path(campaign), gm_cookie).open()
+        if how == "removed":
+            await call(services.campaign_remove_player, campaign=campaign, user_id=player.pk)
+        else:
+            await call(services.campaign_leave, campaign=campaign, user=player)
+        closed = await ended(stream)
+        again = await Stream(_path(campaign), cookie).open()
+        await again.task
+        still_open = live.hub.streams_of(gm.pk)
+        await watcher.close()
+        return closed, again.status, still_open
+
+    closed, status, gm_streams = run(scenario())
+    assert closed, "the stream stayed open"
+    assert status == 404
+    assert gm_streams == 1  # only the player's stream was closed
+
+
+def test_logging_out_closes_that_sessions_streams_only(campaign, player):
+    first, second = session_cookie(player), session_cookie(player)
+
+    def log_out_first():
+        client = Client()
+        client.cookies["sessionid"] = first
+        return client.post(reverse("logout")).status_code
+
+    async def scenario():
+        phone = await Stream(_path(campaign), first).open()
+        laptop = await Stream(_path(campaign), second).open()
+        status = await call(log_out_first)
+        closed = await ended(phone)
+        open_left = live.hub.streams_of(player.pk)
+        await laptop.close()
+        return status, closed, open_left
+
+    status, closed, open_left = run(scenario())
+    assert status == 302 and closed
+    assert open_left == 1  # the other session's page is still live
+
+
+def _roll(character, by, visibility):
+    return character_services.character_roll(
+        character_id=character.pk, procedure="test", params={"ability": "BOD"}, by=by, visibility=visibility
+    )
+
+
+@pytest.mark.parametrize(
+    ("visibility", "hears"),
+    [("public", {"player", "other_player", "gm"}), ("gm", {"player", "gm"}), ("private", {"player"})],
+)
+def test_a_rolls_signal_reaches_only_those_who_may_see_it(campaign, gm, player, other_player, hero, visibility, hears):
+    people = {"player": player, "other_player": other_player, "gm": gm}
+    cookies = {name: session_cookie(user) for name, user in people.items()}
+
+    async def scenario():
+        streams = {name: await Stream(_path(campaign), cookie).open() for name, cookie in cookies.items()}
+        for stream in streams.values():
+            await stream.events_until_quiet()  # presence arrivals
+        await call(_roll, character=hero, by=player, visibility=visibility)
+        heard = {name: await stream.events_until_quiet(0.5) for name, stream in streams.items()}
+        for stream in streams.values():
+            await stream.close()
+        return heard
+
+    heard = run(scenario())
+    assert {name for name, topics in heard.items() if "rolls" in topics} == hears
+    for topics in heard.values():
+        assert topics.count("rolls") <= 1  # announced once per roll, not twice

@@ -9,7 +9,8 @@ from django.db.models import Prefetch
 from campaigns.models import Campaign
 from characters.models import Character, Hireling, Item, Roll
 from characters.selectors import rolls_visible_to
-from rules import SYSTEMS
+from rules import SYSTEMS, RulesError
+from rules import base as rules_base
 
 LOG_PAGE = 50
 
@@ -21,6 +22,7 @@ class Card:
     conditions: tuple
     slots: object | None
     hirelings: tuple
+    problem: str = ""  # why the rules cannot read this sheet; the card shows it instead of numbers
 
 
 def party_cards(campaign: Campaign, *, only_id: int | None = None) -> list[Card]:
@@ -41,6 +43,12 @@ def party_cards(campaign: Campaign, *, only_id: int | None = None) -> list[Card]
             cards.append(Card(character, (), (), None, ()))
             continue
         sheet = character.to_sheet(character.items.all(), character.hirelings.all())
+        try:
+            rules_base.check_sheet(rules, sheet)
+        except RulesError as problem:
+            notice = f"This sheet holds numbers the rules can't read: {problem} Ask the GM, or re-import it."
+            cards.append(Card(character, (), (), None, tuple(character.hirelings.all()), problem=notice))
+            continue
         cards.append(
             Card(
                 character=character,

@@ -94,6 +94,15 @@ def sheet_context(request, character: Character, *, controls: bool = True, **ext
         hirelings=tuple(h.to_rules() for h in hirelings),
         name=character.name,
     )
+    try:
+        rules_base.check_sheet(rules, sheet)
+    except RulesError as problem:
+        # Stored before a bound existed, or written past the app: show what can be shown, and the way out.
+        context.update(rules=rules, state=state, sheet_problem=unreadable_notice(problem))
+        if can_edit:  # dropping the bad item is one way to mend the sheet
+            context["catalogue"] = CatalogueItem.objects.filter(system=character.system, available=True)
+            context["custom_item_form"] = CustomItemForm(auto_id="id_item_%s")
+        return context
     context.update(
         rules=rules,
         state=state,
@@ -127,6 +136,10 @@ def sheet_context(request, character: Character, *, controls: bool = True, **ext
         context["custom_item_form"] = CustomItemForm(auto_id="id_item_%s")
         context["visibility_form"] = VisibilityForm()
     return context
+
+
+def unreadable_notice(problem: RulesError) -> str:
+    return f"This sheet holds numbers the rules can't read: {problem} Ask the GM to fix it, or re-import the character."
 
 
 def _limited_count(rules, hirelings) -> int:

@@ -103,6 +103,7 @@ def cc_party(cards) -> list[dict[str, Any]]:
     """For the GM's party save: each character as a possible leader, the others as ``member1``... params."""
     size = cc.PARTY_MEMBERS
     out = []
+    cards = [card for card in cards if not card.problem]  # a sheet the rules can't read leads and joins nothing
     for card in cards:
         others = [c.character for c in cards if c.character.pk != card.character.pk]
         members = [{"param": f"member{n}", "character": other} for n, other in enumerate(others[:size], start=1)]
@@ -130,6 +131,6 @@ def _sheet(character) -> rules_base.Sheet:
 
 def _odds(procedure: str, character, params: dict[str, Any]) -> rules_base.Odds | None:
     try:
-        return cc.PROCEDURES[procedure].odds(_sheet(character), params)
+        return cc.PROCEDURES[procedure].odds(rules_base.check_sheet(cc.SYSTEM, _sheet(character)), params)
     except rules_base.RulesError:
         return None

@@ -57,6 +57,16 @@ class Character(models.Model):
             name=self.name,
         )
 
+    def checked_sheet(self) -> rules_base.Sheet:
+        """The stored sheet, refused with a sentence if its numbers fail the rules: data written before a
+        bound existed, or past the app, must end in a message rather than an error page or minutes of odds."""
+        sheet = self.to_sheet()
+        try:
+            rules_base.check_sheet(SYSTEMS[self.system], sheet)
+        except RulesError as problem:
+            raise RulesError(f"{self.name}'s sheet holds numbers the rules can't read: {problem} Ask the GM.") from None
+        return sheet
+
 
 class Item(models.Model):
     class Kind(models.TextChoices):

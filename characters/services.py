@@ -38,18 +38,6 @@ def _lock(character_id: int) -> Character:
     return Character.objects.select_for_update().get(pk=character_id)
 
 
-def _checked_sheet(character: Character) -> rules_base.Sheet:
-    """The stored sheet, refused with a sentence if its numbers fail the rules (e.g. written before a bound existed)."""
-    sheet = character.to_sheet()
-    try:
-        rules_base.check_sheet(system_for(character.system), sheet)
-    except RulesError as problem:
-        raise RulesError(
-            f"{character.name}'s sheet holds numbers the rules can't read ({problem}) Ask the GM."
-        ) from None
-    return sheet
-
-
 def _check_version(character: Character, expected_version: int | None) -> None:
     if expected_version is not None and expected_version != character.version:
         raise StaleVersion(
@@ -146,7 +134,7 @@ def character_adjust(*, character_id: int, key: str, delta: int, by) -> Characte
     """+/- on a track (HP, stress, Stamina...): the rules clamp it and refuse what they must."""
     character = _lock(character_id)
     rules = system_for(character.system)
-    sheet = _checked_sheet(character)
+    sheet = character.checked_sheet()
     tracks = {track.key: track for track in rules.tracks(sheet)}
     track = tracks.get(key)
     if track is None or not track.adjustable:
@@ -161,7 +149,7 @@ def character_odds(character: Character, procedure_key: str, raw_params: Mapping
     """The exact odds of a procedure with these modifiers, without rolling (for the live odds panel)."""
     rules = system_for(character.system)
     procedure = _procedure(rules, procedure_key)
-    sheet = _checked_sheet(character)
+    sheet = character.checked_sheet()
     params = _resolve(character, procedure, sheet, raw_params)
     # As in character_roll: the resolved rows are the app's, the rules get only the Sheets.
     params = {k: v for k, v in params.items() if not k.endswith("__character")}
@@ -188,7 +176,7 @@ def _resolve(character: Character, procedure, sheet, raw_params: Mapping[str, An
         other = (others.select_for_update() if lock else others).first()
         if other is None:
             raise RulesError(f"{param.label}: pick another character at this table.")
-        params[param.name] = _checked_sheet(other)
+        params[param.name] = other.checked_sheet()
         params[f"{param.name}__character"] = other
     return params
 
@@ -211,7 +199,7 @@ def character_roll(
     _check_version(character, expected_version)
     rules = system_for(character.system)
     proc = _procedure(rules, procedure)
-    sheet = _checked_sheet(character)
+    sheet = character.checked_sheet()
     resolved = _resolve(character, proc, sheet, params, lock=True)
     opponents = {k: resolved.pop(k) for k in list(resolved) if k.endswith("__character")}
     result = proc.roll(sheet, resolved, rng or system_random())
@@ -314,7 +302,7 @@ def _check_carry(character: Character, item: rules_base.Item) -> None:
     rules = system_for(character.system)
     check = getattr(rules, "check_can_carry", None)
     if check is not None:
-        check(_checked_sheet(character), rules.validate_item(item))
+        check(character.checked_sheet(), rules.validate_item(item))
 
 
 @transaction.atomic

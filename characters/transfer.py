@@ -111,6 +111,8 @@ def import_character(*, owner, document: dict[str, Any]) -> Character:
     name = document.get("name")
     if not isinstance(name, str) or not name.strip():
         raise RulesError("The character in that file has no name.")
+    if len(name.strip()) > 100:
+        raise RulesError(f"The character's name in that file is {len(name.strip()):,} characters long; at most 100.")
     state = rules.validate_state(_mapping(document.get("state"), "state"))
     items = [_item(rules, row, n) for n, row in enumerate(_list(document.get("items"), "items"))]
     hirelings = [_hireling(rules, row) for row in _list(document.get("hirelings"), "hirelings")]
@@ -148,7 +150,7 @@ def _item(rules, row, position: int) -> dict[str, Any]:
     if not (isinstance(slots, int) and 0 <= slots <= 20 and isinstance(quantity, int) and 1 <= quantity <= 10_000):
         raise RulesError(f"{name}: its slots or quantity are out of range.")
     item = rules_base.Item(
-        name=name.strip()[:100],
+        name=name.strip(),
         kind=row.get("kind", "gear"),
         slots=slots,
         quantity=quantity,
@@ -167,7 +169,7 @@ def _hireling(rules, row) -> dict[str, Any]:
     if not isinstance(wage, int) or not 0 <= wage <= 1_000_000:
         raise RulesError(f"{name}: the wage is out of range.")
     hireling = rules_base.Hireling(
-        name=name.strip()[:100], kind=kind, state=_mapping(row.get("state", {}), "hireling"), wage=wage
+        name=name.strip(), kind=kind, state=_mapping(row.get("state", {}), "hireling"), wage=wage
     )
     hireling = rules.validate_hireling(hireling)
     return {"name": hireling.name, "kind": hireling.kind, "state": dict(hireling.state), "wage": hireling.wage}

@@ -219,8 +219,8 @@ def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     gm = acts_as_gm(request.user, character)
     if proc is None or (proc.gm_only and not gm):
         raise Http404
-    sheet = character.to_sheet()
     try:
+        sheet = character.checked_sheet()
         result = services.character_odds(character, procedure, raw_params(proc, sheet, request.GET, gm=gm))
         error = ""
     except RulesError as problem:
@@ -246,7 +246,7 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         services.character_roll(
             character_id=character.pk,
             procedure=procedure,
-            params=raw_params(proc, character.to_sheet(), request.POST, gm=gm),
+            params=raw_params(proc, character.checked_sheet(), request.POST, gm=gm),
             by=request.user,
             visibility=meta.cleaned_data["visibility"] or Roll.Visibility.PUBLIC,
             expected_version=meta.cleaned_data["version"],
@@ -326,7 +326,7 @@ def hire(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     character = _editable(request, pk)
     rules = _rules_or_404(character)
     try:
-        sheet = character.to_sheet()
+        sheet = character.checked_sheet()
         form = _ParamsOnly("Hire", _hire_params(rules, sheet))
         choices = rules_base.check_params(form, sheet, raw_params(form, sheet, request.POST))
         choices = {key: value for key, value in choices.items() if value not in (None, "")}

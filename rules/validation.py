@@ -130,7 +130,9 @@ def hireling_basics(name: Any, kind: Any, wage: Any, upfront: Any) -> tuple[str,
 
 def _shown(value: Any, limit: int = 20) -> str:
     """A value quoted for a message, cut short: a refusal must not echo a megabyte back."""
-    text = repr(value) if not isinstance(value, int) or isinstance(value, bool) else _int_words(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _int_words(value)
+    text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -138,4 +140,4 @@ def _int_words(value: int) -> str:
     # str() of a huge int costs quadratic time (and Python refuses past 4,300 digits): describe it instead.
     if abs(value) < 10**18:
         return str(value)
-    return f"a {value.bit_length() * 3 // 10}-digit number"
+    return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"

@@ -17,7 +17,7 @@ PASSWORD = "correct-horse-battery"
 # locally each run draws new ones to keep exploring. A failure prints the blob to replay it, and every
 # example found is then pinned with @example. HYPOTHESIS_PROFILE=ci|dev chooses explicitly.
 hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
-hypothesis_settings.register_profile("dev", print_blob=True)
+hypothesis_settings.register_profile("dev", derandomize=False, print_blob=True)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 

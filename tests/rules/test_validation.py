@@ -211,3 +211,14 @@ def test_lowering_str_below_the_stress_carried_fills_every_slot_and_kills():
     assert state["attributes"]["STR"]["current"] == 10
     assert state["stress"] == 10 == CC.slots(Sheet(state)).maximum
     assert state["status"] == "dead"
+
+
+def test_property_tests_run_the_same_examples_in_ci_and_new_ones_locally():
+    """Issue 9, finding 13: CI (the CI variable, set by .ci/run) must not fail by chance."""
+    import os
+
+    from hypothesis import settings
+
+    profile = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+    assert settings.get_profile("ci").derandomize and not settings.get_profile("dev").derandomize
+    assert settings.default.derandomize == settings.get_profile(profile).derandomize

@@ -9,7 +9,8 @@ from django.db.models import Prefetch
 from campaigns.models import Campaign
 from characters.models import Character, Hireling, Item, OfferedChange, Roll
 from characters.selectors import rolls_visible_to
-from rules import SYSTEMS
+from rules import SYSTEMS, RulesError
+from rules import base as rules_base
 
 LOG_PAGE = 50
 
@@ -22,6 +23,7 @@ class Card:
     slots: object | None
     hirelings: tuple
     offers: tuple = ()  # changes other players' rolls would make, waiting for the owner or the GM
+    problem: str = ""  # why the rules cannot read this sheet; the card shows it instead of numbers
 
 
 def party_cards(campaign: Campaign, *, only_id: int | None = None) -> list[Card]:
@@ -44,6 +46,13 @@ def party_cards(campaign: Campaign, *, only_id: int | None = None) -> list[Card]
             cards.append(Card(character, (), (), None, ()))
             continue
         sheet = character.to_sheet(character.items.all(), character.hirelings.all())
+        try:
+            rules_base.check_sheet(rules, sheet)
+        except RulesError as problem:
+            notice = f"This sheet holds numbers the rules can't read: {problem} Ask the GM, or re-import it."
+            hirelings, offers = tuple(character.hirelings.all()), tuple(character.pending_offers)
+            cards.append(Card(character, (), (), None, hirelings, offers=offers, problem=notice))
+            continue
         cards.append(
             Card(
                 character=character,

@@ -9,11 +9,12 @@ than five sets of columns and migrations.
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
 
 from campaigns.models import SYSTEM_CHOICES, Campaign
-from rules import SYSTEM_NAMES
+from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules import base as rules_base
 
 
@@ -55,6 +56,16 @@ class Character(models.Model):
             hirelings=tuple(h.to_rules() for h in hirelings),
             name=self.name,
         )
+
+    def checked_sheet(self) -> rules_base.Sheet:
+        """The stored sheet, refused with a sentence if its numbers fail the rules: data written before a
+        bound existed, or past the app, must end in a message rather than an error page or minutes of odds."""
+        sheet = self.to_sheet()
+        try:
+            rules_base.check_sheet(SYSTEMS[self.system], sheet)
+        except RulesError as problem:
+            raise RulesError(f"{self.name}'s sheet holds numbers the rules can't read: {problem} Ask the GM.") from None
+        return sheet
 
 
 class Item(models.Model):
@@ -148,6 +159,18 @@ class CatalogueItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({SYSTEM_NAMES.get(self.system, self.system)})"
+
+    def clean(self) -> None:
+        """The system's own bounds (a damage die on its ladder, AV within its cap): the admin shows a refusal
+        as a form error, since every character taking this item copies these numbers."""
+        rules = SYSTEMS.get(self.system)
+        if rules is None:
+            return
+        row = rules_base.Item(name=self.name, kind=self.kind, slots=self.slots, quantity=1, data=self.data)
+        try:
+            rules.validate_item(row)
+        except RulesError as problem:
+            raise ValidationError(str(problem)) from None
 
 
 class Roll(models.Model):

@@ -96,6 +96,7 @@ def character_create(
 
 
 def _item_row(character: Character, item: rules_base.Item, position: int, catalogue_item=None) -> Item:
+    item = system_for(character.system).validate_item(item)  # every new row: bounded by the rules
     return Item(
         character=character,
         catalogue_item=catalogue_item,
@@ -139,7 +140,7 @@ def character_adjust(*, character_id: int, key: str, delta: int, by) -> Characte
     """+/- on a track (HP, stress, Stamina...): the rules clamp it and refuse what they must."""
     character = _lock(character_id)
     rules = system_for(character.system)
-    sheet = character.to_sheet()
+    sheet = character.checked_sheet()
     tracks = {track.key: track for track in rules.tracks(sheet)}
     track = tracks.get(key)
     if track is None or not track.adjustable:
@@ -154,7 +155,7 @@ def character_odds(character: Character, procedure_key: str, raw_params: Mapping
     """The exact odds of a procedure with these modifiers, without rolling (for the live odds panel)."""
     rules = system_for(character.system)
     procedure = _procedure(rules, procedure_key)
-    sheet = character.to_sheet()
+    sheet = character.checked_sheet()
     params = _resolve(character, procedure, sheet, raw_params)
     # As in character_roll: the resolved rows are the app's, the rules get only the Sheets.
     params = {k: v for k, v in params.items() if not k.endswith("__character")}
@@ -188,7 +189,7 @@ def _resolve(character: Character, procedure, sheet, raw_params: Mapping[str, An
                 other = Character.objects.filter(pk=other_id, campaign_id=character.campaign_id).first()
         if other is None:
             raise RulesError(f"{param.label}: pick another character at this table.")
-        params[param.name] = other.to_sheet()
+        params[param.name] = other.checked_sheet()
         params[f"{param.name}__character"] = other
     return params
 
@@ -240,7 +241,7 @@ def character_roll(
     if character is None:
         raise RulesError("That character is gone.")
     _check_version(character, expected_version)
-    sheet = character.to_sheet()
+    sheet = character.checked_sheet()
     resolved = _resolve(character, proc, sheet, params, locked=locked)
     others = {k.removesuffix("__character"): resolved.pop(k) for k in list(resolved) if k.endswith("__character")}
     editable = set(
@@ -355,7 +356,7 @@ def _apply_result(character: Character, result: rules_base.RollResult, *, by) ->
 def _apply_items(character: Character, result: rules_base.RollResult) -> None:
     if result.items_removed:
         character.items.filter(pk__in=list(result.items_removed)).delete()
-    for item in result.items_changed:
+    for item in map(system_for(character.system).validate_item, result.items_changed):
         character.items.filter(pk=item.id).update(
             name=item.name[:100],
             slots=item.slots,
@@ -367,7 +368,7 @@ def _apply_items(character: Character, result: rules_base.RollResult) -> None:
         _check_room(character, len(result.items_added))
         start = _next_position(character)
         Item.objects.bulk_create([_item_row(character, item, start + i) for i, item in enumerate(result.items_added)])
-    for hireling in result.hirelings_changed:
+    for hireling in map(system_for(character.system).validate_hireling, result.hirelings_changed):
         character.hirelings.filter(pk=hireling.id).update(state=dict(hireling.state), wage=hireling.wage)
 
 
@@ -452,7 +453,7 @@ def _check_carry(character: Character, item: rules_base.Item) -> None:
     rules = system_for(character.system)
     check = getattr(rules, "check_can_carry", None)
     if check is not None:
-        check(character.to_sheet(), item)
+        check(character.checked_sheet(), rules.validate_item(item))
 
 
 def _check_room(character: Character, adding: int = 1) -> None:
@@ -528,6 +529,7 @@ def item_update(*, character_id: int, item_id: int, by, **fields) -> Item:
         setattr(row, key, value)
     if row.quantity < 1:
         raise RulesError("Quantity must be at least 1; remove the item instead.")
+    system_for(character.system).validate_item(row.to_rules())
     row.save()
     _touch(character, by=by, what=f"Changed {row.name}")
     return row
@@ -551,7 +553,7 @@ def item_remove(*, character_id: int, item_id: int, by) -> None:
 def hireling_hire(*, character_id: int, choices: Mapping[str, Any], by, rng: RandomSource | None = None) -> Hireling:
     character = _lock(character_id)
     rules = system_for(character.system)
-    hired = rules.hire(character.to_sheet(), choices, rng or system_random())
+    hired = rules.validate_hireling(rules.hire(character.to_sheet(), choices, rng or system_random()))
     if hired.upfront:
         coins = int(character.state.get("coins", 0))
         if hired.upfront > coins:
@@ -579,6 +581,7 @@ def hireling_update(*, character_id: int, hireling_id: int, state: Mapping[str, 
     if row is None:
         raise RulesError("That hireling is no longer with this character.")
     row.state = {**row.state, **state}
+    row.state = dict(system_for(character.system).validate_hireling(row.to_rules()).state)
     row.save(update_fields=["state"])
     _touch(character, by=by, what=f"Updated {row.name}")
     return row

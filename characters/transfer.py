@@ -10,10 +10,19 @@ from django.db import transaction
 from characters.models import Character, Hireling, Item
 from characters.services import _record
 from rules import RulesError, system_for
+from rules import base as rules_base
 
 FORMAT = "lantern-character"
 FORMAT_VERSION = 1
 ITEM_FIELDS = ("name", "kind", "slots", "quantity", "worn", "data")
+
+# What a character file can hold, well past any real sheet: a C&C sheet nests 4 deep and a big one has a
+# few thousand values. Past these a file is refused before anything reads it further.
+MAX_DEPTH = 20
+MAX_NODES = 100_000
+MAX_TEXT = 10_000  # characters in one string
+MAX_DIGITS = 15  # a whole number's digits: Python refuses past 4,300, and no sheet needs more than 9
+MAX_ROWS = 500  # items, and hirelings
 
 
 def export_character(character: Character) -> dict[str, Any]:
@@ -31,10 +40,17 @@ def export_character(character: Character) -> dict[str, Any]:
 
 
 def parse_document(raw: bytes) -> dict[str, Any]:
+    """The file as JSON, refused with a sentence if it is not one or holds more than a sheet can."""
     try:
-        document = json.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")  # strict: a lone surrogate encoded in the bytes is a decode error
+        document = json.loads(text, parse_int=_whole_number, parse_constant=_no_constant)
+    except RecursionError:
+        raise RulesError(f"That file nests deeper than a character sheet ever does (at most {MAX_DEPTH}).") from None
+    except RulesError:
+        raise
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise RulesError("That file is not a Lantern character: it is not JSON.") from None
+    _check_shape(document)
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise RulesError("That file is not a Lantern character.")
     if document.get("format_version") != FORMAT_VERSION:
@@ -45,6 +61,49 @@ def parse_document(raw: bytes) -> dict[str, Any]:
     return document
 
 
+def _whole_number(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise RulesError(
+            f"That file holds a number with {len(text.lstrip('-'))} digits; a sheet needs at most {MAX_DIGITS}."
+        )
+    return int(text)
+
+
+def _no_constant(name: str) -> float:
+    raise RulesError(f"That file holds {name}, which is not a number a sheet can hold.")
+
+
+def _check_shape(document: Any) -> None:
+    """Depth, size and characters: walked without recursion, so a hostile file cannot exhaust the stack."""
+    stack = [(document, 1)]
+    nodes = 0
+    while stack:
+        value, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_NODES:
+            raise RulesError(f"That file holds more than {MAX_NODES:,} values; a character has far fewer.")
+        if depth > MAX_DEPTH:
+            raise RulesError(f"That file nests deeper than a character sheet ever does (at most {MAX_DEPTH}).")
+        if isinstance(value, dict):
+            stack.extend((key, depth + 1) for key in value)
+            stack.extend((item, depth + 1) for item in value.values())
+        elif isinstance(value, list):
+            stack.extend((item, depth + 1) for item in value)
+        elif isinstance(value, str):
+            _check_text(value)
+
+
+def _check_text(text: str) -> None:
+    if len(text) > MAX_TEXT:
+        raise RulesError(f"That file holds a text of {len(text):,} characters; a sheet's longest is {MAX_TEXT:,}.")
+    if "\x00" in text:
+        raise RulesError("That file holds a NUL character, which no sheet can store.")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # "\ud800" escapes decode to lone surrogates, which are not text
+        raise RulesError("That file holds a broken character (a lone surrogate); export the sheet again.") from None
+
+
 @transaction.atomic
 def import_character(*, owner, document: dict[str, Any]) -> Character:
     """Everything is checked before anything is written; a bad document creates nothing."""
@@ -52,9 +111,11 @@ def import_character(*, owner, document: dict[str, Any]) -> Character:
     name = document.get("name")
     if not isinstance(name, str) or not name.strip():
         raise RulesError("The character in that file has no name.")
+    if len(name.strip()) > 100:
+        raise RulesError(f"The character's name in that file is {len(name.strip()):,} characters long; at most 100.")
     state = rules.validate_state(_mapping(document.get("state"), "state"))
-    items = [_item(row, n) for n, row in enumerate(_list(document.get("items"), "items"))]
-    hirelings = [_hireling(row) for row in _list(document.get("hirelings"), "hirelings")]
+    items = [_item(rules, row, n) for n, row in enumerate(_list(document.get("items"), "items"))]
+    hirelings = [_hireling(rules, row) for row in _list(document.get("hirelings"), "hirelings")]
     character = Character.objects.create(owner=owner, system=rules.id, name=name.strip()[:100], state=state)
     Item.objects.bulk_create([Item(character=character, position=n, **fields) for n, fields in enumerate(items)])
     Hireling.objects.bulk_create([Hireling(character=character, **fields) for fields in hirelings])
@@ -71,12 +132,14 @@ def _mapping(value, what: str) -> dict:
 def _list(value, what: str) -> list:
     if value is None:
         return []
-    if not isinstance(value, list) or len(value) > 500:
+    if not isinstance(value, list):
         raise RulesError(f"The file's {what} are damaged.")
+    if len(value) > MAX_ROWS:
+        raise RulesError(f"The file holds {len(value)} {what}; a sheet holds at most {MAX_ROWS}.")
     return value
 
 
-def _item(row, position: int) -> dict[str, Any]:
+def _item(rules, row, position: int) -> dict[str, Any]:
     row = _mapping(row, "items")
     name = row.get("name")
     slots, quantity = row.get("slots", 1), row.get("quantity", 1)
@@ -86,21 +149,27 @@ def _item(row, position: int) -> dict[str, Any]:
         raise RulesError(f"{name}: Lantern has no kind of item called {row.get('kind')!r}.")
     if not (isinstance(slots, int) and 0 <= slots <= 20 and isinstance(quantity, int) and 1 <= quantity <= 10_000):
         raise RulesError(f"{name}: its slots or quantity are out of range.")
-    return {
-        "name": name.strip()[:100],
-        "kind": row.get("kind", "gear"),
-        "slots": slots,
-        "quantity": quantity,
-        "worn": bool(row.get("worn", False)),
-        "data": _mapping(row.get("data", {}), "item data"),
-    }
+    item = rules_base.Item(
+        name=name.strip(),
+        kind=row.get("kind", "gear"),
+        slots=slots,
+        quantity=quantity,
+        worn=row.get("worn", False),
+        data=_mapping(row.get("data", {}), "item data"),
+    )
+    item = rules.validate_item(item)  # the system's bounds: a damage die on its ladder, armour within its cap
+    return {field: getattr(item, field) for field in ITEM_FIELDS}
 
 
-def _hireling(row) -> dict[str, Any]:
+def _hireling(rules, row) -> dict[str, Any]:
     row = _mapping(row, "hirelings")
     name, kind, wage = row.get("name"), row.get("kind", "hireling"), row.get("wage", 0)
     if not isinstance(name, str) or not name.strip() or kind not in Hireling.Kind.values:
         raise RulesError("A hireling in the file is damaged.")
     if not isinstance(wage, int) or not 0 <= wage <= 1_000_000:
         raise RulesError(f"{name}: the wage is out of range.")
-    return {"name": name.strip()[:100], "kind": kind, "state": _mapping(row.get("state", {}), "hireling"), "wage": wage}
+    hireling = rules_base.Hireling(
+        name=name.strip(), kind=kind, state=_mapping(row.get("state", {}), "hireling"), wage=wage
+    )
+    hireling = rules.validate_hireling(hireling)
+    return {"name": hireling.name, "kind": hireling.kind, "state": dict(hireling.state), "wage": hireling.wage}

@@ -95,6 +95,15 @@ def sheet_context(request, character: Character, *, controls: bool = True, **ext
         hirelings=tuple(h.to_rules() for h in hirelings),
         name=character.name,
     )
+    try:
+        rules_base.check_sheet(rules, sheet)
+    except RulesError as problem:
+        # Stored before a bound existed, or written past the app: show what can be shown, and the way out.
+        context.update(rules=rules, state=state, sheet_problem=unreadable_notice(problem))
+        if can_edit:  # dropping the bad item is one way to mend the sheet
+            context["catalogue"] = CatalogueItem.objects.filter(system=character.system, available=True)
+            context["custom_item_form"] = CustomItemForm(auto_id="id_item_%s")
+        return context
     context.update(
         rules=rules,
         state=state,
@@ -128,6 +137,10 @@ def sheet_context(request, character: Character, *, controls: bool = True, **ext
         context["custom_item_form"] = CustomItemForm(auto_id="id_item_%s")
         context["visibility_form"] = VisibilityForm()
     return context
+
+
+def unreadable_notice(problem: RulesError) -> str:
+    return f"This sheet holds numbers the rules can't read: {problem} Ask the GM to fix it, or re-import the character."
 
 
 def _limited_count(rules, hirelings) -> int:
@@ -207,8 +220,8 @@ def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     gm = acts_as_gm(request.user, character)
     if proc is None or (proc.gm_only and not gm):
         raise Http404
-    sheet = character.to_sheet()
     try:
+        sheet = character.checked_sheet()
         result = services.character_odds(character, procedure, raw_params(proc, sheet, request.GET, gm=gm))
         error = ""
     except RulesError as problem:
@@ -234,7 +247,7 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         services.character_roll(
             character_id=character.pk,
             procedure=procedure,
-            params=raw_params(proc, character.to_sheet(), request.POST, gm=gm),
+            params=raw_params(proc, character.checked_sheet(), request.POST, gm=gm),
             by=request.user,
             visibility=meta.cleaned_data["visibility"] or Roll.Visibility.PUBLIC,
             expected_version=meta.cleaned_data["version"],
@@ -314,7 +327,7 @@ def hire(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     character = _editable(request, pk)
     rules = _rules_or_404(character)
     try:
-        sheet = character.to_sheet()
+        sheet = character.checked_sheet()
         form = _ParamsOnly("Hire", _hire_params(rules, sheet))
         choices = rules_base.check_params(form, sheet, raw_params(form, sheet, request.POST))
         choices = {key: value for key, value in choices.items() if value not in (None, "")}

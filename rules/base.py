@@ -12,10 +12,7 @@ from fractions import Fraction
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from rules.dice import DieRoll, RandomSource
-
-
-class RulesError(ValueError):
-    """A request the rules do not allow; the message is shown to the person as it is."""
+from rules.errors import RulesError
 
 
 @dataclass(frozen=True)
@@ -219,6 +216,18 @@ class GameSystem(Protocol):
         """A new hireling/retainer/helper row (RulesError past the limit or when unaffordable)."""
         ...
 
+    def validate_item(self, item: Item) -> Item:
+        """A normalised copy of one inventory row, or RulesError with a sentence naming what is wrong.
+
+        Bounds come from the rules: a weapon's die on the system's ladder, armour within its cap, yes/no
+        flags as booleans, short names and lists; a key the system does not know is refused.
+        """
+        ...
+
+    def validate_hireling(self, hireling: Hireling) -> Hireling:
+        """A normalised copy of a hireling row (its state is a small sheet), or RulesError."""
+        ...
+
 
 @dataclass(frozen=True)
 class CatalogueEntry:
@@ -241,6 +250,21 @@ class Creation:
     state: dict[str, Any]
     items: tuple[Item, ...] = ()
     rolls: tuple[RollResult, ...] = ()
+
+
+def check_sheet(system: GameSystem, sheet: Sheet) -> Sheet:
+    """The sheet with its state, every item and every hireling validated by the system.
+
+    Rules functions may assume what validation promises, so the app checks a stored sheet before
+    rolling or showing numbers from it: data written before a bound existed (or straight into the
+    database) then ends in a sentence, not in an error page or a minute of arithmetic.
+    """
+    return Sheet(
+        state=system.validate_state(sheet.state),
+        items=tuple(system.validate_item(item) for item in sheet.items),
+        hirelings=tuple(system.validate_hireling(h) for h in sheet.hirelings),
+        name=sheet.name,
+    )
 
 
 def check_params(procedure: Procedure, sheet: Sheet, given: Mapping[str, Any]) -> dict[str, Any]:

@@ -14,9 +14,42 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Literal, Protocol
 
+from rules.errors import RulesError
+
 Dist = dict[int, Fraction]
 
 LADDER: tuple[int, ...] = (4, 6, 8, 10, 12)
+
+# Bounds on the work one roll or one set of odds may take: every rules text here rolls a handful of
+# dice of at most 20 faces (a d100 at most), so these refuse only numbers a sheet should never hold,
+# before any work is done. Exact odds cost time in the size of their table, and one request must not
+# hold a server (and a database connection) for seconds.
+MAX_SIDES = 100  # faces on one die
+MAX_DICE = 100  # dice in one pool
+MAX_WORK = 200_000  # cells of one exact distribution's table (about 0.1 s of Fractions)
+
+
+def check_sides(sides: int) -> None:
+    """RulesError for a die no rules text rolls (checked before any work)."""
+    if sides > MAX_SIDES:
+        raise RulesError(f"A d{_count(sides)} is not a die Lantern rolls: the largest is a d{MAX_SIDES}.")
+
+
+def check_pool(sides: Sequence[int]) -> None:
+    if len(sides) > MAX_DICE:
+        raise RulesError(f"{len(sides)} dice are too many to roll at once: at most {MAX_DICE}.")
+    for s in sides:
+        check_sides(s)
+
+
+def check_work(cells: int, what: str = "these odds") -> None:
+    if cells > MAX_WORK:
+        raise RulesError(f"Working out {what} would take too long ({cells:,} steps; at most {MAX_WORK:,}).")
+
+
+def _count(n: int) -> str:
+    # Python refuses str() past 4,300 digits, and a message has no use for them.
+    return str(n) if abs(n) < 10**12 else "huge"
 
 
 class RandomSource(Protocol):
@@ -67,10 +100,13 @@ class DieRoll:
 def roll_die(rng: RandomSource, sides: int, label: str = "") -> DieRoll:
     if sides < 1:
         raise ValueError(f"a die needs at least one side, not {sides}")
+    check_sides(sides)
     return DieRoll(sides=sides, face=rng.randint(1, sides), label=label)
 
 
 def roll_dice(rng: RandomSource, count: int, sides: int, label: str = "") -> tuple[DieRoll, ...]:
+    if count > MAX_DICE:
+        raise RulesError(f"{_count(count)} dice are too many to roll at once: at most {MAX_DICE}.")
     return tuple(roll_die(rng, sides, label) for _ in range(count))
 
 
@@ -79,6 +115,7 @@ def roll_dice(rng: RandomSource, count: int, sides: int, label: str = "") -> tup
 
 @lru_cache(maxsize=256)
 def _die(sides: int) -> tuple[tuple[int, Fraction], ...]:
+    check_sides(sides)
     p = Fraction(1, sides)
     return tuple((face, p) for face in range(1, sides + 1))
 
@@ -94,6 +131,7 @@ def constant(value: int) -> Dist:
 
 def combine(a: Dist, b: Dist, op) -> Dist:
     """Distribution of op(x, y) for independent x ~ a and y ~ b."""
+    check_work(len(a) * len(b))
     out: Dist = {}
     for x, px in a.items():
         for y, py in b.items():
@@ -116,16 +154,29 @@ def map_dist(d: Dist, fn) -> Dist:
 
 def sum_dist(sides: Sequence[int]) -> Dist:
     """Sum of several dice, e.g. 3d6 -> sum_dist((6, 6, 6))."""
+    check_pool(sides)
+    check_work(_sum_work(sides))
     out = constant(0)
     for s in sides:
         out = convolve(out, die_dist(s))
     return out
 
 
+def _sum_work(sides: Sequence[int]) -> int:
+    """Cells a sum's table passes through: each die meets every total reached so far."""
+    work, span = 0, 1
+    for s in sides:
+        work += span * s
+        span += s - 1
+    return work
+
+
 def max_dist(sides: Sequence[int]) -> Dist:
     """Highest single die of a pool (keep-highest-1). An empty pool is 0."""
     if not sides:
         return constant(0)
+    check_pool(sides)
+    check_work(max(sides) * len(sides))
     top = max(sides)
     out: Dist = {}
     previous = Fraction(0)
@@ -142,6 +193,8 @@ def min_dist(sides: Sequence[int]) -> Dist:
     """Lowest single die of a pool (keep-lowest-1). An empty pool is 0."""
     if not sides:
         return constant(0)
+    check_pool(sides)
+    check_work(max(sides) * len(sides))
     out: Dist = {}
     for v in range(1, max(sides) + 1):
         at_least_v = Fraction(1)
@@ -322,6 +375,7 @@ def roll_pool(
         raise ValueError(f"unknown pool rule {how!r}")
     if labels is not None and len(labels) != len(sides):
         raise ValueError("give one label per die")
+    check_pool(sides)
     rolls = [roll_die(rng, s, labels[i] if labels is not None else "") for i, s in enumerate(sides)]
     if how == "sum" or not rolls:
         return tuple(rolls), sum(r.face for r in rolls)
@@ -339,6 +393,8 @@ def _pool_counts(sides: tuple[int, ...], how: PoolHow) -> dict[int, int]:
         raise ValueError(f"a die needs at least one side, not {min(sides)}")
     if not sides:
         return {0: 1}
+    check_pool(sides)
+    check_work(_sum_work(sides) if how == "sum" else max(sides) * len(sides))
     if how == "sum":
         counts = {0: 1}
         for s in sides:
@@ -406,6 +462,7 @@ def _check_under(mode: str, auto_success: int | None, auto_fail: int | None, sid
         raise ValueError(f"unknown roll-under mode {mode!r}")
     if sides < 1:
         raise ValueError(f"a die needs at least one side, not {sides}")
+    check_sides(sides)
     for name, face in (("auto_success", auto_success), ("auto_fail", auto_fail)):
         if face is not None and not 1 <= face <= sides:
             raise ValueError(f"{name}={face} is not a face of a d{sides}")
@@ -505,6 +562,7 @@ def band_chance(low: int, high: int, sides: int = 20) -> Fraction:
     """P(low < d<sides> <= high), exactly (seed 004; spec §004.4). Empty when high <= low."""
     if sides < 1:
         raise ValueError(f"a die needs at least one side, not {sides}")
+    check_sides(sides)
     hits = max(0, min(high, sides) - max(low, 0))
     return Fraction(hits, sides)
 
@@ -549,6 +607,7 @@ def _three_odds(
     d20s = (20,) if mode == "plain" else (20, 20)
     kept = _pool_counts(d20s, how)
     extra = _pool_counts(extra_dice, "sum")
+    check_work(len(kept) * len(extra))
     counts = dict.fromkeys(THREE_OUTCOMES, 0)
     for face, nf in kept.items():
         for add, ne in extra.items():

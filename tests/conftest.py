@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
+from hypothesis import settings as hypothesis_settings
 
 from campaigns.models import Campaign, Membership
 from tests.html_check import html_problems
 
 PASSWORD = "correct-horse-battery"
+
+# Property tests: CI runs the same examples on every run (a red build is a real bug, never bad luck);
+# locally each run draws new ones to keep exploring. A failure prints the blob to replay it, and every
+# example found is then pinned with @example. HYPOTHESIS_PROFILE=ci|dev chooses explicitly.
+hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
+hypothesis_settings.register_profile("dev", derandomize=False, print_blob=True)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 
 def pytest_collection_modifyitems(items):

@@ -85,12 +85,15 @@ def _lowered(state: dict[str, Any], attribute: str) -> bool:
 def _boxes(state: dict[str, Any], items, slots) -> list[dict[str, str]]:
     """One box per inventory slot, filled in the order the rules count them: items, stress, coins, marks."""
     boxes: list[dict[str, str]] = []
+    shown = slots.maximum + 30  # past the last slot a few boxes say "over"; 200,000 of them say nothing more
     for item in items:
         if item.kind != "coins":
-            boxes += [{"kind": "item", "label": item.name} for _ in range(max(0, item.slots) * max(0, item.quantity))]
+            count = min(max(0, item.slots) * max(0, item.quantity), max(0, shown - len(boxes)))
+            boxes += [{"kind": "item", "label": item.name} for _ in range(count)]
     boxes += [{"kind": "stress", "label": "Stress"} for _ in range(state["stress"])]
     marks = ["Magic aura"] * (1 if state["aura"] else 0) + ["Tumour"] * state["tumours"]
-    boxes += [{"kind": "coins", "label": "Coins"} for _ in range(max(0, slots.used - len(boxes) - len(marks)))]
+    coins = min(max(0, slots.used - len(boxes) - len(marks)), max(0, shown - len(boxes)))
+    boxes += [{"kind": "coins", "label": "Coins"} for _ in range(coins)]
     boxes += [{"kind": "mark", "label": mark} for mark in marks]
     boxes += [{"kind": "empty", "label": "Empty"} for _ in range(max(0, slots.maximum - len(boxes)))]
     for box in boxes[slots.maximum :]:
@@ -103,6 +106,7 @@ def cc_party(cards) -> list[dict[str, Any]]:
     """For the GM's party save: each character as a possible leader, the others as ``member1``... params."""
     size = cc.PARTY_MEMBERS
     out = []
+    cards = [card for card in cards if not card.problem]  # a sheet the rules can't read leads and joins nothing
     for card in cards:
         others = [c.character for c in cards if c.character.pk != card.character.pk]
         members = [{"param": f"member{n}", "character": other} for n, other in enumerate(others[:size], start=1)]
@@ -130,6 +134,6 @@ def _sheet(character) -> rules_base.Sheet:
 
 def _odds(procedure: str, character, params: dict[str, Any]) -> rules_base.Odds | None:
     try:
-        return cc.PROCEDURES[procedure].odds(_sheet(character), params)
+        return cc.PROCEDURES[procedure].odds(rules_base.check_sheet(cc.SYSTEM, _sheet(character)), params)
     except rules_base.RulesError:
         return None

@@ -48,7 +48,9 @@ def attr_pk(obj):
 def item_notes(data) -> str:
     """An item's system numbers in words: {"steel_die": 6, "bulky": True} → "steel die d6 · bulky"."""
     notes = []
-    for key, value in (data or {}).items():
+    if not isinstance(data, dict):  # a sheet that fails validation still lists its items
+        return ""
+    for key, value in data.items():
         if value in (None, False, "", 0):
             continue
         words = str(key).replace("_", " ")

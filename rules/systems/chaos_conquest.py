@@ -120,6 +120,17 @@ from rules.dice import (
     roll_under_succeeds,
     sum_dist,
 )
+from rules.validation import (
+    Check,
+    boolean,
+    bounded_int,
+    bounded_list,
+    bounded_text,
+    die_on,
+    fields,
+    hireling_basics,
+    item_basics,
+)
 
 ATTRIBUTES: tuple[str, ...] = data.ATTRIBUTES
 ATTRIBUTE_MAX = data.ATTRIBUTE_MAX
@@ -442,7 +453,111 @@ def _supplies(items: Sequence[Item]) -> list[Item]:
 
 def _weapon_die(item: Item) -> int:
     die = _data(item).get("damage")
-    return die if item.kind == "weapon" and isinstance(die, int) and not isinstance(die, bool) and die > 0 else 0
+    # Only a die of the rules' weapons: a stored d50000 must not reach the odds (it is refused on every write).
+    return die if item.kind == "weapon" and isinstance(die, int) and die in WEAPON_DICE else 0
+
+
+def _number(low: int, high: int) -> Check:
+    return lambda value, label: bounded_int(value, label, low, high)
+
+
+def _die(value: Any, label: str) -> int:
+    return die_on(value, label, WEAPON_DICE)
+
+
+def _faction(value: Any, label: str) -> str:
+    text = bounded_text(value, label, 20)
+    if text and text not in data.FACTIONS:
+        raise RulesError(f"{label} must be one of {', '.join(data.FACTIONS)}, not {text[:20]!r}.")
+    return text
+
+
+# What an item's data may hold, with the bounds of the rules (seed 002, Damage & Armor; equipment.md):
+# weapon dice d4-d12, a flat bonus like the pistol's +1, AV at most 6 even with magic, STR needs up to 18.
+_FLAGS = [
+    "ranged",
+    "silver",
+    "worn_out",
+    "thrown",
+    "two_handed",
+    "reach",
+    "loud",
+    "long_range",
+    "sunder",
+    "reload_two_hands",
+    "needs_oil",
+    "dex_disadvantage",
+    "magic",
+    "supply",
+    "last_shot",
+    "grimoire",
+    "holy_book",
+    "scroll",
+    "ruined",
+    "mount",
+]
+ITEM_FIELDS: dict[str, tuple[str, Check]] = {
+    **{flag: (flag.replace("_", " "), boolean) for flag in _FLAGS},
+    "damage": ("damage die", _die),
+    "bite": ("bite die", _die),
+    "bonus": ("flat damage bonus", _number(0, 3)),
+    "av": ("AV", _number(0, MAGIC_AV_MAX)),
+    "min_str": ("STR needed", _number(0, ATTRIBUTE_MAX)),
+    "days": ("days of food", _number(0, 365)),
+    "shots": ("shots", _number(0, 100)),
+    "rounds": ("rounds", _number(0, 100)),
+    "turns": ("turns", _number(0, 1000)),
+    "lp": ("light points", _number(0, 100)),
+    "rarity": ("rarity", _number(0, 10)),
+    "hd": ("hit dice", _number(0, 20)),
+    "skill": ("skill", _number(0, 20)),
+    "ml": ("morale", _number(2, 12)),
+    "slots_ridden": ("slots when ridden", _number(0, 100)),
+    "slots_unridden": ("slots when led", _number(0, 100)),
+    "miles_per_day": ("miles a day", _number(0, 200)),
+    "spells": ("spells", bounded_list),
+    "spell": ("spell", lambda value, label: bounded_text(value, label, 100)),
+    "faction": ("faction", _faction),
+    "note": ("note", bounded_text),
+}
+
+
+def validate_item(item: Item) -> Item:
+    """An item's normalised copy, or RulesError naming what no Chaos & Conquest item can hold (a d50 sword...)."""
+    name, kind, slots_, quantity = item_basics(item.name, item.kind, item.slots, item.quantity)
+    numbers = fields(item.data, name, ITEM_FIELDS)
+    worn = boolean(item.worn, f"{name}: worn")
+    return _replace(item, name=name, kind=kind, slots=slots_, quantity=quantity, data=numbers, worn=worn)
+
+
+# A hireling's or retainer's sheet beyond what _helper_state checks (hired-help.md): morale and loyalty
+# are 2d6 targets, a retainer's level and XP follow the PCs' table, its weapon a d4-d12.
+HELPER_FIELDS: dict[str, tuple[str, Check]] = {
+    "morale": ("morale", _number(2, 12)),
+    "loyalty": ("loyalty", _number(0, 12)),
+    "level": ("level", _number(1, 100)),
+    "xp": ("XP", _number(0, 100_000_000)),
+    "weapon": ("weapon die", _die),
+    "slots": ("slots", _number(0, 30)),
+    "squire": ("squire", boolean),
+    "doomed": ("doomed", boolean),
+    "limp": ("limping", boolean),
+}
+_HELPER_CHECKED = ("role", "attributes", "stamina", "stamina_max", "status", "scars")
+
+
+def validate_hireling(hireling: Hireling) -> Hireling:
+    """A hireling's normalised copy: a porter's, teamster's, explorer's or retainer's small sheet."""
+    name, kind, wage, upfront = hireling_basics(hireling.name, hireling.kind, hireling.wage, hireling.upfront)
+    checked = _replace(hireling, name=name, kind=kind, wage=wage, upfront=upfront)
+    if not isinstance(hireling.state, Mapping):
+        raise RulesError(f"{name}: the sheet must be a set of named fields.")
+    body = _helper_state(checked)
+    if body["role"] not in HIRE_KINDS:
+        raise RulesError(f"{name}: the role must be one of {', '.join(HIRE_KINDS)}.")
+    rest = fields({k: v for k, v in body.items() if k not in _HELPER_CHECKED}, name, HELPER_FIELDS)
+    clean = {**{k: body[k] for k in _HELPER_CHECKED}, **rest}
+    return _replace(checked, state={key: clean[key] for key in hireling.state})  # the same fields, normalised
 
 
 def _weapons(sheet: Sheet) -> dict[str, Item]:
@@ -732,6 +847,8 @@ def _scar(body: dict[str, Any], rng: RandomSource, dice: list[DieRoll], words: l
 def _stress_death(fx: _Effects) -> None:
     """Seed 002, Inventory & Stress: if every inventory slot holds stress, you die (spec §002.13.10)."""
     st = fx.state
+    if st["stress"] > _slots_max(st):
+        st["stress"] = _slots_max(st)  # no more stress than slots: the slots lost were full of it
     if st["status"] != "dead" and st["stress"] >= _slots_max(st):
         st["status"] = "dead"
         fx.say("Stress fills every slot: dead.")
@@ -1501,6 +1618,8 @@ class DeathsDoorProcedure:
 
 def _helper_state(h: Hireling) -> dict[str, Any]:
     """A hireling's or retainer's small sheet, with defaults for anything missing (hired-help.md)."""
+    if not isinstance(h.state or {}, Mapping):
+        raise RulesError(f"{h.name}: the sheet must be a set of named fields.")
     raw = dict(h.state or {})
     role = raw.get("role", "retainer" if h.kind == "retainer" else "porter")
     base = data.HIRELING_ATTRIBUTE if role != "retainer" else 10
@@ -2865,8 +2984,11 @@ def adjust(sheet: Sheet, key: str, delta: int) -> dict[str, Any]:
     elif key in ATTRIBUTES:
         a = state["attributes"][key]
         a["current"] = max(0, min(a["base"], a["current"] + delta))
-        if state["stress"] >= _slots_max(state) and state["status"] != "dead":
-            state["status"] = "dead"  # fewer slots, all of them stress (spec §002.13.10)
+        if state["stress"] >= _slots_max(state):
+            # Fewer slots than the stress carried (spec §002.13.10): seed 002 says a PC cannot hold more
+            # stress than slots and that stress in every slot kills, so every slot fills and they die.
+            state["stress"] = _slots_max(state)
+            state["status"] = "dead"
     elif key == "av":
         state["av_lost"] = max(0, min(_raw_av(sheet, state), state["av_lost"] - delta))
     else:
@@ -2966,6 +3088,12 @@ class ChaosConquest:
 
     def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
         return hire(sheet, choices, rng)
+
+    def validate_item(self, item: Item) -> Item:
+        return validate_item(item)
+
+    def validate_hireling(self, hireling: Hireling) -> Hireling:
+        return validate_hireling(hireling)
 
     # helpers the app calls beyond the protocol
     def check_can_carry(self, sheet: Sheet, item: Item) -> SlotSummary:

@@ -59,8 +59,9 @@ import dataclasses
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import lru_cache
 from math import comb
 from typing import Any
 
@@ -85,6 +86,7 @@ from rules.dice import (
     DieRoll,
     Overflow,
     RandomSource,
+    check_pool,
     dice_label,
     die_dist,
     ladder_index,
@@ -94,12 +96,14 @@ from rules.dice import (
     roll_pool,
     shift,
 )
+from rules.validation import Check, boolean, bounded_int, bounded_text, die_on, fields, hireling_basics, item_basics
 
 ABILITIES: tuple[str, ...] = data.ABILITIES
 DN_DEFAULT = 4
 DN_MIN, DN_MAX = 1, 30
 HARM_MAX = 100
 SHIFT_MAX = 5
+CONTEST_WORK = 25_000  # steps of one contest's odds, about 0.25 s; real contests take a few hundred to a few thousand
 BASE_SLOTS = 4
 COINS_PER_SLOT = 100
 MAX_PROTECTION = 3
@@ -298,6 +302,40 @@ def _item_data(p: _Parsed) -> dict[str, Any]:
     return out
 
 
+# What an item's data may hold (seed 000, Equipment and Armour): the source's item notation is
+# "(d8, bulky, blast, +1 protection)", nothing else. Protection never adds past 3 (spec §000.8 [REC]).
+ITEM_FIELDS: dict[str, tuple[str, Check]] = {
+    "steel_die": ("steel die", lambda v, label: die_on(v, label, LADDER)),
+    "bulky": ("bulky", boolean),
+    "blast": ("blast", boolean),
+    "protection": ("protection", lambda v, label: bounded_int(v, label, 0, MAX_PROTECTION)),
+    "note": ("note", bounded_text),
+}
+
+
+def validate_item(item: Item) -> Item:
+    """An item's normalised copy, or RulesError naming what no Fell item can hold (a d50 steel die...)."""
+    name, kind, slots_, quantity = item_basics(item.name, item.kind, item.slots, item.quantity)
+    item_data = fields(item.data, name, ITEM_FIELDS)
+    return replace(
+        item,
+        name=name,
+        kind=kind,
+        slots=slots_,
+        quantity=quantity,
+        data=item_data,
+        worn=boolean(item.worn, f"{name}: worn"),
+    )
+
+
+def validate_hireling(hireling: Hireling) -> Hireling:
+    """A hireling's normalised copy: its state is a small Fell sheet (seed 000, Hirelings), d4s unless raised."""
+    name, kind, wage, upfront = hireling_basics(hireling.name, hireling.kind, hireling.wage, hireling.upfront)
+    checked = replace(hireling, name=name, kind=kind, wage=wage, upfront=upfront)
+    full = _hireling_state(checked)
+    return replace(checked, state={key: full[key] for key in hireling.state})  # the same fields, normalised
+
+
 def _steel(item: Item) -> int:
     value = item.data.get("steel_die", 0) if item.data else 0
     return int(value) if isinstance(value, int) and value in LADDER else 0
@@ -436,14 +474,22 @@ def contest_chances(a: Sequence[int], b: Sequence[int]) -> tuple[Fraction, Fract
     states: dict[tuple[tuple[int, ...], tuple[int, ...]], Fraction] = {start: Fraction(1)}
     win = lose = Fraction(0)
     ranks = sorted(((f, s) for s in sizes for f in range(1, s + 1)), reverse=True)
+    check_pool((*a, *b))
+    work = 0  # the states multiply with mixed dice sizes, so the work is counted as it goes
     for face, sides in ranks:
         i = sizes.index(sides)
         nxt: dict[tuple[tuple[int, ...], tuple[int, ...]], Fraction] = {}
+        work += len(states)
         for (ca, cb), p in states.items():
             na, nb = ca[i], cb[i]
             if na == 0 and nb == 0:
                 nxt[(ca, cb)] = nxt.get((ca, cb), Fraction(0)) + p
                 continue
+            work += (na + 1) * (nb + 1)
+            if work > CONTEST_WORK:
+                raise RulesError(
+                    f"A contest of {len(a)} dice against {len(b)} has too many ways to fall to work out its odds."
+                )
             for ka, pa in _binomial(na, face).items():
                 for kb, pb in _binomial(nb, face).items():
                     q = p * pa * pb
@@ -458,6 +504,7 @@ def contest_chances(a: Sequence[int], b: Sequence[int]) -> tuple[Fraction, Fract
     return win, lose, sum(states.values(), Fraction(0))
 
 
+@lru_cache(maxsize=1024)
 def _binomial(n: int, faces: int) -> dict[int, Fraction]:
     p = Fraction(1, faces)
     return {k: comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1) if p**k * (1 - p) ** (n - k)}
@@ -568,6 +615,8 @@ def _hirelings(sheet: Sheet) -> dict[str, Hireling]:
 
 
 def _hireling_state(h: Hireling) -> dict[str, Any]:
+    if not isinstance(h.state, Mapping):
+        raise RulesError(f"Hireling {h.name}: the sheet must be a set of named fields.")
     base = {**_default_state(), "abilities": {ab: {"die": 4, "points": 4} for ab in ABILITIES}}
     base.update({"hp": HIRELING_HP, "hp_max": HIRELING_HP, "hireling": True})
     base.update(dict(h.state))
@@ -2574,6 +2623,12 @@ class FellDraft:
 
     def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
         return hire(sheet, choices, rng)
+
+    def validate_item(self, item: Item) -> Item:
+        return validate_item(item)
+
+    def validate_hireling(self, hireling: Hireling) -> Hireling:
+        return validate_hireling(hireling)
 
     # helpers the app calls beyond the protocol
     def check_can_carry(self, sheet: Sheet, item: Item) -> SlotSummary:

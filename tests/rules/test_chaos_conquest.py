@@ -8,7 +8,7 @@ from itertools import product
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as hs
 
 from rules import SYSTEMS
@@ -1141,6 +1141,8 @@ def test_save_and_opposed_odds_sum_to_one(target, mode, skill, npc_mode):
     ),
     strength=hs.integers(3, 18),
 )
+# Found in CI (issue 9, finding 13): 11 stress with STR 14, then STR -4 left 11 stress in 10 slots.
+@example(steps=[("stress", 11), ("STR", -4)], strength=14)
 def test_adjusting_keeps_every_track_in_bounds(steps, strength):
     """Seed 002 (Stamina; Inventory & Stress; Advancement): tracks never leave their bounds."""
     state = pc(strength, stamina=6)

@@ -30,6 +30,11 @@ def test_a_join_code_that_cleans_to_nothing_is_refused_readably(code, stranger, 
     assert not Membership.objects.filter(user=stranger).exists()
 
 
+def test_an_invite_code_with_a_nul_byte_is_an_unknown_code(stranger, campaign):
+    response = client_of(stranger).get("/campaigns/join/a%00b/")
+    assert response.status_code == 404
+
+
 def test_a_pasted_invite_link_still_joins(stranger, campaign):
     link = f"https://lantern.example/campaigns/join/{campaign.invite_code}/"
     response = client_of(stranger).post(reverse("campaigns:join_form"), {"code": link})

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from characters import services
-from tests.conftest import make_character, make_user
+from tests.conftest import make_character
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 # The live table's stream never ends for a member (its own tests cover it); the admin is Django's.

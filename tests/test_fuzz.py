@@ -3,7 +3,8 @@
 For each named pattern in the URL conf, hypothesis draws who asks (nobody, a stranger, a player, the GM),
 GET or POST, path parameters (real ids and names seen on the pages, or edge values: 0, -1, 2**63, 30 digits,
 other scripts' digits, empty, "/") and, for a POST, the fields of a form the pages really render for that URL,
-each kept, replaced by junk (huge, negative, NUL, unicode, 10 kB), dropped or repeated. Each example runs in a
+each kept, replaced by junk (huge, negative, NUL, unicode, 10 kB), dropped or repeated. Then a sweep gives every
+field name of every URL's forms one odd value, the other fields as the page offers them. Each request runs in a
 savepoint that is rolled back, so one request's changes never steer the next (issue 9, "faults end in a message").
 """
 
@@ -54,8 +55,10 @@ JUNK = [
     "[]",
 ]
 # Under a minute per database on a shared 2-core machine; routes that take forms get more tries.
-EXAMPLES_WITH_FORMS = 30
-EXAMPLES_WITHOUT = 10
+EXAMPLES_WITH_FORMS = 12
+EXAMPLES_WITHOUT = 5
+# The sweep: every field of every form the pages render gets one of these, the other fields as offered.
+NASTY = ["9" * 30, "²", "\x00", "/", "-1", "a" * 10_000, str(2**63)]
 
 
 # --- the URL conf --------------------------------------------------------------------------------
@@ -91,15 +94,18 @@ def _fill(route: str, values: dict[str, str]) -> str:
 @dataclass
 class Form:
     action: str
+    method: str = "post"
+    role: str = "gm"  # who saw it
     fields: dict[str, list[str]] = field(default_factory=dict)  # name → the values the page offers
 
 
 class _Forms(HTMLParser):
     """Forms (their action or hx-post/hx-get) with their named fields, and every link on the page."""
 
-    def __init__(self, page_url: str) -> None:
+    def __init__(self, page_url: str, role: str) -> None:
         super().__init__()
         self.page_url = page_url
+        self.role = role
         self.forms: list[Form] = []
         self.links: set[str] = set()
         self._form: Form | None = None
@@ -111,7 +117,9 @@ class _Forms(HTMLParser):
             if a.get(key, "").startswith("/"):
                 self.links.add(a[key].split("#")[0])
         if tag == "form":
-            self._form = Form(action=a.get("hx-post") or a.get("action") or a.get("hx-get") or self.page_url)
+            get = "hx-get" in a or (a.get("method", "get").lower() == "get" and "hx-post" not in a)
+            action = a.get("hx-post") or a.get("hx-get") or a.get("action") or self.page_url
+            self._form = Form(action=action, method="get" if get else "post", role=self.role)
             self.forms.append(self._form)
         elif self._form is None:
             return
@@ -138,11 +146,11 @@ class World:
     path_values: dict[tuple[str, str], set[str]]  # (route name, parameter) → values seen on the pages
 
 
-def _crawl(world: World, client: Client, url: str) -> None:
-    response = client.get(url)
+def _crawl(world: World, role: str, url: str) -> None:
+    response = world.clients[role].get(url)
     if response.status_code != 200 or "html" not in response.get("Content-Type", ""):
         return
-    parser = _Forms(url)
+    parser = _Forms(url, role)
     parser.feed(response.content.decode())
     for link in parser.links | {f.action for f in parser.forms}:
         try:
@@ -178,9 +186,9 @@ def world(db, campaign, gm, player, stranger):
     pages += [f"/campaigns/join/{campaign.invite_code}/", "/accounts/password/"]
     for role in ("player", "gm"):
         for page in pages:
-            _crawl(world, clients[role], page)
+            _crawl(world, role, page)
     for page in ("/accounts/login/", "/accounts/signup/"):
-        _crawl(world, clients["anonymous"], page)
+        _crawl(world, "anonymous", page)
     return world
 
 
@@ -252,4 +260,31 @@ def test_no_request_to_any_url_ends_in_a_server_error(world):
             _fuzz(world, name, route)
         except AssertionError as failure:
             failures.append(f"{name}: {str(failure).splitlines()[0]}")
+    failures += _sweep(world)
     assert not failures, "requests that ended in a 500:\n" + "\n".join(failures)
+
+
+def _sweep(world: World) -> list[str]:
+    """Every field name of every URL's forms, one odd value each (rotating through NASTY), as the one who saw it.
+
+    A field shared by many forms of one URL (``visibility`` on every roll) is tried in the first form only.
+    """
+    failures, seen, turn = [], set(), 0
+    for name, forms in sorted(world.forms.items()):
+        for form in forms:
+            offered = {k: (v[0] if v else "") for k, v in form.fields.items()}
+            for field_name in sorted(form.fields):
+                if field_name == "csrfmiddlewaretoken" or (name, form.role, field_name) in seen:
+                    continue
+                seen.add((name, form.role, field_name))
+                turn += 1
+                fields = {**offered, field_name: NASTY[turn % len(NASTY)]}
+                client = world.clients[form.role]
+                with transaction.atomic():
+                    response = getattr(client, form.method)(urlsplit(form.action).path, fields, **HTMX)
+                    transaction.set_rollback(True)
+                if world.users[form.role] is not None and "_auth_user_id" not in client.session:
+                    client.force_login(world.users[form.role])
+                if response.status_code >= 500:
+                    failures.append(f"{name}: {_describe(form.method, form.action, form.role, fields, True)}")
+    return failures

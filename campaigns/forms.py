@@ -3,6 +3,7 @@ from __future__ import annotations
 from django import forms
 
 from campaigns.models import SYSTEM_CHOICES, Campaign
+from config.converters import MAX_ID
 
 
 class CampaignForm(forms.ModelForm):
@@ -25,12 +26,14 @@ class JoinForm(forms.Form):
 
     def clean_code(self) -> str:
         # People paste the whole link as often as the code: accept both.
-        code = self.cleaned_data["code"].strip().rstrip("/")
-        return code.rsplit("/", 1)[-1]
+        code = self.cleaned_data["code"].strip().rstrip("/").rsplit("/", 1)[-1].strip()
+        if not code:
+            raise forms.ValidationError("Paste the invite code or the whole invite link.")
+        return code
 
 
 class MemberForm(forms.Form):
-    user_id = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    user_id = forms.IntegerField(min_value=1, max_value=MAX_ID, widget=forms.HiddenInput)
 
 
 class ClockForm(forms.Form):

@@ -13,6 +13,9 @@ class CampaignError(Exception):
     """A request that cannot be done; the message is shown to the person."""
 
 
+CLOCK_LIMIT = 2**31 - 1  # round and game_minutes are PositiveIntegerFields: a 32-bit integer on PostgreSQL
+
+
 @transaction.atomic
 def campaign_create(*, name: str, system: str, gm) -> Campaign:
     if system not in SYSTEM_NAMES:
@@ -112,13 +115,18 @@ def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0) -> C
 
     campaigns = Campaign.objects.filter(pk=campaign_id)
     if action == "next_round":
-        campaigns.update(round=F("round") + 1)
+        # Checked in the UPDATE itself, so the column never overflows (a 500 on PostgreSQL).
+        if not campaigns.filter(round__lt=CLOCK_LIMIT).update(round=F("round") + 1):
+            raise CampaignError("This combat has run as many rounds as the clock can count: end combat first.")
     elif action == "end_combat":
         campaigns.update(round=0)
     elif action == "advance":
         if not 1 <= minutes <= 60 * 24 * 30:
             raise CampaignError("Time moves forward by 1 minute to 30 days at a time.")
-        campaigns.update(game_minutes=F("game_minutes") + minutes)
+        if not campaigns.filter(game_minutes__lte=CLOCK_LIMIT - minutes).update(
+            game_minutes=F("game_minutes") + minutes
+        ):
+            raise CampaignError("The game clock cannot count that far: it has reached its limit.")
     else:
         raise CampaignError("The clock cannot do that.")
     publish(campaign_id, "table")

@@ -208,7 +208,8 @@ def join_by_form(request: HtmxHttpRequest) -> HttpResponse:
 
 def campaign_join(request: HtmxHttpRequest, code: str) -> HttpResponse:
     """GET shows what you are joining; POST joins. A bad or old code says so, politely."""
-    campaign = Campaign.objects.filter(invite_code=code).first()
+    # PostgreSQL refuses a NUL in a query; no code holds one.
+    campaign = Campaign.objects.filter(invite_code=code).first() if "\x00" not in code else None
     if campaign is None:
         return render(request, "campaigns/join_invalid.html", status=404)
     if request.method == "POST":

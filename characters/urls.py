@@ -1,5 +1,6 @@
 from django.urls import path
 
+import config.converters  # noqa: F401 - registers <id:…>, ids within the database's range
 from characters import views
 
 app_name = "characters"
@@ -7,19 +8,19 @@ urlpatterns = [
     path("", views.character_list, name="list"),
     path("new/", views.create, name="create"),
     path("import/", views.import_view, name="import"),
-    path("<int:pk>/", views.sheet, name="sheet"),
-    path("<int:pk>/region/<str:name>/", views.region, name="region"),
-    path("<int:pk>/adjust/", views.adjust, name="adjust"),
-    path("<int:pk>/odds/<str:procedure>/", views.odds, name="odds"),
-    path("<int:pk>/roll/<str:procedure>/", views.roll, name="roll"),
-    path("<int:pk>/items/", views.item_add, name="item_add"),
-    path("<int:pk>/items/<int:item_id>/", views.item_update, name="item_update"),
-    path("<int:pk>/items/<int:item_id>/remove/", views.item_remove, name="item_remove"),
-    path("<int:pk>/hirelings/", views.hire, name="hire"),
-    path("<int:pk>/hirelings/<int:hireling_id>/dismiss/", views.dismiss, name="dismiss"),
-    path("<int:pk>/offers/<int:offer_id>/apply/", views.offer_answer, {"answer": "apply"}, name="offer_apply"),
-    path("<int:pk>/offers/<int:offer_id>/decline/", views.offer_answer, {"answer": "decline"}, name="offer_decline"),
-    path("<int:pk>/rename/", views.rename, name="rename"),
-    path("<int:pk>/delete/", views.delete, name="delete"),
-    path("<int:pk>/export/", views.export, name="export"),
+    path("<id:pk>/", views.sheet, name="sheet"),
+    path("<id:pk>/region/<str:name>/", views.region, name="region"),
+    path("<id:pk>/adjust/", views.adjust, name="adjust"),
+    path("<id:pk>/odds/<str:procedure>/", views.odds, name="odds"),
+    path("<id:pk>/roll/<str:procedure>/", views.roll, name="roll"),
+    path("<id:pk>/items/", views.item_add, name="item_add"),
+    path("<id:pk>/items/<id:item_id>/", views.item_update, name="item_update"),
+    path("<id:pk>/items/<id:item_id>/remove/", views.item_remove, name="item_remove"),
+    path("<id:pk>/hirelings/", views.hire, name="hire"),
+    path("<id:pk>/hirelings/<id:hireling_id>/dismiss/", views.dismiss, name="dismiss"),
+    path("<id:pk>/offers/<id:offer_id>/apply/", views.offer_answer, {"answer": "apply"}, name="offer_apply"),
+    path("<id:pk>/offers/<id:offer_id>/decline/", views.offer_answer, {"answer": "decline"}, name="offer_decline"),
+    path("<id:pk>/rename/", views.rename, name="rename"),
+    path("<id:pk>/delete/", views.delete, name="delete"),
+    path("<id:pk>/export/", views.export, name="export"),
 ]

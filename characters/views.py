@@ -26,6 +26,7 @@ from characters.forms import (
 from characters.models import CatalogueItem, Character, Roll
 from characters.selectors import characters_editable_by, characters_visible_to, rolls_visible_to
 from characters.transfer import export_character, import_character, parse_document
+from config.converters import parse_id
 from config.htmx import HtmxHttpRequest
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError, system_for
 from rules import base as rules_base
@@ -400,7 +401,7 @@ def create(request: HtmxHttpRequest) -> HttpResponse:
     campaign = None
     campaign_id = request.POST.get("campaign") or request.GET.get("campaign")
     if campaign_id:
-        campaign = campaigns_of(request.user).filter(pk=campaign_id if str(campaign_id).isdigit() else 0).first()
+        campaign = campaigns_of(request.user).filter(pk=parse_id(campaign_id) or 0).first()
         if campaign is None:
             messages.error(request, "You can only bring a character to a campaign you sit at.")
             return redirect("characters:list")

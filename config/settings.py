@@ -70,13 +70,17 @@ def database_from_url(url: str) -> dict:
         "timeout": 10,
     }
     return {
-        "ENGINE": "django.db.backends.postgresql",
+        # Django's backend with a pool that sweeps out dead connections (config/postgresql/base.py).
+        "ENGINE": "config.postgresql",
         "NAME": name,
         "USER": unquote(parts.username or ""),
         "PASSWORD": unquote(parts.password or ""),
         "HOST": parts.hostname or "",
         "PORT": str(parts.port or ""),
         "CONN_MAX_AGE": 0,
+        # With a pool, Django passes psycopg's check_connection to it: a connection PostgreSQL dropped
+        # (restart, failover, pg_terminate_backend) is replaced instead of handed to a request (a 500).
+        "CONN_HEALTH_CHECKS": True,
         "OPTIONS": options,
         "TEST": {"NAME": f"test_{name}"},
     }
@@ -194,7 +198,8 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Where `manage.py collectstatic` gathers the files WhiteNoise (or the proxy) serves when DEBUG is off.
+STATIC_ROOT = Path(env_str("STATIC_ROOT")) if env_str("STATIC_ROOT") else BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

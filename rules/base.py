@@ -321,7 +321,10 @@ def _coerce(p: Param, raw: Any) -> Any:
         if str(raw) not in allowed:
             raise RulesError(f"{p.label}: choose one of {', '.join(label for _, label in p.choices)}.")
         return str(raw)
-    return "" if raw is None else str(raw)[:200]
+    text = "" if raw is None else str(raw)[:200]
+    if "\x00" in text:  # PostgreSQL cannot store it
+        raise RulesError(f"{p.label} cannot contain a NUL character.")
+    return text
 
 
 def dice_sum(dice: Sequence[DieRoll]) -> int:

@@ -48,7 +48,8 @@ def test_env_list_splits_on_commas(monkeypatch):
 
 def test_database_url_becomes_a_pooled_postgres_entry():
     db = database_from_url("postgres://lantern:s%40cret@db.internal:5433/lantern?sslmode=require")
-    assert db["ENGINE"] == "django.db.backends.postgresql"
+    assert db["ENGINE"] == "config.postgresql"  # Django's, with a pool that sweeps out dead connections
+    assert db["CONN_HEALTH_CHECKS"] is True
     assert (db["NAME"], db["USER"], db["PASSWORD"], db["HOST"], db["PORT"]) == (
         "lantern",
         "lantern",

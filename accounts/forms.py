@@ -1,8 +1,36 @@
+from __future__ import annotations
+
+import unicodedata
+
+from django import forms
+from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
+
+from accounts.names import clean_name, username_problem
 
 
 class SignupForm(UserCreationForm):
-    """Django's own sign-up form: username, password twice, with the password validators."""
+    """Django's own sign-up form (password validators included), with usernames nobody can be mistaken by."""
 
     class Meta(UserCreationForm.Meta):
         fields = ("username",)
+
+    def clean_username(self) -> str:
+        username = super().clean_username()
+        if username is None:  # Django has already refused it as taken
+            return username
+        username = unicodedata.normalize("NFKC", username)
+        # Every name, to compare what they look like; sign-ups are rare and a scan of names is cheap.
+        existing = list(get_user_model().objects.values_list("username", flat=True))
+        if problem := username_problem(username, existing):
+            raise forms.ValidationError(problem)
+        return username
+
+
+class NameField(forms.CharField):
+    """A displayed name: invisible and text-direction characters are dropped before anything else."""
+
+    default_error_messages = {"required": "Give it a name with letters you can see."}
+
+    def to_python(self, value):
+        return clean_name(super().to_python(value))

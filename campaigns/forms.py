@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django import forms
 
+from accounts import names
 from campaigns.models import SYSTEM_CHOICES, Campaign
 from config.converters import MAX_ID
 
@@ -15,7 +16,7 @@ class CampaignForm(forms.ModelForm):
         labels = {"name": "Campaign name"}
 
     def clean_name(self) -> str:
-        name = self.cleaned_data["name"].strip()
+        name = names.clean_name(self.cleaned_data["name"])
         if not name:
             raise forms.ValidationError("Give the campaign a name.")
         return name

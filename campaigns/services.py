@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from accounts.names import clean_name
 from campaigns.events import publish, revoke_streams
 from campaigns.models import Campaign, Membership, new_invite_code
 from rules import SYSTEM_NAMES
@@ -20,7 +21,7 @@ CLOCK_LIMIT = 2**31 - 1  # round and game_minutes are PositiveIntegerFields: a 3
 def campaign_create(*, name: str, system: str, gm) -> Campaign:
     if system not in SYSTEM_NAMES:
         raise CampaignError("Pick one of the game systems Lantern knows.")
-    campaign = Campaign.objects.create(name=name.strip(), system=system)
+    campaign = Campaign.objects.create(name=clean_name(name), system=system)
     Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
     return campaign
 

@@ -38,6 +38,7 @@ from django.middleware.security import SecurityMiddleware
 from campaigns.events import session_hash
 from campaigns.live import CLOSE, hub
 from campaigns.selectors import campaigns_of
+from config.security import SECURITY_HEADERS
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -45,7 +46,7 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 CONTENT_TYPE = "text/event-stream"
 # no-cache and X-Accel-Buffering: proxies (nginx) must pass every frame at once (pitfall 6).
-HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "X-Content-Type-Options": "nosniff"}
+HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", **SECURITY_HEADERS}  # the pages' headers too
 # First bytes: the browser fires "open" on the headers; retry sets its reconnect delay (ms).
 OPEN = b": open\nretry: 2000\n\n"
 MAX_BATCH = 64  # frames written in one send when several are waiting
@@ -154,6 +155,8 @@ async def _close_on_disconnect(receive: Receive, campaign_id: int, queue: asynci
 
 
 async def _send_response(send: Send, response: HttpResponse) -> None:
+    for name, value in SECURITY_HEADERS.items():  # a refusal is a page too: same headers as the middleware's
+        response.headers.setdefault(name, value)
     headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in response.items()]
     await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
     await send({"type": "http.response.body", "body": response.content})

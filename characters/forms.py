@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
+from accounts.forms import NameField
 from characters.models import Item, Roll
 from rules import base as rules_base
 
@@ -86,7 +87,7 @@ class CatalogueAddForm(forms.Form):
 
 
 class CustomItemForm(forms.Form):
-    name = forms.CharField(max_length=100)
+    name = NameField(max_length=100)
     kind = forms.ChoiceField(choices=Item.Kind.choices, initial=Item.Kind.GEAR)
     slots = forms.IntegerField(min_value=0, max_value=20, initial=1)
     quantity = forms.IntegerField(min_value=1, max_value=10_000, initial=1)
@@ -98,7 +99,7 @@ class ItemUpdateForm(forms.Form):
 
 
 class RenameForm(forms.Form):
-    name = forms.CharField(max_length=100)
+    name = NameField(max_length=100)
     version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
 
 

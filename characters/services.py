@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from accounts.names import clean_name
 from campaigns.events import publish
 from campaigns.models import Campaign, Membership
 from characters.models import CatalogueItem, Change, Character, Hireling, Item, OfferedChange, Roll
@@ -85,7 +86,7 @@ def character_create(
         raise RulesError(f"{campaign.name} plays {campaign.system_name}; make a character of that system.")
     creation = rules.create(choices, rng or system_random())
     state = rules.validate_state(creation.state)
-    name = (creation.name or "").strip()[:100] or "Nameless"
+    name = clean_name(creation.name or "")[:100] or "Nameless"
     character = Character.objects.create(owner=owner, system=system, name=name, state=state, campaign=campaign)
     Item.objects.bulk_create([_item_row(character, item, position) for position, item in enumerate(creation.items)])
     _record(character, by=owner, what="Created the character")
@@ -100,7 +101,7 @@ def _item_row(character: Character, item: rules_base.Item, position: int, catalo
     return Item(
         character=character,
         catalogue_item=catalogue_item,
-        name=item.name[:100],
+        name=clean_name(item.name)[:100] or "Item",
         kind=item.kind if item.kind in Item.Kind.values else Item.Kind.OTHER,
         slots=max(0, int(item.slots)),
         quantity=max(1, int(item.quantity)),
@@ -114,7 +115,7 @@ def _item_row(character: Character, item: rules_base.Item, position: int, catalo
 def character_rename(*, character_id: int, name: str, by, expected_version: int | None = None) -> Character:
     character = _lock(character_id)
     _check_version(character, expected_version)
-    name = name.strip()
+    name = clean_name(name)
     if not name:
         raise RulesError("A character needs a name.")
     character.name = name[:100]
@@ -358,7 +359,7 @@ def _apply_items(character: Character, result: rules_base.RollResult) -> None:
         character.items.filter(pk__in=list(result.items_removed)).delete()
     for item in map(system_for(character.system).validate_item, result.items_changed):
         character.items.filter(pk=item.id).update(
-            name=item.name[:100],
+            name=clean_name(item.name)[:100] or "Item",
             slots=item.slots,
             quantity=max(1, item.quantity),
             worn=item.worn,
@@ -476,7 +477,7 @@ def item_add(*, character_id: int, item: rules_base.Item, by, catalogue_item: Ca
 def catalogue_to_item(entry: CatalogueItem, quantity: int = 1) -> rules_base.Item:
     """Copy the catalogue's numbers now: a later admin edit never rewrites a character's item."""
     return rules_base.Item(
-        name=entry.name, kind=entry.kind, slots=entry.slots, quantity=quantity, data=dict(entry.data)
+        name=clean_name(entry.name), kind=entry.kind, slots=entry.slots, quantity=quantity, data=dict(entry.data)
     )
 
 
@@ -526,7 +527,7 @@ def item_update(*, character_id: int, item_id: int, by, **fields) -> Item:
     for key, value in fields.items():
         if key not in allowed:
             raise RulesError(f"Items have no {key} to change.")
-        setattr(row, key, value)
+        setattr(row, key, clean_name(value)[:100] or row.name if key == "name" else value)
     if row.quantity < 1:
         raise RulesError("Quantity must be at least 1; remove the item instead.")
     system_for(character.system).validate_item(row.to_rules())
@@ -565,7 +566,7 @@ def hireling_hire(*, character_id: int, choices: Mapping[str, Any], by, rng: Ran
         character.save(update_fields=["state"])
     row = Hireling.objects.create(
         character=character,
-        name=(hired.name or "Hireling")[:100],
+        name=(clean_name(hired.name or "") or "Hireling")[:100],
         kind=hired.kind if hired.kind in Hireling.Kind.values else Hireling.Kind.HIRELING,
         state=dict(hired.state),
         wage=max(0, hired.wage),

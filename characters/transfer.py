@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db import transaction
 
+from accounts.names import clean_name
 from characters.models import Character, Hireling, Item
 from characters.services import _record
 from rules import RulesError, system_for
@@ -109,14 +110,16 @@ def import_character(*, owner, document: dict[str, Any]) -> Character:
     """Everything is checked before anything is written; a bad document creates nothing."""
     rules = system_for(str(document.get("system", "")))
     name = document.get("name")
-    if not isinstance(name, str) or not name.strip():
+    if not isinstance(name, str) or not clean_name(name):
         raise RulesError("The character in that file has no name.")
-    if len(name.strip()) > 100:
-        raise RulesError(f"The character's name in that file is {len(name.strip()):,} characters long; at most 100.")
+    if len(clean_name(name)) > 100:
+        raise RulesError(
+            f"The character's name in that file is {len(clean_name(name)):,} characters long; at most 100."
+        )
     state = rules.validate_state(_mapping(document.get("state"), "state"))
     items = [_item(rules, row, n) for n, row in enumerate(_list(document.get("items"), "items"))]
     hirelings = [_hireling(rules, row) for row in _list(document.get("hirelings"), "hirelings")]
-    character = Character.objects.create(owner=owner, system=rules.id, name=name.strip()[:100], state=state)
+    character = Character.objects.create(owner=owner, system=rules.id, name=clean_name(name)[:100], state=state)
     Item.objects.bulk_create([Item(character=character, position=n, **fields) for n, fields in enumerate(items)])
     Hireling.objects.bulk_create([Hireling(character=character, **fields) for fields in hirelings])
     _record(character, by=owner, what="Imported from a file")
@@ -143,14 +146,14 @@ def _item(rules, row, position: int) -> dict[str, Any]:
     row = _mapping(row, "items")
     name = row.get("name")
     slots, quantity = row.get("slots", 1), row.get("quantity", 1)
-    if not isinstance(name, str) or not name.strip():
+    if not isinstance(name, str) or not clean_name(name):
         raise RulesError(f"Item {position + 1} in the file has no name.")
     if row.get("kind", "gear") not in Item.Kind.values:
         raise RulesError(f"{name}: Lantern has no kind of item called {row.get('kind')!r}.")
     if not (isinstance(slots, int) and 0 <= slots <= 20 and isinstance(quantity, int) and 1 <= quantity <= 10_000):
         raise RulesError(f"{name}: its slots or quantity are out of range.")
     item = rules_base.Item(
-        name=name.strip(),
+        name=clean_name(name)[:100],
         kind=row.get("kind", "gear"),
         slots=slots,
         quantity=quantity,
@@ -164,12 +167,12 @@ def _item(rules, row, position: int) -> dict[str, Any]:
 def _hireling(rules, row) -> dict[str, Any]:
     row = _mapping(row, "hirelings")
     name, kind, wage = row.get("name"), row.get("kind", "hireling"), row.get("wage", 0)
-    if not isinstance(name, str) or not name.strip() or kind not in Hireling.Kind.values:
+    if not isinstance(name, str) or not clean_name(name) or kind not in Hireling.Kind.values:
         raise RulesError("A hireling in the file is damaged.")
     if not isinstance(wage, int) or not 0 <= wage <= 1_000_000:
         raise RulesError(f"{name}: the wage is out of range.")
     hireling = rules_base.Hireling(
-        name=name.strip(), kind=kind, state=_mapping(row.get("state", {}), "hireling"), wage=wage
+        name=clean_name(name)[:100], kind=kind, state=_mapping(row.get("state", {}), "hireling"), wage=wage
     )
     hireling = rules.validate_hireling(hireling)
     return {"name": hireling.name, "kind": hireling.kind, "state": dict(hireling.state), "wage": hireling.wage}

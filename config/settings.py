@@ -7,6 +7,7 @@ checkout runs. Production sets DEBUG=0, SECRET_KEY, ALLOWED_HOSTS and DATABASE_U
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -107,6 +108,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "template_partials.apps.SimpleAppConfig",
+    "axes",
     "accounts",
     "campaigns",
     "characters",
@@ -123,6 +125,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "config.security.SecurityHeadersMiddleware",
+    # Last, as django-axes asks: it turns a refused login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -188,6 +193,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Axes first: a locked account or address is refused before the password hasher runs,
+# so guessing cannot burn CPU (issue 9, finding 5).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "campaigns:list"
 LOGOUT_REDIRECT_URL = "login"
@@ -226,6 +237,16 @@ X_FRAME_OPTIONS = "DENY"
 if env_bool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+# Login limits (django-axes): lock an account, and separately an address, after this many wrong
+# passwords, for this long. The address is REMOTE_ADDR: behind a proxy, uvicorn --proxy-headers sets it.
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "accounts.views.login_locked_out"
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_VERBOSE = False
+
 # Live table (server-sent events).
 SSE_PING_SECONDS = env_int("SSE_PING_SECONDS", 15, minimum=1)
 # Open event streams one account may hold in one app process (a tab holds one); more get a 429.
@@ -241,5 +262,5 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    "loggers": {"django.db.backends": {"level": "INFO"}, "axes": {"level": "WARNING"}},
 }

@@ -153,7 +153,7 @@ def _item(rules, row, position: int) -> dict[str, Any]:
     if not (isinstance(slots, int) and 0 <= slots <= 20 and isinstance(quantity, int) and 1 <= quantity <= 10_000):
         raise RulesError(f"{name}: its slots or quantity are out of range.")
     item = rules_base.Item(
-        name=clean_name(name)[:100],
+        name=clean_name(name),
         kind=row.get("kind", "gear"),
         slots=slots,
         quantity=quantity,
@@ -172,7 +172,7 @@ def _hireling(rules, row) -> dict[str, Any]:
     if not isinstance(wage, int) or not 0 <= wage <= 1_000_000:
         raise RulesError(f"{name}: the wage is out of range.")
     hireling = rules_base.Hireling(
-        name=clean_name(name)[:100], kind=kind, state=_mapping(row.get("state", {}), "hireling"), wage=wage
+        name=clean_name(name), kind=kind, state=_mapping(row.get("state", {}), "hireling"), wage=wage
     )
     hireling = rules.validate_hireling(hireling)
     return {"name": hireling.name, "kind": hireling.kind, "state": dict(hireling.state), "wage": hireling.wage}

@@ -3,24 +3,9 @@
 from __future__ import annotations
 
 from rules import SYSTEMS
+from rules.validation import ITEM_KINDS
 
-KINDS = {
-    "weapon",
-    "armour",
-    "shield",
-    "helmet",
-    "gear",
-    "ration",
-    "light",
-    "ammo",
-    "spellbook",
-    "treasure",
-    "coins",
-    "animal",
-    "vehicle",
-    "service",
-    "other",
-}
+KINDS = ITEM_KINDS  # one list, kept by the rules: what a catalogue row may be
 
 
 def load_catalogue(catalogue_model, system_id: str, *, overwrite: bool = False) -> int:

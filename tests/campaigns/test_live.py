@@ -182,13 +182,17 @@ def test_an_idle_stream_sends_ping_comments(campaign, player, settings):
 
     async def scenario():
         stream = await Stream(path, cookie).open()
-        frames = [await stream.next_frame() for _ in range(4)]  # open, presence, then pings
+        frames = [await stream.next_frame()]
+        # The presence event may come before or after the first ping: on PostgreSQL it travels through
+        # NOTIFY, which a busy machine can make slower than a 50 ms ping.
+        while frames.count(": ping") < 2:
+            frames.append(await stream.next_frame())
         await stream.close()
         return frames
 
     frames = run(scenario())
     assert frames[0].startswith(": open")
-    assert frames[2:] == [": ping", ": ping"]
+    assert all(f == ": ping" or f.startswith("event: presence\n") for f in frames[1:])
 
 
 def test_a_client_that_stops_reading_gets_one_resync_not_unbounded_memory(campaign, player):

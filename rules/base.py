@@ -157,10 +157,25 @@ class Procedure(Protocol):
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult: ...
 
 
+@dataclass(frozen=True)
+class Banner:
+    """A line the sheet shows above the numbers: a state the player must not miss ("On Death's door")."""
+
+    key: str  # stable, for styling and tests: "dying", "level-ready"...
+    title: str
+    text: str = ""
+    tone: Literal["info", "good", "warning", "bad"] = "info"
+
+
 @runtime_checkable
 class GameSystem(Protocol):
-    """The one interface every system module offers as ``SYSTEM``."""
+    """The one interface every system package offers as ``SYSTEM``; the app reaches a system only here.
 
+    A system class subclasses this protocol explicitly, so it inherits the defaults written below for the
+    optional members, and ``mypy`` checks it against the rest.
+    """
+
+    # --- who it is ---------------------------------------------------------------------------------------
     @property
     def id(self) -> str: ...
 
@@ -172,48 +187,18 @@ class GameSystem(Protocol):
         """How the sheet names money, e.g. "coin" or "pennies"."""
         ...
 
+    credit: str = ""  # whose tables the catalogue comes from, shown with them
+
+    # --- optional facts, with defaults -------------------------------------------------------------------
+    private_fields: tuple[str, ...] = ()  # state keys only the owner and the GM see (a secret faction)
+    limited_hireling_kinds: tuple[str, ...] | None = None  # kinds that count against hireling_limit; None: all
+    wearable_kinds: frozenset[str] = frozenset({"armour", "shield", "helmet"})  # items with Wear/Take off
+
+    # --- state -------------------------------------------------------------------------------------------
     def default_state(self) -> dict[str, Any]: ...
 
     def validate_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
         """Return a normalised copy or raise RulesError with a readable message."""
-        ...
-
-    def create(self, choices: Mapping[str, Any], rng: RandomSource) -> Creation: ...
-
-    def tracks(self, sheet: Sheet) -> tuple[Track, ...]: ...
-
-    def adjust(self, sheet: Sheet, key: str, delta: int) -> dict[str, Any]:
-        """Change one track by delta, clamped by the rules; returns the new state."""
-        ...
-
-    def slots(self, sheet: Sheet) -> SlotSummary: ...
-
-    def conditions(self, sheet: Sheet) -> tuple[str, ...]:
-        """Short plain words for the table card: "Dead", "Dying", "Deprived", "Over-encumbered"..."""
-        ...
-
-    def procedures(self) -> Mapping[str, Procedure]: ...
-
-    def catalogue(self) -> tuple[CatalogueEntry, ...]:
-        """The equipment tables of the rules text, loaded into the admin-editable catalogue."""
-        ...
-
-    def format_money(self, amount: int) -> str:
-        """Money is stored as an int of the smallest coin; this writes it the system's way."""
-        ...
-
-    def hireling_limit(self, sheet: Sheet) -> int | None: ...
-
-    def creation_params(self) -> tuple[Param, ...]:
-        """The choices the creation form offers; an empty choice leaves it to the dice."""
-        ...
-
-    def hire_params(self, sheet: Sheet) -> tuple[Param, ...]:
-        """The choices the hire form offers (name, kind, how HP are set...)."""
-        ...
-
-    def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
-        """A new hireling/retainer/helper row (RulesError past the limit or when unaffordable)."""
         ...
 
     def validate_item(self, item: Item) -> Item:
@@ -226,6 +211,102 @@ class GameSystem(Protocol):
 
     def validate_hireling(self, hireling: Hireling) -> Hireling:
         """A normalised copy of a hireling row (its state is a small sheet), or RulesError."""
+        ...
+
+    def validate_sheet(self, sheet: Sheet) -> Sheet:
+        """The whole sheet checked after a write, whatever made it: every part, then the rules that bind
+        the parts together (by default the carry limit). RulesError with the system's sentence if broken."""
+        checked = check_sheet(self, sheet)
+        summary = self.slots(checked)
+        if summary.hard_limit is not None and summary.used > summary.hard_limit:
+            raise RulesError(f"That makes {summary.used} slots, and nobody can carry more than {summary.hard_limit}.")
+        return checked
+
+    def check_can_carry(self, sheet: Sheet, item: Item) -> SlotSummary:
+        """Refuse an item the character cannot take on (RulesError); the slots with it counted otherwise."""
+        with_item = Sheet(state=sheet.state, items=(*sheet.items, item), hirelings=sheet.hirelings, name=sheet.name)
+        self.validate_sheet(with_item)
+        return self.slots(with_item)
+
+    # --- creation ----------------------------------------------------------------------------------------
+    def creation_params(self) -> tuple[Param, ...]:
+        """The choices the creation form offers; an empty choice leaves it to the dice."""
+        return ()
+
+    def create(self, choices: Mapping[str, Any], rng: RandomSource) -> Creation: ...
+
+    # --- what the sheet and the table show ---------------------------------------------------------------
+    def tracks(self, sheet: Sheet) -> tuple[Track, ...]: ...
+
+    def adjust(self, sheet: Sheet, key: str, delta: int) -> dict[str, Any]:
+        """Change one track by delta, clamped by the rules; returns the new state."""
+        ...
+
+    def slots(self, sheet: Sheet) -> SlotSummary: ...
+
+    def conditions(self, sheet: Sheet) -> tuple[str, ...]:
+        """Short plain words for the table card: "Dead", "Dying", "Deprived", "Over-encumbered"..."""
+        ...
+
+    def banners(self, sheet: Sheet) -> tuple[Banner, ...]:
+        """What the sheet shows above the numbers, in order (none by default)."""
+        return ()
+
+    def sheet_facts(self, sheet: Sheet) -> Mapping[str, Any]:
+        """Plain values the system's own sheet template shows (derived numbers, lists, help words).
+
+        Templates only display these: every number on a sheet comes from the rules.
+        """
+        return {}
+
+    def table_facts(self, party: Sequence[tuple[int, Sheet]]) -> Mapping[str, Any]:
+        """Plain values the system's GM tools on the table page show, from the party's (id, sheet) pairs."""
+        return {}
+
+    # --- money -------------------------------------------------------------------------------------------
+    def format_money(self, amount: int) -> str:
+        """Money is stored as an int of the smallest coin; this writes it the system's way."""
+        return f"{amount} {self.coin_label}"
+
+    def money(self, sheet: Sheet) -> int | None:
+        """What the character holds, in the smallest coin (None: this system keeps no purse)."""
+        coins = sheet.state.get("coins")
+        return int(coins) if isinstance(coins, int) else None
+
+    def pay(self, sheet: Sheet, amount: int, what: str) -> dict[str, Any]:
+        """The state after paying ``amount`` for ``what``; RulesError when the purse is short."""
+        held = self.money(sheet)
+        if held is None:
+            raise RulesError(f"{self.name} characters carry no money to pay for {what}.")
+        if amount > held:
+            raise RulesError(f"{what} costs {self.format_money(amount)}; you have {self.format_money(held)}.")
+        return self.validate_state({**sheet.state, "coins": held - amount})
+
+    # --- rolls -------------------------------------------------------------------------------------------
+    def procedures(self) -> Mapping[str, Procedure]: ...
+
+    def table_procedures(self) -> Mapping[str, Procedure]:
+        """Rolls the GM makes from the table for no character (an NPC's morale): called with ``sheet=None``."""
+        return {}
+
+    # --- equipment and hired help ------------------------------------------------------------------------
+    def catalogue(self) -> tuple[CatalogueEntry, ...]:
+        """The equipment tables of the rules text, loaded into the admin-editable catalogue."""
+        ...
+
+    def hireling_limit(self, sheet: Sheet) -> int | None:
+        return None
+
+    def counts_against_limit(self, hireling: Hireling) -> bool:
+        kinds = self.limited_hireling_kinds
+        return kinds is None or hireling.kind in kinds
+
+    def hire_params(self, sheet: Sheet) -> tuple[Param, ...]:
+        """The choices the hire form offers (name, kind, how HP are set...)."""
+        return (Param("name", "Name", "text", "", help="Leave blank for a random name."),)
+
+    def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
+        """A new hireling/retainer/helper row (RulesError past the limit or when unaffordable)."""
         ...
 
 

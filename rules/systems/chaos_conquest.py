@@ -94,6 +94,7 @@ from typing import Any
 from rules.base import (
     CatalogueEntry,
     Creation,
+    GameSystem,
     Hireling,
     Item,
     Odds,
@@ -3035,7 +3036,7 @@ def conditions(sheet: Sheet) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
-class ChaosConquest:
+class ChaosConquest(GameSystem):
     """Chaos & Conquest (2023-12 rules): the GameSystem for seed 002."""
 
     id: str = "chaos-conquest"

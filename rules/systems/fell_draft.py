@@ -68,6 +68,7 @@ from typing import Any
 from rules.base import (
     CatalogueEntry,
     Creation,
+    GameSystem,
     Hireling,
     Item,
     Odds,
@@ -2524,7 +2525,7 @@ _ADJUSTABLE = ("hp", "hp_max", *ABILITIES, "coins", "fatigue")
 
 
 @dataclass(frozen=True)
-class FellDraft:
+class FellDraft(GameSystem):
     """Fell (v0.4-era draft): the GameSystem for seed 000."""
 
     id: str = "fell-draft"

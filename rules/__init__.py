@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import pkgutil
+from collections.abc import Iterator
 
 from rules.base import GameSystem, RulesError
 
@@ -46,4 +48,22 @@ def system_for(system_id: str) -> GameSystem:
         raise RulesError(f"Lantern does not know a game system called {system_id!r}.") from None
 
 
-__all__ = ["SYSTEMS", "SYSTEM_NAMES", "GameSystem", "RulesError", "system_for"]
+@contextlib.contextmanager
+def registered(system: GameSystem, name: str | None = None) -> Iterator[GameSystem]:
+    """Register a system for the length of a ``with`` block: the contract suite's test-only system.
+
+    The registry is the one way in: the app looks systems up in ``SYSTEMS`` and names in ``SYSTEM_NAMES``,
+    so a system registered here is playable everywhere until the block ends.
+    """
+    if system.id in SYSTEM_NAMES:
+        raise ValueError(f"{system.id!r} is already a system")
+    SYSTEM_NAMES[system.id] = name or system.name
+    SYSTEMS[system.id] = system
+    try:
+        yield system
+    finally:
+        SYSTEMS.pop(system.id, None)
+        SYSTEM_NAMES.pop(system.id, None)
+
+
+__all__ = ["SYSTEMS", "SYSTEM_NAMES", "GameSystem", "RulesError", "registered", "system_for"]

@@ -5,8 +5,6 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.template import TemplateDoesNotExist
-from django.template.loader import get_template
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
@@ -19,6 +17,7 @@ from characters import services as character_services
 from characters.forms import AdjustForm, procedure_form, raw_params
 from characters.models import Roll
 from characters.services import store_free_roll
+from characters.system_templates import system_template
 from config.htmx import HtmxHttpRequest
 from rules import RulesError
 from rules import base as rules_base
@@ -107,8 +106,8 @@ def _table_context(request, campaign: Campaign) -> dict:
         context["invite_url"] = request.build_absolute_uri(reverse("campaigns:join", args=[campaign.invite_code]))
         context["gm_roll_form"] = procedure_form(FREE_ROLL, None, id_prefix="gm")
         context["clock_form"] = ClockForm()
-        # A system may add GM tools to the table (party saves, morale...): templates/campaigns/systems/<id>.html
-        context["gm_tools_template"] = _optional_template(f"campaigns/systems/{campaign.system}.html")
+        # A system may add GM tools to the table (party saves, morale...): templates/systems/<id>/gm_tools.html
+        context["gm_tools_template"] = system_template(campaign.system, "gm_tools")
     return context
 
 
@@ -180,14 +179,6 @@ def card_adjust(request: HtmxHttpRequest, pk: int, character_id: int) -> HttpRes
     cards = party_cards(campaign, only_id=character.pk)
     context = _card_context(request, campaign, cards[0], error)
     return render(request, "campaigns/detail.html#card", context, status=422 if error else 200)
-
-
-def _optional_template(name: str) -> str | None:
-    try:
-        get_template(name)
-    except TemplateDoesNotExist:
-        return None
-    return name
 
 
 def _table_response(request, campaign: Campaign, region: str, error: str) -> HttpResponse:

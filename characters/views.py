@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.template.loader import select_template
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
@@ -25,6 +24,7 @@ from characters.forms import (
 )
 from characters.models import CatalogueItem, Character, Roll
 from characters.selectors import characters_editable_by, characters_visible_to, rolls_visible_to
+from characters.system_templates import system_template
 from characters.transfer import export_character, import_character, parse_document
 from config.converters import parse_id
 from config.htmx import HtmxHttpRequest
@@ -117,12 +117,8 @@ def sheet_context(request, character: Character, *, controls: bool = True, **ext
         recent_rolls=list(
             rolls_visible_to(request.user).filter(character=character).select_related("roller", "character")[:10]
         ),
-        system_template=select_template(
-            [f"characters/systems/{character.system}.html", "characters/systems/_generic.html"]
-        ).template.name,
-        hireling_template=select_template(
-            [f"characters/systems/{character.system}-hireling.html", "characters/systems/_hireling.html"]
-        ).template.name,
+        system_template=system_template(character.system, "sheet"),
+        hireling_template=system_template(character.system, "hireling"),
     )
     if can_edit:
         table = []

@@ -29,3 +29,8 @@ def membership_of(user, campaign: Campaign) -> Membership | None:
 def my_campaigns(user) -> QuerySet[Membership]:
     """The user's seats, with their campaign, for the "My campaigns" list."""
     return Membership.objects.filter(user=user).select_related("campaign").order_by("campaign__name", "campaign__pk")
+
+
+def sits_at(user, campaign_id: int) -> bool:
+    """Whether the user may open this campaign's live stream (settings.LIVE_MEMBERSHIP_CHECK)."""
+    return campaigns_of(user).filter(pk=campaign_id).exists()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.db import transaction
 
 from accounts.names import clean_name
-from campaigns.events import publish, revoke_streams
 from campaigns.models import Campaign, Membership, new_invite_code
+from live.events import publish, revoke_streams
 from rules import SYSTEM_NAMES
 
 

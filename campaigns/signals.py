@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.contrib.auth.signals import user_logged_out
 from django.dispatch import receiver
 
-from campaigns.events import revoke_streams, session_hash
 from campaigns.models import Membership
+from live.events import revoke_streams, session_hash
 
 
 @receiver(user_logged_out, dispatch_uid="lantern-logout-closes-streams")

@@ -1,7 +1,8 @@
 from django.urls import path
 
 import config.converters  # noqa: F401 - registers <id:…>, ids within the database's range
-from campaigns import stream, views
+from campaigns import views
+from live import stream
 
 app_name = "campaigns"
 urlpatterns = [

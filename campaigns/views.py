@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns import live, services
+from campaigns import services
 from campaigns.forms import CampaignForm, ClockForm, JoinForm, MemberForm
 from campaigns.models import Campaign
 from campaigns.selectors import campaigns_of, campaigns_run_by, membership_of, my_campaigns
@@ -19,6 +19,7 @@ from characters.models import Roll
 from characters.services import store_free_roll
 from characters.system_templates import system_template
 from config.htmx import HtmxHttpRequest
+from live.hub import present_user_ids
 from rules import RulesError
 from rules import base as rules_base
 from rules.free import FREE_ROLL
@@ -91,7 +92,7 @@ def older_rolls(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def _table_context(request, campaign: Campaign) -> dict:
     membership = membership_of(request.user, campaign)
     memberships = list(campaign.memberships.select_related("user"))
-    present = live.present_user_ids(campaign.pk)
+    present = present_user_ids(campaign.pk)
     rolls, has_older = roll_log(request.user, campaign)
     context = {
         "campaign": campaign,

@@ -18,10 +18,10 @@ from django.db.models import Max
 from django.utils import timezone
 
 from accounts.names import clean_name
-from campaigns.events import publish
 from campaigns.models import Campaign, Membership
 from characters.models import CatalogueItem, Change, Character, Hireling, Item, OfferedChange, Roll
 from characters.selectors import characters_editable_by
+from live.events import publish
 from rules import RulesError, system_for
 from rules import base as rules_base
 from rules.dice import RandomSource, system_random

@@ -1,6 +1,6 @@
 """ASGI entry point: serves every page and the server-sent event streams of the live table.
 
-``/campaigns/<id>/events/`` goes to a raw ASGI endpoint (campaigns.stream.asgi_events) so an open stream
+``/campaigns/<id>/events/`` goes to a raw ASGI endpoint (live.stream.asgi_events) so an open stream
 holds neither a thread nor a database connection; everything else goes to Django. The lifespan protocol
 refuses a second server process on SQLite and stops the LISTEN connection on shutdown.
 """
@@ -18,7 +18,8 @@ django_application = get_asgi_application()
 
 from django.urls import Resolver404, resolve  # noqa: E402 - after setup
 
-from campaigns import live, stream  # noqa: E402
+from live import hub as live  # noqa: E402
+from live import stream  # noqa: E402
 
 
 def _events_campaign(path: str) -> int | None:

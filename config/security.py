@@ -1,6 +1,6 @@
 """Security headers every response carries: pages, fragments, errors and the raw event stream.
 
-Constant headers need no library. ``SECURITY_HEADERS`` is shared with campaigns/stream.py, whose raw
+Constant headers need no library. ``SECURITY_HEADERS`` is shared with live/stream.py, whose raw
 ASGI endpoint bypasses this middleware, so a stream is no weaker than a page (issue 9, finding 11).
 """
 

@@ -110,6 +110,7 @@ INSTALLED_APPS = [
     "template_partials.apps.SimpleAppConfig",
     "axes",
     "accounts",
+    "live",
     "campaigns",
     "characters",
 ]
@@ -249,6 +250,8 @@ AXES_VERBOSE = False
 
 # Live table (server-sent events).
 SSE_PING_SECONDS = env_int("SSE_PING_SECONDS", 15, minimum=1)
+# Who may open a campaign's stream: the live app asks the campaigns app, so it imports neither app.
+LIVE_MEMBERSHIP_CHECK = "campaigns.selectors.sits_at"
 # Open event streams one account may hold in one app process (a tab holds one); more get a 429.
 SSE_MAX_STREAMS_PER_USER = env_int("SSE_MAX_STREAMS_PER_USER", 12, minimum=1)
 # Rolls one account may make in a minute, counted from the roll log (so across every process).

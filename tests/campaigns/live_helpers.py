@@ -10,9 +10,9 @@ from typing import Any
 from django.db import connections, transaction
 from django.test import Client
 
-from campaigns import live
-from campaigns.events import publish
+import live.hub as live
 from config.asgi import application
+from live.events import publish
 
 TIMEOUT = 5.0  # generous upper bound for anything that should take milliseconds
 

@@ -14,9 +14,9 @@ from django.db import connections, transaction
 from django.test import AsyncClient
 from django.urls import reverse
 
-from campaigns import live
-from campaigns.events import publish
-from campaigns.live import QUEUE_SIZE
+import live.hub as live
+from live.events import publish
+from live.hub import QUEUE_SIZE
 from tests.campaigns.live_helpers import Stream, present, run, session_cookie, write
 
 pytestmark = pytest.mark.django_db(transaction=True)

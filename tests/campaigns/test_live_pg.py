@@ -9,7 +9,7 @@ from asgiref.sync import sync_to_async
 from django.db import connection, connections
 from django.urls import reverse
 
-from campaigns import live
+import live.hub as live
 from tests.campaigns.live_helpers import Stream, present, run, session_cookie, write
 
 pytestmark = [

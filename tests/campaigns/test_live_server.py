@@ -20,7 +20,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 from django.urls import reverse
 
-from campaigns import live
+import live.hub as live
 from tests.campaigns.live_helpers import session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -14,7 +14,8 @@ from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
-from campaigns import live, services
+import live.hub as live
+from campaigns import services
 from characters import services as character_services
 from tests.campaigns.live_helpers import TIMEOUT, Stream, run, session_cookie
 

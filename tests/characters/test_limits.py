@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from campaigns import live
+import live.hub as live
 from characters import services
 from characters.models import CatalogueItem, Item, Roll
 from rules import RulesError

@@ -8,9 +8,9 @@ import threading
 import pytest
 from django.db import close_old_connections, connection, transaction
 
-from campaigns import events
 from characters import services
 from characters.models import Change, Character, Roll
+from live import events
 from rules import RulesError
 from rules.dice import ScriptedRandom
 from tests.characters.conftest import make_character

@@ -28,9 +28,9 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
 
-from campaigns.events import CHANNEL
-
 log = logging.getLogger(__name__)
+
+CHANNEL = "lantern"  # the PostgreSQL NOTIFY channel every app process listens on
 
 QUEUE_SIZE = 64  # per stream; a tab that falls this far behind gets one "resync" instead
 BACKOFF_FIRST = 0.5

@@ -1,4 +1,4 @@
-"""Publishing live-table signals. The stream side lives in campaigns.live.
+"""Publishing live-table signals. The fan-out lives in live.hub, the stream in live.stream.
 
 A write calls ``publish(campaign_id, topic)`` inside its transaction. Subscribers receive the topic
 (e.g. ``character-12``, ``rolls``) only once the transaction commits, and re-fetch the fragment
@@ -14,9 +14,9 @@ from collections.abc import Iterable
 
 from django.db import connection, transaction
 
-log = logging.getLogger(__name__)
+from live.hub import CHANNEL, hub
 
-CHANNEL = "lantern"
+log = logging.getLogger(__name__)
 
 
 def publish(campaign_id: int | None, topic: str, *, audience: Iterable[int] | None = None, **data) -> None:
@@ -82,6 +82,4 @@ def session_hash(session_key: str | None) -> str:
 
 
 def _hand_off(payload: dict) -> None:
-    from campaigns import live
-
-    live.hub.dispatch_threadsafe(payload)
+    hub.dispatch_threadsafe(payload)

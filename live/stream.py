@@ -34,11 +34,11 @@ from django.http import (
     StreamingHttpResponse,
 )
 from django.middleware.security import SecurityMiddleware
+from django.utils.module_loading import import_string
 
-from campaigns.events import session_hash
-from campaigns.live import CLOSE, hub
-from campaigns.selectors import campaigns_of
 from config.security import SECURITY_HEADERS
+from live.events import session_hash
+from live.hub import CLOSE, hub
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -52,9 +52,14 @@ OPEN = b": open\nretry: 2000\n\n"
 MAX_BATCH = 64  # frames written in one send when several are waiting
 
 
+def _is_member(user, campaign_id: int) -> bool:
+    """Asked of the app that owns campaigns (settings.LIVE_MEMBERSHIP_CHECK): live imports no app of its own."""
+    return import_string(settings.LIVE_MEMBERSHIP_CHECK)(user, campaign_id)
+
+
 def _is_member_then_release(user, campaign_id: int) -> bool:
     try:
-        return user.is_authenticated and campaigns_of(user).filter(pk=campaign_id).exists()
+        return user.is_authenticated and _is_member(user, campaign_id)
     finally:
         # Hand the connection back before a stream that may stay open for hours (pitfall 3).
         connections.close_all()
@@ -110,7 +115,7 @@ def _authorise(scope: Scope, campaign_id: int) -> tuple[int, str] | HttpResponse
         user = auth.get_user(request)
         if not user.is_authenticated:
             return redirect_to_login(request.get_full_path())  # what LoginRequiredMiddleware does
-        if not campaigns_of(user).filter(pk=campaign_id).exists():
+        if not _is_member(user, campaign_id):
             return HttpResponseNotFound(b"Not found")
         return user.pk, session_hash(request.session.session_key)
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.http import QueryDict
 
 from accounts.forms import NameField
 from characters.models import Item, Roll
@@ -10,18 +11,28 @@ from rules import base as rules_base
 
 
 def procedure_form(
-    procedure, sheet: rules_base.Sheet, *, data=None, table_characters=(), id_prefix: str = "", gm: bool = True
+    procedure,
+    sheet: rules_base.Sheet,
+    *,
+    data=None,
+    table_characters=(),
+    id_prefix: str = "",
+    gm: bool = True,
+    prefixed: bool = False,
 ):
     """A form whose fields are the procedure's params: used to render controls with labels and help.
 
-    Field names stay the params' names; ids get a per-form prefix so several forms share a page.
+    ``prefixed``: field names become ``<procedure>-<param>`` (the sheet's roll panel), so the open forms of
+    the panel can travel in one request and each procedure still finds its own inputs (``raw_params``).
+    Ids get a per-form prefix so several forms share a page.
     """
     fields: dict[str, forms.Field] = {}
     for param in procedure.params(sheet):
         if gm or not param.gm_only:
             fields[param.name] = _field(param, table_characters)
     form_class = type("ProcedureForm", (forms.Form,), fields)
-    return form_class(data=data, auto_id=f"id_{id_prefix or procedure.key}_%s")
+    prefix = procedure.key if prefixed else None
+    return form_class(data=data, prefix=prefix, auto_id=f"id_{id_prefix or procedure.key}_%s")
 
 
 def _field(param: rules_base.Param, table_characters) -> forms.Field:
@@ -43,14 +54,16 @@ def _field(param: rules_base.Param, table_characters) -> forms.Field:
 
 
 # What a roll form sends besides the procedure's own inputs.
-FORM_KEYS = {"csrfmiddlewaretoken", "visibility", "version", "system", "campaign", "next"}
+FORM_KEYS = {"csrfmiddlewaretoken", "visibility", "version", "system", "campaign", "next", "panel"}
 
 
-def raw_params(procedure, sheet: rules_base.Sheet, query, *, gm: bool = True) -> dict:
+def raw_params(procedure, sheet: rules_base.Sheet, query, *, gm: bool = True, prefixed: bool = False) -> dict:
     """Pick the procedure's inputs out of a QueryDict (lists for multi-choices), ignoring other keys.
 
+    Inputs may come named ``<procedure>-<param>`` (the roll panel's forms) or plainly ``<param>``.
     Inputs only the GM sets (a DN, say) are refused from anyone else; left out, the rules' default applies.
     """
+    query = own_inputs(procedure.key, query, strict=prefixed)
     values: dict = {}
     params = procedure.params(sheet)
     unknown = sorted(set(query) - {p.name for p in params} - FORM_KEYS)
@@ -68,6 +81,19 @@ def raw_params(procedure, sheet: rules_base.Sheet, query, *, gm: bool = True) ->
         elif param.name in query:
             values[param.name] = query.get(param.name)
     return values
+
+
+def own_inputs(procedure_key: str, query, *, strict: bool = False) -> QueryDict:
+    """The inputs of one procedure's panel form with their prefix taken off; without any (and not
+    ``strict``: several panel forms may share the query) the query as it came."""
+    prefix = f"{procedure_key}-"
+    if not strict and not any(key.startswith(prefix) for key in query):
+        return query
+    own = QueryDict(mutable=True)
+    for key in query:
+        if key.startswith(prefix):
+            own.setlist(key.removeprefix(prefix), query.getlist(key))
+    return own
 
 
 class AdjustForm(forms.Form):

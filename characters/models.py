@@ -47,6 +47,10 @@ class Character(models.Model):
         """The live-update event name for this character's fragments."""
         return f"character-{self.pk}"
 
+    def region_topic(self, region: str) -> str:
+        """The event one region of this character's sheet listens to ("character-12-vitals")."""
+        return f"{self.topic}-{region}"
+
     def to_sheet(self, items=None, hirelings=None) -> rules_base.Sheet:
         items = self.items.all() if items is None else items
         hirelings = self.hirelings.all() if hirelings is None else hirelings

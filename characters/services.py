@@ -7,7 +7,8 @@ write lock at BEGIN: transaction_mode=IMMEDIATE), so two people clicking at once
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -25,6 +26,7 @@ from live.events import publish
 from rules import RulesError, system_for
 from rules import base as rules_base
 from rules.dice import RandomSource, system_random
+from rules.free import FREE_ROLL
 
 MAX_ITEMS = 500  # a sanity bound: no sheet needs more rows, and it keeps pages fast
 
@@ -33,8 +35,51 @@ class StaleVersion(RulesError):
     """The form was made from an older version of the sheet than the one stored."""
 
 
-def _announce(character: Character) -> None:
-    publish(character.campaign_id, character.topic, version=character.version)
+# What each kind of change shows in, on an open sheet: each region listens to its own event, so one HP
+# change costs an open sheet two requests (vitals; details, which brings the roll panel's odds along).
+TRACK_CHANGE = ("vitals", "details")
+STATE_CHANGE = ("vitals", "details", "hirelings")  # hireling limits and hire forms read the state
+ITEMS_CHANGE = ("inventory", "vitals", "details")
+HIRELINGS_CHANGE = ("hirelings", "odds")  # procedures offer the hirelings as choices
+NAME_CHANGE = ("details",)
+OFFERS_CHANGE = ("vitals",)
+
+
+_announced: ContextVar[dict[int, set[str]] | None] = ContextVar("announced", default=None)
+
+
+@contextlib.contextmanager
+def collecting_announcements() -> Iterator[dict[int, set[str]]]:
+    """Within the block, which regions of which characters (by id) the writes announced: a view's answer
+    then carries those regions and no others."""
+    collected: dict[int, set[str]] = {}
+    token = _announced.set(collected)
+    try:
+        yield collected
+    finally:
+        _announced.reset(token)
+
+
+def _announce(character: Character, regions: tuple[str, ...]) -> None:
+    """Tell open sheets which regions changed, and open table pages that the character's card did."""
+    collected = _announced.get()
+    if collected is not None:
+        collected.setdefault(character.pk, set()).update(regions)
+    for region in regions:
+        publish(character.campaign_id, character.region_topic(region))
+    publish(character.campaign_id, character.topic)
+
+
+def _state_regions(character: Character, old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[str, ...]:
+    changed = {key for key in set(old) | set(new) if old.get(key) != new.get(key)}
+    tracks = {track.key for track in system_for(character.system).tracks(character.to_sheet(items=(), hirelings=()))}
+    return TRACK_CHANGE if changed <= tracks else STATE_CHANGE
+
+
+def _check_whole_sheet(character: Character) -> None:
+    """After every write, whatever made it: the sheet as it now stands must keep every rule of its system
+    (carry limit, bounds). A RulesError here rolls the whole write back."""
+    system_for(character.system).validate_sheet(character.to_sheet())
 
 
 def _record(character: Character, *, by, what: str) -> None:
@@ -53,21 +98,30 @@ def _check_version(character: Character, expected_version: int | None) -> None:
         )
 
 
-def _save_state(character: Character, state: Mapping[str, Any], *, by, what: str) -> Character:
+def _save_state(
+    character: Character, state: Mapping[str, Any], *, by, what: str, also: tuple[str, ...] = ()
+) -> Character:
+    old = character.state
     character.state = system_for(character.system).validate_state(state)
+    _check_whole_sheet(character)
     character.version += 1
     character.save(update_fields=["state", "version", "updated_at"])
     _record(character, by=by, what=what)
-    _announce(character)
+    _announce(character, tuple(dict.fromkeys(_state_regions(character, old, character.state) + also)))
     return character
 
 
-def _touch(character: Character, *, by, what: str) -> Character:
-    """A change outside ``state`` (items, hirelings, name): still a new version, logged and announced."""
+def _touch(character: Character, regions: tuple[str, ...], *, by, what: str, check: bool = True) -> Character:
+    """A change outside ``state`` (items, hirelings, name): still a new version, checked, logged, announced.
+
+    ``check=False`` only for removals, which can break no rule and must stay possible on a broken sheet.
+    """
+    if check:
+        _check_whole_sheet(character)
     character.version += 1
     character.save(update_fields=["version", "updated_at"])
     _record(character, by=by, what=what)
-    _announce(character)
+    _announce(character, regions)
     return character
 
 
@@ -92,7 +146,8 @@ def character_create(
     _record(character, by=owner, what="Created the character")
     for result in creation.rolls:
         _store_roll(character, result, by=owner, visibility=Roll.Visibility.PUBLIC)
-    _announce(character)
+    rules.validate_sheet(character.to_sheet())
+    publish(character.campaign_id, "party")
     return character, creation
 
 
@@ -120,7 +175,7 @@ def character_rename(*, character_id: int, name: str, by, expected_version: int 
         raise RulesError("A character needs a name.")
     character.name = name[:100]
     character.save(update_fields=["name"])
-    return _touch(character, by=by, what=f"Renamed to {character.name}")
+    return _touch(character, NAME_CHANGE, by=by, what=f"Renamed to {character.name}")
 
 
 @transaction.atomic
@@ -133,7 +188,9 @@ def character_set_campaign(*, character_id: int, campaign: Campaign | None, by) 
     character.save(update_fields=["campaign"])
     publish(old_campaign, "party")
     publish(character.campaign_id, "party")
-    return _touch(character, by=by, what=f"Joined {campaign.name}" if campaign else "Left the campaign")
+    return _touch(
+        character, (), by=by, what=f"Joined {campaign.name}" if campaign else "Left the campaign", check=False
+    )
 
 
 @transaction.atomic
@@ -152,11 +209,16 @@ def character_adjust(*, character_id: int, key: str, delta: int, by) -> Characte
     return _save_state(character, state, by=by, what=f"{track.label} {delta:+d}")
 
 
-def character_odds(character: Character, procedure_key: str, raw_params: Mapping[str, Any]):
-    """The exact odds of a procedure with these modifiers, without rolling (for the live odds panel)."""
+def character_odds(
+    character: Character, procedure_key: str, raw_params: Mapping[str, Any], *, sheet: rules_base.Sheet | None = None
+):
+    """The exact odds of a procedure with these modifiers, without rolling (for the live odds panel).
+
+    ``sheet``: the character's checked sheet when the caller has it already (the panel asks for several).
+    """
     rules = system_for(character.system)
     procedure = _procedure(rules, procedure_key)
-    sheet = character.checked_sheet()
+    sheet = character.checked_sheet() if sheet is None else sheet
     params = _resolve(character, procedure, sheet, raw_params)
     # As in character_roll: the resolved rows are the app's, the rules get only the Sheets.
     params = {k: v for k, v in params.items() if not k.endswith("__character")}
@@ -296,7 +358,7 @@ def _offer(target: Character, new_state: Mapping[str, Any], *, roll: Roll, resul
         before={k: old[k] for k in changed if k in old},
         after={k: new_state[k] for k in changed if k in new_state},
     )
-    _announce(target)
+    _announce(target, OFFERS_CHANGE)
 
 
 @transaction.atomic
@@ -314,7 +376,7 @@ def offer_apply(*, offer_id: int, by) -> Character:
     state = {k: v for k, v in current.items() if k not in offer.before or k in offer.after}
     state.update(offer.after)
     _resolve_offer(offer, OfferedChange.Status.APPLIED, by)
-    return _save_state(target, state, by=by, what=f"Applied {offer.label}")
+    return _save_state(target, state, by=by, what=f"Applied {offer.label}", also=OFFERS_CHANGE)
 
 
 @transaction.atomic
@@ -322,7 +384,7 @@ def offer_decline(*, offer_id: int, by) -> Character:
     offer = _pending_offer(offer_id, by)
     target = _lock(offer.character_id)
     _resolve_offer(offer, OfferedChange.Status.DECLINED, by)
-    return _touch(target, by=by, what=f"Declined {offer.label}")
+    return _touch(target, OFFERS_CHANGE, by=by, what=f"Declined {offer.label}", check=False)
 
 
 def _pending_offer(offer_id: int, by) -> OfferedChange:
@@ -346,12 +408,17 @@ def _changes_items(result: rules_base.RollResult) -> bool:
 
 
 def _apply_result(character: Character, result: rules_base.RollResult, *, by) -> None:
+    regions: tuple[str, ...] = ()
+    if result.items_added or result.items_removed or result.items_changed:
+        regions += ITEMS_CHANGE
+    if result.hirelings_changed:
+        regions += HIRELINGS_CHANGE
     if _changes_items(result):
         _apply_items(character, result)
     if result.state is not None:
-        _save_state(character, result.state, by=by, what=f"{result.label}: {result.outcome}")
-    elif _changes_items(result):
-        _touch(character, by=by, what=f"{result.label}: {result.outcome}")
+        _save_state(character, result.state, by=by, what=f"{result.label}: {result.outcome}", also=regions)
+    elif regions:
+        _touch(character, regions, by=by, what=f"{result.label}: {result.outcome}")
 
 
 def _apply_items(character: Character, result: rules_base.RollResult) -> None:
@@ -400,7 +467,12 @@ def _store_roll(
         odds=odds_as_json(result.odds),
         visibility=visibility,
     )
-    publish(roll.campaign_id, "rolls", audience=_roll_audience(roll))
+    audience = _roll_audience(roll)
+    publish(roll.campaign_id, "rolls", audience=audience)  # the table's log
+    if character is not None:  # the sheet's own log
+        publish(roll.campaign_id, character.region_topic("log"), audience=audience)
+        if (collected := _announced.get()) is not None:
+            collected.setdefault(character.pk, set()).add("log")
     return roll
 
 
@@ -429,8 +501,6 @@ def _jsonable(value: Any) -> Any:
 @transaction.atomic
 def store_free_roll(*, campaign: Campaign, params: Mapping[str, Any], by, visibility: str) -> Roll:
     """A roll without a character: the GM's luck die and the like."""
-    from rules.free import FREE_ROLL
-
     _check_roll_rate(by)
     result = FREE_ROLL.roll(None, params, system_random())
     return _store_roll(None, result, by=by, visibility=visibility, campaign=campaign)
@@ -451,10 +521,10 @@ def _check_roll_rate(by) -> None:
 
 
 def _check_carry(character: Character, item: rules_base.Item) -> None:
+    """Before adding a row: the system's own sentence when it will not fit (the whole-sheet check after the
+    write would refuse it too, in more general words)."""
     rules = system_for(character.system)
-    check = getattr(rules, "check_can_carry", None)
-    if check is not None:
-        check(character.checked_sheet(), rules.validate_item(item))
+    rules.check_can_carry(character.checked_sheet(), rules.validate_item(item))
 
 
 def _check_room(character: Character, adding: int = 1) -> None:
@@ -470,7 +540,7 @@ def item_add(*, character_id: int, item: rules_base.Item, by, catalogue_item: Ca
     _check_carry(character, item)
     row = _item_row(character, item, _next_position(character), catalogue_item)
     row.save()
-    _touch(character, by=by, what=f"Added {row.name}")
+    _touch(character, ITEMS_CHANGE, by=by, what=f"Added {row.name}")
     return row
 
 
@@ -495,25 +565,21 @@ def item_add_from_catalogue(
     if entry.kind == Item.Kind.SERVICE and not buy:
         raise RulesError(f"{entry.name} is a service: buy it, there is nothing to carry.")
     if buy:
-        rules = system_for(character.system)
         if entry.cost is None:
             raise RulesError(f"{entry.name} has no price: ask your GM, or add it for free.")
-        price = entry.cost * quantity
-        coins = int(character.state.get("coins", 0))
-        if price > coins:
-            raise RulesError(f"{entry.name} costs {rules.format_money(price)}; you have {rules.format_money(coins)}.")
-        state = {**character.state, "coins": coins - price}
-        character.state = rules.validate_state(state)
+        rules = system_for(character.system)
+        character.state = rules.pay(character.checked_sheet(), entry.cost * quantity, entry.name)
         character.save(update_fields=["state"])
+    regions = ITEMS_CHANGE + (STATE_CHANGE if buy else ())
     if entry.kind == Item.Kind.SERVICE:
-        _touch(character, by=by, what=f"Paid for {entry.name}")
+        _touch(character, tuple(dict.fromkeys(regions)), by=by, what=f"Paid for {entry.name}")
         return None
     item = catalogue_to_item(entry, quantity)
     _check_room(character)
     _check_carry(character, item)
     row = _item_row(character, item, _next_position(character), entry)
     row.save()
-    _touch(character, by=by, what=f"{'Bought' if buy else 'Added'} {row.name}")
+    _touch(character, tuple(dict.fromkeys(regions)), by=by, what=f"{'Bought' if buy else 'Added'} {row.name}")
     return row
 
 
@@ -532,7 +598,7 @@ def item_update(*, character_id: int, item_id: int, by, **fields) -> Item:
         raise RulesError("Quantity must be at least 1; remove the item instead.")
     system_for(character.system).validate_item(row.to_rules())
     row.save()
-    _touch(character, by=by, what=f"Changed {row.name}")
+    _touch(character, ITEMS_CHANGE, by=by, what=f"Changed {row.name}")  # refused past the carry limit
     return row
 
 
@@ -544,7 +610,7 @@ def item_remove(*, character_id: int, item_id: int, by) -> None:
         raise RulesError("That item is no longer on this sheet.")
     name = row.name
     row.delete()
-    _touch(character, by=by, what=f"Dropped {name}")
+    _touch(character, ITEMS_CHANGE, by=by, what=f"Dropped {name}", check=False)
 
 
 # --- hirelings -------------------------------------------------------------------------------
@@ -556,13 +622,7 @@ def hireling_hire(*, character_id: int, choices: Mapping[str, Any], by, rng: Ran
     rules = system_for(character.system)
     hired = rules.validate_hireling(rules.hire(character.to_sheet(), choices, rng or system_random()))
     if hired.upfront:
-        coins = int(character.state.get("coins", 0))
-        if hired.upfront > coins:
-            raise RulesError(
-                f"{hired.name} wants {rules.format_money(hired.upfront)} up front; "
-                f"you have {rules.format_money(coins)}."
-            )
-        character.state = rules.validate_state({**character.state, "coins": coins - hired.upfront})
+        character.state = rules.pay(character.checked_sheet(), hired.upfront, f"Hiring {hired.name} up front")
         character.save(update_fields=["state"])
     row = Hireling.objects.create(
         character=character,
@@ -571,7 +631,8 @@ def hireling_hire(*, character_id: int, choices: Mapping[str, Any], by, rng: Ran
         state=dict(hired.state),
         wage=max(0, hired.wage),
     )
-    _touch(character, by=by, what=f"Hired {row.name}")
+    regions = HIRELINGS_CHANGE + (STATE_CHANGE if hired.upfront else ())
+    _touch(character, tuple(dict.fromkeys(regions)), by=by, what=f"Hired {row.name}")
     return row
 
 
@@ -584,7 +645,7 @@ def hireling_update(*, character_id: int, hireling_id: int, state: Mapping[str, 
     row.state = {**row.state, **state}
     row.state = dict(system_for(character.system).validate_hireling(row.to_rules()).state)
     row.save(update_fields=["state"])
-    _touch(character, by=by, what=f"Updated {row.name}")
+    _touch(character, HIRELINGS_CHANGE, by=by, what=f"Updated {row.name}")
     return row
 
 
@@ -596,7 +657,7 @@ def hireling_dismiss(*, character_id: int, hireling_id: int, by) -> None:
         raise RulesError("That hireling is no longer with this character.")
     name = row.name
     row.delete()
-    _touch(character, by=by, what=f"Parted ways with {name}")
+    _touch(character, HIRELINGS_CHANGE, by=by, what=f"Parted ways with {name}", check=False)
 
 
 @transaction.atomic

@@ -122,6 +122,8 @@ def import_character(*, owner, document: dict[str, Any]) -> Character:
     character = Character.objects.create(owner=owner, system=rules.id, name=clean_name(name)[:100], state=state)
     Item.objects.bulk_create([Item(character=character, position=n, **fields) for n, fields in enumerate(items)])
     Hireling.objects.bulk_create([Hireling(character=character, **fields) for fields in hirelings])
+    # The whole sheet as any write leaves it (the carry limit binds items to the state): or nothing is saved.
+    rules.validate_sheet(character.to_sheet())
     _record(character, by=owner, what="Imported from a file")
     return character
 

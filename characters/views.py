@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import wraps
+
 from django.contrib import messages
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -32,6 +34,9 @@ from rules import SYSTEM_NAMES, SYSTEMS, RulesError, system_for
 from rules import base as rules_base
 
 REGIONS = ("vitals", "details", "inventory", "hirelings", "log")
+# "odds": the roll panel's open odds boxes, refreshed in one request (out of band) when a change that
+# touches no other region moves them (a hireling hired); a state change brings them with "details".
+LIVE_PARTS = (*REGIONS, "odds")
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -55,40 +60,58 @@ def sheet(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 @require_GET
 def region(request: HtmxHttpRequest, pk: int, name: str) -> HttpResponse:
-    """One live region of the sheet, for htmx to re-fetch when the stream says it changed."""
-    if name not in REGIONS:
+    """One live region of the sheet, built alone, for htmx to re-fetch when the stream says it changed.
+
+    "details" and "odds" also answer with the odds of the roll panel's open forms (sent along by htmx).
+    """
+    if name not in LIVE_PARTS:
         raise Http404
     character = get_object_or_404(characters_visible_to(request.user).select_related("campaign", "owner"), pk=pk)
-    return render(request, f"characters/sheet.html#{name}", sheet_context(request, character, controls=False))
+    context = sheet_context(request, character, regions=(name,), panel=request.GET)
+    if name == "odds":
+        return render(request, "characters/_panel_odds.html", context)
+    return render(request, f"characters/sheet.html#{name}", context)
 
 
-def sheet_context(request, character: Character, *, controls: bool = True, **extra) -> dict:
-    """Everything the sheet shows, in a fixed number of queries whatever the size of the inventory.
+def sheet_context(
+    request,
+    character: Character,
+    *,
+    regions: tuple[str, ...] = REGIONS,
+    controls: bool | None = None,
+    panel=None,
+    **extra,
+) -> dict:
+    """What the named regions show (all of them, and the roll panel, for the whole page), and nothing more.
 
-    ``controls=False`` leaves out the roll panel (every procedure's form and odds), which no live
-    region contains: re-fetching a region after a change then costs no odds computations.
+    Queries stay fixed whatever the size of the inventory. ``panel``: the roll panel's open forms, whose
+    odds go out of band with the answer.
     """
-    items = list(character.items.all())
-    hirelings = list(character.hirelings.all())
+    wanted = set(regions)
+    controls = wanted == set(REGIONS) if controls is None else controls
     can_edit = characters_editable_by(request.user).filter(pk=character.pk).exists()
-    is_gm = acts_as_gm(request.user, character)
     context = {
         "character": character,
-        "items": items,
-        "hirelings": hirelings,
-        "offers": list(character.offers.filter(status="pending").select_related("offered_by")[:20]),
         "can_edit": can_edit,
-        "is_gm": is_gm,
+        "is_gm": acts_as_gm(request.user, character),
         "playable": character.system in SYSTEMS,
         "regions": REGIONS,
         **extra,
     }
-    if not context["playable"]:
+    if "vitals" in wanted:
+        context["offers"] = list(character.offers.filter(status="pending").select_related("offered_by")[:20])
+    if "log" in wanted:
+        context["recent_rolls"] = list(
+            rolls_visible_to(request.user).filter(character=character).select_related("roller", "character")[:10]
+        )
+    if not context["playable"] or wanted <= {"log"}:
         return context
     rules = system_for(character.system)
+    items = list(character.items.all())
+    hirelings = list(character.hirelings.all())
     state = dict(character.state)
     if not (can_edit or character.owner_id == request.user.pk):
-        for field in getattr(rules, "private_fields", ()):  # e.g. a secret faction
+        for field in rules.private_fields:  # e.g. a secret faction
             state.pop(field, None)
     sheet = rules_base.Sheet(
         state=state,
@@ -96,54 +119,74 @@ def sheet_context(request, character: Character, *, controls: bool = True, **ext
         hirelings=tuple(h.to_rules() for h in hirelings),
         name=character.name,
     )
+    context.update(rules=rules, state=state, items=items, hirelings=hirelings)
+    if can_edit and wanted & {"inventory"}:
+        context["catalogue"] = CatalogueItem.objects.filter(system=character.system, available=True)
+        context["custom_item_form"] = CustomItemForm(auto_id="id_item_%s")
     try:
         rules_base.check_sheet(rules, sheet)
     except RulesError as problem:
         # Stored before a bound existed, or written past the app: show what can be shown, and the way out.
-        context.update(rules=rules, state=state, sheet_problem=unreadable_notice(problem))
-        if can_edit:  # dropping the bad item is one way to mend the sheet
-            context["catalogue"] = CatalogueItem.objects.filter(system=character.system, available=True)
-            context["custom_item_form"] = CustomItemForm(auto_id="id_item_%s")
+        context["sheet_problem"] = unreadable_notice(problem)
         return context
-    context.update(
-        rules=rules,
-        state=state,
-        tracks=rules.tracks(sheet),
-        slots=rules.slots(sheet),
-        conditions=rules.conditions(sheet),
-        coins=rules.format_money(int(state.get("coins", 0) or 0)) if "coins" in state else None,
-        hireling_limit=rules.hireling_limit(sheet),
-        hireling_count=_limited_count(rules, hirelings),
-        recent_rolls=list(
-            rolls_visible_to(request.user).filter(character=character).select_related("roller", "character")[:10]
-        ),
-        system_template=system_template(character.system, "sheet"),
-        hireling_template=system_template(character.system, "hireling"),
-    )
-    if can_edit:
+    if wanted & {"vitals", "details", "inventory"}:
+        context["slots"] = rules.slots(sheet)
+    if wanted & {"vitals", "details"}:
+        context.update(tracks=rules.tracks(sheet), conditions=rules.conditions(sheet))
+    if "vitals" in wanted:
+        money = rules.money(sheet)
+        context["coins"] = None if money is None else rules.format_money(money)
+    if "details" in wanted:
+        context.update(
+            banners=rules.banners(sheet),
+            facts=rules.sheet_facts(sheet),
+            system_template=system_template(character.system, "sheet"),
+        )
+    if "inventory" in wanted:
+        context["wearable_kinds"] = rules.wearable_kinds
+    if "hirelings" in wanted:
+        context.update(
+            hireling_limit=rules.hireling_limit(sheet),
+            hireling_count=sum(1 for h in sheet.hirelings if rules.counts_against_limit(h)),
+            limited_kinds=rules.limited_hireling_kinds,
+            hireling_template=system_template(character.system, "hireling"),
+        )
+        if can_edit:
+            hire = _ParamsOnly("Hire", rules.hire_params(sheet))
+            context["hire_form"] = procedure_form(hire, sheet, id_prefix="hire")
+    if can_edit and controls:
         table = []
         if character.campaign_id:
             table = list(character.campaign.characters.exclude(pk=character.pk).only("pk", "name"))
-        context["roll_forms"] = controls and [
-            _roll_control(rules, procedure, sheet, table, is_gm)
+        context["roll_forms"] = [
+            _roll_control(rules, procedure, sheet, table, context["is_gm"])
             for procedure in rules.procedures().values()
-            if is_gm or not procedure.gm_only
+            if context["is_gm"] or not procedure.gm_only
         ]
-        context["hire_form"] = procedure_form(_ParamsOnly("Hire", _hire_params(rules, sheet)), sheet, id_prefix="hire")
-        context["catalogue"] = CatalogueItem.objects.filter(system=character.system, available=True)
-        context["custom_item_form"] = CustomItemForm(auto_id="id_item_%s")
         context["visibility_form"] = VisibilityForm()
+    if can_edit and panel is not None and wanted & {"details", "odds"}:
+        context["odds_updates"] = _panel_odds(character, rules, sheet, panel, context["is_gm"])
     return context
+
+
+def _panel_odds(character: Character, rules, sheet, panel, gm: bool) -> list[dict]:
+    """The odds of each open form of the roll panel, for the inputs it holds now (one request for all)."""
+    updates = []
+    for key in dict.fromkeys(panel.getlist("panel")):
+        procedure = rules.procedures().get(key)
+        if procedure is None or (procedure.gm_only and not gm):
+            continue
+        try:
+            odds = services.character_odds(character, key, raw_params(procedure, sheet, panel, gm=gm, prefixed=True), sheet=sheet)
+            error = ""
+        except RulesError as problem:
+            odds, error = None, str(problem)
+        updates.append({"procedure": procedure, "odds": odds, "error": error})
+    return updates
 
 
 def unreadable_notice(problem: RulesError) -> str:
     return f"This sheet holds numbers the rules can't read: {problem} Ask the GM to fix it, or re-import the character."
-
-
-def _limited_count(rules, hirelings) -> int:
-    """How many of the hirelings count against the system's limit (all, unless it names the kinds)."""
-    kinds = getattr(rules, "limited_hireling_kinds", None)
-    return len(hirelings) if kinds is None else sum(1 for h in hirelings if h.kind in kinds)
 
 
 def acts_as_gm(user, character: Character) -> bool:
@@ -155,7 +198,7 @@ def acts_as_gm(user, character: Character) -> bool:
 
 
 def _roll_control(rules, procedure, sheet, table, gm: bool) -> dict:
-    form = procedure_form(procedure, sheet, table_characters=table, gm=gm)
+    form = procedure_form(procedure, sheet, table_characters=table, gm=gm, prefixed=True)
     try:
         odds = procedure.odds(sheet, rules_base.check_params(procedure, sheet, {}))
     except RulesError:
@@ -166,12 +209,26 @@ def _roll_control(rules, procedure, sheet, table, gm: bool) -> dict:
 # --- writing ---------------------------------------------------------------------------------
 
 
+def _announcing(view):
+    """Write views note what their services announced (``request.announced``), for ``_respond``."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        with services.collecting_announcements() as announced:
+            request.announced = announced
+            return view(request, *args, **kwargs)
+
+    return wrapper
+
+
 def _editable(request, pk: int) -> Character:
     return get_object_or_404(characters_editable_by(request.user).select_related("campaign", "owner"), pk=pk)
 
 
 def _respond(request, character: Character, primary: str, *, error: str = "", extra: dict | None = None):
-    """htmx: the changed region (plus the others out of band); plain POST: back where it came from."""
+    """htmx: the region the form targets, plus the other regions the write changed (out of band), and
+    nothing else; a plain POST goes back where it came from."""
+    changed = request.announced.get(character.pk, set())
     character.refresh_from_db()
     if not request.htmx:
         if error:
@@ -181,19 +238,20 @@ def _respond(request, character: Character, primary: str, *, error: str = "", ex
         if back and url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
             return redirect(back)  # e.g. a party save made from the GM's table goes back to the table
         return redirect(character)
-    context = sheet_context(request, character, controls=False, error=error, error_region=primary, **(extra or {}))
+    others = () if error else tuple(name for name in REGIONS if name in changed and name != primary)
+    context = sheet_context(
+        request, character, regions=(primary, *others), error=error, error_region=primary, **(extra or {})
+    )
     parts = [render(request, f"characters/sheet.html#{primary}", context).content.decode()]
-    if not error:
-        for name in REGIONS:
-            if name != primary:
-                parts.append(
-                    render(request, f"characters/sheet.html#{name}", {**context, "oob": True}).content.decode()
-                )
+    parts += [
+        render(request, f"characters/sheet.html#{name}", {**context, "oob": True}).content.decode() for name in others
+    ]
     # 422 for a refused change: htmx is configured (static/js/lantern.js) to swap it so the message shows.
     return HttpResponse("".join(parts), status=422 if error else 200)
 
 
 @require_POST
+@_announcing
 def adjust(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     character = _editable(request, pk)
     form = AdjustForm(request.POST)
@@ -228,6 +286,7 @@ def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
 
 
 @require_POST
+@_announcing
 def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     character = _editable(request, pk)
     rules = _rules_or_404(character)
@@ -255,6 +314,7 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
 
 
 @require_POST
+@_announcing
 def item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     character = _editable(request, pk)
     try:
@@ -287,6 +347,7 @@ def item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
+@_announcing
 def item_update(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse:
     character = _editable(request, pk)
     form = ItemUpdateForm(request.POST)
@@ -303,6 +364,7 @@ def item_update(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse
 
 
 @require_POST
+@_announcing
 def item_remove(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse:
     character = _editable(request, pk)
     try:
@@ -312,20 +374,14 @@ def item_remove(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse
     return _respond(request, character, "inventory")
 
 
-def _hire_params(rules, sheet) -> tuple:
-    params = getattr(rules, "hire_params", None)
-    if params is None:
-        return (rules_base.Param("name", "Name", "text", "", help="Leave blank for a random name."),)
-    return tuple(params(sheet))
-
-
 @require_POST
+@_announcing
 def hire(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     character = _editable(request, pk)
     rules = _rules_or_404(character)
     try:
         sheet = character.checked_sheet()
-        form = _ParamsOnly("Hire", _hire_params(rules, sheet))
+        form = _ParamsOnly("Hire", rules.hire_params(sheet))
         choices = rules_base.check_params(form, sheet, raw_params(form, sheet, request.POST))
         choices = {key: value for key, value in choices.items() if value not in (None, "")}
         services.hireling_hire(character_id=character.pk, choices=choices, by=request.user)
@@ -335,6 +391,7 @@ def hire(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
+@_announcing
 def dismiss(request: HtmxHttpRequest, pk: int, hireling_id: int) -> HttpResponse:
     character = _editable(request, pk)
     try:
@@ -345,6 +402,7 @@ def dismiss(request: HtmxHttpRequest, pk: int, hireling_id: int) -> HttpResponse
 
 
 @require_POST
+@_announcing
 def offer_answer(request: HtmxHttpRequest, pk: int, offer_id: int, answer: str) -> HttpResponse:
     """Apply or decline what another player's roll would do to this character (its owner or the GM)."""
     character = _editable(request, pk)
@@ -359,6 +417,7 @@ def offer_answer(request: HtmxHttpRequest, pk: int, offer_id: int, answer: str) 
 
 
 @require_POST
+@_announcing
 def rename(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     character = _editable(request, pk)
     form = RenameForm(request.POST)
@@ -401,7 +460,7 @@ def create(request: HtmxHttpRequest) -> HttpResponse:
         if campaign is None:
             messages.error(request, "You can only bring a character to a campaign you sit at.")
             return redirect("characters:list")
-    params = tuple(getattr(rules, "creation_params", lambda: ())())
+    params = rules.creation_params()
     dummy = _ParamsOnly(f"New {rules.name} character", params)
     empty = rules_base.Sheet(state={})
     form = procedure_form(dummy, empty, data=request.POST or None, id_prefix="new")

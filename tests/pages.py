@@ -112,7 +112,8 @@ def form_fields(response, action: str, **changes) -> dict[str, list[str]]:
     """The fields a browser would post from the page's form with this ``action``, then ``changes`` on top.
 
     Posting these instead of a hand-built dict means a broken form (a field pasted into an attribute,
-    a renamed input) fails the test that uses it. A value of None in ``changes`` removes that field.
+    a renamed input) fails the test that uses it. A value of None in ``changes`` removes that field; a
+    change named like a field without its form's prefix (``helper`` for ``test-helper``) sets that field.
     """
     reader = _FormReader(action)
     reader.feed(response.content.decode())
@@ -121,6 +122,10 @@ def form_fields(response, action: str, **changes) -> dict[str, list[str]]:
     for name, value in reader.fields:
         fields.setdefault(name, []).append(value)
     for name, value in changes.items():
+        # The roll panel names a procedure's inputs "<procedure>-<param>": a change may say just "<param>".
+        prefixed = [field for field in fields if field.endswith(f"-{name}")]
+        if name not in fields and len(prefixed) == 1:
+            name = prefixed[0]
         if value is None:
             fields.pop(name, None)
         else:

@@ -257,6 +257,12 @@ CRAFTED = {
     "501 hirelings": (lambda s, d: _raw({**d, "hirelings": [{"name": "Pim", "state": {}}] * 501}), "at most 500"),
     "item name too long": (lambda s, d: _raw(_item(d, {}, "gear", name="x" * 5000)), "5000 characters long"),
     "not UTF-8": (lambda s, d: b"\xff\xfe" + _raw(d), "not JSON"),
+    # Issue 10: the carry limit holds on every write path, import included (it used to render "500 of the
+    # heaviest rows" as an over-loaded sheet).
+    "past the carry limit": (
+        lambda s, d: _raw({**d, "items": [{"name": "Rock", "kind": "gear", "slots": 20, "quantity": 10_000}] * 500}),
+        "carry",
+    ),
 }
 
 
@@ -286,10 +292,6 @@ ACCEPTED = {
     "armour at the cap": lambda s, d: _item(d, {ARMOUR[s]: 3}, "armour"),
     "a d12 weapon": lambda s, d: _item(d, {WEAPON[s]: 12}),
     "500 items": lambda s, d: {**d, "items": [{"name": "Pebble", "kind": "gear", "slots": 0}] * 500},
-    "500 of the heaviest rows": lambda s, d: {
-        **d,
-        "items": [{"name": "Rock", "kind": "gear", "slots": 20, "quantity": 10_000}] * 500,
-    },
 }
 
 

@@ -15,7 +15,7 @@ class SignupForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         fields = ("username",)
 
-    def clean_username(self) -> str:
+    def clean_username(self) -> str | None:
         username = super().clean_username()
         if username is None:  # Django has already refused it as taken
             return username

@@ -216,11 +216,13 @@ def pg_connections() -> tuple[int, int]:
     import psycopg
 
     with psycopg.connect(admin_url(), autocommit=True) as conn:
-        total, live = conn.execute(
+        row = conn.execute(
             "SELECT count(*), count(*) FILTER (WHERE application_name LIKE 'lantern-%%') FROM pg_stat_activity "
             "WHERE datname = %s AND pid <> pg_backend_pid()",
             [BENCH_DB],
         ).fetchone()
+        assert row is not None  # an aggregate always returns its one row
+        total, live = row
         return total, live
 
 

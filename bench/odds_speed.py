@@ -44,7 +44,12 @@ CASES = {
 
 def per_call_us(fn, cold: bool, number: int) -> float:
     if cold:
-        total = timeit.timeit(lambda: (clear(), fn()), number=number)
+
+        def cold_call() -> None:
+            clear()
+            fn()
+
+        total = timeit.timeit(cold_call, number=number)
         overhead = timeit.timeit(clear, number=number)
         return (total - overhead) / number * 1e6
     fn()

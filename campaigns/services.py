@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from django.db import transaction
+from django.db.models import F
 
 from accounts.names import clean_name
 from campaigns.models import Campaign, Membership, new_invite_code
+from characters.models import Character
+from characters.services import character_set_campaign
 from live.events import publish, revoke_streams
 from rules import SYSTEM_NAMES
 
@@ -48,6 +51,8 @@ def campaign_join(*, invite_code: str, user) -> tuple[Campaign, bool]:
     _, created = Membership.objects.get_or_create(
         campaign=campaign, user=user, defaults={"role": Membership.Role.PLAYER}
     )
+    if created:
+        publish(campaign.pk, "members")  # the table's member list shows the newcomer
     return campaign, created
 
 
@@ -56,6 +61,9 @@ def campaign_regenerate_invite(*, campaign: Campaign) -> Campaign:
     campaign = _lock_campaign(campaign.pk)
     campaign.invite_code = new_invite_code()
     campaign.save(update_fields=["invite_code"])
+    # Only the GM's member list shows the link.
+    gm_ids = Membership.objects.filter(campaign=campaign, role=Membership.Role.GM).values_list("user_id", flat=True)
+    publish(campaign.pk, "members", audience=list(gm_ids))
     return campaign
 
 
@@ -82,14 +90,16 @@ def campaign_leave(*, campaign: Campaign, user) -> None:
 
 
 def _leave(membership: Membership) -> None:
-    # The player's characters stay theirs but leave the table with them.
-    from characters.models import Character
-
-    Character.objects.filter(campaign=membership.campaign, owner=membership.user).update(campaign=None)
+    # The player's characters stay theirs but leave the table with them: each through the character
+    # service, so it is locked, versioned, logged and announced like any other change.
+    leaving = Character.objects.filter(campaign=membership.campaign, owner=membership.user).order_by("pk")
+    for character_id in leaving.values_list("pk", flat=True):
+        character_set_campaign(character_id=character_id, campaign=None, by=membership.user)
     membership.delete()
-    # Their open pages of this table stop hearing it; everyone else's table loses their characters.
+    # Their open pages of this table stop hearing it; everyone else's table loses them and their characters.
     revoke_streams(membership.campaign_id, user_id=membership.user_id)
     publish(membership.campaign_id, "party")
+    publish(membership.campaign_id, "members")
 
 
 @transaction.atomic
@@ -107,13 +117,14 @@ def campaign_transfer_gm(*, campaign: Campaign, to_user_id: int) -> None:
     current.save(update_fields=["role"])
     target.role = Membership.Role.GM
     target.save(update_fields=["role"])
+    publish(campaign.pk, "members")
+    # The two whose role changed see other controls on every page of the table: theirs reload.
+    publish(campaign.pk, "roles", audience=[current.user_id, target.user_id])
 
 
 @transaction.atomic
 def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0) -> Campaign:
     """Rounds count up in combat; ending combat resets them; time passes in minutes of game time."""
-    from django.db.models import F
-
     campaigns = Campaign.objects.filter(pk=campaign_id)
     if action == "next_round":
         # Checked in the UPDATE itself, so the column never overflows (a 500 on PostgreSQL).

@@ -9,6 +9,7 @@ from django.db.models import Prefetch
 from campaigns.models import Campaign
 from characters.models import Character, Hireling, Item, OfferedChange, Roll
 from characters.selectors import rolls_visible_to
+from characters.system_templates import system_template
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
 
@@ -24,6 +25,8 @@ class Card:
     hirelings: tuple
     offers: tuple = ()  # changes other players' rolls would make, waiting for the owner or the GM
     problem: str = ""  # why the rules cannot read this sheet; the card shows it instead of numbers
+    sheet: rules_base.Sheet | None = None  # the checked sheet, for the system's GM tools
+    template: str = "systems/_default/card.html"  # the system's own lines on the card
 
 
 def party_cards(campaign: Campaign, *, only_id: int | None = None) -> list[Card]:
@@ -61,6 +64,8 @@ def party_cards(campaign: Campaign, *, only_id: int | None = None) -> list[Card]
                 slots=rules.slots(sheet),
                 hirelings=tuple(character.hirelings.all()),
                 offers=tuple(character.pending_offers),
+                sheet=sheet,
+                template=system_template(character.system, "card"),
             )
         )
     return cards

@@ -22,5 +22,7 @@ urlpatterns = [
     path("<id:pk>/rolls/", views.older_rolls, name="older_rolls"),
     path("<id:pk>/roll/", views.gm_roll, name="gm_roll"),
     path("<id:pk>/roll/odds/", views.gm_roll_odds, name="gm_roll_odds"),
+    path("<id:pk>/roll/<slug:procedure>/", views.table_roll, name="table_roll"),
+    path("<id:pk>/roll/<slug:procedure>/odds/", views.table_roll_odds, name="table_roll_odds"),
     path("<id:pk>/clock/", views.move_clock, name="clock"),
 ]

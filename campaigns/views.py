@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -16,11 +18,12 @@ from campaigns.table import party_cards, roll_log
 from characters import services as character_services
 from characters.forms import AdjustForm, procedure_form, raw_params
 from characters.models import Roll
+from characters.selectors import characters_editable_by
 from characters.services import store_free_roll
 from characters.system_templates import system_template
 from config.htmx import HtmxHttpRequest
 from live.hub import present_user_ids
-from rules import RulesError
+from rules import SYSTEMS, RulesError
 from rules import base as rules_base
 from rules.free import FREE_ROLL
 
@@ -91,10 +94,11 @@ def older_rolls(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 def _table_context(request, campaign: Campaign) -> dict:
     membership = membership_of(request.user, campaign)
+    assert membership is not None  # campaigns_of() let only members in
     memberships = list(campaign.memberships.select_related("user"))
     present = present_user_ids(campaign.pk)
     rolls, has_older = roll_log(request.user, campaign)
-    context = {
+    context: dict[str, Any] = {
         "campaign": campaign,
         "membership": membership,
         "memberships": memberships,
@@ -109,6 +113,10 @@ def _table_context(request, campaign: Campaign) -> dict:
         context["clock_form"] = ClockForm()
         # A system may add GM tools to the table (party saves, morale...): templates/systems/<id>/gm_tools.html
         context["gm_tools_template"] = system_template(campaign.system, "gm_tools")
+        if campaign.system in SYSTEMS:
+            rules = SYSTEMS[campaign.system]
+            party = [(card.character.pk, card.sheet) for card in context["cards"] if card.sheet is not None]
+            context["table"] = rules.table_facts(party)
     return context
 
 
@@ -145,6 +153,42 @@ def gm_roll(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return _table_response(request, campaign, "log", error)
 
 
+def _table_procedure(campaign: Campaign, key: str):
+    procedure = SYSTEMS[campaign.system].table_procedures().get(key) if campaign.system in SYSTEMS else None
+    if procedure is None:
+        raise Http404
+    return procedure
+
+
+@require_POST
+def table_roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
+    """A system's roll for the GM's table, made for no character (an NPC's morale): logged as the GM's."""
+    campaign = get_object_or_404(campaigns_run_by(request.user), pk=pk)
+    proc = _table_procedure(campaign, procedure)
+    visibility = request.POST.get("visibility") or Roll.Visibility.PUBLIC
+    error = ""
+    try:
+        if visibility not in Roll.Visibility.values:
+            raise RulesError("Pick who may see this roll.")
+        params = rules_base.check_params(proc, None, raw_params(proc, None, request.POST))
+        store_free_roll(campaign=campaign, params=params, by=request.user, visibility=visibility, procedure=proc)
+    except RulesError as problem:
+        error = str(problem)
+    return _table_response(request, campaign, "log", error)
+
+
+@require_GET
+def table_roll_odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
+    campaign = get_object_or_404(campaigns_run_by(request.user), pk=pk)
+    proc = _table_procedure(campaign, procedure)
+    try:
+        params = rules_base.check_params(proc, None, raw_params(proc, None, request.GET))
+        odds, error = proc.odds(None, params), ""
+    except RulesError as problem:
+        odds, error = None, str(problem)
+    return render(request, "characters/_odds.html", {"odds": odds, "error": error})
+
+
 @require_GET
 def gm_roll_odds(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     get_object_or_404(campaigns_run_by(request.user), pk=pk)
@@ -159,8 +203,6 @@ def gm_roll_odds(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def card_adjust(request: HtmxHttpRequest, pk: int, character_id: int) -> HttpResponse:
     """+/- from a table card: the GM for anyone, a player for their own characters."""
-    from characters.selectors import characters_editable_by
-
     campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
     character = get_object_or_404(characters_editable_by(request.user).filter(campaign=campaign), pk=character_id)
     form = AdjustForm(request.POST)

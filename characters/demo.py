@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from campaigns.models import Campaign
+from characters.services import character_create
 from rules import SYSTEMS
 
 # Who plays what in the demo: alice plays Fell, bob plays Chaos & Conquest, and so on.
@@ -18,7 +19,6 @@ DEMO_OWNERS = {
 
 
 def demo_characters(campaign: Campaign, users: dict) -> None:
-    from characters.services import character_create
 
     if campaign.system not in SYSTEMS or campaign.system not in DEMO_OWNERS:
         return

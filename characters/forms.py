@@ -12,7 +12,7 @@ from rules import base as rules_base
 
 def procedure_form(
     procedure,
-    sheet: rules_base.Sheet,
+    sheet: rules_base.Sheet | None,
     *,
     data=None,
     table_characters=(),
@@ -57,7 +57,7 @@ def _field(param: rules_base.Param, table_characters) -> forms.Field:
 FORM_KEYS = {"csrfmiddlewaretoken", "visibility", "version", "system", "campaign", "next", "panel"}
 
 
-def raw_params(procedure, sheet: rules_base.Sheet, query, *, gm: bool = True, prefixed: bool = False) -> dict:
+def raw_params(procedure, sheet: rules_base.Sheet | None, query, *, gm: bool = True, prefixed: bool = False) -> dict:
     """Pick the procedure's inputs out of a QueryDict (lists for multi-choices), ignoring other keys.
 
     Inputs may come named ``<procedure>-<param>`` (the roll panel's forms) or plainly ``<param>``.

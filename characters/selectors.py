@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import Q, QuerySet
 
 from campaigns.models import Membership
-from characters.models import Character
+from characters.models import Character, Roll
 
 
 def characters_visible_to(user) -> QuerySet[Character]:
@@ -25,8 +25,6 @@ def characters_editable_by(user) -> QuerySet[Character]:
 
 def rolls_visible_to(user):
     """Public rolls of tables you sit at, your own rolls, and GM-only rolls at tables you run."""
-    from characters.models import Roll
-
     if not user.is_authenticated:
         return Roll.objects.none()
     member_of = Membership.objects.filter(user=user).values("campaign_id")

@@ -145,7 +145,7 @@ def character_create(
     Item.objects.bulk_create([_item_row(character, item, position) for position, item in enumerate(creation.items)])
     _record(character, by=owner, what="Created the character")
     for result in creation.rolls:
-        _store_roll(character, result, by=owner, visibility=Roll.Visibility.PUBLIC)
+        _store_roll(character, result, by=owner, visibility=str(Roll.Visibility.PUBLIC))
     rules.validate_sheet(character.to_sheet())
     publish(character.campaign_id, "party")
     return character, creation
@@ -281,7 +281,7 @@ def character_roll(
     procedure: str,
     params: Mapping[str, Any],
     by,
-    visibility: str = Roll.Visibility.PUBLIC,
+    visibility: str = str(Roll.Visibility.PUBLIC),
     rng: RandomSource | None = None,
     expected_version: int | None = None,
 ) -> tuple[Character, Roll]:
@@ -375,7 +375,7 @@ def offer_apply(*, offer_id: int, by) -> Character:
         )
     state = {k: v for k, v in current.items() if k not in offer.before or k in offer.after}
     state.update(offer.after)
-    _resolve_offer(offer, OfferedChange.Status.APPLIED, by)
+    _resolve_offer(offer, str(OfferedChange.Status.APPLIED), by)
     return _save_state(target, state, by=by, what=f"Applied {offer.label}", also=OFFERS_CHANGE)
 
 
@@ -383,7 +383,7 @@ def offer_apply(*, offer_id: int, by) -> Character:
 def offer_decline(*, offer_id: int, by) -> Character:
     offer = _pending_offer(offer_id, by)
     target = _lock(offer.character_id)
-    _resolve_offer(offer, OfferedChange.Status.DECLINED, by)
+    _resolve_offer(offer, str(OfferedChange.Status.DECLINED), by)
     return _touch(target, OFFERS_CHANGE, by=by, what=f"Declined {offer.label}", check=False)
 
 
@@ -499,10 +499,12 @@ def _jsonable(value: Any) -> Any:
 
 
 @transaction.atomic
-def store_free_roll(*, campaign: Campaign, params: Mapping[str, Any], by, visibility: str) -> Roll:
-    """A roll without a character: the GM's luck die and the like."""
+def store_free_roll(
+    *, campaign: Campaign, params: Mapping[str, Any], by, visibility: str, procedure: rules_base.Procedure = FREE_ROLL
+) -> Roll:
+    """A roll without a character, logged as the GM's: a luck die, or a system's table roll (an NPC's morale)."""
     _check_roll_rate(by)
-    result = FREE_ROLL.roll(None, params, system_random())
+    result = procedure.roll(None, params, system_random())  # table rolls take no sheet
     return _store_roll(None, result, by=by, visibility=visibility, campaign=campaign)
 
 

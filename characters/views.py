@@ -177,7 +177,9 @@ def _panel_odds(character: Character, rules, sheet, panel, gm: bool) -> list[dic
         if procedure is None or (procedure.gm_only and not gm):
             continue
         try:
-            odds = services.character_odds(character, key, raw_params(procedure, sheet, panel, gm=gm, prefixed=True), sheet=sheet)
+            odds = services.character_odds(
+                character, key, raw_params(procedure, sheet, panel, gm=gm, prefixed=True), sheet=sheet
+            )
             error = ""
         except RulesError as problem:
             odds, error = None, str(problem)
@@ -492,6 +494,12 @@ class _ParamsOnly:
 
     def params(self, sheet):
         return self._params
+
+    def odds(self, sheet, params) -> None:  # choices, not a roll: no odds
+        return None
+
+    def roll(self, sheet, params, rng):
+        raise RulesError(f"{self.label} is not a roll.")
 
 
 def export(request: HtmxHttpRequest, pk: int) -> HttpResponse:

@@ -7,6 +7,7 @@ import importlib
 import pkgutil
 from collections.abc import Iterator
 
+from rules import systems
 from rules.base import GameSystem, RulesError
 
 # The five systems a campaign can be about, in the order of ../shared/seeds/README.md.
@@ -21,8 +22,6 @@ SYSTEM_NAMES: dict[str, str] = {
 
 
 def _discover() -> dict[str, GameSystem]:
-    from rules import systems
-
     found: dict[str, GameSystem] = {}
     for info in pkgutil.iter_modules(systems.__path__):
         module = importlib.import_module(f"rules.systems.{info.name}")

@@ -148,13 +148,16 @@ class Procedure(Protocol):
         """Offered on the GM's side rather than on a player's sheet (morale, party saves)."""
         ...
 
-    def params(self, sheet: Sheet) -> tuple[Param, ...]:
-        """The inputs, with choices drawn from this sheet (its weapons, skills, spells, hirelings)."""
+    def params(self, sheet: Any) -> tuple[Param, ...]:
+        """The inputs, with choices drawn from this sheet (its weapons, skills, spells, hirelings).
+
+        ``sheet`` is a ``Sheet``; a table procedure (``GameSystem.table_procedures``) gets None.
+        """
         ...
 
-    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds | None: ...
+    def odds(self, sheet: Any, params: Mapping[str, Any]) -> Odds | None: ...
 
-    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult: ...
+    def roll(self, sheet: Any, params: Mapping[str, Any], rng: RandomSource) -> RollResult: ...
 
 
 @dataclass(frozen=True)
@@ -348,7 +351,7 @@ def check_sheet(system: GameSystem, sheet: Sheet) -> Sheet:
     )
 
 
-def check_params(procedure: Procedure, sheet: Sheet, given: Mapping[str, Any]) -> dict[str, Any]:
+def check_params(procedure: Procedure, sheet: Sheet | None, given: Mapping[str, Any]) -> dict[str, Any]:
     """Fill defaults, coerce and range-check the inputs a person sent; RulesError on nonsense."""
     clean: dict[str, Any] = {}
     params = procedure.params(sheet)

@@ -223,7 +223,9 @@ def test_the_sheet_query_count_does_not_grow_with_items(as_user, player, hero, d
         return len(queries)
 
     few = count()
-    Item.objects.bulk_create(Item(character=hero, name=f"spike {i}", kind="gear", slots=0, position=100 + i) for i in range(40))
+    Item.objects.bulk_create(
+        Item(character=hero, name=f"spike {i}", kind="gear", slots=0, position=100 + i) for i in range(40)
+    )
     for _ in range(3):
         services.hireling_hire(character_id=hero.pk, choices={"background": "Hunter"}, by=player)
     assert count() == few

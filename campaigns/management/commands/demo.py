@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from campaigns.models import Campaign, Membership
+from characters.demo import demo_characters
 from rules import SYSTEM_NAMES
 
 DEMO_PASSWORD = "lantern"  # noqa: S105 - printed on screen on purpose: these are demo accounts
@@ -49,6 +50,5 @@ class Command(BaseCommand):
 
     def _characters(self, campaign: Campaign, users: dict) -> None:
         """Each system's demo character arrives with the system's issue (see characters.demo)."""
-        from characters.demo import demo_characters
 
         demo_characters(campaign, users)

@@ -736,7 +736,7 @@ class _Effects:
         odds: Odds | None,
         inputs: Mapping[str, Any],
         total: int | None = None,
-        opponent_state: Mapping[str, Any] | None = None,
+        other_states: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> RollResult:
         changed = tuple(i for k, i in self.changed.items() if k not in self.removed)
         return RollResult(
@@ -752,7 +752,7 @@ class _Effects:
             dict(self.details),
             items_removed=tuple(self.removed),
             items_changed=changed,
-            opponent_state=opponent_state,
+            other_states=dict(other_states or {}),
         )
 
 
@@ -1496,7 +1496,7 @@ class AttackProcedure:
                 if wear.face == 1:
                     fx.set_data(w.item, worn_out=True)
                     fx.say(f"The silver of {w.name} wears (rolled 1): damage 1 until repaired.")
-        opponent_state = None
+        other_states: dict[str, Mapping[str, Any]] = {}
         target = p.get("opponent")
         if isinstance(target, Sheet):
             other = _st(target)
@@ -1505,7 +1505,7 @@ class AttackProcedure:
                 other["av_crit_pending"] = min(MAGIC_AV_MAX, other["av_crit_pending"] + 1)
             _hurt(other, hits[0]["damage"], rng, fx.dice, words)
             fx.say(f"{target.name or 'The target'}: " + " ".join(words))
-            opponent_state = other
+            other_states["opponent"] = other
         fx.details.update({"hits": hits, "av": a.av, "notes": list(a.notes), "impaired": a.impaired})
         fx.details["target_av_after_round"] = hits[0]["av_after_round"]
         total = sum(h["damage"] for h in hits)
@@ -1513,7 +1513,7 @@ class AttackProcedure:
         outcome = f"{first['damage']} damage" + (" (critical)" if first["critical"] else "")
         if p["targets"] > 1:
             outcome = f"{total} damage in all"
-        return fx.result(self, outcome, odds, _inputs(p), total=total, opponent_state=opponent_state)
+        return fx.result(self, outcome, odds, _inputs(p), total=total, other_states=other_states)
 
 
 def _sunder_shield(sheet: Sheet) -> Item | None:

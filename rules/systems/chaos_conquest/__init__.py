@@ -86,8 +86,9 @@ Package layout (each module imports only from the ones listed before it, never b
 - ``effects``: what a roll does to a sheet (damage, Death's door, scars, stress) and procedure helpers;
 - ``saves``, ``combat``, ``rest``, ``magic``, ``advancement``, ``npcs``, ``hired_help``: the procedures;
 - ``creation``: ``create`` and its form;
-- ``sheet``: tracks, hand adjustments, conditions, banners and the facts the templates show;
-- ``system``: ``PROCEDURES`` and the ``ChaosConquest`` class; ``SYSTEM`` is its one instance.
+- ``sheet``: tracks, hand adjustments and conditions;
+- ``display``: banners, ``sheet_facts`` and ``table_facts``, the plain values the system's templates show;
+- ``system``: ``PROCEDURES``, ``TABLE_PROCEDURES`` and the ``ChaosConquest`` class; ``SYSTEM`` is its one instance.
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ from rules.systems.chaos_conquest.combat import (
     weapon_outcomes,
 )
 from rules.systems.chaos_conquest.creation import create, creation_params
+from rules.systems.chaos_conquest.display import ATTRIBUTE_HELP, STATUS_WORDS, banners, sheet_facts, table_facts
 from rules.systems.chaos_conquest.effects import DEATH, damage_odds, deaths_door_death_chance
 from rules.systems.chaos_conquest.hired_help import (
     HelperDamageProcedure,
@@ -136,7 +138,13 @@ from rules.systems.chaos_conquest.inventory import (
     validate_item,
 )
 from rules.systems.chaos_conquest.magic import CastProcedure, mishap_chances, power_cost
-from rules.systems.chaos_conquest.npcs import MoraleProcedure, ReactionProcedure
+from rules.systems.chaos_conquest.npcs import (
+    MORALE_DEFAULT,
+    MoraleProcedure,
+    ReactionProcedure,
+    TableMoraleProcedure,
+    morale_odds,
+)
 from rules.systems.chaos_conquest.rest import RestProcedure, StressProcedure
 from rules.systems.chaos_conquest.saves import (
     PARTY_MEMBERS,
@@ -169,13 +177,14 @@ from rules.systems.chaos_conquest.state import (
     validate_hireling,
     validate_state,
 )
-from rules.systems.chaos_conquest.system import PROCEDURES, SYSTEM, ChaosConquest
+from rules.systems.chaos_conquest.system import PROCEDURES, SYSTEM, TABLE_PROCEDURES, ChaosConquest
 
 __all__ = [
     "ADJUSTABLE",
     "ARMOR_MASTER",
     "ATTRIBUTES",
     "ATTRIBUTE_CHOICES",
+    "ATTRIBUTE_HELP",
     "ATTRIBUTE_MAX",
     "AttackProcedure",
     "BONUS_DICE",
@@ -196,6 +205,7 @@ __all__ = [
     "LoyaltyProcedure",
     "MAGIC_AV_MAX",
     "MIN_SLOTS",
+    "MORALE_DEFAULT",
     "MUNDANE_AV_MAX",
     "MoraleProcedure",
     "OpposedSaveProcedure",
@@ -208,11 +218,14 @@ __all__ = [
     "STAMINA_FLOOR",
     "STARTING_SUPPLIES",
     "STATUSES",
+    "STATUS_WORDS",
     "SYSTEM",
     "SaveProcedure",
     "Shares",
     "StressProcedure",
     "SwapProcedure",
+    "TABLE_PROCEDURES",
+    "TableMoraleProcedure",
     "TakeDamageProcedure",
     "TreatProcedure",
     "UNARMED",
@@ -225,6 +238,7 @@ __all__ = [
     "armour_summary",
     "armour_value",
     "attack_distribution",
+    "banners",
     "check_can_carry",
     "coin_count",
     "coin_slots",
@@ -241,11 +255,14 @@ __all__ = [
     "level_for_xp",
     "level_up_odds",
     "mishap_chances",
+    "morale_odds",
     "opposed_odds",
     "power_cost",
     "retainer_row",
     "save_chance",
+    "sheet_facts",
     "slots",
+    "table_facts",
     "tracks",
     "treasure_shares",
     "validate_hireling",

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rules.base import CatalogueEntry, Creation, GameSystem, Hireling, Item, Param, Procedure, Sheet, SlotSummary, Track
+from rules.base import (
+    Banner,
+    CatalogueEntry,
+    Creation,
+    GameSystem,
+    Hireling,
+    Item,
+    Param,
+    Procedure,
+    Sheet,
+    SlotSummary,
+    Track,
+)
 from rules.data import chaos_conquest as data
 from rules.dice import RandomSource
 from rules.systems.chaos_conquest.advancement import LevelUpProcedure, SwapProcedure, XpProcedure
@@ -21,6 +33,7 @@ from rules.systems.chaos_conquest.combat import (
     TreatProcedure,
 )
 from rules.systems.chaos_conquest.creation import create, creation_params
+from rules.systems.chaos_conquest.display import banners, sheet_facts, table_facts
 from rules.systems.chaos_conquest.hired_help import (
     HelperDamageProcedure,
     LoyaltyProcedure,
@@ -33,7 +46,7 @@ from rules.systems.chaos_conquest.hired_help import (
 )
 from rules.systems.chaos_conquest.inventory import armour_value, check_can_carry, slots, validate_item
 from rules.systems.chaos_conquest.magic import CastProcedure
-from rules.systems.chaos_conquest.npcs import MoraleProcedure, ReactionProcedure
+from rules.systems.chaos_conquest.npcs import MoraleProcedure, ReactionProcedure, TableMoraleProcedure
 from rules.systems.chaos_conquest.rest import RestProcedure, StressProcedure
 from rules.systems.chaos_conquest.saves import OpposedSaveProcedure, PartySaveProcedure, SaveProcedure
 from rules.systems.chaos_conquest.sheet import adjust, conditions, tracks
@@ -64,6 +77,9 @@ PROCEDURES: dict[str, Procedure] = {
         CombatOrderProcedure(),
     )
 }
+
+# Rolls the GM makes from the table for no character (seed 002, Morale: the NPCs' 2d6); called with sheet=None.
+TABLE_PROCEDURES: dict[str, Procedure] = {p.key: p for p in (TableMoraleProcedure(),)}
 
 
 @dataclass(frozen=True)
@@ -103,8 +119,20 @@ class ChaosConquest(GameSystem):
     def conditions(self, sheet: Sheet) -> tuple[str, ...]:
         return conditions(sheet)
 
+    def banners(self, sheet: Sheet) -> tuple[Banner, ...]:
+        return banners(sheet)
+
+    def sheet_facts(self, sheet: Sheet) -> dict[str, Any]:
+        return sheet_facts(sheet)
+
+    def table_facts(self, party: Sequence[tuple[int, Sheet]]) -> dict[str, Any]:
+        return table_facts(party)
+
     def procedures(self) -> Mapping[str, Procedure]:
         return PROCEDURES
+
+    def table_procedures(self) -> Mapping[str, Procedure]:
+        return TABLE_PROCEDURES
 
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         return CATALOGUE

@@ -118,7 +118,7 @@ def test_spec_002_14_longsword_critical_vector_seed_002_critical_hits():
     result = P["attack"].roll(sheet(items=[LONGSWORD]), {"weapon": "1", "opponent": target}, ScriptedRandom([10]))
     assert result.outcome == "10 damage (critical)"
     assert result.total == 10
-    after = sheet(dict(result.opponent_state), [MAIL])
+    after = sheet(dict(result.other_states["opponent"]), [MAIL])
     assert SYSTEM.armour_value(after) == 2  # not yet: the drop lands at the end of the round
     end = P["end_round"].roll(after, {}, ScriptedRandom([]))
     assert SYSTEM.armour_value(sheet(dict(end.state), [MAIL])) == 1
@@ -462,7 +462,7 @@ def test_attacking_a_character_applies_the_damage_to_their_sheet():
     """Seed 002, Attacks and Damage & Armor: a character target uses their AV and takes the damage."""
     target = sheet(pc(stamina=5), [HELMET], name="Bram")
     result = P["attack"].roll(sheet(items=[LONGSWORD]), {"weapon": "1", "opponent": target}, ScriptedRandom([4]))
-    assert result.total == 3 and result.opponent_state["stamina"] == 2
+    assert result.total == 3 and result.other_states["opponent"]["stamina"] == 2
 
 
 @settings(max_examples=60, deadline=None)

@@ -1,0 +1,172 @@
+"""The Chaos & Conquest GameSystem: its procedures and the ``ChaosConquest`` class that offers everything to the app."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rules.base import (
+    Banner,
+    CatalogueEntry,
+    Creation,
+    GameSystem,
+    Hireling,
+    Item,
+    Param,
+    Procedure,
+    Sheet,
+    SlotSummary,
+    Track,
+)
+from rules.data import chaos_conquest as data
+from rules.dice import RandomSource
+from rules.systems.chaos_conquest.advancement import LevelUpProcedure, SwapProcedure, XpProcedure
+from rules.systems.chaos_conquest.catalogue import CATALOGUE, format_money
+from rules.systems.chaos_conquest.combat import (
+    AttackProcedure,
+    CombatOrderProcedure,
+    DeathsDoorProcedure,
+    EndCombatProcedure,
+    EndRoundProcedure,
+    TakeDamageProcedure,
+    TreatProcedure,
+)
+from rules.systems.chaos_conquest.creation import create, creation_params
+from rules.systems.chaos_conquest.display import banners, sheet_facts, table_facts
+from rules.systems.chaos_conquest.hired_help import (
+    HelperDamageProcedure,
+    LoyaltyProcedure,
+    Shares,
+    heir_split,
+    hire,
+    hire_params,
+    hireling_limit,
+    treasure_shares,
+)
+from rules.systems.chaos_conquest.inventory import armour_value, check_can_carry, slots, validate_item
+from rules.systems.chaos_conquest.magic import CastProcedure
+from rules.systems.chaos_conquest.npcs import MoraleProcedure, ReactionProcedure, TableMoraleProcedure
+from rules.systems.chaos_conquest.rest import RestProcedure, StressProcedure
+from rules.systems.chaos_conquest.saves import OpposedSaveProcedure, PartySaveProcedure, SaveProcedure
+from rules.systems.chaos_conquest.sheet import adjust, conditions, tracks
+from rules.systems.chaos_conquest.state import _default_state, validate_hireling, validate_state
+
+PROCEDURES: dict[str, Procedure] = {
+    p.key: p
+    for p in (
+        SaveProcedure(),
+        OpposedSaveProcedure(),
+        PartySaveProcedure(),
+        AttackProcedure(),
+        TakeDamageProcedure(),
+        DeathsDoorProcedure(),
+        TreatProcedure(),
+        EndRoundProcedure(),
+        EndCombatProcedure(),
+        StressProcedure(),
+        RestProcedure(),
+        CastProcedure(),
+        XpProcedure(),
+        LevelUpProcedure(),
+        SwapProcedure(),
+        HelperDamageProcedure(),
+        LoyaltyProcedure(),
+        MoraleProcedure(),
+        ReactionProcedure(),
+        CombatOrderProcedure(),
+    )
+}
+
+# Rolls the GM makes from the table for no character (seed 002, Morale: the NPCs' 2d6); called with sheet=None.
+TABLE_PROCEDURES: dict[str, Procedure] = {p.key: p for p in (TableMoraleProcedure(),)}
+
+
+@dataclass(frozen=True)
+class ChaosConquest(GameSystem):
+    """Chaos & Conquest (2023-12 rules): the GameSystem for seed 002."""
+
+    id: str = "chaos-conquest"
+    name: str = "Chaos & Conquest"
+    coin_label: str = "pennies"
+    credit: str = data.CREDIT
+    # character-creation.md (spec §002): the faction is secret; the app shows it to the owner and the GM only.
+    private_fields: tuple[str, ...] = ("faction",)
+    # hireling_limit() caps retainers only: porters and other paid help do not count against WIL.
+    limited_hireling_kinds: tuple[str, ...] = ("retainer",)
+
+    def default_state(self) -> dict[str, Any]:
+        return _default_state()
+
+    def validate_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        return validate_state(state)
+
+    def create(self, choices: Mapping[str, Any], rng: RandomSource) -> Creation:
+        return create(choices, rng)
+
+    def creation_params(self) -> tuple[Param, ...]:
+        return creation_params()
+
+    def tracks(self, sheet: Sheet) -> tuple[Track, ...]:
+        return tracks(sheet)
+
+    def adjust(self, sheet: Sheet, key: str, delta: int) -> dict[str, Any]:
+        return adjust(sheet, key, delta)
+
+    def slots(self, sheet: Sheet) -> SlotSummary:
+        return slots(sheet)
+
+    def conditions(self, sheet: Sheet) -> tuple[str, ...]:
+        return conditions(sheet)
+
+    def banners(self, sheet: Sheet) -> tuple[Banner, ...]:
+        return banners(sheet)
+
+    def sheet_facts(self, sheet: Sheet) -> dict[str, Any]:
+        return sheet_facts(sheet)
+
+    def table_facts(self, party: Sequence[tuple[int, Sheet]]) -> dict[str, Any]:
+        return table_facts(party)
+
+    def procedures(self) -> Mapping[str, Procedure]:
+        return PROCEDURES
+
+    def table_procedures(self) -> Mapping[str, Procedure]:
+        return TABLE_PROCEDURES
+
+    def catalogue(self) -> tuple[CatalogueEntry, ...]:
+        return CATALOGUE
+
+    def format_money(self, amount: int) -> str:
+        return format_money(amount)
+
+    def hireling_limit(self, sheet: Sheet) -> int:
+        return hireling_limit(sheet)
+
+    def hire_params(self, sheet: Sheet) -> tuple[Param, ...]:
+        return hire_params(sheet)
+
+    def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
+        return hire(sheet, choices, rng)
+
+    def validate_item(self, item: Item) -> Item:
+        return validate_item(item)
+
+    def validate_hireling(self, hireling: Hireling) -> Hireling:
+        return validate_hireling(hireling)
+
+    # helpers the app calls beyond the protocol
+    def check_can_carry(self, sheet: Sheet, item: Item) -> SlotSummary:
+        return check_can_carry(sheet, item)
+
+    def armour_value(self, sheet: Sheet) -> int:
+        return armour_value(sheet)
+
+    def treasure_shares(self, total: int, pcs: int, retainers: int = 0) -> Shares:
+        return treasure_shares(total, pcs, retainers)
+
+    def heir_split(self, share: int) -> tuple[int, int]:
+        return heir_split(share)
+
+
+SYSTEM = ChaosConquest()

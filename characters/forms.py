@@ -31,8 +31,9 @@ def procedure_form(
         if gm or not param.gm_only:
             fields[param.name] = _field(param, table_characters)
     form_class = type("ProcedureForm", (forms.Form,), fields)
-    prefix = procedure.key if prefixed else None
-    return form_class(data=data, prefix=prefix, auto_id=f"id_{id_prefix or procedure.key}_%s")
+    if prefixed:  # names and ids "save-attribute", "id_save-attribute"
+        return form_class(data=data, prefix=procedure.key, auto_id="id_%s")
+    return form_class(data=data, auto_id=f"id_{id_prefix or procedure.key}_%s")
 
 
 def _field(param: rules_base.Param, table_characters) -> forms.Field:

@@ -145,6 +145,8 @@ def sheet_context(
     if "inventory" in wanted:
         context["wearable_kinds"] = rules.wearable_kinds
     if "hirelings" in wanted:
+        for row in hirelings:  # money the system's way, for the hireling's line
+            row.wage_text = rules.format_money(row.wage)
         context.update(
             hireling_limit=rules.hireling_limit(sheet),
             hireling_count=sum(1 for h in sheet.hirelings if rules.counts_against_limit(h)),

@@ -60,7 +60,7 @@ def test_a_pushed_save_and_deaths_door_reach_the_gms_table_live(new_page, django
 
     # Push a STR save: advantage for a stress, which takes an empty slot (seed 002, Pushing a Character).
     save = player_page.locator('.roll-control[data-procedure="save"]')
-    save.locator("#id_save_attribute").select_option("STR")
+    save.locator("#id_save-attribute").select_option("STR")
     save.get_by_label("Push: take a stress for advantage").check()
     expect(save.locator(".odds-line")).to_have_attribute("data-odds", "21/25")  # 1 - (8/20)^2
     save.get_by_role("button", name="Roll", exact=True).click()
@@ -77,7 +77,7 @@ def test_a_pushed_save_and_deaths_door_reach_the_gms_table_live(new_page, django
     # Seven damage against 4 stamina: Death's door, where the d6 decides (seed 002, Stamina & Death).
     damage = player_page.locator('.roll-control[data-procedure="take_damage"]')
     damage.locator("summary").click()
-    damage.locator("#id_take_damage_amount").fill("7")
+    damage.locator("#id_take_damage-amount").fill("7")
     expect(damage.locator(".odds-line")).to_have_attribute("data-odds-dies", "1/2")
     damage.get_by_role("button", name="Roll", exact=True).click()
     expect(player_page.locator("#log")).to_contain_text("Death's door:")
@@ -94,7 +94,7 @@ def test_a_pushed_save_and_deaths_door_reach_the_gms_table_live(new_page, django
     # Resolve it: magic closes the wounds; they wake with 1 stamina and a scar.
     treat = player_page.locator('.roll-control[data-procedure="treat"]')
     treat.locator("summary").click()
-    treat.locator("#id_treat_method").select_option("magic")
+    treat.locator("#id_treat-method").select_option("magic")
     expect(treat.locator(".odds-line")).to_have_attribute("data-odds", "1/1")
     treat.get_by_role("button", name="Roll", exact=True).click()
     expect(banner).to_have_attribute("data-cc-status", "fine")

@@ -47,9 +47,9 @@ def test_a_fell_character_is_made_rolls_and_takes_harm_while_the_gm_watches(new_
 
     # A test of INT with the survival skill die and one advantage: d6 + d6 stepped up to d8 + d8.
     test = player_page.locator('.roll-control[data-procedure="test"]')
-    test.locator("#id_test_ability").select_option("INT")
+    test.locator("#id_test-ability").select_option("INT")
     test.get_by_label("survival").check()
-    test.locator("#id_test_advantage").fill("1")
+    test.locator("#id_test-advantage").fill("1")
     expected = SYSTEM.procedures()["test"].odds(
         wren.to_sheet(), {"ability": "INT", "skills": ["survival"]} | {"advantage": 1}
     )
@@ -64,7 +64,7 @@ def test_a_fell_character_is_made_rolls_and_takes_harm_while_the_gm_watches(new_
     # Nine harm: 4 takes the HP to 0, 5 is critical harm to BOD (6 points, 1 left), then a BOD test at DN 5.
     harm = player_page.locator('.roll-control[data-procedure="take_harm"]')
     harm.locator("summary").click()
-    harm.locator("#id_take_harm_amount").fill("9")
+    harm.locator("#id_take_harm-amount").fill("9")
     harm.get_by_role("button", name="Roll", exact=True).click()
     expect(player_page.locator('[data-fell="hp"] strong')).to_have_text("0")
     wren.refresh_from_db()

@@ -108,7 +108,7 @@ def rival(other_player, table):
 
 
 def slot_kinds(response) -> list[str]:
-    return re.findall(r'class="cc-slot [^"]*" data-slot="(\w+)"', response.content.decode())
+    return re.findall(r'class="slot [^"]*" data-slot="(\w+)"', response.content.decode())
 
 
 def roll_url(character: Character, key: str) -> str:
@@ -515,7 +515,7 @@ def test_the_gm_tools_show_party_saves_and_morale_with_odds_to_the_gm_only(as_us
         assert f'name="member1" value="{member.pk}" checked' in body
     expected = SYSTEM.procedures()["party_save"].odds(hero.to_sheet(), {"member1": rival.to_sheet()})
     assert f'data-odds-fail="{_fraction(expected.of("fail"))}"' in body
-    assert f'action="{roll_url(hero, "morale")}"' in body
+    assert f'action="{reverse("campaigns:table_roll", args=[hero.campaign_id, "morale"])}"' in body
     assert 'data-odds="7/12"' in body  # 2d6 <= 7 holds: 21/36
     assert 'id="cc-gm-tools"' not in as_user(player).get(hero.campaign.get_absolute_url()).content.decode()
 
@@ -546,18 +546,21 @@ def test_the_gm_runs_a_party_save_from_the_table_and_the_leader_covers_a_failure
 
 
 @BOTH
-def test_the_gm_rolls_morale_against_a_characters_sheet(as_user, gm, hero, monkeypatch, htmx):
-    """seed 002, Morale: 2d6 above ML 7 (11) and they flee or parley. Posted from the table's own form."""
+def test_the_gm_rolls_an_npcs_morale_at_the_table_as_the_gm(as_user, gm, hero, monkeypatch, htmx):
+    """seed 002, Morale: 2d6 above ML 7 (11) and they flee or parley. Posted from the table's own form;
+    logged as the GM's roll on no character (issue 10: it used to land on a player character's sheet)."""
     client = as_user(gm)
-    fields = form_fields(client.get(hero.campaign.get_absolute_url()), roll_url(hero, "morale"))
+    url = reverse("campaigns:table_roll", args=[hero.campaign_id, "morale"])
+    fields = form_fields(client.get(hero.campaign.get_absolute_url()), url)
     assert fields["morale"] == ["7"] and fields["visibility"] == ["public"]
     script(monkeypatch, [6, 5])
-    response = post(client, roll_url(hero, "morale"), fields, htmx)
+    response = post(client, url, fields, htmx)
     assert response.status_code == (200 if htmx else 302)
-    if not htmx:  # the table's form carries "next": a plain post goes back to the table
+    if not htmx:  # a plain post goes back to the table
         assert response["Location"] == hero.campaign.get_absolute_url()
     roll = Roll.objects.get(procedure="morale")
     assert (roll.outcome, roll.total, roll.odds) == ("flee", 11, {"hold": "7/12", "flee": "5/12"})
+    assert (roll.character_id, roll.roller_id, roll.campaign_id) == (None, gm.pk, hero.campaign_id)
     hero.refresh_from_db()
     assert hero.state == cc_state()
 

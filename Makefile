@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 RELOAD_DIRS := --reload-dir config --reload-dir rules --reload-dir accounts --reload-dir campaigns \
 	--reload-dir characters --reload-dir templates --reload-include '*.html'
 
-.PHONY: run test lint format bench clean
+.PHONY: run test lint format bench bench-live clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,11 @@ format: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python bench/fanout.py
+
+# Requests one change costs each open page, in Debian's chromium (apt-get install chromium).
+bench-live: $(VENV)/.installed-test
+	$(BIN)/python bench/live_requests.py --system fell-draft
+	$(BIN)/python bench/live_requests.py --system chaos-conquest --track stress --delta 1
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis staticfiles .test-db.sqlite3*

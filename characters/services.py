@@ -67,7 +67,8 @@ def _announce(character: Character, regions: tuple[str, ...]) -> None:
         collected.setdefault(character.pk, set()).update(regions)
     for region in regions:
         publish(character.campaign_id, character.region_topic(region))
-    publish(character.campaign_id, character.topic)
+    # The card's event carries the version: bench/fanout.py times each write by it.
+    publish(character.campaign_id, character.topic, version=character.version)
 
 
 def _state_regions(character: Character, old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[str, ...]:

@@ -163,7 +163,7 @@ def test_writes_announce_only_after_commit(player, campaign, monkeypatch):
     assert seen == [
         {"campaign": campaign.pk, "topic": f"{hero.topic}-vitals"},
         {"campaign": campaign.pk, "topic": f"{hero.topic}-details"},
-        {"campaign": campaign.pk, "topic": hero.topic},
+        {"campaign": campaign.pk, "topic": hero.topic, "version": hero.version + 1},
     ]
 
 

@@ -103,7 +103,8 @@ class Watched:
     """One open page and the requests it makes (the event stream excepted)."""
 
     def __init__(self, page, label: str):
-        self.page, self.label, self.requests = page, label, []
+        self.page, self.label = page, label
+        self.requests: list[tuple[float, str]] = []
         page.on("request", self._seen)
 
     def _seen(self, request) -> None:

@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 HOST ?= 127.0.0.1
 RELOAD_DIRS := --reload-dir config --reload-dir rules --reload-dir accounts --reload-dir campaigns \
-	--reload-dir characters --reload-dir templates --reload-include '*.html'
+	--reload-dir characters --reload-dir live --reload-dir templates --reload-include '*.html'
 
 .PHONY: run test lint format bench bench-live clean
 

@@ -334,10 +334,7 @@ def character_roll(
 
 def _changes_to_others(result: rules_base.RollResult, others: Mapping[str, Character]) -> dict[str, Mapping]:
     """New states of the other characters a roll changed, by the name of the input that named them."""
-    changes = {name: state for name, state in result.other_states.items() if name in others}
-    if result.opponent_state is not None and not result.other_states and others:
-        changes[next(iter(others))] = result.opponent_state  # the older single-opponent form
-    return changes
+    return {name: state for name, state in result.other_states.items() if name in others}
 
 
 _ABSENT = object()

@@ -125,10 +125,8 @@ class RollResult:
     items_removed: tuple[int, ...] = ()  # Item.id values
     items_changed: tuple[Item, ...] = ()  # replaced by Item.id
     hirelings_changed: tuple[Hireling, ...] = ()  # replaced by Hireling.id
-    opponent_state: Mapping[str, Any] | None = None  # new state of a "character" param's sheet, if changed
-    # New states of "character" params' sheets, by param name, when a roll changes more than one of them
-    # (a helper's spell die backlashing and an opponent's, or an ally beside a target); the app saves these
-    # in place of opponent_state when any are given.
+    # New states of the sheets that "character" params named, by param name, when the roll changes them
+    # (the target of an attack; a helper's spell die backlashing and an opponent's).
     other_states: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
@@ -165,7 +163,7 @@ class Banner:
     """A line the sheet shows above the numbers: a state the player must not miss ("On Death's door")."""
 
     key: str  # stable, for styling and tests: "dying", "level-ready"...
-    title: str
+    title: str  # a short phrase without a closing full stop; the sheet adds it
     text: str = ""
     tone: Literal["info", "good", "warning", "bad"] = "info"
 

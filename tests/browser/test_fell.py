@@ -36,7 +36,7 @@ def test_a_fell_character_is_made_rolls_and_takes_harm_while_the_gm_watches(new_
     expect(player_page.get_by_role("heading", name="Wren", exact=True)).to_be_visible()
     wren = Character.objects.get(name="Wren")
     assert re.search(rf"/characters/{wren.pk}/$", player_page.url)
-    expect(player_page.locator('[data-ability="INT"] .fell-die')).to_have_text("d6")
+    expect(player_page.locator('[data-ability="INT"] .stat-value')).to_have_text("d6")
     expect(player_page.locator('[data-fell="skills-count"]')).to_have_text("1 of 6")
 
     # The GM opens the table and waits until the stream is open (they show as present).
@@ -70,7 +70,7 @@ def test_a_fell_character_is_made_rolls_and_takes_harm_while_the_gm_watches(new_
     wren.refresh_from_db()
     assert wren.state["hp"] == 0 and wren.state["abilities"]["BOD"]["points"] == 1
     if wren.state["dying"]:
-        expect(player_page.locator('[data-fell-state="dying"]')).to_be_visible()
+        expect(player_page.locator('[data-banner="dying"]')).to_be_visible()
 
     # The GM's card follows without a reload, within about a second.
     expect(card.locator('[data-track="hp"] [data-value]')).to_have_text("0", timeout=1500)

@@ -234,7 +234,7 @@ def test_the_sheet_shows_every_number(as_user, player, hero):
     assert _cc_field(response, "talents") == "Survival Herbalism Stealth"
     assert ">Sword — 240 pennies</option>" in page  # the shop's prices are in pennies
     assert "worn out: 1 damage, no criticals" in text_of(response)
-    assert 'data-cc-status="fine"' in page and 'data-cc="doomed"' in page
+    assert 'data-cc-status="fine"' in page and 'data-banner="doomed"' in page
     assert "Doomed (6) Death follows you." in _cc_field(response, "scars")
     assert "Barrow silver +1500 XP 6m 5s" in _cc_field(response, "ledger")
     # Two Supplies, dagger, helmet, padded armour, sword (2), shield = 8 items, then 2 stress: all 10 slots

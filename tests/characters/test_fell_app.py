@@ -203,14 +203,14 @@ def test_twenty_hp_and_all_d12s_shows_the_retirement_banner(as_user, player, her
     d12 = {"die": 12, "full_die": 12, "points": 12}
     set_state(hero, abilities={"BOD": d12, "INT": d12, "WIL": d12}, hp=20, hp_max=20)
     response = as_user(player).get(hero.get_absolute_url())
-    assert 'data-fell-state="retire"' in response.content.decode()
+    assert 'data-banner="retire"' in response.content.decode()
     assert "Ready to retire." in text_of(response)
 
 
 def test_an_ability_at_zero_points_shows_dead(as_user, gm, hero):
     set_state(hero, hp=0, abilities={**fell_state()["abilities"], "BOD": {"die": 8, "full_die": 8, "points": 0}})
     response = as_user(gm).get(reverse("characters:region", args=[hero.pk, "details"]))
-    assert 'data-fell-state="dead"' in response.content.decode()
+    assert 'data-banner="dead"' in response.content.decode()
     assert "Dead." in text_of(response)
 
 
@@ -273,7 +273,7 @@ def test_harm_past_zero_hp_goes_to_bod_and_a_failed_test_leaves_them_dying(
     assert hero.state["hp"] == 0 and hero.state["abilities"]["BOD"]["points"] == 5 and hero.state["dying"]
     assert Roll.objects.get(character=hero, procedure="take_harm").outcome == "dying"
     sheet = client.get(hero.get_absolute_url())
-    assert 'data-fell-state="dying"' in sheet.content.decode()
+    assert 'data-banner="dying"' in sheet.content.decode()
     assert "Unconscious and dying." in text_of(sheet)
     assert _fell_field(sheet, "hp").startswith("0 / 4")
     table = as_user(gm).get(hero.campaign.get_absolute_url())

@@ -1,0 +1,82 @@
+"""Fell (draft): what the sheet shows, computed here so the template only displays it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.base import Banner, Sheet
+from rules.systems.fell_draft.inventory import _slots_max, _slots_used, protection
+from rules.systems.fell_draft.state import ABILITIES, RETIRE_HP, _die_of, _is_dead, _st, retired
+
+# Seed 000 (Abilities): what each ability covers, in our words.
+ABILITY_HELP = {"BOD": "strength, grit, reflexes", "INT": "aim, wits, learning", "WIL": "nerve, leadership, magic"}
+
+
+def banners(sheet: Sheet) -> tuple[Banner, ...]:
+    """Seed 000 (Harm and Death, Advancement): death, dying, and the time to retire."""
+    state = _st(sheet)
+    who = sheet.name or "This character"
+    out = []
+    if _is_dead(state):
+        out.append(
+            Banner(
+                "dead",
+                "Dead",
+                f"An ability ran out of points or a die fell off the ladder: {who} rolls no more.",
+                "bad",
+            )
+        )
+    elif state["dying"]:
+        out.append(
+            Banner(
+                "dying",
+                "Unconscious and dying",
+                f"{who} failed the test after critical harm: dead in about an hour unless someone treats them.",
+                "bad",
+            )
+        )
+    if retired(state) and not _is_dead(state):
+        out.append(
+            Banner(
+                "retire",
+                "Ready to retire",
+                f"{RETIRE_HP} HP and every ability a d12: retire somewhere safe, or carry on as a legend.",
+                "good",
+            )
+        )
+    return tuple(out)
+
+
+def sheet_facts(sheet: Sheet) -> dict[str, Any]:
+    """Seed 000: the numbers the sheet's details show beside the tracks."""
+    state = _st(sheet)
+    abilities = []
+    for key in ABILITIES:
+        ability = state["abilities"][key]
+        abilities.append(
+            {
+                "key": key,
+                "die": ability["die"],
+                "points": ability["points"],
+                "full_die": ability["full_die"],
+                "hurt": ability["full_die"] != ability["die"],
+                "help": ABILITY_HELP[key],
+            }
+        )
+    worn = [
+        {"name": item.name, "protection": item.data.get("protection")}
+        for item in sheet.items
+        if item.worn and item.data.get("protection")
+    ]
+    return {
+        "abilities": abilities,
+        "protection": protection(sheet),
+        "worn_protection": worn,
+        "critical_next": state["hp"] == 0,  # Seed 000 (Harm): at 0 HP, more harm is critical
+        "skill_die": _die_of(state, "INT"),
+        "skills_limit": _die_of(state, "INT"),  # Seed 000 (Skills): as many skills as INT's face
+        "spells_limit": _die_of(state, "WIL"),  # Seed 000 (Spells): as many spells as WIL's face
+        "slots_used": _slots_used(sheet, state),
+        "slots_max": _slots_max(state),
+        "retire_hp": RETIRE_HP,
+    }

@@ -61,6 +61,12 @@ class Sheet:
     hirelings: tuple[Hireling, ...] = ()
     name: str = ""
 
+    def with_state(self, state: Mapping[str, Any], items: tuple[Item, ...] | None = None) -> Sheet:
+        """The same character with a new state (and, if given, new items): how rules look one step ahead."""
+        return Sheet(
+            state=state, items=self.items if items is None else items, hirelings=self.hirelings, name=self.name
+        )
+
 
 @dataclass(frozen=True)
 class SlotSummary:
@@ -361,6 +367,33 @@ def check_params(procedure: Procedure, sheet: Sheet | None, given: Mapping[str, 
         raw = given.get(p.name, p.default)
         clean[p.name] = _coerce(p, raw)
     return clean
+
+
+def clean_params(procedure: Procedure, sheet: Sheet | None, params: Mapping[str, Any]) -> dict[str, Any]:
+    """check_params for everything but resolved characters, which pass through as Sheets (or None).
+
+    The app resolves a "character" param to that character's Sheet before calling a procedure; a
+    Sheet given for a name that is no character param is refused.
+    """
+    people = {k: v for k, v in params.items() if isinstance(v, Sheet)}
+    clean = check_params(procedure, sheet, {k: v for k, v in params.items() if k not in people})
+    characters = {p.name for p in procedure.params(sheet) if p.kind == "character"}
+    stray = sorted(set(people) - characters)
+    if stray:
+        raise RulesError(f"{procedure.label} has no place for a character as {', '.join(stray)}.")
+    for name in characters:
+        clean[name] = people.get(name)
+    return clean
+
+
+def shown_inputs(params: Mapping[str, Any]) -> dict[str, Any]:
+    """A roll's inputs as the log keeps them: a resolved character becomes its name."""
+    return {k: (v.name or "a character") if isinstance(v, Sheet) else v for k, v in params.items()}
+
+
+def entry_key(entry: Item | Hireling, index: int, prefix: str = "i") -> str:
+    """The choice value naming one item or hireling: its id, or its place when it has none (a preview)."""
+    return str(entry.id) if entry.id is not None else f"{prefix}{index}"
 
 
 def _coerce(p: Param, raw: Any) -> Any:

@@ -85,6 +85,20 @@ def bounded_list(value: Any, label: str, limit: int = LIST_MAX, text_limit: int 
     return [bounded_text(v, f"{label}: each entry", text_limit, required=True) for v in value]
 
 
+def name_list(value: Any, label: str, limit: int = LIST_MAX, text_limit: int = NAME_MAX) -> list[str]:
+    """A sheet's list of names (skills, spells, traits): stripped, each once, each cut to ``text_limit``."""
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise RulesError(f"{label} must be a list of names.")
+    out: list[str] = []
+    for v in value:
+        name = v.strip()[:text_limit]
+        if name not in out:
+            out.append(name)
+    if len(out) > limit:
+        raise RulesError(f"{label}: at most {limit}.")
+    return out
+
+
 Check = Callable[[Any, str], Any]
 
 

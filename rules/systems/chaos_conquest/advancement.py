@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from rules.base import Odds, Param, RollResult, RulesError, Sheet
+from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.data import chaos_conquest as data
 from rules.dice import RandomSource, roll_dice, sum_dist
 from rules.systems.chaos_conquest.catalogue import format_money
-from rules.systems.chaos_conquest.effects import _clean, _Effects, _inputs
+from rules.systems.chaos_conquest.effects import _Effects
 from rules.systems.chaos_conquest.inventory import _slots_max, _slots_used
 from rules.systems.chaos_conquest.state import ATTRIBUTE_CHOICES, ATTRIBUTE_MAX, ATTRIBUTES, _raise_base, _st
 
@@ -57,7 +57,7 @@ class XpProcedure:
         return None
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         fx = _Effects(sheet)
         st = fx.state
         if st["status"] == "dead":
@@ -76,7 +76,7 @@ class XpProcedure:
             fx.say("Ready to level up.")
         if _slots_used(fx.sheet(), st) > _slots_max(st):
             fx.say("That much coin is more than your slots hold: leave some in safe keeping.")
-        return fx.result(self, p["kind"], None, _inputs(p), total=st["xp"])
+        return fx.result(self, p["kind"], None, shown_inputs(p), total=st["xp"])
 
 
 def level_up_odds(new_level: int, stamina_max: int) -> Odds:
@@ -118,11 +118,11 @@ class LevelUpProcedure:
         return state
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        state = self._check(sheet, _clean(self, sheet, params))
+        state = self._check(sheet, clean_params(self, sheet, params))
         return level_up_odds(state["level"] + 1, state["stamina_max"])
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         self._check(sheet, p)
         odds = self.odds(sheet, p)
         fx = _Effects(sheet)
@@ -150,7 +150,7 @@ class LevelUpProcedure:
             fx.say(f"Level {new}: past level 10 there is no roll;")
         st["stamina"] = min(st["stamina_max"], st["stamina"] + st["stamina_max"] - old_max)
         fx.say(f"max stamina {st['stamina_max']}.")
-        return fx.result(self, outcome, odds, _inputs(p), total=total or None)
+        return fx.result(self, outcome, odds, shown_inputs(p), total=total or None)
 
 
 @dataclass(frozen=True)
@@ -171,7 +171,7 @@ class SwapProcedure:
         return None
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         fx = _Effects(sheet)
         st = fx.state
         if st["swapped"] or st["level"] != 1 or st["xp"] or st["scars"]:
@@ -182,4 +182,4 @@ class SwapProcedure:
         st["attributes"][p["first"]], st["attributes"][p["second"]] = b, a
         st["swapped"] = True
         fx.say(f"Swapped: {p['first']} {b['base']}, {p['second']} {a['base']}.")
-        return fx.result(self, "swapped", None, _inputs(p))
+        return fx.result(self, "swapped", None, shown_inputs(p))

@@ -14,16 +14,14 @@ from fractions import Fraction
 from itertools import product
 from typing import Any
 
-from rules.base import Hireling, Item, Odds, Param, RollResult, RulesError, Sheet
+from rules.base import Hireling, Item, Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.data import chaos_conquest as data
 from rules.dice import DieRoll, RandomSource, UnderMode, die_dist, roll_die, roll_under, sum_dist
 from rules.systems.chaos_conquest.effects import (
     _able,
-    _clean,
     _door,
     _Effects,
     _hurt,
-    _inputs,
     _scar,
     _settle_crits,
     _stress_death,
@@ -209,7 +207,7 @@ class AttackProcedure:
         return _Attack(tuple(weapons), av, tuple(bonus), impaired, tuple(notes))
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        a = self._setup(sheet, _clean(self, sheet, params))
+        a = self._setup(sheet, clean_params(self, sheet, params))
         return _damage_odds(attack_distribution(a.weapons, a.av, [s for s, _ in a.bonus], a.impaired))
 
     def _strike(self, a: _Attack, rng: RandomSource, fx: _Effects) -> tuple[int, bool, int]:
@@ -235,7 +233,7 @@ class AttackProcedure:
         return ranked[pick][0], ranked[pick][1], pick
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         a = self._setup(sheet, p)
         odds = _damage_odds(attack_distribution(a.weapons, a.av, [s for s, _ in a.bonus], a.impaired))
         fx = _Effects(sheet)
@@ -278,7 +276,7 @@ class AttackProcedure:
         outcome = f"{first['damage']} damage" + (" (critical)" if first["critical"] else "")
         if p["targets"] > 1:
             outcome = f"{total} damage in all"
-        return fx.result(self, outcome, odds, _inputs(p), total=total, other_states=other_states)
+        return fx.result(self, outcome, odds, shown_inputs(p), total=total, other_states=other_states)
 
 
 @dataclass(frozen=True)
@@ -311,14 +309,14 @@ class TakeDamageProcedure:
         return max(0, amount - armour_value(sheet))
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         state = _st(sheet)
         if state["status"] == "dead":
             raise RulesError("The dead take no more damage.")
         return damage_odds(state, self._amount(sheet, p))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         odds = self.odds(sheet, p)
         fx = _Effects(sheet)
         damage = self._amount(sheet, p)
@@ -337,7 +335,7 @@ class TakeDamageProcedure:
                 fx.say("No damage gets through.")
             _hurt(fx.state, damage, rng, fx.dice, fx.words)
         outcome = {"dead": "dies", "dying": "dying"}.get(fx.state["status"], "hurt" if damage else "unhurt")
-        return fx.result(self, outcome, odds, _inputs(p), total=damage)
+        return fx.result(self, outcome, odds, shown_inputs(p), total=damage)
 
 
 @dataclass(frozen=True)
@@ -359,7 +357,7 @@ class DeathsDoorProcedure:
         return Odds((("dying", 1 - dies), ("dies", dies)), success_keys=("dying",))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        _clean(self, sheet, params)
+        clean_params(self, sheet, params)
         odds = self.odds(sheet, params)
         fx = _Effects(sheet)
         _door(fx.state, rng, fx.dice, fx.words)
@@ -435,10 +433,10 @@ class TreatProcedure:
         return h, _helper_state(h)
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        return self._setup(sheet, _clean(self, sheet, params))[3]
+        return self._setup(sheet, clean_params(self, sheet, params))[3]
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         wil, mode, notes, odds = self._setup(sheet, p)
         fx = _Effects(sheet)
         helper, body = self._body(sheet, p)
@@ -465,7 +463,7 @@ class TreatProcedure:
         if helper is None:
             _stress_death(fx)  # a scar can lower STR and so the slots (spec §002.13.10)
         fx.details["notes"] = notes
-        result = fx.result(self, "saved" if body["status"] != "dead" else "dies", odds, _inputs(p))
+        result = fx.result(self, "saved" if body["status"] != "dead" else "dies", odds, shown_inputs(p))
         if helper is not None:
             result = _replace(result, hirelings_changed=(_helper_changed(helper, body),))
         return result
@@ -486,7 +484,7 @@ class EndRoundProcedure:
         return None
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        _clean(self, sheet, params)
+        clean_params(self, sheet, params)
         fx = _Effects(sheet)
         if not fx.state["av_crit_pending"]:
             fx.say("No criticals to settle this round.")
@@ -517,13 +515,13 @@ class EndCombatProcedure:
         return wear, ranged, _ammo(sheet.items) if ranged else None
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        wear, _, ammo = self._plan(sheet, _clean(self, sheet, params))
+        wear, _, ammo = self._plan(sheet, clean_params(self, sheet, params))
         rolls = len(wear) + (1 if ammo is not None and not _data(ammo).get("last_shot") else 0)
         fine = Fraction(5, 6) ** rolls
         return Odds((("all_fine", fine), ("something_wears", 1 - fine)), success_keys=("all_fine",))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         odds = self.odds(sheet, p)
         wear, ranged, ammo = self._plan(sheet, p)
         fx = _Effects(sheet)
@@ -550,7 +548,7 @@ class EndCombatProcedure:
         _settle_crits(fx)
         if not bad:
             fx.say("Your gear holds up.")
-        return fx.result(self, "something_wears" if bad else "all_fine", odds, _inputs(p))
+        return fx.result(self, "something_wears" if bad else "all_fine", odds, shown_inputs(p))
 
 
 @dataclass(frozen=True)
@@ -571,7 +569,7 @@ class CombatOrderProcedure:
         )
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        _clean(self, sheet, params)
+        clean_params(self, sheet, params)
         party, enemies = roll_die(rng, 6, "party"), roll_die(rng, 6, "enemies")
         if party.face == enemies.face:
             outcome, words = "simultaneous", "both sides act at once; all damage lands before anyone falls"

@@ -11,7 +11,8 @@ from typing import Any
 from rules.base import Creation, Item, Param, RollResult, RulesError
 from rules.data import chaos_conquest as data
 from rules.dice import DieRoll, RandomSource, roll_dice, roll_die
-from rules.systems.chaos_conquest.state import ATTRIBUTES, _default_state, _int, validate_state
+from rules.systems.chaos_conquest.state import ATTRIBUTES, _default_state, validate_state
+from rules.validation import bounded_int
 
 _SWAPS = (("STR-DEX", "STR and DEX"), ("STR-WIL", "STR and WIL"), ("DEX-WIL", "DEX and WIL"))
 
@@ -133,7 +134,7 @@ def create(choices: Mapping[str, Any], rng: RandomSource) -> Creation:
     rolls.append(_creation_roll("Coins", f"{shillings} s", coin_dice, shillings))
     if choices.get("age") not in (None, ""):
         try:
-            age = _int(int(choices["age"]), "Age", 18, 1000)
+            age = bounded_int(int(choices["age"]), "Age", 18, 1000)
         except (TypeError, ValueError):
             raise RulesError("Age must be a whole number, 18 or more.") from None
     else:

@@ -11,11 +11,11 @@ from dataclasses import replace as _replace
 from fractions import Fraction
 from typing import Any
 
-from rules.base import Item, Odds, Param, Procedure, RollResult, RulesError, Sheet, check_params
+from rules.base import Item, Odds, Param, Procedure, RollResult, RulesError, Sheet
 from rules.data import chaos_conquest as data
 from rules.dice import DieRoll, RandomSource, roll_dice, roll_die, sum_dist
 from rules.systems.chaos_conquest.inventory import _free_slots, _item_keys, _item_slots, _slots_max, armour_value
-from rules.systems.chaos_conquest.state import ATTRIBUTE_MAX, STAMINA_FLOOR, _lower, _st, _with_state
+from rules.systems.chaos_conquest.state import ATTRIBUTE_MAX, STAMINA_FLOOR, _lower, _st
 
 
 class _Effects:
@@ -42,7 +42,7 @@ class _Effects:
         return tuple(c for c in (self.current(i) for i in self.sheet0.items) if c is not None)
 
     def sheet(self) -> Sheet:
-        return _with_state(self.sheet0, self.state, self.items())
+        return self.sheet0.with_state(self.state, self.items())
 
     def replace(self, old: Item, new: Item | None) -> None:
         if old.id is None:
@@ -276,21 +276,6 @@ def _able(state: Mapping[str, Any]) -> None:
         raise RulesError("You are on Death's door: roll the d6 first.")
     if state["status"] == "dying":
         raise RulesError("You are unconscious and dying until someone treats your wounds.")
-
-
-def _clean(proc: Procedure, sheet: Sheet, params: Mapping[str, Any]) -> dict[str, Any]:
-    """check_params for everything but resolved characters, which pass through as Sheets (or None)."""
-    people = {k: v for k, v in params.items() if isinstance(v, Sheet)}
-    rest = {k: v for k, v in params.items() if k not in people}
-    clean = check_params(proc, sheet, rest)
-    for p in proc.params(sheet):
-        if p.kind == "character":
-            clean[p.name] = people.get(p.name)
-    return clean
-
-
-def _inputs(p: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: (v.name or "a character") if isinstance(v, Sheet) else v for k, v in p.items()}
 
 
 def _drop_param(sheet: Sheet) -> Param:

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from rules.base import Hireling, Odds, Param, RollResult, RulesError, Sheet
+from rules.base import Hireling, Odds, Param, RollResult, RulesError, Sheet, clean_params
 from rules.data import chaos_conquest as data
 from rules.dice import DieRoll, RandomSource, roll_dice, roll_die
 from rules.systems.chaos_conquest.advancement import xp_for_level
 from rules.systems.chaos_conquest.catalogue import format_money
-from rules.systems.chaos_conquest.effects import _clean, _hurt, damage_odds
+from rules.systems.chaos_conquest.effects import _hurt, damage_odds
 from rules.systems.chaos_conquest.npcs import _two_d6
 from rules.systems.chaos_conquest.state import (
     ATTRIBUTES,
@@ -27,9 +27,9 @@ from rules.systems.chaos_conquest.state import (
     _helper_changed,
     _helper_state,
     _helpers,
-    _int,
     _st,
 )
+from rules.validation import bounded_int
 
 
 def retainer_row(wil: int) -> tuple[int, int]:
@@ -95,12 +95,12 @@ class LoyaltyProcedure:
         return h, base + p["adjust"]
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        _, loyalty = self._loyalty(sheet, _clean(self, sheet, params))
+        _, loyalty = self._loyalty(sheet, clean_params(self, sheet, params))
         obey = sum((p for v, p in _two_d6().items() if v <= loyalty), Fraction(0))
         return Odds((("obeys", obey), ("refuses", 1 - obey)), success_keys=("obeys",))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         h, loyalty = self._loyalty(sheet, p)
         dice = roll_dice(rng, 2, 6, "loyalty")
         total = sum(d.face for d in dice)
@@ -144,10 +144,10 @@ class HelperDamageProcedure:
         return h, body, damage, odds
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        return self._setup(sheet, _clean(self, sheet, params))[3]
+        return self._setup(sheet, clean_params(self, sheet, params))[3]
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         h, body, damage, odds = self._setup(sheet, p)
         dice: list[DieRoll] = []
         words: list[str] = [f"{h.name}:"]
@@ -218,7 +218,7 @@ def hire(sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hirelin
     if len(retainers) >= most:
         raise RulesError(f"With WIL {wil} you can keep {most} retainer(s), and you have {len(retainers)}.")
     level = choices.get("level") or 1
-    level = _int(int(level) if isinstance(level, str) and level.isdigit() else level, "Retainer's level", 1, 100)
+    level = bounded_int(int(level) if isinstance(level, str) and level.isdigit() else level, "Retainer's level", 1, 100)
     if level > state["level"]:
         raise RulesError(f"A retainer can never be a higher level than you (you are level {state['level']}).")
     squire = state["background"] == "Knight" and not any(_helper_state(r).get("squire") for r in retainers.values())

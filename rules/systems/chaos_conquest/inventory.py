@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace as _replace
 from typing import Any
 
-from rules.base import Item, RulesError, Sheet, SlotSummary
+from rules.base import Item, RulesError, Sheet, SlotSummary, entry_key
 from rules.systems.chaos_conquest.catalogue import coin_count, coin_slots
 from rules.systems.chaos_conquest.state import (
     ARMOR_MASTER,
@@ -23,10 +23,8 @@ from rules.systems.chaos_conquest.state import (
     _data,
     _die,
     _faction,
-    _key,
     _number,
     _st,
-    _with_state,
 )
 from rules.validation import Check, boolean, bounded_list, bounded_text, fields, item_basics
 
@@ -130,7 +128,7 @@ def validate_item(item: Item) -> Item:
 
 
 def _weapons(sheet: Sheet) -> dict[str, Item]:
-    return {_key(it, i): it for i, it in enumerate(sheet.items) if _weapon_die(it)}
+    return {entry_key(it, i): it for i, it in enumerate(sheet.items) if _weapon_die(it)}
 
 
 def _fits_armour(item: Item, state: Mapping[str, Any]) -> bool:
@@ -213,7 +211,7 @@ def check_can_carry(sheet: Sheet, item: Item) -> SlotSummary:
     """
     state = _st(sheet)
     after = (*sheet.items, item)
-    used = _slots_used(_with_state(sheet, state, after), state)
+    used = _slots_used(sheet.with_state(state, after), state)
     maximum = _slots_max(state)
     if used > maximum and (_item_slots(item) or item.kind == "coins"):
         free = _free_slots(sheet, state)
@@ -227,7 +225,7 @@ def check_can_carry(sheet: Sheet, item: Item) -> SlotSummary:
             raise RulesError("You can carry one spare shield at most, besides the one in your hand.")
         if carried == 2 and not held:
             raise RulesError("A spare shield rides along only while you hold another one; take it in hand first.")
-    return slots(_with_state(sheet, state, after))
+    return slots(sheet.with_state(state, after))
 
 
 def slots(sheet: Sheet) -> SlotSummary:
@@ -244,7 +242,7 @@ def slots(sheet: Sheet) -> SlotSummary:
 
 
 def _item_keys(sheet: Sheet) -> dict[str, Item]:
-    return {_key(it, i): it for i, it in enumerate(sheet.items)}
+    return {entry_key(it, i): it for i, it in enumerate(sheet.items)}
 
 
 def _sunder_shield(sheet: Sheet) -> Item | None:
@@ -256,7 +254,7 @@ def _ammo(items: Sequence[Item]) -> Item | None:
 
 
 def _worn_weapons(items: Sequence[Item]) -> dict[str, Item]:
-    return {_key(it, i): it for i, it in enumerate(items) if _weapon_die(it) and _data(it).get("worn_out")}
+    return {entry_key(it, i): it for i, it in enumerate(items) if _weapon_die(it) and _data(it).get("worn_out")}
 
 
 def _ration(items: Sequence[Item]) -> Item | None:

@@ -13,7 +13,7 @@ from functools import lru_cache
 from itertools import product
 from typing import Any
 
-from rules.base import Item, Odds, Param, RollResult, RulesError, Sheet
+from rules.base import Item, Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.data import chaos_conquest as data
 from rules.dice import RandomSource, roll_dice
 from rules.systems.chaos_conquest.effects import (
@@ -21,10 +21,8 @@ from rules.systems.chaos_conquest.effects import (
     _able,
     _add_stress,
     _at_least,
-    _clean,
     _drop_param,
     _Effects,
-    _inputs,
     _stress_death,
     _Tally,
 )
@@ -191,11 +189,11 @@ class CastProcedure:
         return Odds(rows, success_keys=("cast", "cast_stress"))
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         return self._odds(sheet, self._setup(sheet, p), p["drop"])
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         c = self._setup(sheet, p)
         odds = self._odds(sheet, c, p["drop"])
         fx = _Effects(sheet)
@@ -210,12 +208,12 @@ class CastProcedure:
             assert c.save is not None
             ok, _ = _roll_save(fx, c.save, rng)
             if st["status"] == "dead":  # the push filled the last slot with stress
-                return fx.result(self, "dies", odds, _inputs(p))
+                return fx.result(self, "dies", odds, shown_inputs(p))
             if not ok:
                 strained = True
                 _add_stress(fx, 1, p["drop"], rng, "The magic strains you")
                 if st["status"] == "dead":  # that stress filled the last slot, or its damage killed
-                    return fx.result(self, "dies", odds, _inputs(p))
+                    return fx.result(self, "dies", odds, shown_inputs(p))
         dice = roll_dice(rng, c.power, 6, "power")
         fx.dice += dice
         total = sum(d.face for d in dice)
@@ -230,7 +228,7 @@ class CastProcedure:
         fx.details.update({"dice": c.power, "sum": total, "mishap": mishap, "cost": c.cost, "effect": effect})
         if st["status"] == "dead" and (total >= 21 and mishap or st["stamina"] <= 0):
             fx.details["no_resurrection"] = True
-        return fx.result(self, _cast_outcome(st, mishap, total, strained), odds, _inputs(p), total=total)
+        return fx.result(self, _cast_outcome(st, mishap, total, strained), odds, shown_inputs(p), total=total)
 
 
 @lru_cache(maxsize=8)

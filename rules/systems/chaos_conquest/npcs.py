@@ -7,10 +7,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from rules.base import Odds, Param, Procedure, RollResult, Sheet, check_params
+from rules.base import Odds, Param, Procedure, RollResult, Sheet, check_params, clean_params
 from rules.data import chaos_conquest as data
 from rules.dice import RandomSource, roll_dice, sum_dist
-from rules.systems.chaos_conquest.effects import _clean
 
 
 def _two_d6() -> dict[int, Fraction]:
@@ -52,10 +51,10 @@ class MoraleProcedure:
         return (_MORALE_PARAM,)
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        return morale_odds(_clean(self, sheet, params)["morale"])
+        return morale_odds(clean_params(self, sheet, params)["morale"])
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        return _roll_morale(self, _clean(self, sheet, params), rng)
+        return _roll_morale(self, clean_params(self, sheet, params), rng)
 
 
 @dataclass(frozen=True)
@@ -96,7 +95,7 @@ class ReactionProcedure:
         return Odds(rows, success_keys=("friendly", "helpful"))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        _clean(self, sheet, params)
+        clean_params(self, sheet, params)
         dice = roll_dice(rng, 2, 6, "reaction")
         total = sum(d.face for d in dice)
         name = next(n for lo, hi, n in data.REACTIONS if lo <= total <= hi)

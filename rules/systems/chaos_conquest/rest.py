@@ -10,15 +10,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from rules.base import Odds, Param, RollResult, RulesError, Sheet
+from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.dice import RandomSource, die_dist, roll_die
 from rules.systems.chaos_conquest.effects import (
     _able,
     _add_stress,
-    _clean,
     _drop_param,
     _Effects,
-    _inputs,
     _settle_crits,
     _stress_fates,
 )
@@ -48,7 +46,7 @@ class StressProcedure:
         )
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         _able(_st(sheet))
         fates = _stress_fates(sheet, p["amount"], p["drop"])
         rows = (
@@ -59,13 +57,13 @@ class StressProcedure:
         return Odds(tuple(r for r in rows if r[1] or r[0] == "stressed"), success_keys=("stressed",))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         odds = self.odds(sheet, p)
         fx = _Effects(sheet)
         why = {"camp": "No camp", "watch": "A long day on the road"}.get(p["reason"], "Strain")
         _add_stress(fx, p["amount"], p["drop"], rng, why)
         outcome = {"dead": "dies", "dying": "dying"}.get(fx.state["status"], "stressed")
-        return fx.result(self, outcome, odds, _inputs(p), total=fx.state["stress"])
+        return fx.result(self, outcome, odds, shown_inputs(p), total=fx.state["stress"])
 
 
 @dataclass(frozen=True)
@@ -115,7 +113,7 @@ class RestProcedure:
         return state
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds | None:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         state = self._check(sheet, p)
         if p["kind"] != "night" or p["interrupted"]:
             return None
@@ -127,7 +125,7 @@ class RestProcedure:
         return Odds(tuple((f"+{g} stamina", q) for g, q in sorted(dist.items())), success_keys=())
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         odds = self.odds(sheet, p)
         fx = _Effects(sheet)
         st = fx.state
@@ -142,7 +140,7 @@ class RestProcedure:
             fx.say("A safe week: all stamina back, lowered attributes restored, no stress, armour and weapons mended.")
             if st["scars"]:
                 fx.say("Scars stay.")
-            return fx.result(self, "rested", odds, _inputs(p))
+            return fx.result(self, "rested", odds, shown_inputs(p))
         supplies = _supplies(sheet.items)
         spent = 0
 
@@ -183,4 +181,4 @@ class RestProcedure:
                 st["stamina"] += gain
                 st["stress"] = max(0, st["stress"] - 1)
                 fx.say(f"Slept two watches: d8 = {die.face}, +{gain} stamina; one stress lifted.")
-        return fx.result(self, "rested", odds, _inputs(p))
+        return fx.result(self, "rested", odds, shown_inputs(p))

@@ -11,16 +11,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from rules.base import Odds, Param, RollResult, RulesError, Sheet
+from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.dice import RandomSource, UnderMode, roll_under, roll_under_chance, roll_under_kept_dist, roll_under_succeeds
 from rules.systems.chaos_conquest.effects import (
     DEATH,
     _able,
     _add_stress,
-    _clean,
     _drop_param,
     _Effects,
-    _inputs,
     _stress_fates,
 )
 from rules.systems.chaos_conquest.inventory import _dex_disadvantage, _free_slots, _slots_max
@@ -168,25 +166,25 @@ class SaveProcedure:
         return _save_params(sheet)
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         state = _st(sheet)
         save = _save_setup(sheet, state, p)
         return DEATH if _push_kills(save, state) else _save_odds(save)
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         fx = _Effects(sheet)
         save = _save_setup(sheet, fx.state, p)
         odds = self.odds(sheet, p)
         ok, face = _roll_save(fx, save, rng)
         if fx.state["status"] == "dead":
-            return fx.result(self, "dies", odds, _inputs(p))
+            return fx.result(self, "dies", odds, shown_inputs(p))
         if save.may_auto and not save.auto:
             fx.say("Talent and equipment together: the GM may rule this an automatic success.")
         fx.details.update(
             {"target": save.target, "mode": save.mode, "notes": list(save.notes), "gm_may_grant_success": save.may_auto}
         )
-        return fx.result(self, "pass" if ok else "fail", odds, _inputs(p), total=face)
+        return fx.result(self, "pass" if ok else "fail", odds, shown_inputs(p), total=face)
 
 
 _OPPOSED_WORDS = {
@@ -228,15 +226,15 @@ class OpposedSaveProcedure:
         return save, Odds(tuple(o.items()), success_keys=("win",))
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        return self._setup(sheet, _clean(self, sheet, params))[1]
+        return self._setup(sheet, clean_params(self, sheet, params))[1]
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         fx = _Effects(sheet)
         save, odds = self._setup(sheet, p)
         _, face = _roll_save(fx, save, rng)
         if fx.state["status"] == "dead":
-            return fx.result(self, "dies", odds, _inputs(p))
+            return fx.result(self, "dies", odds, shown_inputs(p))
         npc_dice, npc_ok, npc_face = roll_under(rng, p["skill"], p["npc_mode"], label="NPC Skill")
         fx.dice += npc_dice
         assert face is not None
@@ -244,7 +242,7 @@ class OpposedSaveProcedure:
         fx.say(f"They kept {npc_face} against Skill {p['skill']}, {'success' if npc_ok else 'failure'}: ")
         fx.words[-1] += _OPPOSED_WORDS[outcome] + "."
         fx.details.update({"target": save.target, "mode": save.mode, "npc_face": npc_face, "notes": list(save.notes)})
-        return fx.result(self, outcome, odds, _inputs(p), total=face)
+        return fx.result(self, outcome, odds, shown_inputs(p), total=face)
 
 
 PARTY_MEMBERS = 6
@@ -315,10 +313,10 @@ class PartySaveProcedure:
         return people, Odds(rows, success_keys=keys)
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        return self._setup(sheet, _clean(self, sheet, params))[1]
+        return self._setup(sheet, clean_params(self, sheet, params))[1]
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         people, odds = self._setup(sheet, p)
         fx = _Effects(sheet)
         results = []
@@ -335,4 +333,4 @@ class PartySaveProcedure:
         outcome = f"pass_stress_{failed_members}" if passed else "fail"
         if fx.state["status"] in ("dead", "dying"):
             outcome = f"{'pass' if passed else 'fail'}_leader_{'dies' if fx.state['status'] == 'dead' else 'dying'}"
-        return fx.result(self, outcome, odds, _inputs(p))
+        return fx.result(self, outcome, odds, shown_inputs(p))

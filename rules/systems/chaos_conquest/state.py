@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import replace as _replace
 from typing import Any
 
-from rules.base import Hireling, Item, RulesError, Sheet
+from rules.base import Hireling, Item, RulesError, Sheet, entry_key
 from rules.data import chaos_conquest as data
-from rules.validation import Check, boolean, bounded_int, bounded_text, die_on, fields, hireling_basics
+from rules.validation import Check, boolean, bounded_int, bounded_text, die_on, fields, hireling_basics, name_list
 
 ATTRIBUTES: tuple[str, ...] = data.ATTRIBUTES
 
@@ -91,36 +91,10 @@ def _default_state() -> dict[str, Any]:
     }
 
 
-def _int(value: Any, label: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RulesError(f"{label} must be a whole number.")
-    if not low <= value <= high:
-        raise RulesError(f"{label} must be between {low} and {high}, not {value}.")
-    return value
-
-
-def _bool(value: Any, label: str) -> bool:
-    if not isinstance(value, bool):
-        raise RulesError(f"{label} must be yes or no.")
-    return value
-
-
 def _text(value: Any, label: str, limit: int = 100) -> str:
     if not isinstance(value, str):
         raise RulesError(f"{label} must be text.")
     return value.strip()[:limit]
-
-
-def _words(value: Any, label: str, limit: int = 100) -> list[str]:
-    if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise RulesError(f"{label} must be a list of names.")
-    out: list[str] = []
-    for v in value:
-        if v.strip() not in out:
-            out.append(v.strip()[:100])
-    if len(out) > limit:
-        raise RulesError(f"{label}: at most {limit}.")
-    return out
 
 
 def _attributes(value: Any, label: str = "Attributes") -> dict[str, dict[str, int]]:
@@ -133,8 +107,8 @@ def _attributes(value: Any, label: str = "Attributes") -> dict[str, dict[str, in
             entry = {"current": entry, "base": entry}
         if not isinstance(entry, Mapping) or "base" not in entry:
             raise RulesError(f"{a} needs a score.")
-        base = _int(entry["base"], f"{a}", 0, ATTRIBUTE_MAX)
-        current = _int(entry.get("current", base), f"{a} now", 0, base)
+        base = bounded_int(entry["base"], f"{a}", 0, ATTRIBUTE_MAX)
+        current = bounded_int(entry.get("current", base), f"{a} now", 0, base)
         out[a] = {"current": current, "base": base}
     return out
 
@@ -148,7 +122,7 @@ def _scars(value: Any) -> list[dict[str, Any]]:
             raise RulesError("Each scar needs a roll, a name and a text.")
         out.append(
             {
-                "roll": _int(s.get("roll", 0), "Scar roll", 0, 10),
+                "roll": bounded_int(s.get("roll", 0), "Scar roll", 0, 10),
                 "name": _text(s.get("name", ""), "Scar name"),
                 "text": _text(s.get("text", ""), "Scar text", 200),
             }
@@ -166,7 +140,7 @@ def _ledger(value: Any) -> list[dict[str, Any]]:
         out.append(
             {
                 "kind": e["kind"],
-                "amount": _int(e.get("amount", 0), "XP amount", 0, 100_000_000),
+                "amount": bounded_int(e.get("amount", 0), "XP amount", 0, 100_000_000),
                 "note": _text(e.get("note", ""), "XP note", 200),
             }
         )
@@ -183,42 +157,38 @@ def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
         raise RulesError(f"A Chaos & Conquest sheet has no field {', '.join(map(str, unknown))}.")
     m = {**base, **copy.deepcopy(dict(state))}
     out: dict[str, Any] = {"attributes": _attributes(m["attributes"])}
-    out["level"] = _int(m["level"], "Level", 1, 100)
-    out["xp"] = _int(m["xp"], "XP", 0, 100_000_000)
+    out["level"] = bounded_int(m["level"], "Level", 1, 100)
+    out["xp"] = bounded_int(m["xp"], "XP", 0, 100_000_000)
     out["xp_ledger"] = _ledger(m["xp_ledger"])
-    out["stamina_max"] = _int(m["stamina_max"], "Maximum stamina", 1, 999)
-    out["stamina"] = _int(m["stamina"], "Stamina", STAMINA_FLOOR, out["stamina_max"])
-    out["stress"] = _int(m["stress"], "Stress", 0, 100)
-    out["talents"] = _words(m["talents"], "Talents", 30)
+    out["stamina_max"] = bounded_int(m["stamina_max"], "Maximum stamina", 1, 999)
+    out["stamina"] = bounded_int(m["stamina"], "Stamina", STAMINA_FLOOR, out["stamina_max"])
+    out["stress"] = bounded_int(m["stress"], "Stress", 0, 100)
+    out["talents"] = name_list(m["talents"], "Talents", 30)
     out["background"] = _text(m["background"], "Background")
     out["archetype"] = _text(m["archetype"], "Archetype")
     faction = _text(m["faction"], "Faction")
     if faction and faction not in data.FACTIONS:
         raise RulesError(f"Faction must be one of {', '.join(data.FACTIONS)}, or left blank.")
     out["faction"] = faction
-    out["age"] = _int(m["age"], "Age", 0, 1000)
+    out["age"] = bounded_int(m["age"], "Age", 0, 1000)
     if m["status"] not in STATUSES:
         raise RulesError("Status must be fine, on Death's door, dying or dead.")
     out["status"] = m["status"]
     out["scars"] = _scars(m["scars"])
     for key, label in (("doomed", "Doomed"), ("limp", "Limping"), ("aura", "Magic aura")):
-        out[key] = _bool(m[key], label)
+        out[key] = boolean(m[key], label)
     for key, label in (("aura_lost", "Aura lost"), ("bark", "Bark skin"), ("wings", "Wings"), ("swapped", "Swapped")):
-        out[key] = _bool(m[key], label)
-    out["coins"] = _int(m["coins"], "Coins", 0, 100_000_000)
-    out["av_lost"] = _int(m["av_lost"], "Armour lost", 0, MAGIC_AV_MAX)
-    out["av_crit_pending"] = _int(m["av_crit_pending"], "Criticals this round", 0, MAGIC_AV_MAX)
-    out["tumours"] = _int(m["tumours"], "Tumours", 0, 30)
-    out["mishaps"] = _words(m["mishaps"], "Mishaps", 50)
+        out[key] = boolean(m[key], label)
+    out["coins"] = bounded_int(m["coins"], "Coins", 0, 100_000_000)
+    out["av_lost"] = bounded_int(m["av_lost"], "Armour lost", 0, MAGIC_AV_MAX)
+    out["av_crit_pending"] = bounded_int(m["av_crit_pending"], "Criticals this round", 0, MAGIC_AV_MAX)
+    out["tumours"] = bounded_int(m["tumours"], "Tumours", 0, 30)
+    out["mishaps"] = name_list(m["mishaps"], "Mishaps", 50)
     return out
 
 
 def _st(sheet: Sheet) -> dict[str, Any]:
     return validate_state(sheet.state)
-
-
-def _with_state(sheet: Sheet, state: Mapping[str, Any], items: tuple[Item, ...] | None = None) -> Sheet:
-    return Sheet(state=state, items=sheet.items if items is None else items, hirelings=sheet.hirelings, name=sheet.name)
 
 
 def _cur(state: Mapping[str, Any], attribute: str) -> int:
@@ -245,10 +215,6 @@ def _scar_rolls(state: Mapping[str, Any]) -> set[int]:
 
 def _data(item: Item) -> Mapping[str, Any]:
     return item.data or {}
-
-
-def _key(item: Item | Hireling, index: int, prefix: str = "i") -> str:
-    return str(item.id) if item.id is not None else f"{prefix}{index}"
 
 
 def _number(low: int, high: int) -> Check:
@@ -322,8 +288,8 @@ def _helper_state(h: Hireling) -> dict[str, Any]:
     out.update(copy.deepcopy(raw))
     try:
         out["attributes"] = _attributes(out["attributes"], f"{h.name}'s attributes")
-        out["stamina_max"] = _int(out["stamina_max"], f"{h.name}'s maximum stamina", 1, 999)
-        out["stamina"] = _int(out["stamina"], f"{h.name}'s stamina", STAMINA_FLOOR, out["stamina_max"])
+        out["stamina_max"] = bounded_int(out["stamina_max"], f"{h.name}'s maximum stamina", 1, 999)
+        out["stamina"] = bounded_int(out["stamina"], f"{h.name}'s stamina", STAMINA_FLOOR, out["stamina_max"])
         out["scars"] = _scars(out["scars"])
     except RulesError as err:
         raise RulesError(f"{h.name}: {err}") from None
@@ -336,7 +302,7 @@ def _helpers(sheet: Sheet, role: str | None = None) -> dict[str, Hireling]:
     out = {}
     for i, h in enumerate(sheet.hirelings):
         if role is None or _helper_state(h)["role"] == role:
-            out[_key(h, i, "h")] = h
+            out[entry_key(h, i, "h")] = h
     return out
 
 

@@ -13,6 +13,8 @@ from rules.base import (
     RollResult,
     RulesError,
     Sheet,
+    clean_params,
+    shown_inputs,
 )
 from rules.dice import (
     LADDER,
@@ -20,7 +22,6 @@ from rules.dice import (
     die_dist,
     roll_die,
 )
-from rules.systems.fell_draft.checks import _clean, _inputs
 from rules.systems.fell_draft.state import ABILITIES, _die_of, _is_dead, _st, _step, retired
 
 
@@ -58,7 +59,7 @@ class AdvanceProcedure:
         )
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         state = _st(sheet)
         dice = {ab: _die_of(state, ab) for ab in ABILITIES}
         dist: dict[int, Fraction] = {}
@@ -72,7 +73,7 @@ class AdvanceProcedure:
         return Odds(outcomes, success_keys=tuple(k for k, _ in outcomes if k != "+0 HP"))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         state = _st(sheet)
         if _is_dead(state):
             raise RulesError("The dead do not advance.")
@@ -102,7 +103,7 @@ class AdvanceProcedure:
             rolls,
             gain,
             odds,
-            _inputs(p),
+            shown_inputs(p),
             state,
             {"gain": gain, "retire": retired(state)},
         )

@@ -18,7 +18,9 @@ from rules.base import (
     RollResult,
     RulesError,
     Sheet,
-    check_params,
+    clean_params,
+    entry_key,
+    shown_inputs,
 )
 from rules.dice import (
     LADDER,
@@ -50,16 +52,12 @@ DIE_CHOICES = tuple((str(s), f"d{s}") for s in LADDER)
 NO = ("", "None")
 
 
-def _key(obj: Item | Hireling, index: int, prefix: str) -> str:
-    return str(obj.id) if obj.id is not None else f"{prefix}{index}"
-
-
 def _weapons(sheet: Sheet) -> dict[str, Item]:
-    return {_key(it, i, "i"): it for i, it in enumerate(sheet.items) if _steel(it)}
+    return {entry_key(it, i, "i"): it for i, it in enumerate(sheet.items) if _steel(it)}
 
 
 def _hirelings(sheet: Sheet) -> dict[str, Hireling]:
-    return {_key(h, i, "h"): h for i, h in enumerate(sheet.hirelings)}
+    return {entry_key(h, i, "h"): h for i, h in enumerate(sheet.hirelings)}
 
 
 def _help_die(state: Mapping[str, Any]) -> int:
@@ -122,20 +120,6 @@ def _pool_params(sheet: Sheet, *, spell: bool = True) -> tuple[Param, ...]:
         ),
     ]
     return tuple(out)
-
-
-def _clean(proc: Procedure, sheet: Sheet, params: Mapping[str, Any]) -> dict[str, Any]:
-    """check_params for everything but resolved characters, which pass through as Sheets (or None)."""
-    people = {k: v for k, v in params.items() if isinstance(v, Sheet)}
-    rest = {k: v for k, v in params.items() if k not in people}
-    clean = check_params(proc, sheet, rest)
-    characters = {p.name for p in proc.params(sheet) if p.kind == "character"}
-    stray = sorted(set(people) - characters)
-    if stray:
-        raise RulesError(f"{proc.label} has no place for a character as {', '.join(stray)}.")
-    for name in characters:
-        clean[name] = people.get(name)
-    return clean
 
 
 def _check_dn(dn: Any) -> int:
@@ -308,14 +292,6 @@ def _test_odds(pool: Pool, dn: int) -> Odds:
     )
 
 
-def _inputs(p: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: (v.name or "a character") if isinstance(v, Sheet) else v for k, v in p.items()}
-
-
-def _with_state(sheet: Sheet, state: Mapping[str, Any]) -> Sheet:
-    return Sheet(state=state, items=sheet.items, hirelings=sheet.hirelings, name=sheet.name)
-
-
 def _pool_words(pool: Pool) -> str:
     words = dice_label(pool.sides)
     return f"{words} ({'; '.join(pool.notes)})" if pool.notes else words
@@ -355,11 +331,11 @@ class TestProcedure:
         return _build_pool(sheet, p, ability=p["ability"], spell_die=spell, strict=p["one_extra_die"])
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         return _test_odds(self._pool(sheet, p), _check_dn(p["dn"]))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         dn = _check_dn(p["dn"])
         pool = self._pool(sheet, p)
         odds = _test_odds(pool, dn)
@@ -392,7 +368,7 @@ class TestProcedure:
             dice,
             best,
             odds,
-            _inputs(p),
+            shown_inputs(p),
             state,
             details,
             hirelings_changed=hired,
@@ -467,11 +443,11 @@ class ContestProcedure:
         return _build_pool(sheet, p, ability=p["ability"], spell_die=spell), _opponent_pool(p)
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         return _contest_odds(*self._pools(sheet, p))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         mine, theirs = self._pools(sheet, p)
         return _roll_contest(self, sheet, p, mine, theirs, rng)
 
@@ -524,7 +500,7 @@ def _roll_contest(
         dice + their,
         best,
         odds,
-        _inputs(p),
+        shown_inputs(p),
         state,
         details,
         hirelings_changed=hired,

@@ -16,6 +16,8 @@ from rules.base import (
     RollResult,
     RulesError,
     Sheet,
+    clean_params,
+    shown_inputs,
 )
 from rules.dice import (
     LADDER,
@@ -28,14 +30,11 @@ from rules.dice import (
 from rules.systems.fell_draft.checks import (
     DIE_CHOICES,
     _ability_param,
-    _clean,
     _helper_die,
     _hirelings,
-    _inputs,
     _pool_words,
     _shift_params,
     _weapons,
-    _with_state,
 )
 from rules.systems.fell_draft.harm import apply_harm, critical_survival_chance
 from rules.systems.fell_draft.inventory import _hireling_state, _steel, protection
@@ -125,12 +124,12 @@ class AttackProcedure:
         return shift_dice(base, net, notes), blast, armour
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         pool, _, armour = self._setup(sheet, p)
         return _harm_odds(pool, armour)
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         pool, blast, armour = self._setup(sheet, p)
         odds = _harm_odds(pool, armour)
         dice, best = _roll_pool(rng, pool)
@@ -167,7 +166,7 @@ class AttackProcedure:
             dice,
             harms[0],
             odds,
-            _inputs(p),
+            shown_inputs(p),
             None,
             details,
             # By name: with an ally attacking too, the harm must land on the target, not the ally.
@@ -194,7 +193,7 @@ def harm_odds(sheet: Sheet, amount: int, ability: str, reduce_die: bool = False)
         lowered = copy.deepcopy(state)
         lowered["abilities"][ability]["die"] = LADDER[ladder_index(die) - 1]
         lowered["abilities"][ability]["points"] = points  # points run up to the new die's highest face
-        sheet = _with_state(sheet, lowered)
+        sheet = sheet.with_state(lowered)
     survive = critical_survival_chance(sheet, ability, critical)
     return Odds((("standing", survive), ("dying", 1 - survive)), success_keys=keys)
 
@@ -224,7 +223,7 @@ def _harm_result(
         tuple(dice) + harm.dice,
         amount,
         None,
-        _inputs(p),
+        shown_inputs(p),
         harm.state,
         {"to_hp": harm.to_hp, "critical": harm.critical, "critical_test": harm.test},
     )
@@ -256,11 +255,11 @@ class TakeHarmProcedure:
         return max(0, amount - protection(sheet)) if p["armour"] else amount
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         return harm_odds(sheet, self._amount(sheet, p), p["ability"], p["reduce_die"])
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         amount = self._amount(sheet, p)
         odds = harm_odds(sheet, amount, p["ability"], p["reduce_die"])
         result = _harm_result(self, sheet, p, amount, rng)
@@ -292,11 +291,11 @@ class NpcAttackProcedure:
         return shift_dice((PoolDie(int(p["steel"]), "NPC steel", "steel"),), net, notes)
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         return _harm_odds(self._pool(p), protection(sheet))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         pool = self._pool(p)
         odds = _harm_odds(pool, protection(sheet))
         dice, best = _roll_pool(rng, pool)

@@ -22,7 +22,8 @@ from rules.dice import (
 from rules.systems.fell_draft.catalogue import _source_item
 from rules.systems.fell_draft.checks import ABILITY_CHOICES, DIE_CHOICES
 from rules.systems.fell_draft.hired_help import _BACKGROUND_CHOICES, _chosen
-from rules.systems.fell_draft.state import ABILITIES, STARTING_HP, _default_state, _die, _int, _words, validate_state
+from rules.systems.fell_draft.state import ABILITIES, STARTING_HP, _default_state, _die, validate_state
+from rules.validation import bounded_int, name_list
 
 
 def _roll_result(label: str, outcome: str, dice: Sequence[DieRoll], total: int | None = None) -> RollResult:
@@ -88,7 +89,7 @@ def create(choices: Mapping[str, Any], rng: RandomSource) -> Creation:
         name = f"{data.GIVEN_NAMES[given.face - 1]} {data.FAMILY_NAMES[family.face - 1]}"
         rolls.append(_roll_result("Name", name, (given, family)))
     if choices.get("age") not in (None, ""):
-        age = _int(_as_int(choices["age"]), "Age", 1, 1000)
+        age = bounded_int(_as_int(choices["age"]), "Age", 1, 1000)
     else:
         age_dice = roll_dice(rng, 2, 20, "age")
         age = sum(d.face for d in age_dice) + 10
@@ -149,7 +150,7 @@ def _creation_traits(choice: Any, rng: RandomSource, rolls: list[RollResult]) ->
     if choice == "none":
         return []
     if isinstance(choice, list | tuple):
-        return _words(list(choice), "Traits", 20)
+        return name_list(list(choice), "Traits", 20)
     if choice != "roll":
         raise RulesError("Traits are rolled, chosen as a list, or left out.")
     out, dice = [], []

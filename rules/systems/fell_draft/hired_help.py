@@ -14,6 +14,8 @@ from rules.base import (
     RollResult,
     RulesError,
     Sheet,
+    clean_params,
+    shown_inputs,
 )
 from rules.data import fell_draft as data
 from rules.dice import (
@@ -24,7 +26,7 @@ from rules.dice import (
     roll_pool,
 )
 from rules.systems.fell_draft.catalogue import _source_item
-from rules.systems.fell_draft.checks import _build_pool, _clean, _hirelings, _inputs, _roll_contest, _shift_params
+from rules.systems.fell_draft.checks import _build_pool, _hirelings, _roll_contest, _shift_params
 from rules.systems.fell_draft.inventory import _hireling_state, _steel
 from rules.systems.fell_draft.pools import Pool, PoolDie, contest_chances, shift_dice
 from rules.systems.fell_draft.state import (
@@ -34,10 +36,10 @@ from rules.systems.fell_draft.state import (
     WAGE_PER_STEP,
     _default_state,
     _die_of,
-    _int,
     _st,
     validate_state,
 )
+from rules.validation import bounded_int
 
 
 def hireling_wage(state: Mapping[str, Any]) -> int:
@@ -66,7 +68,7 @@ class PayHirelingsProcedure:
         return None
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         state = _st(sheet)
         hired = _hirelings(sheet)
         chosen = [hired[k] for k in p["hirelings"]]
@@ -87,7 +89,7 @@ class PayHirelingsProcedure:
                 (),
                 None,
                 None,
-                _inputs(p),
+                shown_inputs(p),
                 None,
                 hirelings_changed=tuple(changed),
             )
@@ -106,7 +108,7 @@ class PayHirelingsProcedure:
             (),
             cost,
             None,
-            _inputs(p),
+            shown_inputs(p),
             state,
             hirelings_changed=tuple(changed),
         )
@@ -134,7 +136,7 @@ class OrderHirelingProcedure:
         return h, mine, theirs
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         h, mine, theirs = self._pools(sheet, p)
         if _hireling_state(h)["paid_up"]:
             return Odds((("obeys", Fraction(1)),), success_keys=("obeys",))
@@ -142,12 +144,12 @@ class OrderHirelingProcedure:
         return Odds((("obeys", win), ("refuses", lose + tie)), success_keys=("obeys",))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         h, mine, theirs = self._pools(sheet, p)
         odds = self.odds(sheet, p)
         if _hireling_state(h)["paid_up"]:
             summary = f"{h.name} is paid up front and does as asked."
-            return RollResult(self.key, self.label, "obeys", summary, (), None, odds, _inputs(p))
+            return RollResult(self.key, self.label, "obeys", summary, (), None, odds, shown_inputs(p))
         base = _roll_contest(self, sheet, p, mine, theirs, rng)
         outcome = "obeys" if base.outcome == "win" else "refuses"
         summary = f"{base.summary} {h.name} {'does it' if outcome == 'obeys' else 'refuses'}."
@@ -226,7 +228,7 @@ def hire(sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hirelin
     raises = {**raises, **flat}  # the hire form sends one number per ability
     dice = {}
     for ab in ABILITIES:
-        steps = _int(raises.get(ab, 0), f"Steps for {ab}", 0, len(LADDER) - 1)
+        steps = bounded_int(raises.get(ab, 0), f"Steps for {ab}", 0, len(LADDER) - 1)
         dice[ab] = LADDER[steps]
     name = str(choices.get("name") or "").strip()[:100]
     if not name:

@@ -13,13 +13,15 @@ from rules.base import (
     RollResult,
     RulesError,
     Sheet,
+    clean_params,
+    shown_inputs,
 )
 from rules.data import fell_draft as data
 from rules.dice import (
     RandomSource,
 )
 from rules.systems.fell_draft.catalogue import CATALOGUE
-from rules.systems.fell_draft.checks import DIE_CHOICES, _clean, _inputs, _with_state
+from rules.systems.fell_draft.checks import DIE_CHOICES
 from rules.systems.fell_draft.inventory import check_can_carry
 from rules.systems.fell_draft.state import SPELL_COST, _die_of, _st
 
@@ -43,7 +45,7 @@ class LearnSpellProcedure:
         return None
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         state = _st(sheet)
         name = p["other"].strip() or p["spell"]
         limit = _die_of(state, "WIL")
@@ -59,7 +61,7 @@ class LearnSpellProcedure:
         if not state["spell_die"]:
             state["spell_die"] = _die_of(state, "WIL")
         summary = f"After a week of study you know {name}."
-        return RollResult(self.key, self.label, "learned", summary, (), None, None, _inputs(p), state)
+        return RollResult(self.key, self.label, "learned", summary, (), None, None, shown_inputs(p), state)
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ class LearnSkillProcedure:
         return None
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         state = _st(sheet)
         name = (p["other"].strip() or p["skill"]).lower()
         limit = _die_of(state, "INT")
@@ -89,7 +91,9 @@ class LearnSkillProcedure:
         if len(state["skills"]) >= limit:
             raise RulesError(f"You already know {limit} skills, as many as your INT allows.")
         state["skills"].append(name)
-        return RollResult(self.key, self.label, "learned", f"New skill: {name}.", (), None, None, _inputs(p), state)
+        return RollResult(
+            self.key, self.label, "learned", f"New skill: {name}.", (), None, None, shown_inputs(p), state
+        )
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,7 @@ class BuyProcedure:
         return None
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         entry = next(e for e in CATALOGUE if e.name == p["item"])
         return buy(sheet, entry, p["quantity"])
 
@@ -130,7 +134,7 @@ def buy(sheet: Sheet, entry: CatalogueEntry, quantity: int = 1) -> RollResult:
     added: tuple[Item, ...] = ()
     if entry.kind != "service":
         item = Item(entry.name, entry.kind, entry.slots, quantity, dict(entry.data))
-        check_can_carry(_with_state(sheet, state), item)
+        check_can_carry(sheet.with_state(state), item)
         added = (item,)
     summary = f"Bought {quantity} × {entry.name} for {cost} coin; {state['coins']} coin left."
     return RollResult(
@@ -163,8 +167,8 @@ class SpellDieProcedure:
         return None
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         state = _st(sheet)
         state["spell_die"] = int(p["die"] or 0)
         words = f"Spell die now d{state['spell_die']}." if state["spell_die"] else "No spell die."
-        return RollResult(self.key, self.label, "changed", words, (), None, None, _inputs(p), state)
+        return RollResult(self.key, self.label, "changed", words, (), None, None, shown_inputs(p), state)

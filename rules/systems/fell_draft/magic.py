@@ -14,6 +14,9 @@ from rules.base import (
     RollResult,
     RulesError,
     Sheet,
+    clean_params,
+    entry_key,
+    shown_inputs,
 )
 from rules.dice import (
     RandomSource,
@@ -24,12 +27,9 @@ from rules.systems.fell_draft.checks import (
     _backlash,
     _build_pool,
     _check_dn,
-    _clean,
     _contest_odds,
     _dn_param,
     _helper_lashes,
-    _inputs,
-    _key,
     _lashes,
     _opponent_pool,
     _pool_params,
@@ -45,7 +45,7 @@ from rules.systems.fell_draft.state import _die_of, _st
 
 def _scrolls(sheet: Sheet) -> dict[str, Item]:
     return {
-        _key(it, i, "i"): it
+        entry_key(it, i, "i"): it
         for i, it in enumerate(sheet.items)
         if it.kind in ("scroll", "spellbook") or it.name.lower().startswith("scroll")
     }
@@ -104,14 +104,14 @@ class CastProcedure:
         return pool, None
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         pool, resist = self._setup(sheet, p)
         if resist is not None:
             return _contest_odds(pool, resist)
         return _test_odds(pool, _check_dn(p["dn"]))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         dn = _check_dn(p["dn"])
         pool, resist = self._setup(sheet, p)
         kind, _, ref = p["spell"].partition(":")
@@ -170,7 +170,7 @@ class CastProcedure:
             dice,
             best,
             odds,
-            _inputs(p),
+            shown_inputs(p),
             state if changed else None,
             details,
             items_removed=removed,

@@ -12,6 +12,7 @@ from rules.base import (
     Param,
     RollResult,
     Sheet,
+    clean_params,
 )
 from rules.data import fell_draft as data
 from rules.dice import (
@@ -22,7 +23,6 @@ from rules.dice import (
 from rules.systems.fell_draft.checks import (
     DIE_CHOICES,
     _build_pool,
-    _clean,
     _contest_odds,
     _opponent_pool,
     _pool_params,
@@ -56,11 +56,11 @@ class ReactionProcedure:
         return ()
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        _clean(self, sheet, params)
+        clean_params(self, sheet, params)
         return _table_odds(_die_of(_st(sheet), "WIL"), data.REACTIONS)
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        _clean(self, sheet, params)
+        clean_params(self, sheet, params)
         die = _die_of(_st(sheet), "WIL")
         roll = roll_die(rng, die, "WIL")
         row = _table_row(roll.face, data.REACTIONS)
@@ -97,11 +97,11 @@ class LeverageProcedure:
         return (Param("reaction", "Their reaction now", "choice", "Wary", choices=rows), *_wil_contest_params(sheet))
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         return _contest_odds(*_wil_pools(sheet, p))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         base = _roll_contest(self, sheet, p, *_wil_pools(sheet, p), rng)
         rows = [row for _, _, row in data.REACTIONS]
         now = rows.index(p["reaction"])
@@ -137,7 +137,7 @@ class MoraleProcedure:
         return _wil_contest_params(sheet)
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         mine, theirs = _wil_pools(sheet, p)
         win, lose, tie = contest_chances(mine.sides, theirs.sides)
         table = _table_odds(_die_of(_st(sheet), "WIL"), data.MORALE)
@@ -145,7 +145,7 @@ class MoraleProcedure:
         return Odds(rows, success_keys=tuple(k for k, _ in table.outcomes))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         odds = self.odds(sheet, p)
         base = _roll_contest(self, sheet, p, *_wil_pools(sheet, p), rng)
         if base.outcome != "win":

@@ -11,11 +11,12 @@ from rules.base import (
     RollResult,
     RulesError,
     Sheet,
+    clean_params,
+    shown_inputs,
 )
 from rules.dice import (
     RandomSource,
 )
-from rules.systems.fell_draft.checks import _clean, _inputs
 from rules.systems.fell_draft.state import ABILITIES, _is_dead, _st
 
 
@@ -47,7 +48,7 @@ class RestProcedure:
         return None
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         state = _st(sheet)
         if _is_dead(state):
             raise RulesError("Rest will not bring back the dead.")
@@ -75,7 +76,7 @@ class RestProcedure:
                 words.append(f"{lifted} fatigue level(s) lifted")
         state["hp"] = state["hp_max"]
         words.insert(0, "All HP back")
-        return RollResult(self.key, self.label, length, f"{'; '.join(words)}.", (), None, None, _inputs(p), state)
+        return RollResult(self.key, self.label, length, f"{'; '.join(words)}.", (), None, None, shown_inputs(p), state)
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ class DeprivationProcedure:
         return None
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         state = _st(sheet)
         change = p["change"]
         if change == "start":
@@ -129,7 +130,7 @@ class DeprivationProcedure:
         else:
             state["fatigue"] = max(0, state["fatigue"] - 1)
             summary = f"Fatigue level {state['fatigue']}."
-        return RollResult(self.key, self.label, change, summary, (), None, None, _inputs(p), state)
+        return RollResult(self.key, self.label, change, summary, (), None, None, shown_inputs(p), state)
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,7 @@ class DyingProcedure:
         return None
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = _clean(self, sheet, params)
+        p = clean_params(self, sheet, params)
         state = _st(sheet)
         if not state["dying"]:
             raise RulesError("This character is not dying.")
@@ -165,4 +166,4 @@ class DyingProcedure:
             summary = "No help came in time: dead."
         else:
             summary = "Treated in time: no longer dying."
-        return RollResult(self.key, self.label, p["result"], summary, (), None, None, _inputs(p), state)
+        return RollResult(self.key, self.label, p["result"], summary, (), None, None, shown_inputs(p), state)

@@ -16,6 +16,7 @@ from rules.dice import (
     Overflow,
     ladder_index,
 )
+from rules.validation import boolean, bounded_int, name_list
 
 ABILITIES: tuple[str, ...] = data.ABILITIES
 
@@ -90,14 +91,6 @@ def _default_state() -> dict[str, Any]:
     }
 
 
-def _int(value: Any, label: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RulesError(f"{label} must be a whole number.")
-    if not low <= value <= high:
-        raise RulesError(f"{label} must be between {low} and {high}, not {value}.")
-    return value
-
-
 def _die(value: Any, label: str, allow_none: bool = False) -> int:
     if allow_none and value == 0:
         return 0
@@ -105,24 +98,6 @@ def _die(value: Any, label: str, allow_none: bool = False) -> int:
         sizes = ", ".join(f"d{s}" for s in LADDER)
         raise RulesError(f"{label} must be one of {sizes}{' or none' if allow_none else ''}.")
     return int(value)
-
-
-def _bool(value: Any, label: str) -> bool:
-    if not isinstance(value, bool):
-        raise RulesError(f"{label} must be yes or no.")
-    return value
-
-
-def _words(value: Any, label: str, limit: int = 100) -> list[str]:
-    if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise RulesError(f"{label} must be a list of names.")
-    out: list[str] = []
-    for v in value:
-        if v.strip() not in out:
-            out.append(v.strip())
-    if len(out) > limit:
-        raise RulesError(f"{label}: at most {limit}.")
-    return out
 
 
 def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
@@ -146,29 +121,29 @@ def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
         full = _die(a.get("full_die", die), f"The unharmed {ab} die")
         if full < die:
             raise RulesError(f"The unharmed {ab} die cannot be smaller than the {ab} die now.")
-        points = _int(a.get("points", die), f"{ab} points", 0, die)
+        points = bounded_int(a.get("points", die), f"{ab} points", 0, die)
         out["abilities"][ab] = {"die": die, "full_die": full, "points": points}
-    out["hp_max"] = _int(merged["hp_max"], "Maximum HP", 0, 999)
-    out["hp"] = _int(merged["hp"], "HP", 0, out["hp_max"])
-    out["skills"] = _words(merged["skills"], "Skills")
-    out["spells"] = _words(merged["spells"], "Spells")
+    out["hp_max"] = bounded_int(merged["hp_max"], "Maximum HP", 0, 999)
+    out["hp"] = bounded_int(merged["hp"], "HP", 0, out["hp_max"])
+    out["skills"] = name_list(merged["skills"], "Skills")
+    out["spells"] = name_list(merged["spells"], "Spells")
     out["spell_die"] = _die(merged["spell_die"], "The spell die", allow_none=True)
-    out["coins"] = _int(merged["coins"], "Coins", 0, 10_000_000)
-    out["deprived"] = _bool(merged["deprived"], "Deprived")
-    out["days_deprived"] = _int(merged["days_deprived"], "Days deprived", 0, 1000)
-    out["fatigue"] = _int(merged["fatigue"], "Fatigue", 0, 1000)
-    out["dying"] = _bool(merged["dying"], "Dying")
-    out["dead"] = _bool(merged["dead"], "Dead")
-    out["protection_damage"] = _int(merged["protection_damage"], "Damaged protection", 0, MAX_PROTECTION)
+    out["coins"] = bounded_int(merged["coins"], "Coins", 0, 10_000_000)
+    out["deprived"] = boolean(merged["deprived"], "Deprived")
+    out["days_deprived"] = bounded_int(merged["days_deprived"], "Days deprived", 0, 1000)
+    out["fatigue"] = bounded_int(merged["fatigue"], "Fatigue", 0, 1000)
+    out["dying"] = boolean(merged["dying"], "Dying")
+    out["dead"] = boolean(merged["dead"], "Dead")
+    out["protection_damage"] = bounded_int(merged["protection_damage"], "Damaged protection", 0, MAX_PROTECTION)
     if not isinstance(merged["background"], str):
         raise RulesError("Background must be text.")
     out["background"] = merged["background"][:100]
-    out["age"] = _int(merged["age"], "Age", 0, 1000)
-    out["traits"] = _words(merged["traits"], "Traits")
-    out["hireling"] = _bool(merged["hireling"], "Hireling")
-    out["paid_up"] = _bool(merged["paid_up"], "Paid up")
+    out["age"] = bounded_int(merged["age"], "Age", 0, 1000)
+    out["traits"] = name_list(merged["traits"], "Traits")
+    out["hireling"] = boolean(merged["hireling"], "Hireling")
+    out["paid_up"] = boolean(merged["paid_up"], "Paid up")
     out["steel_die"] = _die(merged["steel_die"], "The hireling's steel die", allow_none=True)
-    out["equipment"] = _words(merged["equipment"], "Equipment")
+    out["equipment"] = name_list(merged["equipment"], "Equipment")
     return out
 
 

@@ -88,7 +88,7 @@ def older_rolls(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     except ValueError:
         return HttpResponse("Say which roll to page back from.", status=400)
     rolls, has_older = roll_log(request.user, campaign, before=before)
-    context = {"campaign": campaign, "rolls": rolls, "has_older": has_older}
+    context = {"campaign": campaign, "rolls": rolls, "has_older": has_older, "system_id": campaign.system}
     return render(request, "campaigns/detail.html#older", context)
 
 
@@ -100,6 +100,7 @@ def _table_context(request, campaign: Campaign) -> dict:
     rolls, has_older = roll_log(request.user, campaign)
     context: dict[str, Any] = {
         "campaign": campaign,
+        "system_id": campaign.system,  # outcome words in the log and the odds
         "membership": membership,
         "memberships": memberships,
         "present": present,
@@ -186,7 +187,7 @@ def table_roll_odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpRe
         odds, error = proc.odds(None, params), ""
     except RulesError as problem:
         odds, error = None, str(problem)
-    return render(request, "characters/_odds.html", {"odds": odds, "error": error})
+    return render(request, "characters/_odds.html", {"odds": odds, "error": error, "system_id": campaign.system})
 
 
 @require_GET
@@ -197,7 +198,7 @@ def gm_roll_odds(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         odds, error = FREE_ROLL.odds(None, params), ""
     except RulesError as problem:
         odds, error = None, str(problem)
-    return render(request, "characters/_odds.html", {"odds": odds, "error": error})
+    return render(request, "characters/_odds.html", {"odds": odds, "error": error, "system_id": ""})
 
 
 @require_POST

@@ -6,7 +6,7 @@ from django import forms
 from django.http import QueryDict
 
 from accounts.forms import NameField
-from characters.models import Item, Roll
+from characters.models import NOTES_MAX, Item, Roll
 from rules import base as rules_base
 
 
@@ -39,7 +39,9 @@ def procedure_form(
 def _field(param: rules_base.Param, table_characters) -> forms.Field:
     common = {"label": param.label, "help_text": param.help, "initial": param.default}
     if param.kind == "bool":
-        return forms.BooleanField(required=False, **common)
+        # An option that costs something (a push) unticks itself after each roll (static/js/lantern.js).
+        attrs = {"data-resets": "true"} if param.resets else {}
+        return forms.BooleanField(required=False, widget=forms.CheckboxInput(attrs=attrs), **common)
     if param.kind == "int":
         return forms.IntegerField(min_value=param.minimum, max_value=param.maximum, required=False, **common)
     if param.kind == "choice":
@@ -128,6 +130,34 @@ class ItemUpdateForm(forms.Form):
 class RenameForm(forms.Form):
     name = NameField(max_length=100)
     version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+
+
+class RevertForm(forms.Form):
+    reason = forms.CharField(
+        max_length=150, label="Why", help_text="A few words for the history: “typo”, “the GM ruled it out”."
+    )
+    version = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+    region = forms.ChoiceField(
+        choices=[(r, r) for r in ("vitals", "inventory", "details")], required=False, widget=forms.HiddenInput
+    )
+
+
+def details_form(rules, *, data=None, initial=None):
+    """Name, notes and the system's descriptive fields (background, age...), edited after creation."""
+    fields: dict[str, forms.Field] = {
+        "name": NameField(max_length=100),
+        "notes": forms.CharField(
+            max_length=NOTES_MAX,
+            required=False,
+            widget=forms.Textarea(attrs={"rows": 5}),
+            help_text="Only text; anyone at the table can read it.",
+        ),
+        "version": forms.IntegerField(min_value=1, widget=forms.HiddenInput),
+    }
+    for param in rules.detail_params():
+        fields[f"detail_{param.name}"] = _field(param, ())
+    form_class = type("DetailsForm", (forms.Form,), fields)
+    return form_class(data=data, initial=initial, auto_id="id_edit_%s")
 
 
 class ImportForm(forms.Form):

@@ -17,6 +17,8 @@ from campaigns.models import SYSTEM_CHOICES, Campaign
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules import base as rules_base
 
+NOTES_MAX = 2000
+
 
 class Character(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="characters")
@@ -24,6 +26,7 @@ class Character(models.Model):
     system = models.CharField(max_length=32, choices=SYSTEM_CHOICES)
     name = models.CharField(max_length=100)
     state = models.JSONField(default=dict)
+    notes = models.TextField(blank=True, max_length=NOTES_MAX, help_text="The player's own notes: looks, goals, debts.")
     # Bumped on every write; a form from a stale tab carries an old version and is refused.
     version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -208,19 +211,40 @@ class Roll(models.Model):
 
 
 class Change(models.Model):
-    """Who changed what on a character: one row per write, for the sheet's history."""
+    """Who changed what on a character, and each field before and after: the sheet's history and undo.
+
+    ``before``/``after`` hold only what the write changed: ``"state"`` maps a field's path
+    ("hp", "abilities.BOD.points") to its value (a path missing on one side did not exist there),
+    ``"name"`` and ``"notes"`` the text, ``"items"`` the inventory rows removed, added or changed
+    (each with its id). A revert is itself a change that names the change it reverts.
+    """
 
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="changes")
     by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
     what = models.CharField(max_length=200)
     version = models.PositiveIntegerField()
     at = models.DateTimeField(auto_now_add=True)
+    before = models.JSONField(default=dict, blank=True)
+    after = models.JSONField(default=dict, blank=True)
+    reverts = models.OneToOneField("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="reverted_by")
+    reason = models.CharField(max_length=200, blank=True)
 
     class Meta:
         ordering = ["-at", "-pk"]
+        indexes = [models.Index(fields=["character", "-at"], name="history_by_character")]
 
     def __str__(self) -> str:
         return self.what
+
+    @property
+    def revertible(self) -> bool:
+        """Whether undoing it is a matter of putting values back (hirelings and creation are not)."""
+        return bool(self.before or self.after) and set(self.before) | set(self.after) <= {
+            "state",
+            "name",
+            "notes",
+            "items",
+        }
 
 
 class OfferedChange(models.Model):

@@ -20,7 +20,8 @@ from django.utils import timezone
 
 from accounts.names import clean_name
 from campaigns.models import Campaign, Membership
-from characters.models import CatalogueItem, Change, Character, Hireling, Item, OfferedChange, Roll
+from characters import history
+from characters.models import NOTES_MAX, CatalogueItem, Change, Character, Hireling, Item, OfferedChange, Roll
 from characters.selectors import characters_editable_by
 from live.events import publish
 from rules import RulesError, system_for
@@ -83,8 +84,26 @@ def _check_whole_sheet(character: Character) -> None:
     system_for(character.system).validate_sheet(character.to_sheet())
 
 
-def _record(character: Character, *, by, what: str) -> None:
-    Change.objects.create(character=character, by=by, what=what[:200], version=character.version)
+def _record(
+    character: Character,
+    *,
+    by,
+    what: str,
+    before: Mapping[str, Any] | None = None,
+    after: Mapping[str, Any] | None = None,
+    reverts: Change | None = None,
+    reason: str = "",
+) -> Change:
+    return Change.objects.create(
+        character=character,
+        by=by,
+        what=what[:200],
+        version=character.version,
+        before=dict(before or {}),
+        after=dict(after or {}),
+        reverts=reverts,
+        reason=reason[:200],
+    )
 
 
 def _lock(character_id: int) -> Character:
@@ -100,28 +119,43 @@ def _check_version(character: Character, expected_version: int | None) -> None:
 
 
 def _save_state(
-    character: Character, state: Mapping[str, Any], *, by, what: str, also: tuple[str, ...] = ()
+    character: Character,
+    state: Mapping[str, Any],
+    *,
+    by,
+    what: str,
+    also: tuple[str, ...] = (),
+    before: Mapping[str, Any] | None = None,
+    after: Mapping[str, Any] | None = None,
+    **record: Any,
 ) -> Character:
+    """Write a new state; the history keeps each field it changed (plus ``before``/``after`` of other parts)."""
     old = character.state
     character.state = system_for(character.system).validate_state(state)
     _check_whole_sheet(character)
     character.version += 1
     character.save(update_fields=["state", "version", "updated_at"])
-    _record(character, by=by, what=what)
+    old_fields, new_fields = history.state_diff(old, character.state)
+    before = {**(before or {}), **({"state": old_fields} if old_fields or new_fields else {})}
+    after = {**(after or {}), **({"state": new_fields} if old_fields or new_fields else {})}
+    _record(character, by=by, what=what, before=before, after=after, **record)
     _announce(character, tuple(dict.fromkeys(_state_regions(character, old, character.state) + also)))
     return character
 
 
-def _touch(character: Character, regions: tuple[str, ...], *, by, what: str, check: bool = True) -> Character:
+def _touch(
+    character: Character, regions: tuple[str, ...], *, by, what: str, check: bool = True, **record: Any
+) -> Character:
     """A change outside ``state`` (items, hirelings, name): still a new version, checked, logged, announced.
 
     ``check=False`` only for removals, which can break no rule and must stay possible on a broken sheet.
+    ``record``: what the history keeps (``before``, ``after``; a revert's ``reverts`` and ``reason``).
     """
     if check:
         _check_whole_sheet(character)
     character.version += 1
     character.save(update_fields=["version", "updated_at"])
-    _record(character, by=by, what=what)
+    _record(character, by=by, what=what, **record)
     _announce(character, regions)
     return character
 
@@ -145,11 +179,23 @@ def character_create(
     character = Character.objects.create(owner=owner, system=system, name=name, state=state, campaign=campaign)
     Item.objects.bulk_create([_item_row(character, item, position) for position, item in enumerate(creation.items)])
     _record(character, by=owner, what="Created the character")
-    for result in creation.rolls:
-        _store_roll(character, result, by=owner, visibility=str(Roll.Visibility.PUBLIC))
+    if creation.rolls:  # one line in the table's log, however many rolls creation took
+        _store_roll(character, _creation_roll(creation), by=owner, visibility=str(Roll.Visibility.PUBLIC))
     rules.validate_sheet(character.to_sheet())
     publish(character.campaign_id, "party")
     return character, creation
+
+
+def _creation_roll(creation: rules_base.Creation) -> rules_base.RollResult:
+    """Creation's rolls folded into one log entry: every die, each roll's sentence in turn."""
+    return rules_base.RollResult(
+        procedure="creation",
+        label="Character creation",
+        outcome="created",
+        summary=" ".join(r.summary.strip() for r in creation.rolls if r.summary.strip())[:500],
+        dice=tuple(die for r in creation.rolls for die in r.dice),
+        inputs={"rolls": [r.label for r in creation.rolls]},
+    )
 
 
 def _item_row(character: Character, item: rules_base.Item, position: int, catalogue_item=None) -> Item:
@@ -174,9 +220,154 @@ def character_rename(*, character_id: int, name: str, by, expected_version: int 
     name = clean_name(name)
     if not name:
         raise RulesError("A character needs a name.")
+    old = character.name
     character.name = name[:100]
     character.save(update_fields=["name"])
-    return _touch(character, NAME_CHANGE, by=by, what=f"Renamed to {character.name}")
+    return _touch(
+        character,
+        NAME_CHANGE,
+        by=by,
+        what=f"Renamed to {character.name}",
+        before={"name": old},
+        after={"name": character.name},
+    )
+
+
+@transaction.atomic
+def character_edit_details(
+    *,
+    character_id: int,
+    by,
+    name: str,
+    notes: str = "",
+    details: Mapping[str, Any] | None = None,
+    expected_version: int | None = None,
+) -> Character:
+    """Name, notes and the system's descriptive fields (background, age...) after creation, in one change."""
+    character = _lock(character_id)
+    _check_version(character, expected_version)
+    rules = system_for(character.system)
+    name = clean_name(name)[:100]
+    if not name:
+        raise RulesError("A character needs a name.")
+    notes = notes.replace("\r\n", "\n").strip()
+    if len(notes) > NOTES_MAX:
+        raise RulesError(f"Notes are {len(notes)} characters long; at most {NOTES_MAX}.")
+    state = rules.with_details(character.checked_sheet(), dict(details or {}))
+    new = {"name": name, "notes": notes}
+    before = {key: getattr(character, key) for key, value in new.items() if getattr(character, key) != value}
+    after = {key: new[key] for key in before}
+    character.name, character.notes = name, notes
+    character.save(update_fields=["name", "notes"])
+    return _save_state(character, state, by=by, what="Edited the details", also=NAME_CHANGE, before=before, after=after)
+
+
+@transaction.atomic
+def change_revert(*, character_id: int, change_id: int, by, reason: str, expected_version: int | None = None):
+    """Put back what one change did, as a new change that names it; refused when a field moved on since.
+
+    The owner or the GM may revert (a GM can bring back the dead); each change is reverted at most once.
+    """
+    if not characters_editable_by(by).filter(pk=character_id).exists():
+        raise RulesError("Only the character's player or the GM can revert its changes.")
+    character = _lock(character_id)
+    change = Change.objects.filter(pk=change_id, character=character).first()
+    if change is None:
+        raise RulesError("That change is not in this character's history.")
+    _check_version(character, expected_version)
+    if Change.objects.filter(reverts=change).exists():
+        raise RulesError(f"“{change.what}” was already reverted.")
+    if not change.revertible:
+        raise RulesError(f"“{change.what}” can't be reverted from here: change it by hand.")
+    reason = clean_name(reason)[:150]
+    if not reason:
+        raise RulesError("Say in a few words why you revert it.")
+    before, after = change.before, change.after
+    moved: list[str] = []
+    state, moved_fields = history.revert_state(character.state, before.get("state", {}), after.get("state", {}))
+    moved += [system_for(character.system).field_label(path) for path in moved_fields]
+    for key in ("name", "notes"):
+        if key in before and getattr(character, key) != after.get(key):
+            moved.append(key)
+    regions: tuple[str, ...] = ()
+    items_back, items_gone = _items_to_revert(character, before.get("items", []), after.get("items", []), moved)
+    if moved:
+        raise RulesError(
+            f"Since “{change.what}”, {', '.join(dict.fromkeys(moved))} changed again: revert the later change "
+            "first, or change it by hand."
+        )
+    for key in ("name", "notes"):
+        if key in before:
+            setattr(character, key, before[key])
+            character.save(update_fields=[key])
+            regions += NAME_CHANGE
+    if items_back or items_gone:
+        regions += ITEMS_CHANGE
+        _restore_items(character, items_back, items_gone)
+    record = {
+        "what": f"Reverted “{change.what}”"[:200],
+        "before": {k: v for k, v in after.items() if k != "state"},
+        "after": {k: v for k, v in before.items() if k != "state"},
+        "reverts": change,
+        "reason": reason,
+    }
+    if "state" in before or "state" in after:
+        return _save_state(character, state, by=by, also=tuple(dict.fromkeys(regions)), **record)
+    return _touch(character, tuple(dict.fromkeys(regions)), by=by, **record)
+
+
+def _items_to_revert(character: Character, removed: list, added: list, moved: list[str]) -> tuple[list, list]:
+    """Rows to put back (as they were) and rows to take away, noting in ``moved`` what changed since."""
+    rows = {row.pk: row for row in character.items.filter(pk__in=[i["id"] for i in [*removed, *added]])}
+    added_ids = {i["id"] for i in added}
+    back, gone = [], []
+    for snapshot in added:
+        row = rows.get(snapshot["id"])
+        if row is None or not history.same_item(row, snapshot):
+            moved.append(snapshot["name"])
+        elif snapshot["id"] not in {i["id"] for i in removed}:
+            gone.append(row)
+    for snapshot in removed:
+        if snapshot["id"] in added_ids:  # changed in place: put the old numbers back on the same row
+            back.append(snapshot)
+        elif snapshot["id"] in rows:
+            moved.append(snapshot["name"])
+        else:
+            back.append(snapshot)
+    return back, gone
+
+
+def _restore_items(character: Character, back: list, gone: list) -> None:
+    for row in gone:
+        row.delete()
+    rules = system_for(character.system)
+    for snapshot in back:
+        item = rules.validate_item(
+            rules_base.Item(
+                name=snapshot["name"],
+                kind=snapshot["kind"],
+                slots=snapshot["slots"],
+                quantity=snapshot["quantity"],
+                worn=snapshot["worn"],
+                data=snapshot["data"],
+            )
+        )
+        fields = {
+            "name": item.name,
+            "kind": item.kind,
+            "slots": item.slots,
+            "quantity": item.quantity,
+            "worn": item.worn,
+            "data": dict(item.data),
+        }
+        if not character.items.filter(pk=snapshot["id"]).update(**fields):
+            _check_room(character)
+            catalogue_id = snapshot.get("catalogue_item")
+            if catalogue_id and not CatalogueItem.objects.filter(pk=catalogue_id).exists():
+                catalogue_id = None
+            Item.objects.create(
+                character=character, position=snapshot.get("position", 0), catalogue_item_id=catalogue_id, **fields
+            )
 
 
 @transaction.atomic
@@ -411,15 +602,23 @@ def _apply_result(character: Character, result: rules_base.RollResult, *, by) ->
         regions += ITEMS_CHANGE
     if result.hirelings_changed:
         regions += HIRELINGS_CHANGE
+    record: dict[str, Any] = {}
     if _changes_items(result):
-        _apply_items(character, result)
+        old_rows, new_rows = _apply_items(character, result)
+        record = {"before": {"items": old_rows} if old_rows else {}, "after": {"items": new_rows} if new_rows else {}}
+    if result.hirelings_changed:  # hirelings keep no history: such a change is not reverted from the sheet
+        record.setdefault("before", {})["hirelings"] = [h.id for h in result.hirelings_changed]
+    what = f"{result.label}: {system_for(character.system).outcome_label(result.outcome)}"
     if result.state is not None:
-        _save_state(character, result.state, by=by, what=f"{result.label}: {result.outcome}", also=regions)
+        _save_state(character, result.state, by=by, what=what, also=regions, **record)
     elif regions:
-        _touch(character, regions, by=by, what=f"{result.label}: {result.outcome}")
+        _touch(character, regions, by=by, what=what, **record)
 
 
-def _apply_items(character: Character, result: rules_base.RollResult) -> None:
+def _apply_items(character: Character, result: rules_base.RollResult) -> tuple[list[dict], list[dict]]:
+    """Apply a roll's inventory changes; the rows as they were and as they are now, for the history."""
+    touched = {*result.items_removed, *(item.id for item in result.items_changed)}
+    old_rows = [history.item_snapshot(row) for row in character.items.filter(pk__in=touched)]
     if result.items_removed:
         character.items.filter(pk__in=list(result.items_removed)).delete()
     for item in map(system_for(character.system).validate_item, result.items_changed):
@@ -430,12 +629,18 @@ def _apply_items(character: Character, result: rules_base.RollResult) -> None:
             worn=item.worn,
             data=dict(item.data),
         )
+    added: list[Item] = []
     if result.items_added:
         _check_room(character, len(result.items_added))
         start = _next_position(character)
-        Item.objects.bulk_create([_item_row(character, item, start + i) for i, item in enumerate(result.items_added)])
+        added = [_item_row(character, item, start + i) for i, item in enumerate(result.items_added)]
+        for row in added:  # one by one: history needs each new row's id
+            row.save()
     for hireling in map(system_for(character.system).validate_hireling, result.hirelings_changed):
         character.hirelings.filter(pk=hireling.id).update(state=dict(hireling.state), wage=hireling.wage)
+    changed_ids = [item.id for item in result.items_changed]
+    new_rows = [history.item_snapshot(row) for row in character.items.filter(pk__in=changed_ids)]
+    return old_rows, new_rows + [history.item_snapshot(row) for row in added]
 
 
 def _next_position(character: Character) -> int:
@@ -540,7 +745,7 @@ def item_add(*, character_id: int, item: rules_base.Item, by, catalogue_item: Ca
     _check_carry(character, item)
     row = _item_row(character, item, _next_position(character), catalogue_item)
     row.save()
-    _touch(character, ITEMS_CHANGE, by=by, what=f"Added {row.name}")
+    _touch(character, ITEMS_CHANGE, by=by, what=f"Added {row.name}", after={"items": [history.item_snapshot(row)]})
     return row
 
 
@@ -568,18 +773,24 @@ def item_add_from_catalogue(
         if entry.cost is None:
             raise RulesError(f"{entry.name} has no price: ask your GM, or add it for free.")
         rules = system_for(character.system)
+        old_state = character.state
         character.state = rules.pay(character.checked_sheet(), entry.cost * quantity, entry.name)
         character.save(update_fields=["state"])
+        spent_before, spent_after = history.state_diff(old_state, character.state)
+        paid: dict[str, Any] = {"before": {"state": spent_before}, "after": {"state": spent_after}}
+    else:
+        paid = {}
     regions = ITEMS_CHANGE + (STATE_CHANGE if buy else ())
     if entry.kind == Item.Kind.SERVICE:
-        _touch(character, tuple(dict.fromkeys(regions)), by=by, what=f"Paid for {entry.name}")
+        _touch(character, tuple(dict.fromkeys(regions)), by=by, what=f"Paid for {entry.name}", **paid)
         return None
     item = catalogue_to_item(entry, quantity)
     _check_room(character)
     _check_carry(character, item)
     row = _item_row(character, item, _next_position(character), entry)
     row.save()
-    _touch(character, tuple(dict.fromkeys(regions)), by=by, what=f"{'Bought' if buy else 'Added'} {row.name}")
+    paid.setdefault("after", {})["items"] = [history.item_snapshot(row)]
+    _touch(character, tuple(dict.fromkeys(regions)), by=by, what=f"{'Bought' if buy else 'Added'} {row.name}", **paid)
     return row
 
 
@@ -590,6 +801,7 @@ def item_update(*, character_id: int, item_id: int, by, **fields) -> Item:
     if row is None:
         raise RulesError("That item is no longer on this sheet.")
     allowed = {"quantity", "worn", "slots", "name"}
+    old = history.item_snapshot(row)
     for key, value in fields.items():
         if key not in allowed:
             raise RulesError(f"Items have no {key} to change.")
@@ -598,8 +810,21 @@ def item_update(*, character_id: int, item_id: int, by, **fields) -> Item:
         raise RulesError("Quantity must be at least 1; remove the item instead.")
     system_for(character.system).validate_item(row.to_rules())
     row.save()
-    _touch(character, ITEMS_CHANGE, by=by, what=f"Changed {row.name}")  # refused past the carry limit
+    _touch(  # refused past the carry limit
+        character,
+        ITEMS_CHANGE,
+        by=by,
+        what=f"{_item_verb(old['worn'], row.worn)} {row.name}",
+        before={"items": [old]},
+        after={"items": [history.item_snapshot(row)]},
+    )
     return row
+
+
+def _item_verb(was_worn: bool, worn: bool) -> str:
+    if worn != was_worn:
+        return "Put on" if worn else "Took off"
+    return "Changed"
 
 
 @transaction.atomic
@@ -608,9 +833,11 @@ def item_remove(*, character_id: int, item_id: int, by) -> None:
     row = character.items.filter(pk=item_id).first()
     if row is None:
         raise RulesError("That item is no longer on this sheet.")
-    name = row.name
+    snapshot = history.item_snapshot(row)
     row.delete()
-    _touch(character, ITEMS_CHANGE, by=by, what=f"Dropped {name}", check=False)
+    _touch(
+        character, ITEMS_CHANGE, by=by, what=f"Dropped {snapshot['name']}", check=False, before={"items": [snapshot]}
+    )
 
 
 # --- hirelings -------------------------------------------------------------------------------

@@ -21,6 +21,9 @@ urlpatterns = [
     path("<id:pk>/offers/<id:offer_id>/apply/", views.offer_answer, {"answer": "apply"}, name="offer_apply"),
     path("<id:pk>/offers/<id:offer_id>/decline/", views.offer_answer, {"answer": "decline"}, name="offer_decline"),
     path("<id:pk>/rename/", views.rename, name="rename"),
+    path("<id:pk>/edit/", views.edit, name="edit"),
+    path("<id:pk>/history/", views.history, name="history"),
+    path("<id:pk>/history/<id:change_id>/revert/", views.revert, name="revert"),
     path("<id:pk>/delete/", views.delete, name="delete"),
     path("<id:pk>/export/", views.export, name="export"),
 ]

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from functools import wraps
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
+from campaigns.models import Membership
 from campaigns.selectors import campaigns_of, membership_of
+from characters import history as change_history
 from characters import services
 from characters.forms import (
     AdjustForm,
@@ -20,11 +24,13 @@ from characters.forms import (
     ImportForm,
     ItemUpdateForm,
     RenameForm,
+    RevertForm,
     VisibilityForm,
+    details_form,
     procedure_form,
     raw_params,
 )
-from characters.models import CatalogueItem, Character, Roll
+from characters.models import CatalogueItem, Change, Character, Roll
 from characters.selectors import characters_editable_by, characters_visible_to, rolls_visible_to
 from characters.system_templates import system_template
 from characters.transfer import export_character, import_character, parse_document
@@ -95,15 +101,16 @@ def sheet_context(
         "can_edit": can_edit,
         "is_gm": acts_as_gm(request.user, character),
         "playable": character.system in SYSTEMS,
+        "system_id": character.system,  # outcome words in the log and the odds
         "regions": REGIONS,
         **extra,
     }
     if "vitals" in wanted:
         context["offers"] = list(character.offers.filter(status="pending").select_related("offered_by")[:20])
+    if can_edit and wanted & {"vitals", "inventory"}:
+        context["undo"] = _undo_offer(request.user, character)
     if "log" in wanted:
-        context["recent_rolls"] = list(
-            rolls_visible_to(request.user).filter(character=character).select_related("roller", "character")[:10]
-        )
+        context.update(_log_context(request, character))
     if not context["playable"] or wanted <= {"log"}:
         return context
     rules = system_for(character.system)
@@ -160,15 +167,35 @@ def sheet_context(
         table = []
         if character.campaign_id:
             table = list(character.campaign.characters.exclude(pk=character.pk).only("pk", "name"))
-        context["roll_forms"] = [
+        controls_ = [
             _roll_control(rules, procedure, sheet, table, context["is_gm"])
             for procedure in rules.procedures().values()
             if context["is_gm"] or not procedure.gm_only
         ]
+        # The GM's rolls (NPC reactions, morale...) stand apart from the player's.
+        context["roll_forms"] = [c for c in controls_ if not c["procedure"].gm_only]
+        context["gm_roll_forms"] = [c for c in controls_ if c["procedure"].gm_only]
+        if context["roll_forms"]:
+            context["roll_forms"][0]["open"] = True
+        context["quick_rolls"] = rules.quick_rolls(sheet)
         context["visibility_form"] = VisibilityForm()
     if can_edit and panel is not None and wanted & {"details", "odds"}:
         context["odds_updates"] = _panel_odds(character, rules, sheet, panel, context["is_gm"])
     return context
+
+
+UNDO_WINDOW = timedelta(minutes=10)
+
+
+def _undo_offer(user, character: Character) -> dict | None:
+    """The sheet offers Undo for the viewer's own latest change, for a few minutes, if it can be put back."""
+    latest = character.changes.select_related("reverted_by").first()
+    if latest is None or latest.by_id != user.pk or not latest.revertible or _reverted_by(latest) is not None:
+        return None
+    if latest.at < timezone.now() - UNDO_WINDOW:
+        return None
+    region = "vitals" if "state" in latest.before or "state" in latest.after else "inventory"
+    return {"change": latest, "region": region}
 
 
 def _panel_odds(character: Character, rules, sheet, panel, gm: bool) -> list[dict]:
@@ -207,7 +234,28 @@ def _roll_control(rules, procedure, sheet, table, gm: bool) -> dict:
         odds = procedure.odds(sheet, rules_base.check_params(procedure, sheet, {}))
     except RulesError:
         odds = None
-    return {"procedure": procedure, "form": form, "odds": odds}
+    # No dice decide it (taking damage, the end of a round): the button applies it instead of rolling.
+    certain = odds is not None and sum(1 for _, p in odds.outcomes if p > 0) == 1
+    return {"procedure": procedure, "form": form, "odds": odds, "certain": certain, "open": False}
+
+
+LOG_FILTERS = (("party", "Everyone"), ("mine", "This character"), ("gm", "The GM"))
+
+
+def _log_context(request, character: Character) -> dict:
+    """The table's rolls this viewer may see, newest first: everyone's, this character's, or the GM's."""
+    wanted = request.GET.get("log", "")
+    log_filter = wanted if wanted in dict(LOG_FILTERS) else "party"
+    rolls = rolls_visible_to(request.user).select_related("roller", "character")
+    if character.campaign_id is None or log_filter == "mine":
+        log_filter = "mine" if character.campaign_id is None else log_filter
+        rolls = rolls.filter(character=character)
+    else:
+        rolls = rolls.filter(campaign_id=character.campaign_id)
+        if log_filter == "gm":
+            gms = Membership.objects.filter(campaign_id=character.campaign_id, role=Membership.Role.GM)
+            rolls = rolls.filter(roller_id__in=gms.values("user_id"))
+    return {"recent_rolls": list(rolls[:15]), "log_filter": log_filter, "log_filters": LOG_FILTERS}
 
 
 # --- writing ---------------------------------------------------------------------------------
@@ -285,7 +333,7 @@ def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         error = ""
     except RulesError as problem:
         result, error = None, str(problem)
-    context = {"odds": result, "error": error, "procedure": proc}
+    context = {"odds": result, "error": error, "procedure": proc, "system_id": character.system}
     return render(request, "characters/_odds.html", context, status=200 if not error or request.htmx else 400)
 
 
@@ -297,14 +345,14 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     proc = rules.procedures().get(procedure)
     gm = acts_as_gm(request.user, character)
     if proc is None:
-        return _respond(request, character, "log", error=f"{rules.name} has no roll called {procedure!r}.")
+        return _roll_answer(request, character, error=f"{rules.name} has no roll called {procedure!r}.")
     if proc.gm_only and not gm:
-        return _respond(request, character, "log", error=f"Only the GM makes the {proc.label} roll.")
+        return _roll_answer(request, character, error=f"Only the GM makes the {proc.label} roll.")
     meta = VisibilityForm(request.POST)
     if not meta.is_valid():
-        return _respond(request, character, "log", error="Pick who may see this roll.")
+        return _roll_answer(request, character, error="Pick who may see this roll.")
     try:
-        services.character_roll(
+        _, stored = services.character_roll(
             character_id=character.pk,
             procedure=procedure,
             params=raw_params(proc, character.checked_sheet(), request.POST, gm=gm),
@@ -313,8 +361,28 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
             expected_version=meta.cleaned_data["version"],
         )
     except RulesError as error:
-        return _respond(request, character, "log", error=str(error))
-    return _respond(request, character, "log")
+        return _roll_answer(request, character, error=str(error))
+    return _roll_answer(request, character, stored)
+
+
+def _roll_answer(request, character: Character, stored: Roll | None = None, *, error: str = "") -> HttpResponse:
+    """htmx: the result where the roll was made and, for the sheet's own forms, the regions it changed out of
+    band (the log follows by its live event, with the viewer's filter); a plain POST goes back."""
+    if not request.htmx:
+        return _respond(request, character, "log", error=error)
+    context = {"roll": stored, "error": error, "system_id": character.system}
+    parts = [render(request, "characters/_roll_result.html", context).content.decode()]
+    changed = request.announced.get(character.pk, set())
+    if "panel" in request.POST and not error:
+        character.refresh_from_db()
+        others = tuple(name for name in REGIONS if name in changed and name != "log")
+        if others:
+            region_context = sheet_context(request, character, regions=others)
+            parts += [
+                render(request, f"characters/sheet.html#{name}", {**region_context, "oob": True}).content.decode()
+                for name in others
+            ]
+    return HttpResponse("".join(parts), status=422 if error else 200)
 
 
 @require_POST
@@ -437,6 +505,98 @@ def rename(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     except RulesError as error:
         return _respond(request, character, "details", error=str(error))
     return _respond(request, character, "details")
+
+
+def edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Name, notes and the system's descriptive fields, after creation."""
+    character = _editable(request, pk)
+    rules = _rules_or_404(character)
+    initial = {"name": character.name, "notes": character.notes, "version": character.version}
+    initial.update({f"detail_{p.name}": character.state.get(p.name, p.default) for p in rules.detail_params()})
+    form = details_form(rules, data=request.POST or None, initial=initial)
+    if request.method == "POST":
+        try:
+            if not form.is_valid():
+                raise RulesError(_first_error(form))
+            data = form.cleaned_data
+            details = {p.name: data.get(f"detail_{p.name}") for p in rules.detail_params()}
+            services.character_edit_details(
+                character_id=character.pk,
+                by=request.user,
+                name=data["name"],
+                notes=data["notes"],
+                details={k: (v if v is not None else "") for k, v in details.items()},
+                expected_version=data["version"],
+            )
+        except RulesError as error:
+            return render(
+                request, "characters/edit.html", {"character": character, "form": form, "error": str(error)}, status=400
+            )
+        messages.success(request, "Details saved.")
+        return redirect(character)
+    return render(request, "characters/edit.html", {"character": character, "form": form})
+
+
+def history(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Every change to a character, field by field (who, when, from → to), newest first; revert from here."""
+    character = get_object_or_404(characters_visible_to(request.user).select_related("campaign", "owner"), pk=pk)
+    can_edit = characters_editable_by(request.user).filter(pk=character.pk).exists()
+    rules = SYSTEMS.get(character.system)
+    hidden = () if rules is None or can_edit else rules.private_fields
+    label = rules.field_label if rules is not None else (lambda path: path)
+    wanted = request.GET.get("field", "")[:100]
+    changes = list(character.changes.select_related("by", "reverted_by", "reverts")[:200])
+    entries, fields = [], {}
+    for change in changes:
+        rows = change_history.field_changes(change.before, change.after, label, hidden)
+        fields.update({row["field"]: row["label"] if row["field"] != "items" else "Items" for row in rows})
+        if wanted and not any(row["field"] == wanted for row in rows):
+            continue
+        entries.append({"change": change, "rows": rows, "reverted_by": _reverted_by(change)})
+    context = {
+        "character": character,
+        "entries": entries,
+        "fields": sorted(fields.items(), key=lambda pair: pair[1].lower()),
+        "wanted": wanted,
+        "can_edit": can_edit,
+        "revert_form": RevertForm(auto_id=False),
+    }
+    return render(request, "characters/history.html", context)
+
+
+def _reverted_by(change: Change) -> Change | None:
+    try:
+        return change.reverted_by
+    except Change.DoesNotExist:
+        return None
+
+
+@require_POST
+@_announcing
+def revert(request: HtmxHttpRequest, pk: int, change_id: int) -> HttpResponse:
+    """Put one change back, with a reason: from the history page, or the sheet's Undo right after a change."""
+    character = _editable(request, pk)
+    form = RevertForm(request.POST)
+    region = (form.data.get("region") or "") if form.data.get("region") in ("vitals", "inventory", "details") else ""
+    try:
+        if not form.is_valid():
+            raise RulesError(_first_error(form))
+        services.change_revert(
+            character_id=character.pk,
+            change_id=change_id,
+            by=request.user,
+            reason=form.cleaned_data["reason"],
+            expected_version=form.cleaned_data["version"],
+        )
+    except RulesError as error:
+        if region:
+            return _respond(request, character, region, error=str(error))
+        messages.error(request, str(error))
+        return redirect("characters:history", pk=character.pk)
+    if region:
+        return _respond(request, character, region)
+    messages.success(request, "Reverted: the history shows it as a new change.")
+    return redirect("characters:history", pk=character.pk)
 
 
 def delete(request: HtmxHttpRequest, pk: int) -> HttpResponse:

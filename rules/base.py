@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Literal, Protocol, runtime_checkable
+from types import MappingProxyType
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 from rules.dice import DieRoll, RandomSource
 from rules.errors import RulesError
+from rules.validation import TEXT_MAX
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,7 @@ class Param:
     choices: tuple[tuple[str, str], ...] = ()  # (value, label)
     help: str = ""
     gm_only: bool = False
+    resets: bool = False  # it costs something (a push): the form unticks it after each roll
 
 
 @dataclass(frozen=True)
@@ -200,6 +203,10 @@ class GameSystem(Protocol):
     private_fields: tuple[str, ...] = ()  # state keys only the owner and the GM see (a secret faction)
     limited_hireling_kinds: tuple[str, ...] | None = None  # kinds that count against hireling_limit; None: all
     wearable_kinds: frozenset[str] = frozenset({"armour", "shield", "helmet"})  # items with Wear/Take off
+    # What history calls a state field: a path ("hp", "abilities.BOD.points") or its first part ("hp").
+    field_labels: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    # What the log and the odds call an outcome key ("new_max" → "new maximum"); unnamed keys lose "_".
+    outcome_labels: ClassVar[Mapping[str, str]] = MappingProxyType({})
 
     # --- state -------------------------------------------------------------------------------------------
     def default_state(self) -> dict[str, Any]: ...
@@ -266,6 +273,47 @@ class GameSystem(Protocol):
         """
         return {}
 
+    def quick_rolls(self, sheet: Sheet) -> tuple[QuickRoll, ...]:
+        """The two or three rolls the system uses most, one tap each from the stat they belong to."""
+        return ()
+
+    def field_label(self, path: str) -> str:
+        """A state field as the history names it: the system's word, else the path made readable."""
+        labels = self.field_labels
+        if path in labels:
+            return labels[path]
+        head, _, rest = path.partition(".")
+        words = [labels.get(head, head.replace("_", " "))] + [
+            part if part.isupper() else part.replace("_", " ") for part in rest.split(".") if part
+        ]
+        text = " ".join(words)
+        return text[:1].upper() + text[1:]
+
+    def outcome_label(self, key: str) -> str:
+        return self.outcome_labels.get(key, key.replace("_", " "))
+
+    def detail_params(self) -> tuple[Param, ...]:
+        """Descriptive fields a player edits after creation (background, age); kinds "text" or "int"."""
+        return ()
+
+    def with_details(self, sheet: Sheet, details: Mapping[str, Any]) -> dict[str, Any]:
+        """The state with edited descriptive fields, checked like every write (RulesError naming the field)."""
+        params = {p.name: p for p in self.detail_params()}
+        unknown = sorted(set(details) - set(params))
+        if unknown:
+            raise RulesError(f"{self.name} sheets have no detail called {', '.join(unknown)}.")
+        state = dict(sheet.state)
+        for name, value in details.items():
+            param = params[name]
+            if param.kind == "int":
+                state[name] = _coerce(param, value)
+            else:
+                text = str(value or "").strip()
+                if len(text) > TEXT_MAX:
+                    raise RulesError(f"{param.label} is {len(text)} characters long; at most {TEXT_MAX}.")
+                state[name] = text
+        return self.validate_state(state)
+
     def table_facts(self, party: Sequence[tuple[int, Sheet]]) -> Mapping[str, Any]:
         """Plain values the system's GM tools on the table page show, from the party's (id, sheet) pairs."""
         return {}
@@ -315,6 +363,23 @@ class GameSystem(Protocol):
     def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
         """A new hireling/retainer/helper row (RulesError past the limit or when unaffordable)."""
         ...
+
+
+# The descriptive fields most systems keep in the state and let a player edit (GameSystem.detail_params).
+BACKGROUND_AND_AGE: tuple[Param, ...] = (
+    Param("background", "Background", "text", ""),
+    Param("age", "Age", "int", 0, minimum=0, maximum=1000),
+)
+
+
+@dataclass(frozen=True)
+class QuickRoll:
+    """A one-tap roll: a procedure with its inputs filled in, shown beside the stat it uses."""
+
+    label: str  # "Test BOD"
+    procedure: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    stat: str = ""  # the stat it sits beside ("BOD", "STR"); "" for the bar above the panel
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 from django import template
+from django.utils import timezone
+from django.utils.timesince import timesince
+
+from rules import SYSTEMS, system_for
 
 register = template.Library()
 
@@ -27,8 +31,30 @@ def fraction(value) -> str:
 
 
 @register.filter
-def outcome_label(value: str) -> str:
+def outcome_label(value: str, system_id: str = "") -> str:
+    """An outcome key in words, the system's way when it is named: "new_max" → "new maximum stamina"."""
+    if system_id in SYSTEMS:
+        return system_for(system_id).outcome_label(str(value))
     return str(value).replace("_", " ")
+
+
+@register.filter
+def possible_outcomes(odds, system_id: str = "") -> list[tuple[str, str, Fraction]]:
+    """The outcomes that can happen, as (key, words, probability): an outcome at 0 is not shown."""
+    if odds is None:
+        return []
+    return [(key, outcome_label(key, system_id), p) for key, p in odds.outcomes if p > 0]
+
+
+@register.filter
+def ago(moment) -> str:
+    """How long ago, in the fewest words: "just now", "3 minutes ago", "2 days ago"."""
+    if moment is None:
+        return ""
+    seconds = (timezone.now() - moment).total_seconds()
+    if seconds < 60:
+        return "just now"
+    return f"{timesince(moment, depth=1)} ago"
 
 
 @register.filter

@@ -18,3 +18,61 @@ document.addEventListener("submit", (event) => {
   const message = event.target.dataset && event.target.dataset.confirm;
   if (message && !window.confirm(message)) event.preventDefault();
 });
+
+// After a roll, options that cost something (a push) untick themselves, and the odds follow.
+document.addEventListener("htmx:afterRequest", (event) => {
+  const form = event.detail.elt;
+  if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-roll-form") || !event.detail.successful) return;
+  let changed = false;
+  form.querySelectorAll("input[data-resets]:checked").forEach((box) => { box.checked = false; changed = true; });
+  if (changed) form.dispatchEvent(new Event("change", { bubbles: true }));
+});
+
+// A region another page changed flashes where it lands; the same content arriving again does not.
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const target = event.detail.target;
+  if (target && target.id) target.dataset.before = target.textContent;
+});
+document.addEventListener("htmx:afterSwap", (event) => {
+  const trigger = event.detail.requestConfig && event.detail.requestConfig.triggeringEvent;
+  if (!trigger || !String(trigger.type).startsWith("sse:")) return;
+  const id = event.detail.target && event.detail.target.id;
+  const fresh = id && document.getElementById(id);
+  const before = event.detail.target.dataset.before;
+  if (!fresh || before === undefined || before === fresh.textContent) return;
+  fresh.classList.remove("flash");
+  void fresh.offsetWidth; // restart the animation
+  fresh.classList.add("flash");
+});
+
+// On a phone the sheet shows one part at a time; the tabs switch parts without scrolling the page away.
+document.addEventListener("click", (event) => {
+  const tab = event.target.closest(".section-tabs a[data-part]");
+  if (!tab) return;
+  const sheet = tab.closest(".sheet");
+  if (!sheet || !window.matchMedia("(max-width: 47.99rem)").matches) return;
+  event.preventDefault();
+  showPart(sheet, tab.dataset.part);
+  window.scrollTo({ top: 0 });
+});
+
+function showPart(sheet, part) {
+  sheet.dataset.show = part;
+  sheet.querySelectorAll(".section-tabs a[data-part]").forEach((tab) => {
+    if (tab.dataset.part === part) tab.setAttribute("aria-current", "true");
+    else tab.removeAttribute("aria-current");
+  });
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll(".sheet .section-tabs").forEach((tabs) => {
+    const sheet = tabs.closest(".sheet");
+    if (sheet && !sheet.dataset.show) showPart(sheet, "sheet");
+  });
+});
+
+// A sheet swapped in whole (a change of GM reloads it) starts on its first part again.
+document.addEventListener("htmx:load", (event) => {
+  const sheet = event.detail.elt;
+  if (sheet instanceof HTMLElement && sheet.matches(".sheet") && sheet.querySelector(".section-tabs")) showPart(sheet, "sheet");
+});

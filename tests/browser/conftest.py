@@ -155,3 +155,10 @@ def log_in(page, username: str, password: str) -> None:
     page.get_by_label("Password:", exact=True).fill(password)
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url("**/campaigns/**")
+
+
+def show_part(page, part: str) -> None:
+    """On a phone the sheet shows one part at a time: tap its tab (on a wide screen every part shows)."""
+    tab = page.locator(f'.section-tabs a[data-part="{part}"]')
+    if tab.is_visible():
+        tab.click()

@@ -10,7 +10,7 @@ from campaigns.models import Campaign, Membership
 from characters.models import Item
 from characters.services import character_create
 from rules.systems.chaos_conquest import SYSTEM
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, show_part
 
 PASSWORD = "lantern-light-42"
 
@@ -59,12 +59,15 @@ def test_a_pushed_save_and_deaths_door_reach_the_gms_table_live(new_page, django
     expect(player_page.locator("#details [data-slot=stress]")).to_have_count(0)
 
     # Push a STR save: advantage for a stress, which takes an empty slot (seed 002, Pushing a Character).
+    show_part(player_page, "roll")
     save = player_page.locator('.roll-control[data-procedure="save"]')
     save.locator("#id_save-attribute").select_option("STR")
     save.get_by_label("Push: take a stress for advantage").check()
     expect(save.locator(".odds-line")).to_have_attribute("data-odds", "21/25")  # 1 - (8/20)^2
     save.get_by_role("button", name="Roll", exact=True).click()
-    # The log re-fetches itself on the "rolls" event, so the "latest" box may already be gone: read the log.
+    # The result shows where the roll was made, and the push unticks itself (it cost a stress).
+    expect(save.locator(".roll-result")).to_contain_text("Pushed: 1 stress.")
+    expect(save.get_by_label("Push: take a stress for advantage")).not_to_be_checked()
     expect(player_page.locator("#log")).to_contain_text("Pushed: 1 stress.")
     expect(player_page.locator("#details [data-slot=stress]")).to_have_count(1)
     expect(player_page.locator("#details [data-slot=empty]")).to_have_count(8)
@@ -79,8 +82,8 @@ def test_a_pushed_save_and_deaths_door_reach_the_gms_table_live(new_page, django
     damage.locator("summary").click()
     damage.locator("#id_take_damage-amount").fill("7")
     expect(damage.locator(".odds-line")).to_have_attribute("data-odds-dies", "1/2")
-    damage.get_by_role("button", name="Roll", exact=True).click()
-    expect(player_page.locator("#log")).to_contain_text("Death's door:")
+    damage.get_by_role("button", name="Apply", exact=True).click()  # no dice at 1 damage: it applies
+    expect(damage.locator(".roll-result")).to_contain_text("Death's door:")
     hero.refresh_from_db()
     assert hero.state["stamina"] == -3 and hero.state["status"] in ("dying", "dead")
     banner = player_page.locator("[data-cc-status]")

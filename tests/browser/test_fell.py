@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 from campaigns.models import Campaign, Membership
 from characters.models import Character, Roll
 from rules.systems.fell_draft import SYSTEM
-from tests.browser.conftest import sign_up
+from tests.browser.conftest import show_part, sign_up
 
 
 def _fraction(p) -> str:
@@ -46,6 +46,7 @@ def test_a_fell_character_is_made_rolls_and_takes_harm_while_the_gm_watches(new_
     expect(gm_page.locator('[data-username="moira"][data-present]')).to_be_visible()
 
     # A test of INT with the survival skill die and one advantage: d6 + d6 stepped up to d8 + d8.
+    show_part(player_page, "roll")
     test = player_page.locator('.roll-control[data-procedure="test"]')
     test.locator("#id_test-ability").select_option("INT")
     test.get_by_label("survival").check()
@@ -57,7 +58,7 @@ def test_a_fell_character_is_made_rolls_and_takes_harm_while_the_gm_watches(new_
     expect(test.locator(".odds-line")).to_have_attribute("data-odds", "55/64")
     expect(test.locator(".odds")).to_have_text("85.9%")
     test.get_by_role("button", name="Roll", exact=True).click()
-    expect(player_page.locator("#log .latest-roll")).to_contain_text("Test")
+    expect(test.locator(".roll-result")).to_contain_text("Test")
     roll = Roll.objects.get(character=wren, procedure="test")
     assert roll.odds["pass"] == "55/64" and [d["sides"] for d in roll.dice] == [8, 8]
 
@@ -65,11 +66,12 @@ def test_a_fell_character_is_made_rolls_and_takes_harm_while_the_gm_watches(new_
     harm = player_page.locator('.roll-control[data-procedure="take_harm"]')
     harm.locator("summary").click()
     harm.locator("#id_take_harm-amount").fill("9")
-    harm.get_by_role("button", name="Roll", exact=True).click()
+    harm.get_by_role("button", name="Apply", exact=True).click()
     expect(player_page.locator('[data-fell="hp"] strong')).to_have_text("0")
     wren.refresh_from_db()
     assert wren.state["hp"] == 0 and wren.state["abilities"]["BOD"]["points"] == 1
     if wren.state["dying"]:
+        show_part(player_page, "sheet")
         expect(player_page.locator('[data-banner="dying"]')).to_be_visible()
 
     # The GM's card follows without a reload, within about a second.

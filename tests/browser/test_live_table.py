@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from campaigns.models import Campaign, Membership
 from characters.services import character_create
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, show_part
 
 PASSWORD = "lantern-light-42"
 
@@ -43,9 +43,10 @@ def test_the_gm_sees_a_players_hp_change_and_roll_within_a_second(new_page, djan
     expect(player_page.locator("#vitals [data-track=hp] [data-value]")).to_have_text(str(hero.state["hp"] - 1))
     expect(card_hp).to_have_text(str(hero.state["hp"] - 1), timeout=1000)
 
+    show_part(player_page, "roll")
     player_page.locator("details[data-procedure=test] button", has_text="Roll").click()
-    expect(player_page.locator("#log .latest-roll")).to_be_visible()
-    roll_id = player_page.locator("#log .latest-roll [data-roll]").get_attribute("data-roll")
+    expect(player_page.locator("#result-test .roll-result")).to_be_visible()
+    roll_id = player_page.locator("#result-test [data-roll]").get_attribute("data-roll")
     expect(gm_page.locator(f'#log [data-roll="{roll_id}"]')).to_be_visible(timeout=1000)
 
     # the player's connection drops; meanwhile the GM changes their HP; on return the page is current

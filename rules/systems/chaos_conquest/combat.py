@@ -36,7 +36,7 @@ from rules.systems.chaos_conquest.inventory import (
     _weapons,
     armour_value,
 )
-from rules.systems.chaos_conquest.saves import _mode, save_chance
+from rules.systems.chaos_conquest.saves import _kept, _mode, _verdict, save_chance
 from rules.systems.chaos_conquest.state import (
     ATTRIBUTE_MAX,
     BONUS_DICE,
@@ -451,7 +451,7 @@ class TreatProcedure:
         else:
             dice, ok, face = roll_under(rng, wil, mode, label="healer's WIL")
             fx.dice += dice
-            fx.say(f"Healer's WIL save: kept {face} against {wil}, {'success' if ok else 'failure'}.")
+            fx.say(f"Healer's WIL save: {_kept(mode)} {face}, needing {wil} or less: {_verdict(ok)}.")
         if ok:
             body["status"] = "fine"
             body["stamina"] = 1

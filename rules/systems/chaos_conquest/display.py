@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rules.base import Banner, Odds, RulesError, Sheet
+from rules.base import BACKGROUND_AND_AGE, Banner, Odds, Param, QuickRoll, RulesError, Sheet
 from rules.systems.chaos_conquest.advancement import xp_for_level
 from rules.systems.chaos_conquest.catalogue import format_money
 from rules.systems.chaos_conquest.effects import deaths_door_death_chance
@@ -173,3 +173,32 @@ def table_facts(party: Sequence[tuple[int, Sheet]]) -> dict[str, Any]:
             }
         )
     return {"groups": groups, "morale_odds": morale_odds(MORALE_DEFAULT)}
+
+
+# What the history calls each field of a C&C sheet.
+FIELD_LABELS = {
+    "xp": "XP",
+    "stamina_max": "Max stamina",
+    "av_lost": "AV knocked off",
+    "av_crit_pending": "AV lost at the end of the round",
+    "coins": "Money (pennies)",
+    "xp_ledger": "XP ledger",
+    **{f"attributes.{key}.current": key for key in ATTRIBUTES},
+    **{f"attributes.{key}.base": f"{key} when rested" for key in ATTRIBUTES},
+}
+
+OUTCOME_LABELS = {
+    "new_max": "new maximum stamina",
+    "plus_one": "+1 maximum stamina",
+    "plus_two": "+2 maximum stamina",
+    "deaths_door": "Death's door",
+}
+
+
+def quick_rolls(sheet: Sheet) -> tuple[QuickRoll, ...]:
+    """Seed 002 (Saves): most rolls are a save under one attribute."""
+    return tuple(QuickRoll(f"Save {key}", "save", {"attribute": key}, stat=key) for key in ATTRIBUTES)
+
+
+def detail_params() -> tuple[Param, ...]:
+    return BACKGROUND_AND_AGE

@@ -85,7 +85,9 @@ def _save_params(sheet: Sheet, default: str = "STR", *, push: bool = True, auto:
         Param("disadvantage", "Disadvantage", "bool", False, help="Any advantage and disadvantage cancel out."),
     ]
     if push:
-        out.append(Param("push", "Push: take a stress for advantage", "bool", False, help="Needs an empty slot."))
+        out.append(
+            Param("push", "Push: take a stress for advantage", "bool", False, help="Needs an empty slot.", resets=True)
+        )
     if auto:
         out.append(
             Param(
@@ -138,6 +140,15 @@ def _save_odds(save: _Save) -> Odds:
     return Odds((("pass", p), ("fail", 1 - p)))
 
 
+def _kept(mode: str) -> str:
+    """One d20 is "rolled"; with advantage or disadvantage two are rolled and one is "kept"."""
+    return "rolled" if mode == "plain" else "kept"
+
+
+def _verdict(ok: bool) -> str:
+    return "success" if ok else "failure"
+
+
 def _roll_save(fx: _Effects, save: _Save, rng: RandomSource) -> tuple[bool, int | None]:
     """Roll it (pushing first), adding the dice to ``fx``; returns (success, kept face)."""
     if save.push:
@@ -150,7 +161,7 @@ def _roll_save(fx: _Effects, save: _Save, rng: RandomSource) -> tuple[bool, int 
     dice, ok, face = roll_under(rng, save.target, save.mode, label=save.attribute)
     fx.dice += dice
     how = "" if save.mode == "plain" else f" with {save.mode}"
-    fx.say(f"{save.attribute} save{how}: kept {face} against {save.target}, {'success' if ok else 'failure'}.")
+    fx.say(f"{save.attribute} save{how}: {_kept(save.mode)} {face}, needing {save.target} or less: {_verdict(ok)}.")
     return ok, face
 
 
@@ -239,7 +250,8 @@ class OpposedSaveProcedure:
         fx.dice += npc_dice
         assert face is not None
         outcome = _opposed(face, save.target, npc_face, p["skill"])
-        fx.say(f"They kept {npc_face} against Skill {p['skill']}, {'success' if npc_ok else 'failure'}: ")
+        npc_roll = f"{_kept(p['npc_mode'])} {npc_face}, needing Skill {p['skill']} or less"
+        fx.say(f"They {npc_roll}: {_verdict(npc_ok)}; ")
         fx.words[-1] += _OPPOSED_WORDS[outcome] + "."
         fx.details.update({"target": save.target, "mode": save.mode, "npc_face": npc_face, "notes": list(save.notes)})
         return fx.result(self, outcome, odds, shown_inputs(p), total=face)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from types import MappingProxyType
+from typing import Any, ClassVar
 
 from rules.base import (
     Banner,
@@ -15,6 +16,7 @@ from rules.base import (
     Item,
     Param,
     Procedure,
+    QuickRoll,
     Sheet,
     SlotSummary,
     Track,
@@ -33,7 +35,15 @@ from rules.systems.chaos_conquest.combat import (
     TreatProcedure,
 )
 from rules.systems.chaos_conquest.creation import create, creation_params
-from rules.systems.chaos_conquest.display import banners, sheet_facts, table_facts
+from rules.systems.chaos_conquest.display import (
+    FIELD_LABELS,
+    OUTCOME_LABELS,
+    banners,
+    detail_params,
+    quick_rolls,
+    sheet_facts,
+    table_facts,
+)
 from rules.systems.chaos_conquest.hired_help import (
     HelperDamageProcedure,
     LoyaltyProcedure,
@@ -94,6 +104,14 @@ class ChaosConquest(GameSystem):
     private_fields: tuple[str, ...] = ("faction",)
     # hireling_limit() caps retainers only: porters and other paid help do not count against WIL.
     limited_hireling_kinds: tuple[str, ...] = ("retainer",)
+    field_labels: ClassVar[Mapping[str, str]] = MappingProxyType(FIELD_LABELS)
+    outcome_labels: ClassVar[Mapping[str, str]] = MappingProxyType(OUTCOME_LABELS)
+
+    def quick_rolls(self, sheet: Sheet) -> tuple[QuickRoll, ...]:
+        return quick_rolls(sheet)
+
+    def detail_params(self) -> tuple[Param, ...]:
+        return detail_params()
 
     def default_state(self) -> dict[str, Any]:
         return _default_state()

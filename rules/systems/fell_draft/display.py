@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.base import Banner, Sheet
+from rules.base import BACKGROUND_AND_AGE, Banner, Param, QuickRoll, Sheet
 from rules.systems.fell_draft.inventory import _slots_max, _slots_used, protection
 from rules.systems.fell_draft.state import ABILITIES, RETIRE_HP, _die_of, _is_dead, _st, retired
 
@@ -80,3 +80,30 @@ def sheet_facts(sheet: Sheet) -> dict[str, Any]:
         "slots_max": _slots_max(state),
         "retire_hp": RETIRE_HP,
     }
+
+
+# What the history calls each field of a Fell sheet.
+FIELD_LABELS = {
+    "hp": "HP",
+    "hp_max": "Max HP",
+    "coins": "Coin",
+    "spell_die": "Spell die",
+    "steel_die": "Steel die",
+    "days_deprived": "Days deprived",
+    "protection_damage": "Damaged protection",
+    "paid_up": "Paid up",
+    **{f"abilities.{key}.points": f"{key} points" for key in ABILITIES},
+    **{f"abilities.{key}.die": f"{key} die" for key in ABILITIES},
+    **{f"abilities.{key}.full_die": f"{key} die after rest" for key in ABILITIES},
+}
+
+OUTCOME_LABELS = {"pass_backlash": "pass, with backlash", "fail_backlash": "fail, with backlash"}
+
+
+def quick_rolls(sheet: Sheet) -> tuple[QuickRoll, ...]:
+    """Seed 000 (Tests): the everyday roll is a test of one ability at DN 4."""
+    return tuple(QuickRoll(f"Test {key}", "test", {"ability": key}, stat=key) for key in ABILITIES)
+
+
+def detail_params() -> tuple[Param, ...]:
+    return BACKGROUND_AND_AGE

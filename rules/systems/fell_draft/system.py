@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from types import MappingProxyType
+from typing import Any, ClassVar
 
 from rules.base import (
     Banner,
@@ -15,6 +16,7 @@ from rules.base import (
     Item,
     Param,
     Procedure,
+    QuickRoll,
     RollResult,
     RulesError,
     Sheet,
@@ -30,7 +32,14 @@ from rules.systems.fell_draft.catalogue import CATALOGUE
 from rules.systems.fell_draft.checks import ContestProcedure, TestProcedure
 from rules.systems.fell_draft.combat import AttackProcedure, NpcAttackProcedure, TakeHarmProcedure
 from rules.systems.fell_draft.creation import create, creation_params
-from rules.systems.fell_draft.display import banners, sheet_facts
+from rules.systems.fell_draft.display import (
+    FIELD_LABELS,
+    OUTCOME_LABELS,
+    banners,
+    detail_params,
+    quick_rolls,
+    sheet_facts,
+)
 from rules.systems.fell_draft.hired_help import OrderHirelingProcedure, PayHirelingsProcedure, hire, hire_params
 from rules.systems.fell_draft.inventory import (
     _slots_max,
@@ -100,6 +109,14 @@ class FellDraft(GameSystem):
     coin_label: str = "coin"
     credit: str = data.CREDIT
     private_fields: tuple[str, ...] = ()  # nothing on a Fell sheet is hidden from the table
+    field_labels: ClassVar[Mapping[str, str]] = MappingProxyType(FIELD_LABELS)
+    outcome_labels: ClassVar[Mapping[str, str]] = MappingProxyType(OUTCOME_LABELS)
+
+    def quick_rolls(self, sheet: Sheet) -> tuple[QuickRoll, ...]:
+        return quick_rolls(sheet)
+
+    def detail_params(self) -> tuple[Param, ...]:
+        return detail_params()
 
     def default_state(self) -> dict[str, Any]:
         return _default_state()

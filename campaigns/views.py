@@ -257,9 +257,27 @@ def campaign_join(request: HtmxHttpRequest, code: str) -> HttpResponse:
     return render(request, "campaigns/join.html", {"campaign": campaign, "code": code})
 
 
+def _confirmed(request, campaign: Campaign, question: str, detail: str, button: str) -> HttpResponse | None:
+    """Hard-to-reverse table actions ask first, on the server (no script needed): None once confirmed."""
+    if request.POST.get("confirm") == "yes":
+        return None
+    fields = [(k, v) for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken", "confirm")]
+    context = {"campaign": campaign, "question": question, "detail": detail, "button": button, "fields": fields}
+    return render(request, "campaigns/confirm.html", context)
+
+
 @require_POST
 def regenerate_invite(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(campaigns_run_by(request.user), pk=pk)
+    ask = _confirmed(
+        request,
+        campaign,
+        "Make a new invite link?",
+        "The link you sent before stops working; people already at the table stay.",
+        "Make a new link",
+    )
+    if ask:
+        return ask
     services.campaign_regenerate_invite(campaign=campaign)
     messages.success(request, "New invite link made: the old one no longer works.")
     return redirect(campaign)
@@ -268,13 +286,43 @@ def regenerate_invite(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def remove_player(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(campaigns_run_by(request.user), pk=pk)
-    return _member_action(request, campaign, services.campaign_remove_player, "{name} has left the table.")
+    name = _member_name(request, campaign)
+    ask = _confirmed(
+        request,
+        campaign,
+        f"Remove {name} from {campaign.name}?",
+        "Their characters leave the table with them (they keep them); they can come back with the invite link.",
+        f"Remove {name}",
+    )
+    return (
+        ask
+        if name and ask
+        else _member_action(request, campaign, services.campaign_remove_player, "{name} has left the table.")
+    )
 
 
 @require_POST
 def transfer_gm(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(campaigns_run_by(request.user), pk=pk)
-    return _member_action(request, campaign, _transfer, "{name} is now the GM.")
+    name = _member_name(request, campaign)
+    ask = _confirmed(
+        request,
+        campaign,
+        f"Make {name} the GM of {campaign.name}?",
+        "You become a player: only the new GM can run the table or hand it back.",
+        f"Make {name} the GM",
+    )
+    return ask if name and ask else _member_action(request, campaign, _transfer, "{name} is now the GM.")
+
+
+def _member_name(request, campaign: Campaign) -> str:
+    """Who a member action names: "" for no one at this table (refused at once; there is nothing to confirm)."""
+    form = MemberForm(request.POST)
+    if form.is_valid():
+        seat = campaign.memberships.select_related("user").filter(user_id=form.cleaned_data["user_id"]).first()
+        if seat is not None:
+            return seat.user.username
+    return ""
 
 
 def _transfer(*, campaign: Campaign, user_id: int) -> None:

@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
+from tests.pages import form_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -148,9 +149,31 @@ def test_anonymous_visitor_of_an_invite_is_sent_to_log_in_and_back(campaign, as_
     assert "next=" in response["Location"]
 
 
+def _confirm(client, name: str, campaign, data=None, **kwargs):
+    """Post a hard-to-reverse table action: it asks first; then post the confirmation page's own form."""
+    url = reverse(name, args=[campaign.pk])
+    question = client.post(url, data or {})
+    assert question.status_code == 200 and 'name="confirm" value="yes"' in question.content.decode()
+    return client.post(url, form_fields(question, url), **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [("campaigns:regenerate_invite", {}), ("campaigns:remove_player", "p"), ("campaigns:transfer_gm", "p")],
+)
+def test_hard_to_reverse_table_actions_ask_first_and_change_nothing_until_confirmed(
+    campaign, gm, player, as_user, name, data
+):
+    before = (campaign.invite_code, sorted(campaign.memberships.values_list("user_id", "role")))
+    response = as_user(gm).post(reverse(name, args=[campaign.pk]), {"user_id": player.pk} if data else {})
+    assert response.status_code == 200 and "Keep things as they are" in response.content.decode()
+    campaign.refresh_from_db()
+    assert (campaign.invite_code, sorted(campaign.memberships.values_list("user_id", "role"))) == before
+
+
 def test_regenerating_the_invite_kills_the_old_link(campaign, gm, stranger, as_user):
     old = campaign.invite_code
-    as_user(gm).post(reverse("campaigns:regenerate_invite", args=[campaign.pk]))
+    _confirm(as_user(gm), "campaigns:regenerate_invite", campaign)
     campaign.refresh_from_db()
     assert campaign.invite_code != old
     response = as_user(stranger).post(reverse("campaigns:join", args=[old]))
@@ -162,14 +185,14 @@ def test_regenerating_the_invite_kills_the_old_link(campaign, gm, stranger, as_u
 
 
 def test_gm_removes_a_player_who_then_cannot_see_the_campaign(campaign, gm, player, as_user):
-    as_user(gm).post(reverse("campaigns:remove_player", args=[campaign.pk]), {"user_id": player.pk})
+    _confirm(as_user(gm), "campaigns:remove_player", campaign, {"user_id": player.pk})
     assert not campaign.memberships.filter(user=player).exists()
     assert as_user(player).get(campaign.get_absolute_url()).status_code == 404
 
 
 def test_gm_cannot_remove_themselves_or_strangers(campaign, gm, stranger, as_user):
     client = as_user(gm)
-    response = client.post(reverse("campaigns:remove_player", args=[campaign.pk]), {"user_id": gm.pk}, follow=True)
+    response = _confirm(client, "campaigns:remove_player", campaign, {"user_id": gm.pk}, follow=True)
     assert "cannot be removed" in response.content.decode()
     response = client.post(
         reverse("campaigns:remove_player", args=[campaign.pk]), {"user_id": stranger.pk}, follow=True
@@ -181,7 +204,7 @@ def test_gm_cannot_remove_themselves_or_strangers(campaign, gm, stranger, as_use
 
 
 def test_transferring_the_gm_role_swaps_roles(campaign, gm, player, as_user):
-    as_user(gm).post(reverse("campaigns:transfer_gm", args=[campaign.pk]), {"user_id": player.pk})
+    _confirm(as_user(gm), "campaigns:transfer_gm", campaign, {"user_id": player.pk})
     roles = dict(campaign.memberships.values_list("user__username", "role"))
     assert roles == {"gm": "player", "player": "gm", "other_player": "player"}
     # the old GM has lost the GM's powers

@@ -57,7 +57,7 @@ def _field(param: rules_base.Param, table_characters) -> forms.Field:
 
 
 # What a roll form sends besides the procedure's own inputs.
-FORM_KEYS = {"csrfmiddlewaretoken", "visibility", "version", "system", "campaign", "next", "panel"}
+FORM_KEYS = {"csrfmiddlewaretoken", "visibility", "version", "system", "campaign", "next", "panel", "log"}
 
 
 def raw_params(procedure, sheet: rules_base.Sheet | None, query, *, gm: bool = True, prefixed: bool = False) -> dict:

@@ -244,7 +244,7 @@ LOG_FILTERS = (("party", "Everyone"), ("mine", "This character"), ("gm", "The GM
 
 def _log_context(request, character: Character) -> dict:
     """The table's rolls this viewer may see, newest first: everyone's, this character's, or the GM's."""
-    wanted = request.GET.get("log", "")
+    wanted = request.GET.get("log") or request.POST.get("log", "")  # a roll's answer keeps the log's filter
     log_filter = wanted if wanted in dict(LOG_FILTERS) else "party"
     rolls = rolls_visible_to(request.user).select_related("roller", "character")
     if character.campaign_id is None or log_filter == "mine":
@@ -367,7 +367,7 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
 
 def _roll_answer(request, character: Character, stored: Roll | None = None, *, error: str = "") -> HttpResponse:
     """htmx: the result where the roll was made and, for the sheet's own forms, the regions it changed out of
-    band (the log follows by its live event, with the viewer's filter); a plain POST goes back."""
+    band (the log with the filter the page sends along); a plain POST goes back."""
     if not request.htmx:
         return _respond(request, character, "log", error=error)
     context = {"roll": stored, "error": error, "system_id": character.system}
@@ -375,7 +375,7 @@ def _roll_answer(request, character: Character, stored: Roll | None = None, *, e
     changed = request.announced.get(character.pk, set())
     if "panel" in request.POST and not error:
         character.refresh_from_db()
-        others = tuple(name for name in REGIONS if name in changed and name != "log")
+        others = tuple(name for name in REGIONS if name in changed)
         if others:
             region_context = sheet_context(request, character, regions=others)
             parts += [

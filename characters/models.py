@@ -123,6 +123,16 @@ class Item(models.Model):
             worn=self.worn,
         )
 
+    def clean(self) -> None:
+        """Staff editing a character's items in the admin meet the system's bounds (a weapon needs a real die)."""
+        rules = SYSTEMS.get(self.character.system) if self.character_id else None
+        if rules is None:
+            return
+        try:
+            rules.validate_item(self.to_rules())
+        except RulesError as problem:
+            raise ValidationError(str(problem)) from None
+
 
 class Hireling(models.Model):
     class Kind(models.TextChoices):

@@ -68,7 +68,7 @@ class _FormReader(HTMLParser):
     def handle_starttag(self, tag, attrs):
         a = {k: (v if v is not None else "") for k, v in attrs}
         # The sheet's one-tap quick rolls post to the same URL as the roll panel's form: the panel's is the form.
-        if tag == "form" and a.get("action") == self.action and not self.found and "data-quick-roll" not in a:
+        if tag == "form" and (a.get("action") or "") == self.action and not self.found and "data-quick-roll" not in a:
             self.inside = self.found = True
         if not self.inside or "disabled" in a:
             return

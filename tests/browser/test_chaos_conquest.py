@@ -101,6 +101,7 @@ def test_a_pushed_save_and_deaths_door_reach_the_gms_table_live(new_page, django
     expect(treat.locator(".odds-line")).to_have_attribute("data-odds", "1/1")
     treat.get_by_role("button", name="Roll", exact=True).click()
     expect(banner).to_have_attribute("data-cc-status", "fine")
+    show_part(player_page, "sheet")
     expect(player_page.locator("[data-cc=scars]")).to_be_visible()
     expect(card.locator("[data-track=stamina] [data-value]")).to_have_text("1", timeout=1000)
     expect(card).not_to_contain_text("dying", timeout=1000)

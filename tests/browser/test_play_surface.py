@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -147,3 +148,25 @@ def test_the_log_on_the_sheet_filters_the_tables_rolls(new_page, django_user_mod
     expect(page.locator("#log")).to_contain_text("Moss")
     expect(page.locator("#log .roll-log")).not_to_contain_text("Wren:")
     _shot(page, "log-phone")
+
+
+@pytest.mark.parametrize("system", ["fell-draft", "chaos-conquest"])
+def test_printing_a_sheet_gives_at_most_two_pages_with_no_controls(new_page, django_user_model, system):
+    campaign, hero, _, _ = _table(django_user_model, system=system)
+    page = new_page(*SIZES["desktop"])
+    log_in(page, "player_play", PASSWORD)
+    page.goto(f"/characters/{hero.pk}/")
+    page.emulate_media(media="print")
+    visible_controls = page.evaluate(
+        "() => [...document.querySelectorAll('button, select, input:not([type=hidden])')]"
+        ".filter(el => el.offsetParent !== null).length"
+    )
+    assert visible_controls == 0
+    expect(page.locator("#vitals")).to_be_visible()
+    expect(page.locator("#inventory")).to_be_visible()
+    pdf = page.pdf(format="A4")
+    pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf))
+    assert 1 <= pages <= 2, f"{pages} printed pages"
+    if SHOTS:
+        with open(os.path.join(SHOTS, f"print-{system}.pdf"), "wb") as out:
+            out.write(pdf)

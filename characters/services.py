@@ -319,13 +319,13 @@ def change_revert(*, character_id: int, change_id: int, by, reason: str, expecte
 def _items_to_revert(character: Character, removed: list, added: list, moved: list[str]) -> tuple[list, list]:
     """Rows to put back (as they were) and rows to take away, noting in ``moved`` what changed since."""
     rows = {row.pk: row for row in character.items.filter(pk__in=[i["id"] for i in [*removed, *added]])}
-    added_ids = {i["id"] for i in added}
+    added_ids, removed_ids = {i["id"] for i in added}, {i["id"] for i in removed}
     back, gone = [], []
     for snapshot in added:
         row = rows.get(snapshot["id"])
         if row is None or not history.same_item(row, snapshot):
             moved.append(snapshot["name"])
-        elif snapshot["id"] not in {i["id"] for i in removed}:
+        elif snapshot["id"] not in removed_ids:
             gone.append(row)
     for snapshot in removed:
         if snapshot["id"] in added_ids:  # changed in place: put the old numbers back on the same row
@@ -340,34 +340,15 @@ def _items_to_revert(character: Character, removed: list, added: list, moved: li
 def _restore_items(character: Character, back: list, gone: list) -> None:
     for row in gone:
         row.delete()
-    rules = system_for(character.system)
     for snapshot in back:
-        item = rules.validate_item(
-            rules_base.Item(
-                name=snapshot["name"],
-                kind=snapshot["kind"],
-                slots=snapshot["slots"],
-                quantity=snapshot["quantity"],
-                worn=snapshot["worn"],
-                data=snapshot["data"],
-            )
-        )
-        fields = {
-            "name": item.name,
-            "kind": item.kind,
-            "slots": item.slots,
-            "quantity": item.quantity,
-            "worn": item.worn,
-            "data": dict(item.data),
-        }
+        item = rules_base.Item(**{field: snapshot[field] for field in history.ITEM_FIELDS})
+        # _item_row validates by the rules and cleans the name, as for any new row.
+        catalogue = CatalogueItem.objects.filter(pk=snapshot.get("catalogue_item") or 0).first()
+        row = _item_row(character, item, snapshot.get("position", 0), catalogue)
+        fields = {field: getattr(row, field) for field in history.ITEM_FIELDS}
         if not character.items.filter(pk=snapshot["id"]).update(**fields):
             _check_room(character)
-            catalogue_id = snapshot.get("catalogue_item")
-            if catalogue_id and not CatalogueItem.objects.filter(pk=catalogue_id).exists():
-                catalogue_id = None
-            Item.objects.create(
-                character=character, position=snapshot.get("position", 0), catalogue_item_id=catalogue_id, **fields
-            )
+            row.save()
 
 
 @transaction.atomic
@@ -528,13 +509,10 @@ def _changes_to_others(result: rules_base.RollResult, others: Mapping[str, Chara
     return {name: state for name, state in result.other_states.items() if name in others}
 
 
-_ABSENT = object()
-
-
 def _offer(target: Character, new_state: Mapping[str, Any], *, roll: Roll, result, by, from_character) -> None:
     old = target.state
     keys = sorted(set(old) | set(new_state))
-    changed = [k for k in keys if old.get(k, _ABSENT) != new_state.get(k, _ABSENT)]
+    changed = [k for k in keys if old.get(k, history.ABSENT) != new_state.get(k, history.ABSENT)]
     if not changed:
         return
     OfferedChange.objects.create(
@@ -556,7 +534,8 @@ def offer_apply(*, offer_id: int, by) -> Character:
     offer = _pending_offer(offer_id, by)
     target = _lock(offer.character_id)
     current = target.state
-    moved = [k for k in set(offer.before) | set(offer.after) if current.get(k, _ABSENT) != offer.before.get(k, _ABSENT)]
+    keys = set(offer.before) | set(offer.after)
+    moved = [k for k in keys if current.get(k, history.ABSENT) != offer.before.get(k, history.ABSENT)]
     if moved:
         raise RulesError(
             f"{target.name}'s sheet changed since that roll ({', '.join(sorted(moved))}): apply it by hand, "

@@ -545,7 +545,7 @@ def history(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     hidden = () if rules is None or can_edit else rules.private_fields
     label = rules.field_label if rules is not None else (lambda path: path)
     wanted = request.GET.get("field", "")[:100]
-    changes = list(character.changes.select_related("by", "reverted_by", "reverts")[:200])
+    changes = list(character.changes.select_related("by", "reverted_by")[:200])
     entries, fields = [], {}
     for change in changes:
         rows = change_history.field_changes(change.before, change.after, label, hidden)
@@ -577,7 +577,8 @@ def revert(request: HtmxHttpRequest, pk: int, change_id: int) -> HttpResponse:
     """Put one change back, with a reason: from the history page, or the sheet's Undo right after a change."""
     character = _editable(request, pk)
     form = RevertForm(request.POST)
-    region = (form.data.get("region") or "") if form.data.get("region") in ("vitals", "inventory", "details") else ""
+    region = form.data.get("region", "")
+    region = region if region in ("vitals", "inventory", "details") else ""  # an Undo on the sheet answers there
     try:
         if not form.is_valid():
             raise RulesError(_first_error(form))

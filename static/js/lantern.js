@@ -29,13 +29,16 @@ document.addEventListener("htmx:afterRequest", (event) => {
 });
 
 // A region another page changed flashes where it lands; the same content arriving again does not.
+function liveRefresh(event) {
+  const trigger = event.detail.requestConfig && event.detail.requestConfig.triggeringEvent;
+  return Boolean(trigger && String(trigger.type).startsWith("sse:"));
+}
 document.addEventListener("htmx:beforeSwap", (event) => {
   const target = event.detail.target;
-  if (target && target.id) target.dataset.before = target.textContent;
+  if (target && target.id && liveRefresh(event)) target.dataset.before = target.textContent;
 });
 document.addEventListener("htmx:afterSwap", (event) => {
-  const trigger = event.detail.requestConfig && event.detail.requestConfig.triggeringEvent;
-  if (!trigger || !String(trigger.type).startsWith("sse:")) return;
+  if (!liveRefresh(event)) return;
   const id = event.detail.target && event.detail.target.id;
   const fresh = id && document.getElementById(id);
   const before = event.detail.target.dataset.before;

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
-from rules import SYSTEM_NAMES
+from rules import SYSTEM_NAMES, SYSTEMS
 
 SYSTEM_CHOICES = list(SYSTEM_NAMES.items())
 
@@ -25,6 +25,9 @@ class Campaign(models.Model):
     # The table's clock: combat round (0 = not in combat) and elapsed game time in minutes.
     round = models.PositiveIntegerField(default=0)
     game_minutes = models.PositiveIntegerField(default=0)
+    # The rule settings the GM changed from the system's defaults ({key: value}); GameSystem.settings_in_force
+    # fills in the rest. Written only through campaigns.services.campaign_change_settings.
+    rule_settings = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="campaigns")
 
@@ -40,6 +43,29 @@ class Campaign(models.Model):
     @property
     def system_name(self) -> str:
         return SYSTEM_NAMES.get(self.system, self.system)
+
+    def settings_in_force(self) -> dict:
+        """Every rule setting's value at this table (the system's defaults where the GM changed nothing)."""
+        system = SYSTEMS.get(self.system)
+        return {} if system is None else system.settings_in_force(self.rule_settings)
+
+
+class RuleSettingChange(models.Model):
+    """One rule setting changed by the GM: the table's record of when the rules it plays by moved."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="setting_changes")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    key = models.CharField(max_length=64)
+    label = models.CharField(max_length=100)  # the setting's name when it changed, as people read it
+    before = models.CharField(max_length=300)
+    after = models.CharField(max_length=300)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.label}: {self.before} → {self.after}"
 
 
 class Membership(models.Model):

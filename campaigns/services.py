@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from django.db import transaction
 from django.db.models import F
 
 from accounts.names import clean_name
-from campaigns.models import Campaign, Membership, new_invite_code
+from campaigns.models import Campaign, Membership, RuleSettingChange, new_invite_code
 from characters.models import Character
 from characters.services import character_set_campaign
 from live.events import publish, revoke_streams
-from rules import SYSTEM_NAMES
+from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 
 
 class CampaignError(Exception):
@@ -143,3 +146,43 @@ def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0) -> C
         raise CampaignError("The clock cannot do that.")
     publish(campaign_id, "table")
     return Campaign.objects.get(pk=campaign_id)
+
+
+@transaction.atomic
+def campaign_change_settings(*, campaign_id: int, values: Mapping[str, Any], by) -> list[RuleSettingChange]:
+    """The GM sets some of the table's rule settings; every roll and odds from now on follows them.
+
+    The whole set is checked by the system (a readable refusal changes nothing), each setting that really
+    moved is logged with its before and after, and open sheets and tables refresh what depends on them.
+    """
+    campaign = _lock_campaign(campaign_id)
+    system = SYSTEMS.get(campaign.system)
+    if system is None:
+        raise CampaignError(f"{campaign.system_name} has no rule settings in Lantern yet.")
+    declared = {setting.key: setting for setting in system.rule_settings()}
+    before = system.settings_in_force(campaign.rule_settings)
+    try:
+        changes = system.validate_settings(values)
+        after = system.validate_settings({**before, **changes})
+    except RulesError as problem:
+        raise CampaignError(str(problem)) from None
+    moved = [key for key in declared if after[key] != before[key]]
+    if not moved:
+        return []
+    defaults = system.settings_in_force(None)
+    # Only what differs from the defaults is stored: a later change of a default reaches this table too.
+    campaign.rule_settings = {key: value for key, value in after.items() if value != defaults[key]}
+    campaign.save(update_fields=["rule_settings"])
+    logged = RuleSettingChange.objects.bulk_create(
+        RuleSettingChange(
+            campaign=campaign,
+            by=by,
+            key=key,
+            label=declared[key].label[:100],
+            before=declared[key].shown(before[key])[:300],
+            after=declared[key].shown(after[key])[:300],
+        )
+        for key in moved
+    )
+    publish(campaign.pk, "settings")
+    return logged

@@ -43,12 +43,13 @@ def party_cards(campaign: Campaign, *, only_id: int | None = None) -> list[Card]
     if only_id is not None:
         characters = characters.filter(pk=only_id)
     cards = []
+    settings = campaign.settings_in_force()  # one table, one set of rule settings for every card
     for character in characters:
         rules = SYSTEMS.get(character.system)
         if rules is None:
             cards.append(Card(character, (), (), None, ()))
             continue
-        sheet = character.to_sheet(character.items.all(), character.hirelings.all())
+        sheet = character.to_sheet(character.items.all(), character.hirelings.all(), settings=settings)
         try:
             rules_base.check_sheet(rules, sheet)
         except RulesError as problem:

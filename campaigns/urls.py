@@ -25,4 +25,6 @@ urlpatterns = [
     path("<id:pk>/roll/<slug:procedure>/", views.table_roll, name="table_roll"),
     path("<id:pk>/roll/<slug:procedure>/odds/", views.table_roll_odds, name="table_roll_odds"),
     path("<id:pk>/clock/", views.move_clock, name="clock"),
+    path("<id:pk>/settings/", views.rule_settings, name="settings"),
+    path("<id:pk>/settings/apply/<id:character_id>/", views.apply_settings, name="apply_settings"),
 ]

@@ -356,3 +356,88 @@ def leave(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         return redirect(campaign)
     messages.success(request, f"You left {campaign.name}.")
     return redirect("campaigns:list")
+
+
+# --- rule settings ---------------------------------------------------------------------------------
+
+
+def rule_settings(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The readings this table plays by: everyone at the table reads them, the GM changes them."""
+    campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
+    membership = membership_of(request.user, campaign)
+    error = ""
+    status = 200
+    if request.method == "POST":
+        if membership is None or not membership.is_gm:
+            raise Http404
+        try:
+            changed = services.campaign_change_settings(
+                campaign_id=campaign.pk, values=settings_from_post(campaign, request.POST), by=request.user
+            )
+        except services.CampaignError as problem:
+            error, status = str(problem), 400
+        else:
+            if not request.htmx:
+                if changed:
+                    messages.success(request, "; ".join(f"{c.label}: {c.before} → {c.after}" for c in changed))
+                return redirect("campaigns:settings", pk=campaign.pk)
+            campaign.refresh_from_db(fields=["rule_settings"])
+    elif request.method != "GET":
+        return HttpResponse("Use GET or POST.", status=405)
+    context = _settings_context(request, campaign, membership, error)
+    if request.htmx:
+        return render(request, "campaigns/settings.html#rule-settings", context, status=200)
+    return render(request, "campaigns/settings.html", context, status=status)
+
+
+def settings_from_post(campaign: Campaign, post) -> dict[str, Any]:
+    """The values the settings form sends, one per declared setting (an unticked box sends nothing: no)."""
+    values: dict[str, Any] = {}
+    for setting in SYSTEMS[campaign.system].rule_settings() if campaign.system in SYSTEMS else ():
+        if setting.kind == "bool":
+            values[setting.key] = post.get(setting.key, "no") or "no"
+        elif setting.key in post:
+            values[setting.key] = post.get(setting.key, "")
+    return values
+
+
+def _settings_context(request, campaign: Campaign, membership, error: str = "") -> dict[str, Any]:
+    system = SYSTEMS.get(campaign.system)
+    declared = system.rule_settings() if system is not None else ()
+    in_force = campaign.settings_in_force()
+    rows = [
+        {
+            "setting": s,
+            "value": in_force.get(s.key, s.default),
+            "shown": s.shown(in_force.get(s.key, s.default)),
+            "default_shown": s.shown(s.default),
+            "changed": in_force.get(s.key, s.default) != s.default,
+            "lines": "\n".join(str(v) for v in in_force.get(s.key, s.default)) if s.kind == "list" else "",
+        }
+        for s in declared
+    ]
+    context: dict[str, Any] = {
+        "campaign": campaign,
+        "membership": membership,
+        "rows": rows,
+        "error": error,
+        "changes": list(campaign.setting_changes.select_related("by")[:20]),
+        "has_creation_settings": any(s.scope == "creation" for s in declared),
+    }
+    if context["has_creation_settings"] and membership is not None and membership.is_gm:
+        context["characters"] = list(campaign.characters.order_by("name", "pk").only("pk", "name", "system"))
+    return context
+
+
+@require_POST
+def apply_settings(request: HtmxHttpRequest, pk: int, character_id: int) -> HttpResponse:
+    """The GM brings one character made earlier in line with the table's creation settings."""
+    campaign = get_object_or_404(campaigns_run_by(request.user), pk=pk)
+    character = get_object_or_404(characters_editable_by(request.user).filter(campaign=campaign), pk=character_id)
+    try:
+        character_services.character_apply_settings(character_id=character.pk, by=request.user)
+    except RulesError as problem:
+        messages.error(request, str(problem))
+    else:
+        messages.success(request, f"{character.name} now follows the table's rule settings.")
+    return redirect("campaigns:settings", pk=campaign.pk)

@@ -54,7 +54,9 @@ class Character(models.Model):
         """The event one region of this character's sheet listens to ("character-12-vitals")."""
         return f"{self.topic}-{region}"
 
-    def to_sheet(self, items=None, hirelings=None) -> rules_base.Sheet:
+    def to_sheet(self, items=None, hirelings=None, settings=None) -> rules_base.Sheet:
+        """The rules' view of this character. ``settings``: its table's rule settings, when the caller has
+        them already (a table page building every card); read from the campaign otherwise."""
         items = self.items.all() if items is None else items
         hirelings = self.hirelings.all() if hirelings is None else hirelings
         return rules_base.Sheet(
@@ -62,7 +64,18 @@ class Character(models.Model):
             items=tuple(item.to_rules() for item in items),
             hirelings=tuple(h.to_rules() for h in hirelings),
             name=self.name,
+            settings=self.rule_settings() if settings is None else settings,
         )
+
+    def rule_settings(self) -> dict:
+        """The rule settings of this character's table (the system's defaults away from one).
+
+        Reads ``self.campaign``: callers on hot paths load it with ``select_related("campaign")``.
+        """
+        if self.campaign_id is None:
+            system = SYSTEMS.get(self.system)
+            return {} if system is None else system.settings_in_force(None)
+        return self.campaign.settings_in_force()
 
     def checked_sheet(self) -> rules_base.Sheet:
         """The stored sheet, refused with a sentence if its numbers fail the rules: data written before a

@@ -107,7 +107,8 @@ def _record(
 
 
 def _lock(character_id: int) -> Character:
-    return Character.objects.select_for_update().get(pk=character_id)
+    # The campaign comes along (not locked): its rule settings go into every sheet the rules read.
+    return Character.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=character_id)
 
 
 def _check_version(character: Character, expected_version: int | None) -> None:
@@ -173,7 +174,8 @@ def character_create(
     rules = system_for(system)
     if campaign is not None and campaign.system != system:
         raise RulesError(f"{campaign.name} plays {campaign.system_name}; make a character of that system.")
-    creation = rules.create(choices, rng or system_random())
+    settings = rules.settings_in_force(campaign.rule_settings if campaign is not None else None)
+    creation = rules.create(choices, rng or system_random(), settings=settings)
     state = rules.validate_state(creation.state)
     name = clean_name(creation.name or "")[:100] or "Nameless"
     character = Character.objects.create(owner=owner, system=system, name=name, state=state, campaign=campaign)
@@ -382,6 +384,18 @@ def character_adjust(*, character_id: int, key: str, delta: int, by) -> Characte
     return _save_state(character, state, by=by, what=f"{track.label} {delta:+d}")
 
 
+@transaction.atomic
+def character_apply_settings(*, character_id: int, by) -> Character:
+    """Bring a character made earlier in line with the creation settings its table now has (house defaults
+    the GM changed since): a logged, live change like any other, refused when the system has nothing to apply."""
+    character = _lock(character_id)
+    rules = system_for(character.system)
+    state = rules.apply_settings(character.checked_sheet())
+    if state is None:
+        raise RulesError(f"{character.system_name} has nothing to apply to a character made earlier.")
+    return _save_state(character, state, by=by, what="Applied the table's rule settings")
+
+
 def character_odds(
     character: Character, procedure_key: str, raw_params: Mapping[str, Any], *, sheet: rules_base.Sheet | None = None
 ):
@@ -444,7 +458,8 @@ def _named_character_ids(procedure, sheet, raw_params: Mapping[str, Any]) -> set
 
 def _lock_in_order(ids: set[int]) -> dict[int, Character]:
     """Lock these characters in ascending id order: two rolls naming each other can never deadlock."""
-    return {c.pk: c for c in Character.objects.select_for_update().filter(pk__in=sorted(ids)).order_by("pk")}
+    rows = Character.objects.select_for_update(of=("self",)).select_related("campaign")
+    return {c.pk: c for c in rows.filter(pk__in=sorted(ids)).order_by("pk")}
 
 
 @transaction.atomic

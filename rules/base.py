@@ -7,13 +7,14 @@ module in ``rules/systems/`` and its tests, and nothing else changes.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 from rules.dice import DieRoll, RandomSource
 from rules.errors import RulesError
+from rules.settings import Setting, in_force, validated
 from rules.validation import TEXT_MAX
 
 
@@ -62,12 +63,13 @@ class Sheet:
     items: tuple[Item, ...] = ()
     hirelings: tuple[Hireling, ...] = ()
     name: str = ""
+    # The campaign's rule settings in force (GameSystem.settings_in_force): every key, defaults filled in.
+    # Empty for a sheet built outside a campaign's context; read them with GameSystem.setting(sheet, key).
+    settings: Mapping[str, Any] = field(default_factory=dict)
 
     def with_state(self, state: Mapping[str, Any], items: tuple[Item, ...] | None = None) -> Sheet:
         """The same character with a new state (and, if given, new items): how rules look one step ahead."""
-        return Sheet(
-            state=state, items=self.items if items is None else items, hirelings=self.hirelings, name=self.name
-        )
+        return replace(self, state=state, items=self.items if items is None else items)
 
 
 @dataclass(frozen=True)
@@ -238,16 +240,47 @@ class GameSystem(Protocol):
 
     def check_can_carry(self, sheet: Sheet, item: Item) -> SlotSummary:
         """Refuse an item the character cannot take on (RulesError); the slots with it counted otherwise."""
-        with_item = Sheet(state=sheet.state, items=(*sheet.items, item), hirelings=sheet.hirelings, name=sheet.name)
+        with_item = replace(sheet, items=(*sheet.items, item))
         self.validate_sheet(with_item)
         return self.slots(with_item)
+
+    # --- per-campaign rule settings (rules-spec §5.1) ------------------------------------------------------
+    def rule_settings(self) -> tuple[Setting, ...]:
+        """The readings a GM may change for a campaign, each with its default (none by default)."""
+        return ()
+
+    def settings_in_force(self, stored: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Every setting's value for a campaign that stored ``stored``: defaults where it stored nothing."""
+        return in_force(self.rule_settings(), stored)
+
+    def validate_settings(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """A campaign's whole set of values checked (RulesError naming the setting); override to bind them."""
+        return validated(self.rule_settings(), values, self.name)
+
+    def setting(self, sheet: Sheet | None, key: str) -> Any:
+        """One setting as the sheet's campaign has it, or its default (a sheet with no campaign, a test)."""
+        if sheet is not None and key in sheet.settings:
+            return sheet.settings[key]
+        for setting in self.rule_settings():
+            if setting.key == key:
+                return setting.default
+        raise KeyError(f"{self.id} declares no setting {key!r}")
+
+    def apply_settings(self, sheet: Sheet) -> dict[str, Any] | None:
+        """An existing character's state brought in line with the creation settings now in force (the
+        campaign changed a house default), or None when this system has nothing to apply (the default)."""
+        return None
 
     # --- creation ----------------------------------------------------------------------------------------
     def creation_params(self) -> tuple[Param, ...]:
         """The choices the creation form offers; an empty choice leaves it to the dice."""
         return ()
 
-    def create(self, choices: Mapping[str, Any], rng: RandomSource) -> Creation: ...
+    def create(
+        self, choices: Mapping[str, Any], rng: RandomSource, settings: Mapping[str, Any] | None = None
+    ) -> Creation:
+        """A new character. ``settings``: the campaign's settings in force (None: the defaults)."""
+        ...
 
     # --- what the sheet and the table show ---------------------------------------------------------------
     def tracks(self, sheet: Sheet) -> tuple[Track, ...]: ...
@@ -361,7 +394,9 @@ class GameSystem(Protocol):
         return (Param("name", "Name", "text", "", help="Leave blank for a random name."),)
 
     def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
-        """A new hireling/retainer/helper row (RulesError past the limit or when unaffordable)."""
+        """A new hireling/retainer/helper row (RulesError past the limit or when unaffordable).
+
+        The campaign's settings are in ``sheet.settings``."""
         ...
 
 
@@ -412,11 +447,11 @@ def check_sheet(system: GameSystem, sheet: Sheet) -> Sheet:
     rolling or showing numbers from it: data written before a bound existed (or straight into the
     database) then ends in a sentence, not in an error page or a minute of arithmetic.
     """
-    return Sheet(
+    return replace(
+        sheet,
         state=system.validate_state(sheet.state),
         items=tuple(system.validate_item(item) for item in sheet.items),
         hirelings=tuple(system.validate_hireling(h) for h in sheet.hirelings),
-        name=sheet.name,
     )
 
 

@@ -25,8 +25,9 @@ from rules.base import (
     SlotSummary,
     Track,
 )
-from rules.dice import RandomSource, roll_die
+from rules.dice import DieRoll, RandomSource, roll_die
 from rules.errors import RulesError
+from rules.settings import Setting
 from rules.validation import ITEM_KINDS
 
 SLOTS, HARD_LIMIT = 5, 10
@@ -46,10 +47,15 @@ class Flip:
         return (Param("call", "Call", "choice", "heads", choices=(("heads", "Heads"), ("tails", "Tails"))),)
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
+        if sheet.settings.get("coin") == "two-headed":  # the campaign's rule setting
+            win = Fraction(1) if params["call"] == "heads" else Fraction(0)
+            return Odds((("win", win), ("lose", 1 - win)), success_keys=("win",))
         return Odds((("win", Fraction(1, 2)), ("lose", Fraction(1, 2))), success_keys=("win",))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         die = roll_die(rng, 2, "coin")
+        if sheet.settings.get("coin") == "two-headed":
+            die = DieRoll(2, 1, label="coin")
         won = (die.face == 1) == (params["call"] == "heads")
         luck = max(0, min(sheet.state["luck_max"], sheet.state["luck"] + (1 if won else -1)))
         outcome = "win" if won else "lose"
@@ -93,6 +99,30 @@ class CoinFlip(GameSystem):
     id = "coin-flip"
     name = "Coin Flip"
     coin_label = "coin"
+
+    def rule_settings(self) -> tuple[Setting, ...]:
+        return (
+            Setting(
+                "coin",
+                "The coin",
+                "fair",
+                "A two-headed coin always lands heads.",
+                choices=(("fair", "Fair"), ("two-headed", "Two-headed")),
+            ),
+            Setting(
+                "start_luck",
+                "Starting luck",
+                3,
+                "Luck a new flipper starts with.",
+                kind="int",
+                minimum=0,
+                maximum=6,
+                house_default=True,
+                scope="creation",
+            ),
+            Setting("calls", "Calls", ["heads", "tails"], "What a flipper may call.", kind="list", min_items=1),
+        )
+
     private_fields = ("secret",)
 
     def default_state(self) -> dict[str, Any]:
@@ -134,7 +164,9 @@ class CoinFlip(GameSystem):
     def creation_params(self) -> tuple[Param, ...]:
         return (Param("name", "Name", "text", ""),)
 
-    def create(self, choices: Mapping[str, Any], rng: RandomSource) -> Creation:
+    def create(
+        self, choices: Mapping[str, Any], rng: RandomSource, settings: Mapping[str, Any] | None = None
+    ) -> Creation:
         luck = roll_die(rng, 6, "luck")
         state = self.validate_state({"luck": luck.face, "coins": 10})
         name = str(choices.get("name") or "Flipper")

@@ -119,7 +119,9 @@ class ChaosConquest(GameSystem):
     def validate_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
         return validate_state(state)
 
-    def create(self, choices: Mapping[str, Any], rng: RandomSource) -> Creation:
+    def create(
+        self, choices: Mapping[str, Any], rng: RandomSource, settings: Mapping[str, Any] | None = None
+    ) -> Creation:
         return create(choices, rng)
 
     def creation_params(self) -> tuple[Param, ...]:

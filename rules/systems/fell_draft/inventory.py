@@ -184,7 +184,7 @@ def check_can_carry(sheet: Sheet, item: Item) -> SlotSummary:
     after = _slots_used(sheet, state) + _item_slots(item)
     if after > limit:
         raise RulesError(f"No room for {item.name}: that makes {after} slots and nobody can carry more than {limit}.")
-    return slots(Sheet(state=state, items=(*sheet.items, item), hirelings=sheet.hirelings, name=sheet.name))
+    return slots(sheet.with_state(state, items=(*sheet.items, item)))
 
 
 def slots(sheet: Sheet) -> SlotSummary:

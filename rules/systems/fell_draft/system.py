@@ -124,7 +124,9 @@ class FellDraft(GameSystem):
     def validate_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
         return validate_state(state)
 
-    def create(self, choices: Mapping[str, Any], rng: RandomSource) -> Creation:
+    def create(
+        self, choices: Mapping[str, Any], rng: RandomSource, settings: Mapping[str, Any] | None = None
+    ) -> Creation:
         return create(choices, rng)
 
     def tracks(self, sheet: Sheet) -> tuple[Track, ...]:

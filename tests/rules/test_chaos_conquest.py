@@ -1325,3 +1325,29 @@ def test_rolls_that_add_stress_land_only_on_outcomes_the_odds_allow(stress, item
     assert sum(p for _, p in odds.outcomes) == 1
     result = P[key].roll(hero, params, rnd)
     assert odds.of(result.outcome) > 0, (result.outcome, odds.outcomes)
+
+
+# --- the table's rule settings (spec §5.1) -------------------------------------------------------
+
+
+def test_scar_losses_come_back_with_a_full_rest_when_the_table_says_so_spec_5_1():
+    """Seed 002 (Rest: a full rest restores lowered attributes) against spec §002.13.4 [REC] (scars are
+    lasting): the table's cc.scar_losses_permanent setting picks one. Scar 2 lowers STR by 1 (10 → 9)."""
+    assert SYSTEMS["chaos-conquest"].settings_in_force(None) == {"scar_losses_permanent": True}
+    healing = Sheet(state=pc(stamina=0, stamina_max=8, status="dying"), settings={"scar_losses_permanent": False})
+    scarred = P["treat"].roll(healing, {"method": "magic"}, ScriptedRandom([2])).state
+    assert scarred["attributes"]["STR"] == {"current": 9, "base": 10}
+    rested = P["rest"].roll(Sheet(state=dict(scarred), settings=healing.settings), {"kind": "full"}, ScriptedRandom([]))
+    assert rested.state["attributes"]["STR"] == {"current": 10, "base": 10}
+    assert rested.state["scars"] == scarred["scars"]  # the mark stays
+
+
+def test_a_kit_that_outgrows_a_weak_character_s_slots_stays_behind_seed_002_inventory():
+    """Seed 002 (Inventory & Stress): no more items than slots, even at creation. Seed 45 rolls a STR that gives
+    10 slots and a 12-slot kit: what fits comes along, the rest is named in the creation log."""
+    creation = SYSTEM.create({}, random.Random(45))
+    sheet = Sheet(state=creation.state, items=creation.items)
+    summary = SYSTEM.validate_sheet(sheet) and SYSTEM.slots(sheet)
+    assert summary.used == summary.maximum
+    (note,) = [r for r in creation.rolls if r.label == "Left behind"]
+    assert note.summary.startswith("Left behind: no room for")

@@ -7,6 +7,7 @@ of the published creation rules ("creation"); "spec" is ../shared/rules-spec.md 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import itertools
 import math
 import random
@@ -179,7 +180,8 @@ def _vector_advance() -> None:
     assert result.state["abilities"]["BOD"]["die"] == 8
     assert result.state["abilities"]["WIL"]["die"] == 6
     assert result.state["abilities"]["INT"]["die"] == 8
-    single = proc("advance").roll(sheet, {"stack": False}, ScriptedRandom([6, 3, 4]))
+    apart = dataclasses.replace(sheet, settings={"advance_clauses_stack": False})  # the table's setting
+    single = proc("advance").roll(apart, {}, ScriptedRandom([6, 3, 4]))
     assert single.state["hp_max"] == 7
 
 
@@ -440,8 +442,9 @@ def test_one_steel_one_skill_one_spell_die_each():
         (6, "skill: lore"),
         (10, "spell"),
     ]
+    strict = dataclasses.replace(sheet, settings={"extra_die_rule": "one_only"})  # the table's setting
     with pytest.raises(RulesError, match="strict"):
-        proc("test").odds(sheet, {**params, "one_extra_die": True})
+        proc("test").odds(strict, params)
 
 
 def test_overlapping_skills_give_one_advantage():
@@ -1326,3 +1329,77 @@ def test_a_dn_1_test_with_no_dice_left_fails():
     assert proc("test").odds(sheet, params).outcomes == (("pass", 0), ("fail", 1))
     result = proc("test").roll(sheet, params, ScriptedRandom([]))
     assert result.outcome == "fail" and result.dice == ()
+
+
+# --- the table's rule settings (spec §5.1) ---------------------------------------------------------------------
+
+
+def with_settings(sheet: Sheet, **values: Any) -> Sheet:
+    return dataclasses.replace(sheet, settings=values)
+
+
+def test_fell_draft_declares_the_spec_s_settings_with_the_rec_defaults():
+    """spec §5.1: fell.extra_die_rule (one of each), fell.advance_clauses_stack (true), fell.contest_tiebreak."""
+    assert SYSTEM.settings_in_force(None) == {
+        "extra_die_rule": "one_of_each",
+        "advance_clauses_stack": True,
+        "contest_tiebreak": "ladder",
+    }
+
+
+def test_a_tie_that_stands_is_a_tie_when_the_highest_faces_match():
+    """seed 000 (Contests) with the table's "tie stands" reading: a 6 on a d8 against a 6 on a d6 is a tie."""
+    sheet = with_settings(make_sheet(make_state(int_=8)), contest_tiebreak="stands")
+    result = proc("contest").roll(sheet, {"ability": "INT", "npc_die": "6"}, ScriptedRandom([6, 6]))
+    assert result.outcome == "tie"
+    assert (
+        proc("contest")
+        .roll(make_sheet(make_state(int_=8)), {"ability": "INT", "npc_die": "6"}, ScriptedRandom([6, 6]))
+        .outcome
+        == "win"
+    )
+
+
+def test_contest_odds_follow_the_tiebreak_setting():
+    """seed 000 (Contests): d6 against d6 is win 15/36, tie 6/36 when ties stand; the ladder reading breaks none
+    of them (equal dice), so both readings agree there, and differ for d8 against d6."""
+    stands = with_settings(make_sheet(make_state(bod=6)), contest_tiebreak="stands")
+    odds = proc("contest").odds(stands, {"ability": "BOD", "npc_die": "6"})
+    assert (odds.of("win"), odds.of("tie")) == (Fraction(15, 36), Fraction(6, 36))
+    d8 = make_sheet(make_state(bod=8))
+    ladder = proc("contest").odds(d8, {"ability": "BOD", "npc_die": "6"})
+    standing = proc("contest").odds(with_settings(d8, contest_tiebreak="stands"), {"ability": "BOD", "npc_die": "6"})
+    assert ladder.of("tie") == 0 and standing.of("tie") == Fraction(6, 48)
+    assert standing.of("win") + standing.of("tie") == ladder.of("win")
+
+
+@given(pools, pools)
+@settings(max_examples=60, deadline=None)
+def test_tie_stands_odds_equal_counting_every_face(a, b):
+    """The "tie stands" reading: only the highest faces are compared; exact odds by brute force."""
+    win = lose = tie = Fraction(0)
+    total = math.prod(a + b)
+    for faces in itertools.product(*[range(1, s + 1) for s in a + b]):
+        fa, fb = max(faces[: len(a)], default=0), max(faces[len(a) :], default=0)
+        win += fa > fb
+        lose += fa < fb
+        tie += fa == fb
+    assert fell.contest_chances(a, b, "stands") == (win / total, lose / total, tie / total)
+
+
+def test_one_extra_die_in_all_is_the_table_s_choice():
+    """seed 000 (Tasks and Tests) + spec §000.12: the strict reading allows one steel, skill or spell die."""
+    sheet = make_sheet(make_state(skills=["lore"]), items=[weapon("dagger", 4, 1)])
+    params = {"steel": "1", "skills": ["lore"]}
+    assert proc("test").odds(sheet, params).success > 0
+    with pytest.raises(RulesError, match="strict"):
+        proc("test").odds(with_settings(sheet, extra_die_rule="one_only"), params)
+
+
+def test_advancement_odds_follow_the_stacking_setting():
+    """seed 000 (Advancement) + spec §000.11: with clauses apart a die earns at most 1 HP, so +3 HP is the top."""
+    sheet = make_sheet(make_state(bod=4, int_=4, wil=4, hp=1))
+    stacked = proc("advance").odds(sheet, {})
+    apart = proc("advance").odds(with_settings(sheet, advance_clauses_stack=False), {})
+    assert max(int(k[1:-3]) for k, p in stacked.outcomes if p) == 6
+    assert max(int(k[1:-3]) for k, p in apart.outcomes if p) == 3

@@ -37,6 +37,7 @@ from rules.systems.chaos_conquest.inventory import (
     armour_value,
 )
 from rules.systems.chaos_conquest.saves import _kept, _mode, _verdict, save_chance
+from rules.systems.chaos_conquest.settings import setting
 from rules.systems.chaos_conquest.state import (
     ATTRIBUTE_MAX,
     BONUS_DICE,
@@ -456,7 +457,7 @@ class TreatProcedure:
             body["status"] = "fine"
             body["stamina"] = 1
             fx.say("They wake with 1 stamina.")
-            _scar(body, rng, fx.dice, fx.words)
+            _scar(body, rng, fx.dice, fx.words, permanent=setting(sheet, "scar_losses_permanent"))
         else:
             body["status"] = "dead"
             fx.say("The wounds were not treated: dead.")

@@ -6,11 +6,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
-from rules.base import Creation, Item, Param, RollResult, RulesError
+from rules.base import Creation, Item, Param, RollResult, RulesError, Sheet
 from rules.data import chaos_conquest as data
 from rules.dice import DieRoll, RandomSource, roll_dice, roll_die
+from rules.systems.chaos_conquest.inventory import _free_slots
 from rules.systems.chaos_conquest.state import ATTRIBUTES, _default_state, validate_state
 from rules.validation import bounded_int
 
@@ -160,4 +162,24 @@ def create(choices: Mapping[str, Any], rng: RandomSource) -> Creation:
         }
     )
     name = str(choices.get("name") or "").strip()[:100]
-    return Creation(name, state, tuple(items), tuple(rolls))
+    kit = _what_fits(Sheet(state=state), items, rolls)
+    return Creation(name, state, kit, tuple(rolls))
+
+
+def _what_fits(sheet: Sheet, items: Sequence[Item], rolls: list[RollResult]) -> tuple[Item, ...]:
+    """Seed 002 (Inventory & Stress): nobody holds more than their slots. A weak character's rolled kit can
+    outgrow them (STR 8, ten slots, a kit of twelve): what does not fit stays behind, and the log says what."""
+    free = _free_slots(sheet, sheet.state)
+    kept: list[Item] = []
+    left: list[str] = []
+    for item in items:
+        each = max(0, int(item.slots))
+        count = item.quantity if each == 0 else min(item.quantity, free // each)
+        if count > 0:
+            kept.append(replace(item, quantity=count))
+            free -= each * count
+        if count < item.quantity:
+            left.append(f"{item.name} ×{item.quantity - count}" if item.quantity > 1 else item.name)
+    if left:
+        rolls.append(_creation_roll("Left behind", f"no room for {', '.join(left)}", ()))
+    return tuple(kept)

@@ -143,8 +143,13 @@ def _hurt(
             words.append("A hireling at 0 stamina is dead.")
 
 
-def _scar(body: dict[str, Any], rng: RandomSource, dice: list[DieRoll], words: list[str]) -> dict[str, Any]:
-    """Seed 002, scars table (d10), with its effect on the sheet (spec §002.13.4: scars are lasting)."""
+def _scar(
+    body: dict[str, Any], rng: RandomSource, dice: list[DieRoll], words: list[str], *, permanent: bool = True
+) -> dict[str, Any]:
+    """Seed 002, scars table (d10), with its effect on the sheet (spec §002.13.4: scars are lasting).
+
+    ``permanent``: the table's ``scar_losses_permanent`` setting; off, the attributes a scar lowers come back
+    with a full rest like any other lowered attribute."""
     roll = roll_die(rng, 10, "scar")
     dice.append(roll)
     row = data.SCARS[roll.face]
@@ -155,7 +160,7 @@ def _scar(body: dict[str, Any], rng: RandomSource, dice: list[DieRoll], words: l
         dice.append(where)
         text = text.format(where=data.SCAR_PLACES[where.face - 1])
     elif effect == "lose":
-        _lower(body, row["attribute"], row["amount"], permanent=True)
+        _lower(body, row["attribute"], row["amount"], permanent=permanent)
         if roll.face == 3:
             body["limp"] = True
     elif effect == "reroll":
@@ -176,7 +181,7 @@ def _scar(body: dict[str, Any], rng: RandomSource, dice: list[DieRoll], words: l
     elif effect == "chronic":
         body["stamina_max"] = max(1, body["stamina_max"] - 2)
         body["stamina"] = min(body["stamina"], body["stamina_max"])
-        _lower(body, "STR", 2, permanent=True)
+        _lower(body, "STR", 2, permanent=permanent)
     elif effect == "doomed":
         body["doomed"] = True
     scar = {"roll": roll.face, "name": row["name"], "text": text}

@@ -21,6 +21,7 @@ from rules.systems.chaos_conquest.effects import (
     _stress_fates,
 )
 from rules.systems.chaos_conquest.inventory import _ration, _supplies, _worn_weapons
+from rules.systems.chaos_conquest.settings import setting
 from rules.systems.chaos_conquest.state import MAGIC_AV_MAX, _data, _st
 
 
@@ -139,7 +140,7 @@ class RestProcedure:
                 fx.set_data(item, worn_out=False)
             fx.say("A safe week: all stamina back, lowered attributes restored, no stress, armour and weapons mended.")
             if st["scars"]:
-                fx.say("Scars stay.")
+                fx.say("Scars stay." if setting(sheet, "scar_losses_permanent") else "Scars stay as marks.")
             return fx.result(self, "rested", odds, shown_inputs(p))
         supplies = _supplies(sheet.items)
         spent = 0

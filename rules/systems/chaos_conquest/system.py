@@ -23,6 +23,7 @@ from rules.base import (
 )
 from rules.data import chaos_conquest as data
 from rules.dice import RandomSource
+from rules.settings import Setting
 from rules.systems.chaos_conquest.advancement import LevelUpProcedure, SwapProcedure, XpProcedure
 from rules.systems.chaos_conquest.catalogue import CATALOGUE, format_money
 from rules.systems.chaos_conquest.combat import (
@@ -59,6 +60,7 @@ from rules.systems.chaos_conquest.magic import CastProcedure
 from rules.systems.chaos_conquest.npcs import MoraleProcedure, ReactionProcedure, TableMoraleProcedure
 from rules.systems.chaos_conquest.rest import RestProcedure, StressProcedure
 from rules.systems.chaos_conquest.saves import OpposedSaveProcedure, PartySaveProcedure, SaveProcedure
+from rules.systems.chaos_conquest.settings import SETTINGS
 from rules.systems.chaos_conquest.sheet import adjust, conditions, tracks
 from rules.systems.chaos_conquest.state import _default_state, validate_hireling, validate_state
 
@@ -118,6 +120,9 @@ class ChaosConquest(GameSystem):
 
     def validate_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
         return validate_state(state)
+
+    def rule_settings(self) -> tuple[Setting, ...]:
+        return SETTINGS
 
     def create(
         self, choices: Mapping[str, Any], rng: RandomSource, settings: Mapping[str, Any] | None = None

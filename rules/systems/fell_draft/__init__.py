@@ -35,7 +35,8 @@ Where the seed and the spec differ
   safety current HP is normally full, so we compare with ``hp_max``.
 - Extra dice in a test: the seed's "an applicable steel, skill, or spell die if you have one" reads
   most plainly as one extra die, and the spec's own cheat sheet says "≤1"; §000.12.1 [REC] allows one
-  of each kind. We follow the [REC] and offer the strict reading as the GM option ``one_extra_die``.
+  of each kind. We follow the [REC] and offer the strict reading as the table's rule setting ``extra_die_rule``
+  (with ``advance_clauses_stack`` and ``contest_tiebreak``: ``settings.py``).
 - Critical harm test: the spec [REC] (§000.7) names only fatigue as a shift on the ability die; the
   seed's encumbrance rule gives disadvantage on every test, so we apply being over the slots too.
 - Detachments: the seed says attacks on a detachment have disadvantage "unless they have blast"; the

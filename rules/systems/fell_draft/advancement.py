@@ -22,6 +22,7 @@ from rules.dice import (
     die_dist,
     roll_die,
 )
+from rules.systems.fell_draft.settings import setting
 from rules.systems.fell_draft.state import ABILITIES, _die_of, _is_dead, _st, _step, retired
 
 
@@ -47,19 +48,10 @@ class AdvanceProcedure:
     gm_only: bool = True
 
     def params(self, sheet: Sheet) -> tuple[Param, ...]:
-        return (
-            Param(
-                "stack",
-                "One die can earn both HP",
-                "bool",
-                True,
-                help="A top face above your HP gives 2 HP.",
-                gm_only=True,
-            ),
-        )
+        return ()  # whether one die earns both gains is the table's setting (advance_clauses_stack)
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
-        p = clean_params(self, sheet, params)
+        clean_params(self, sheet, params)  # refuses inputs it does not take
         state = _st(sheet)
         dice = {ab: _die_of(state, ab) for ab in ABILITIES}
         dist: dict[int, Fraction] = {}
@@ -67,7 +59,7 @@ class AdvanceProcedure:
         for ab in ABILITIES:
             combos = [({**f, ab: v}, q * pv) for f, q in combos for v, pv in die_dist(dice[ab]).items()]
         for faces, q in combos:
-            g = advancement_gain(dice, faces, state["hp_max"], p["stack"])
+            g = advancement_gain(dice, faces, state["hp_max"], setting(sheet, "advance_clauses_stack"))
             dist[g] = dist.get(g, Fraction(0)) + q
         outcomes = tuple((f"+{g} HP", q) for g, q in sorted(dist.items()))
         return Odds(outcomes, success_keys=tuple(k for k, _ in outcomes if k != "+0 HP"))
@@ -81,7 +73,7 @@ class AdvanceProcedure:
         dice = {ab: _die_of(state, ab) for ab in ABILITIES}
         rolls = tuple(roll_die(rng, dice[ab], ab) for ab in ABILITIES)
         faces = {ab: r.face for ab, r in zip(ABILITIES, rolls, strict=True)}
-        gain = advancement_gain(dice, faces, state["hp_max"], p["stack"])
+        gain = advancement_gain(dice, faces, state["hp_max"], setting(sheet, "advance_clauses_stack"))
         words = []
         for ab in ABILITIES:  # spec §000.11 [REC]: dice stop at d12; points max rises with the die
             if faces[ab] == dice[ab] and dice[ab] < LADDER[-1]:

@@ -41,6 +41,7 @@ from rules.systems.fell_draft.pools import (
     pass_chance,
     shift_dice,
 )
+from rules.systems.fell_draft.settings import setting
 from rules.systems.fell_draft.state import ABILITIES, DN_DEFAULT, DN_MAX, DN_MIN, SHIFT_MAX, _die_of, _is_dead, _st
 
 ABILITY_CHOICES = tuple((ab, ab) for ab in ABILITIES)
@@ -311,14 +312,6 @@ class TestProcedure:
             *_pool_params(sheet),
             *_shift_params(),
             _dn_param(),
-            Param(
-                "one_extra_die",
-                "Strict: one extra die only",
-                "bool",
-                False,
-                gm_only=True,
-                help="Read the rules as one steel, skill or spell die in total.",
-            ),
         )
 
     def _pool(self, sheet: Sheet, p: Mapping[str, Any]) -> Pool:
@@ -328,7 +321,9 @@ class TestProcedure:
             if not state["spell_die"]:
                 raise RulesError("You have no spell die yet; pick its size first.")
             spell = state["spell_die"]
-        return _build_pool(sheet, p, ability=p["ability"], spell_die=spell, strict=p["one_extra_die"])
+        return _build_pool(
+            sheet, p, ability=p["ability"], spell_die=spell, strict=setting(sheet, "extra_die_rule") == "one_only"
+        )
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
@@ -416,8 +411,8 @@ def _opponent_pool(p: Mapping[str, Any]) -> Pool:
     return shift_dice(base, net, notes)
 
 
-def _contest_odds(mine: Pool, theirs: Pool) -> Odds:
-    win, lose, tie = contest_chances(mine.sides, theirs.sides)
+def _contest_odds(mine: Pool, theirs: Pool, sheet: Sheet | None = None) -> Odds:
+    win, lose, tie = contest_chances(mine.sides, theirs.sides, setting(sheet, "contest_tiebreak"))
     return Odds((("win", win), ("lose", lose), ("tie", tie)), success_keys=("win",))
 
 
@@ -444,7 +439,7 @@ class ContestProcedure:
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
-        return _contest_odds(*self._pools(sheet, p))
+        return _contest_odds(*self._pools(sheet, p), sheet)
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = clean_params(self, sheet, params)
@@ -462,10 +457,10 @@ def _roll_contest(
     *,
     on_backlash: str = "harm",
 ) -> RollResult:
-    odds = _contest_odds(mine, theirs)
+    odds = _contest_odds(mine, theirs, sheet)
     dice, best = _roll_pool(rng, mine)
     their_dice, their_best = _roll_pool(rng, theirs)
-    result = contest_winner(dice, their_dice)
+    result = contest_winner(dice, their_dice, setting(sheet, "contest_tiebreak"))
     outcome = _CONTEST_WORDS[result]
     summary = f"{_pool_words(mine)} rolled {best} against {_pool_words(theirs)} rolled {their_best}: "
     summary += {"win": "you win.", "lose": "they win.", "tie": "a dead heat, nothing changes."}[outcome]

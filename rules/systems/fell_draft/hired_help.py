@@ -29,6 +29,7 @@ from rules.systems.fell_draft.catalogue import _source_item
 from rules.systems.fell_draft.checks import _build_pool, _hirelings, _roll_contest, _shift_params
 from rules.systems.fell_draft.inventory import _hireling_state, _steel
 from rules.systems.fell_draft.pools import Pool, PoolDie, contest_chances, shift_dice
+from rules.systems.fell_draft.settings import setting
 from rules.systems.fell_draft.state import (
     ABILITIES,
     HIRELING_HP,
@@ -140,7 +141,7 @@ class OrderHirelingProcedure:
         h, mine, theirs = self._pools(sheet, p)
         if _hireling_state(h)["paid_up"]:
             return Odds((("obeys", Fraction(1)),), success_keys=("obeys",))
-        win, lose, tie = contest_chances(mine.sides, theirs.sides)
+        win, lose, tie = contest_chances(mine.sides, theirs.sides, setting(sheet, "contest_tiebreak"))
         return Odds((("obeys", win), ("refuses", lose + tie)), success_keys=("obeys",))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:

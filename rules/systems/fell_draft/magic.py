@@ -107,7 +107,7 @@ class CastProcedure:
         p = clean_params(self, sheet, params)
         pool, resist = self._setup(sheet, p)
         if resist is not None:
-            return _contest_odds(pool, resist)
+            return _contest_odds(pool, resist, sheet)
         return _test_odds(pool, _check_dn(p["dn"]))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:

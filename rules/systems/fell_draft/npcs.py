@@ -30,6 +30,7 @@ from rules.systems.fell_draft.checks import (
     _shift_params,
 )
 from rules.systems.fell_draft.pools import Pool, contest_chances
+from rules.systems.fell_draft.settings import setting
 from rules.systems.fell_draft.state import _die_of, _st
 
 
@@ -98,7 +99,7 @@ class LeverageProcedure:
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
-        return _contest_odds(*_wil_pools(sheet, p))
+        return _contest_odds(*_wil_pools(sheet, p), sheet)
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = clean_params(self, sheet, params)
@@ -139,7 +140,7 @@ class MoraleProcedure:
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
         mine, theirs = _wil_pools(sheet, p)
-        win, lose, tie = contest_chances(mine.sides, theirs.sides)
+        win, lose, tie = contest_chances(mine.sides, theirs.sides, setting(sheet, "contest_tiebreak"))
         table = _table_odds(_die_of(_st(sheet), "WIL"), data.MORALE)
         rows = (("Fight on", lose + tie), *((k, win * q) for k, q in table.outcomes))
         return Odds(rows, success_keys=tuple(k for k, _ in table.outcomes))

@@ -15,6 +15,7 @@ from rules.dice import (
     DieRoll,
     RandomSource,
     check_pool,
+    max_dist,
     roll_pool,
     shift,
 )
@@ -83,23 +84,31 @@ def _result_key(dice: Sequence[DieRoll]) -> list[tuple[int, int]]:
     return sorted(((d.face, d.sides) for d in dice), reverse=True)
 
 
-def contest_winner(a: Sequence[DieRoll], b: Sequence[DieRoll]) -> int:
+def contest_winner(a: Sequence[DieRoll], b: Sequence[DieRoll], tiebreak: str = "ladder") -> int:
     """1 if side a wins, -1 if b wins, 0 for a standing tie (seed 000, Contests; spec §000.5.4 [REC]).
 
     Highest face wins; on equal faces the die higher up the ladder wins; still level, the next
-    highest dice are compared the same way, then the side with more dice wins.
+    highest dice are compared the same way, then the side with more dice wins. With the table's
+    ``contest_tiebreak`` setting at "stands", equal highest faces are a tie.
     """
+    if tiebreak == "stands":
+        fa, fb = max((d.face for d in a), default=0), max((d.face for d in b), default=0)
+        return (fa > fb) - (fa < fb)
     ka, kb = _result_key(a), _result_key(b)
     return (ka > kb) - (ka < kb)
 
 
-def contest_chances(a: Sequence[int], b: Sequence[int]) -> tuple[Fraction, Fraction, Fraction]:
+def contest_chances(
+    a: Sequence[int], b: Sequence[int], tiebreak: str = "ladder"
+) -> tuple[Fraction, Fraction, Fraction]:
     """Exact (P a wins, P b wins, P tie) under ``contest_winner``, without enumerating every roll.
 
     Results are ranked (face, sides) from the best down. At each rank only dice of that size can
     show it, and the dice not yet placed are uniform below it, so the count showing it on each side
     is binomial. Unequal counts settle the contest; equal counts remove those dice and go on.
     """
+    if tiebreak == "stands":
+        return _highest_face_chances(a, b)
     sizes = tuple(sorted(set(a) | set(b)))
     if not sizes:
         return Fraction(0), Fraction(0), Fraction(1)
@@ -135,6 +144,14 @@ def contest_chances(a: Sequence[int], b: Sequence[int]) -> tuple[Fraction, Fract
                         nxt[key] = nxt.get(key, Fraction(0)) + q
         states = nxt
     return win, lose, sum(states.values(), Fraction(0))
+
+
+def _highest_face_chances(a: Sequence[int], b: Sequence[int]) -> tuple[Fraction, Fraction, Fraction]:
+    """Highest faces compared, nothing more: the "tie stands" reading."""
+    da, db = max_dist(a), max_dist(b)
+    win = sum((pa * pb for fa, pa in da.items() for fb, pb in db.items() if fa > fb), Fraction(0))
+    tie = sum((pa * db.get(fa, Fraction(0)) for fa, pa in da.items()), Fraction(0))
+    return win, 1 - win - tie, tie
 
 
 @lru_cache(maxsize=1024)

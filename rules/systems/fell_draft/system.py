@@ -27,6 +27,7 @@ from rules.data import fell_draft as data
 from rules.dice import (
     RandomSource,
 )
+from rules.settings import Setting
 from rules.systems.fell_draft.advancement import AdvanceProcedure
 from rules.systems.fell_draft.catalogue import CATALOGUE
 from rules.systems.fell_draft.checks import ContestProcedure, TestProcedure
@@ -60,6 +61,7 @@ from rules.systems.fell_draft.learning import (
 from rules.systems.fell_draft.magic import CastProcedure
 from rules.systems.fell_draft.npcs import LeverageProcedure, MoraleProcedure, ReactionProcedure
 from rules.systems.fell_draft.rest import DeprivationProcedure, DyingProcedure, RestProcedure
+from rules.systems.fell_draft.settings import SETTINGS
 from rules.systems.fell_draft.state import (
     ABILITIES,
     MAX_PROTECTION,
@@ -123,6 +125,9 @@ class FellDraft(GameSystem):
 
     def validate_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
         return validate_state(state)
+
+    def rule_settings(self) -> tuple[Setting, ...]:
+        return SETTINGS
 
     def create(
         self, choices: Mapping[str, Any], rng: RandomSource, settings: Mapping[str, Any] | None = None

@@ -218,7 +218,8 @@ def test_a_catalogue_item_past_the_limit_is_refused(hero, player, as_user, limit
     if heaviest is None or heaviest.slots == 0:
         pytest.skip("nothing in the catalogue weighs anything")
     url = reverse("characters:item_add", args=[hero.pk])
-    fields = form_fields(client.get(hero.get_absolute_url()), url, entry=str(heaviest.pk), quantity="100")
+    picker = client.get(reverse("characters:catalogue", args=[hero.pk]), {"q": heaviest.name})
+    fields = form_fields(picker, url, entry=str(heaviest.pk), quantity="100")
     before = _snapshot(hero)
     _refused(client.post(url, fields, **HTMX), before, hero)
 

@@ -24,7 +24,7 @@ from rules.base import (
 from rules.data import chaos_conquest as data
 from rules.dice import RandomSource
 from rules.systems.chaos_conquest.advancement import LevelUpProcedure, SwapProcedure, XpProcedure
-from rules.systems.chaos_conquest.catalogue import CATALOGUE, format_money
+from rules.systems.chaos_conquest.catalogue import CATALOGUE, MONEY_NOTE, format_money
 from rules.systems.chaos_conquest.combat import (
     AttackProcedure,
     CombatOrderProcedure,
@@ -54,7 +54,7 @@ from rules.systems.chaos_conquest.hired_help import (
     hireling_limit,
     treasure_shares,
 )
-from rules.systems.chaos_conquest.inventory import armour_value, check_can_carry, slots, validate_item
+from rules.systems.chaos_conquest.inventory import armour_value, check_can_carry, row_slots, slots, validate_item
 from rules.systems.chaos_conquest.magic import CastProcedure
 from rules.systems.chaos_conquest.npcs import MoraleProcedure, ReactionProcedure, TableMoraleProcedure
 from rules.systems.chaos_conquest.rest import RestProcedure, StressProcedure
@@ -99,6 +99,7 @@ class ChaosConquest(GameSystem):
     id: str = "chaos-conquest"
     name: str = "Chaos & Conquest"
     coin_label: str = "pennies"
+    money_note: str = MONEY_NOTE
     credit: str = data.CREDIT
     # character-creation.md (spec §002): the faction is secret; the app shows it to the owner and the GM only.
     private_fields: tuple[str, ...] = ("faction",)
@@ -176,6 +177,9 @@ class ChaosConquest(GameSystem):
     # helpers the app calls beyond the protocol
     def check_can_carry(self, sheet: Sheet, item: Item) -> SlotSummary:
         return check_can_carry(sheet, item)
+
+    def item_slots(self, sheet: Sheet, item: Item) -> int:
+        return row_slots(sheet, item)
 
     def armour_value(self, sheet: Sheet) -> int:
         return armour_value(sheet)

@@ -34,6 +34,7 @@ from characters.forms import (
 from characters.models import CatalogueItem, Change, Character, Item, Roll
 from characters.selectors import catalogue_matching, characters_editable_by, characters_visible_to, rolls_visible_to
 from characters.system_templates import system_template
+from characters.templatetags.lantern import item_notes
 from characters.transfer import export_character, import_character, parse_document
 from config.converters import parse_id
 from config.htmx import HtmxHttpRequest
@@ -446,7 +447,15 @@ def _pick(rules, sheet: rules_base.Sheet, entry: CatalogueItem, room: int | None
         no_buy = f"You have {rules.format_money(money)}."
     else:
         no_buy = ""
-    return {"entry": entry, "price": price, "need": need, "carried": carried, "no_room": no_room, "no_buy": no_buy}
+    words = [price or "no price", f"{need} slot{'s' if need != 1 else ''}" if carried else "", item_notes(data)]
+    return {
+        "entry": entry,
+        "line": " · ".join(word for word in words if word),
+        "price": price,
+        "carried": carried,
+        "no_room": no_room,
+        "no_buy": no_buy,
+    }
 
 
 @require_POST

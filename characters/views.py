@@ -511,7 +511,7 @@ def _picker_answer(request, character: Character, *, done: str = "", error: str 
         parts += [render(request, f"characters/sheet.html#{name}", context).content.decode() for name in others]
         form = CatalogueSearchForm(request.POST)
         text = form.cleaned_data["q"] if form.is_valid() else ""
-        rules = context["rules"]
+        rules = _rules_or_404(character)
         picks = {"character": character, "rules": rules, "q": text, "oob": True, **_picks(character, rules, text)}
         parts.append(render(request, "characters/_catalogue_results.html", picks).content.decode())
     return HttpResponse("".join(parts), status=422 if error else 200)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import time
+import timeit
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -172,16 +173,17 @@ def test_three_hundred_rows_answer_quickly(wren, player, as_user, capsys):
     per_picks = (time.perf_counter() - started) / 10
     sheet = wren.checked_sheet()
     items = [RulesItem(name=f"Crate {n}", kind="gear", slots=1 + n % 3) for n in range(300)]
-    started = time.perf_counter()
-    for item in items:
-        rules.item_slots(sheet, item)
-    per_row = (time.perf_counter() - started) / len(items)
+    # The best of five rounds: the cost of the call itself, not of whoever else shares the machine.
+    rounds = timeit.repeat(lambda: [rules.item_slots(sheet, item) for item in items], number=1, repeat=5)
+    per_row = min(rounds) / len(items)
+    validate = min(timeit.repeat(lambda: rules.validate_state(sheet.state), number=20, repeat=5)) / 20
     with capsys.disabled():
         print(
             f"\npicker, 300 entries: {per_request * 1000:.1f} ms a request ({PICKER_ROWS} rows rendered), "
-            f"{per_picks * 1000:.1f} ms to choose and mark them, item_slots {per_row * 1e6:.2f} µs a row"
+            f"{per_picks * 1000:.1f} ms to choose and mark them, item_slots {per_row * 1e6:.2f} µs a row "
+            f"(one state validation: {validate * 1e6:.0f} µs)"
         )
-    assert per_row < 50e-6 and per_request < 2.0
+    assert per_row < 20e-6 and per_row * 10 < validate and per_request < 2.0
 
 
 # --- taking and buying from the picker -----------------------------------------------------------------

@@ -396,16 +396,21 @@ PICKER_ROWS = 60  # one answer of the equipment picker: enough to browse a table
 @require_GET
 def catalogue(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The equipment picker's matches for what was typed: a fragment for htmx, a page without JavaScript."""
-    character = _editable(request, pk)
+    context = _picker_context(_editable(request, pk), request.GET)
+    if request.htmx:
+        return render(request, "characters/_catalogue_results.html", context)
+    return render(request, "characters/catalogue.html", context, status=400 if "picker_error" in context else 200)
+
+
+def _picker_context(character: Character, data) -> dict:
+    """What the picker shows for the search in ``data`` (its ``q``); a search it can't read lists everything."""
     rules = _rules_or_404(character)
-    form = CatalogueSearchForm(request.GET)
+    form = CatalogueSearchForm(data)
     text = form.cleaned_data["q"] if form.is_valid() else ""
     context = {"character": character, "rules": rules, "q": text, **_picks(character, rules, text)}
     if not form.is_valid():
         context["picker_error"] = _first_error(form)
-    if request.htmx:
-        return render(request, "characters/_catalogue_results.html", context)
-    return render(request, "characters/catalogue.html", context, status=200 if form.is_valid() else 400)
+    return context
 
 
 def _picks(character: Character, rules, text: str) -> dict:
@@ -509,10 +514,7 @@ def _picker_answer(request, character: Character, *, done: str = "", error: str 
         others = tuple(name for name in REGIONS if name in changed)
         context = sheet_context(request, character, regions=others, oob=True)
         parts += [render(request, f"characters/sheet.html#{name}", context).content.decode() for name in others]
-        form = CatalogueSearchForm(request.POST)
-        text = form.cleaned_data["q"] if form.is_valid() else ""
-        rules = _rules_or_404(character)
-        picks = {"character": character, "rules": rules, "q": text, "oob": True, **_picks(character, rules, text)}
+        picks = {**_picker_context(character, request.POST), "oob": True}
         parts.append(render(request, "characters/_catalogue_results.html", picks).content.decode())
     return HttpResponse("".join(parts), status=422 if error else 200)
 

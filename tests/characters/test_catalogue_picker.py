@@ -296,6 +296,14 @@ def test_weapons_and_worn_things_keep_rows_of_their_own(wren, player):
     assert wren.items.filter(name="Torch").count() == 2
 
 
+@pytest.mark.parametrize("name", ["Ammo", "Rations (7 days)"])
+def test_chaos_conquest_ammo_and_rations_keep_a_row_each_as_each_wears_down_alone(wren, player, name):
+    """equipment.md, Ammo: a d6 after each fight for each Ammo; a ration's days count down night by night."""
+    for _ in range(2):
+        services.item_add_from_catalogue(character_id=wren.pk, entry_id=_entry(name).pk, by=player)
+    assert wren.items.filter(name=name).count() == 2
+
+
 def test_a_merged_stack_is_undone_back_to_what_it_was(wren, player):
     supply = _entry("Supply")
     services.item_add_from_catalogue(character_id=wren.pk, entry_id=supply.pk, by=player)

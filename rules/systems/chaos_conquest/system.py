@@ -100,6 +100,9 @@ class ChaosConquest(GameSystem):
     name: str = "Chaos & Conquest"
     coin_label: str = "pennies"
     money_note: str = MONEY_NOTE
+    # Ammo and rations wear down one item at a time (equipment.md, Ammo: a d6 after each fight; a ration's days
+    # count down at each night's rest), so each keeps its own row; Supply, lights and treasure stack.
+    stacking_kinds: frozenset[str] = frozenset({"gear", "light", "treasure", "coins"})
     credit: str = data.CREDIT
     # character-creation.md (spec §002): the faction is secret; the app shows it to the owner and the GM only.
     private_fields: tuple[str, ...] = ("faction",)

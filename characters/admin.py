@@ -6,11 +6,12 @@ from django.contrib import admin
 from django.db.models import Count
 
 from characters.models import CatalogueItem, Character, Hireling, Item, Roll
+from rules import SYSTEMS
 
 
 @admin.register(CatalogueItem)
 class CatalogueItemAdmin(admin.ModelAdmin):
-    list_display = ("name", "system", "group", "kind", "cost", "slots", "available", "held_by")
+    list_display = ("name", "system", "group", "kind", "cost", "price", "slots", "available", "held_by")
     list_editable = ("cost", "slots", "available")
     list_filter = ("system", "kind", "group", "available")
     search_fields = ("name", "group", "note")
@@ -19,6 +20,12 @@ class CatalogueItemAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(_held_by=Count("held_items__character", distinct=True))
+
+    @admin.display(description="Price", ordering="cost")
+    def price(self, obj) -> str:
+        """The cost the system's way ("7s"); the editable cost beside it is in the smallest coin."""
+        rules = SYSTEMS.get(obj.system)
+        return "" if obj.cost is None or rules is None else rules.format_money(obj.cost)
 
     @admin.display(description="Characters holding it", ordering="_held_by")
     def held_by(self, obj) -> int:

@@ -115,6 +115,10 @@ class CatalogueAddForm(forms.Form):
     buy = forms.BooleanField(required=False)
 
 
+class CatalogueSearchForm(forms.Form):
+    q = forms.CharField(max_length=100, required=False, label="Search the equipment list")
+
+
 class CustomItemForm(forms.Form):
     name = NameField(max_length=100)
     kind = forms.ChoiceField(choices=Item.Kind.choices, initial=Item.Kind.GEAR)

@@ -735,11 +735,42 @@ def _check_room(character: Character, adding: int = 1) -> None:
 @transaction.atomic
 def item_add(*, character_id: int, item: rules_base.Item, by, catalogue_item: CatalogueItem | None = None) -> Item:
     character = _lock(character_id)
-    _check_room(character)
+    return _take(character, item, by=by, verb="Added", catalogue_item=catalogue_item)
+
+
+def _take(
+    character: Character,
+    item: rules_base.Item,
+    *,
+    by,
+    verb: str,
+    catalogue_item: CatalogueItem | None = None,
+    regions: tuple[str, ...] = ITEMS_CHANGE,
+    paid: Mapping[str, Any] | None = None,
+) -> Item:
+    """Put an item on the sheet: raise the quantity of a row it stacks onto (the system says which do: the
+    same thing, of a kind whose units are alike), else add a row. One history entry, with what was paid."""
+    rules = system_for(character.system)
+    item = rules.validate_item(item)
     _check_carry(character, item)
-    row = _item_row(character, item, _next_position(character), catalogue_item)
-    row.save()
-    _touch(character, ITEMS_CHANGE, by=by, what=f"Added {row.name}", after={"items": [history.item_snapshot(row)]})
+    name = clean_name(item.name)[:100] or "Item"
+    candidates = character.items.filter(name=name, kind=item.kind, worn=False)
+    held = next((row for row in candidates if rules.stacks(row.to_rules(), replace(item, name=name))), None)
+    before: dict[str, Any] = dict((paid or {}).get("before", {}))
+    after: dict[str, Any] = dict((paid or {}).get("after", {}))
+    if held is None:
+        _check_room(character)
+        row = _item_row(character, item, _next_position(character), catalogue_item)
+        row.save()
+    else:
+        before["items"] = [history.item_snapshot(held)]
+        held.quantity += item.quantity
+        rules.validate_item(held.to_rules())  # one row's count stays within the rules' bound
+        held.save(update_fields=["quantity"])
+        row = held
+    after["items"] = [history.item_snapshot(row)]
+    what = f"{verb} {row.name}" + (f" ×{item.quantity}" if item.quantity > 1 else "")
+    _touch(character, regions, by=by, what=what, before=before, after=after)
     return row
 
 
@@ -778,14 +809,15 @@ def item_add_from_catalogue(
     if entry.kind == Item.Kind.SERVICE:
         _touch(character, tuple(dict.fromkeys(regions)), by=by, what=f"Paid for {entry.name}", **paid)
         return None
-    item = catalogue_to_item(entry, quantity)
-    _check_room(character)
-    _check_carry(character, item)
-    row = _item_row(character, item, _next_position(character), entry)
-    row.save()
-    paid.setdefault("after", {})["items"] = [history.item_snapshot(row)]
-    _touch(character, tuple(dict.fromkeys(regions)), by=by, what=f"{'Bought' if buy else 'Added'} {row.name}", **paid)
-    return row
+    return _take(
+        character,
+        catalogue_to_item(entry, quantity),
+        by=by,
+        verb="Bought" if buy else "Added",
+        catalogue_item=entry,
+        regions=tuple(dict.fromkeys(regions)),
+        paid=paid,
+    )
 
 
 @transaction.atomic

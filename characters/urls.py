@@ -14,6 +14,7 @@ urlpatterns = [
     path("<id:pk>/odds/<str:procedure>/", views.odds, name="odds"),
     path("<id:pk>/roll/<str:procedure>/", views.roll, name="roll"),
     path("<id:pk>/items/", views.item_add, name="item_add"),
+    path("<id:pk>/catalogue/", views.catalogue, name="catalogue"),
     path("<id:pk>/items/<id:item_id>/", views.item_update, name="item_update"),
     path("<id:pk>/items/<id:item_id>/remove/", views.item_remove, name="item_remove"),
     path("<id:pk>/hirelings/", views.hire, name="hire"),

@@ -20,6 +20,7 @@ from characters import services
 from characters.forms import (
     AdjustForm,
     CatalogueAddForm,
+    CatalogueSearchForm,
     CustomItemForm,
     ImportForm,
     ItemUpdateForm,
@@ -30,9 +31,10 @@ from characters.forms import (
     procedure_form,
     raw_params,
 )
-from characters.models import CatalogueItem, Change, Character, Roll
-from characters.selectors import characters_editable_by, characters_visible_to, rolls_visible_to
+from characters.models import CatalogueItem, Change, Character, Item, Roll
+from characters.selectors import catalogue_matching, characters_editable_by, characters_visible_to, rolls_visible_to
 from characters.system_templates import system_template
+from characters.templatetags.lantern import item_notes
 from characters.transfer import export_character, import_character, parse_document
 from config.converters import parse_id
 from config.htmx import HtmxHttpRequest
@@ -127,8 +129,9 @@ def sheet_context(
         name=character.name,
     )
     context.update(rules=rules, state=state, items=items, hirelings=hirelings)
+    for row in items:
+        row.slots_used = None  # a sheet the rules can't read shows each row's own slots
     if can_edit and wanted & {"inventory"}:
-        context["catalogue"] = CatalogueItem.objects.filter(system=character.system, available=True)
         context["custom_item_form"] = CustomItemForm(auto_id="id_item_%s")
     try:
         rules_base.check_sheet(rules, sheet)
@@ -151,6 +154,8 @@ def sheet_context(
         )
     if "inventory" in wanted:
         context["wearable_kinds"] = rules.wearable_kinds
+        for row, item in zip(items, sheet.items, strict=True):  # a stack's true slots, as the rules count them
+            row.slots_used = rules.item_slots(sheet, item)
     if "hirelings" in wanted:
         for row in hirelings:  # money the system's way, for the hireling's line
             row.wage_text = rules.format_money(row.wage)
@@ -385,10 +390,84 @@ def _roll_answer(request, character: Character, stored: Roll | None = None, *, e
     return HttpResponse("".join(parts), status=422 if error else 200)
 
 
+PICKER_ROWS = 60  # one answer of the equipment picker: enough to browse a table, fast at any catalogue size
+
+
+@require_GET
+def catalogue(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The equipment picker's matches for what was typed: a fragment for htmx, a page without JavaScript."""
+    context = _picker_context(_editable(request, pk), request.GET)
+    if request.htmx:
+        return render(request, "characters/_catalogue_results.html", context)
+    return render(request, "characters/catalogue.html", context, status=400 if "picker_error" in context else 200)
+
+
+def _picker_context(character: Character, data) -> dict:
+    """What the picker shows for the search in ``data`` (its ``q``); a search it can't read lists everything."""
+    rules = _rules_or_404(character)
+    form = CatalogueSearchForm(data)
+    text = form.cleaned_data["q"] if form.is_valid() else ""
+    context = {"character": character, "rules": rules, "q": text, **_picks(character, rules, text)}
+    if not form.is_valid():
+        context["picker_error"] = _first_error(form)
+    return context
+
+
+def _picks(character: Character, rules, text: str) -> dict:
+    """The matching rows grouped by table, each marked with what it takes: the slots it needs and whether
+    they are free, its price and whether the purse holds it. The sheet and its slots are read once; a row
+    costs one ``item_slots`` call (a product), so a few hundred rows stay instant."""
+    try:
+        sheet = character.checked_sheet()
+    except RulesError as problem:
+        return {"picker_error": str(problem), "pick_groups": []}
+    entries = catalogue_matching(character.system, text, PICKER_ROWS)
+    summary = rules.slots(sheet)
+    room = None if summary.hard_limit is None else max(0, summary.hard_limit - summary.used)
+    money = rules.money(sheet)
+    groups: dict[str, list[dict]] = {}
+    for entry in entries[:PICKER_ROWS]:
+        group = entry.group or entry.get_kind_display()
+        groups.setdefault(group, []).append(_pick(rules, sheet, entry, room, money))
+    return {
+        "pick_groups": list(groups.items()),
+        "more_picks": len(entries) > PICKER_ROWS,
+        "purse": None if money is None else rules.format_money(money),
+        "room": room,
+    }
+
+
+def _pick(rules, sheet: rules_base.Sheet, entry: CatalogueItem, room: int | None, money: int | None) -> dict:
+    carried = entry.kind != Item.Kind.SERVICE
+    data = entry.data if isinstance(entry.data, dict) else {}
+    item = rules_base.Item(name=entry.name, kind=entry.kind, slots=entry.slots, data=data)
+    need = rules.item_slots(sheet, item) if carried else 0
+    no_room = ""
+    if carried and room is not None and need > room:
+        no_room = f"No room: it needs {need} slot{'s' if need != 1 else ''}, {room} left."
+    price = "" if entry.cost is None else rules.format_money(entry.cost)
+    if entry.cost is None:
+        no_buy = "No price: ask your GM."
+    elif money is not None and entry.cost > money:
+        no_buy = f"You have {rules.format_money(money)}."
+    else:
+        no_buy = ""
+    words = [price or "no price", f"{need} slot{'s' if need != 1 else ''}" if carried else "", item_notes(data)]
+    return {
+        "entry": entry,
+        "line": " · ".join(word for word in words if word),
+        "price": price,
+        "carried": carried,
+        "no_room": no_room,
+        "no_buy": no_buy,
+    }
+
+
 @require_POST
 @_announcing
 def item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     character = _editable(request, pk)
+    from_picker = request.htmx and "picker" in request.POST
     try:
         if "entry" in request.POST:
             form = CatalogueAddForm(request.POST)
@@ -401,6 +480,7 @@ def item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                 buy=form.cleaned_data["buy"],
                 quantity=form.cleaned_data["quantity"],
             )
+            done = character.changes.values_list("what", flat=True).first() if from_picker else ""
         else:
             form = CustomItemForm(request.POST)
             if not form.is_valid():
@@ -413,9 +493,30 @@ def item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                 ),
                 by=request.user,
             )
+            done = ""
     except RulesError as error:
+        if from_picker:
+            return _picker_answer(request, character, error=str(error))
         return _respond(request, character, "inventory", error=str(error))
+    if from_picker:
+        return _picker_answer(request, character, done=done or "")
     return _respond(request, character, "inventory")
+
+
+def _picker_answer(request, character: Character, *, done: str = "", error: str = "") -> HttpResponse:
+    """A take or a buy made from the picker: its sentence where the picker is, and, out of band, the regions
+    it changed (the inventory, the purse) and the picker's rows, whose room and prices moved with them."""
+    changed = request.announced.get(character.pk, set())
+    character.refresh_from_db()
+    status = {"done": done, "error": error}
+    parts = [render(request, "characters/_catalogue_status.html", status).content.decode()]
+    if not error:
+        others = tuple(name for name in REGIONS if name in changed)
+        context = sheet_context(request, character, regions=others, oob=True)
+        parts += [render(request, f"characters/sheet.html#{name}", context).content.decode() for name in others]
+        picks = {**_picker_context(character, request.POST), "oob": True}
+        parts.append(render(request, "characters/_catalogue_results.html", picks).content.decode())
+    return HttpResponse("".join(parts), status=422 if error else 200)
 
 
 @require_POST

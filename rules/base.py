@@ -205,6 +205,9 @@ class GameSystem(Protocol):
     private_fields: tuple[str, ...] = ()  # state keys only the owner and the GM see (a secret faction)
     limited_hireling_kinds: tuple[str, ...] | None = None  # kinds that count against hireling_limit; None: all
     wearable_kinds: frozenset[str] = frozenset({"armour", "shield", "helmet"})  # items with Wear/Take off
+    # Kinds whose units are alike: taking one you already hold raises that row's quantity (see ``stacks``).
+    stacking_kinds: frozenset[str] = frozenset({"gear", "ration", "light", "ammo", "treasure", "coins"})
+    money_note: str = ""  # the units explained once, where prices are listed ("12 pennies make a shilling...")
     # What history calls a state field: a path ("hp", "abilities.BOD.points") or its first part ("hp").
     field_labels: ClassVar[Mapping[str, str]] = MappingProxyType({})
     # What the log and the odds call an outcome key ("new_max" → "new maximum"); unnamed keys lose "_".
@@ -237,6 +240,21 @@ class GameSystem(Protocol):
         if summary.hard_limit is not None and summary.used > summary.hard_limit:
             raise RulesError(f"That makes {summary.used} slots, and nobody can carry more than {summary.hard_limit}.")
         return checked
+
+    def item_slots(self, sheet: Sheet, item: Item) -> int:
+        """The slots one inventory row really fills, its whole quantity counted (what its line shows)."""
+        return max(0, item.slots) * max(1, item.quantity)
+
+    def stacks(self, held: Item, taken: Item) -> bool:
+        """Whether ``taken`` joins the row ``held`` (raising its quantity) rather than becoming a row of its own:
+        the same thing, of a kind whose units are alike, and not something worn."""
+        same = (held.name, held.kind, held.slots, dict(held.data)) == (
+            taken.name,
+            taken.kind,
+            taken.slots,
+            dict(taken.data),
+        )
+        return same and taken.kind in self.stacking_kinds and not (held.worn or taken.worn)
 
     def check_can_carry(self, sheet: Sheet, item: Item) -> SlotSummary:
         """Refuse an item the character cannot take on (RulesError); the slots with it counted otherwise."""

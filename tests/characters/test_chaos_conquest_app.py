@@ -233,7 +233,8 @@ def test_the_sheet_shows_every_number(as_user, player, hero):
     assert _cc_field(response, "money") == "2m 5s 3p (543 p)"
     assert _cc_field(response, "faction").startswith("Law")
     assert _cc_field(response, "talents") == "Survival Herbalism Stealth"
-    assert ">Sword — 240 pennies</option>" in page  # the shop's prices are in pennies
+    picker = as_user(player).get(reverse("characters:catalogue", args=[hero.pk]), {"q": "sword"}, **HTMX)
+    assert "Sword 1m · 2 slots" in text_of(picker)  # prices the rules' way (equipment.md, Currency), as the purse
     assert "worn out: 1 damage, no criticals" in text_of(response)
     assert 'data-cc-status="fine"' in page and 'data-banner="doomed"' in page
     assert "Doomed (6) Death follows you." in _cc_field(response, "scars")

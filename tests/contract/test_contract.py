@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import rules
 from campaigns.models import Campaign, Membership
+from characters import services
 from characters.catalogue import load_catalogue
 from characters.models import CatalogueItem, Character, Item
 from characters.views import REGIONS
@@ -30,7 +31,7 @@ from tests.pages import form_fields, text_of
 
 REAL_SYSTEMS = list(rules.SYSTEMS)
 HTMX = {"HTTP_HX_REQUEST": "true"}
-MAX_QUERIES = {"sheet": 20, "region": 12, "table": 20, "card": 10}  # the same bound for every system
+MAX_QUERIES = {"sheet": 20, "region": 12, "table": 20, "card": 10, "picker": 8}  # the same bound for every system
 
 
 @pytest.fixture(params=[*REAL_SYSTEMS, "coin-flip"])
@@ -186,6 +187,7 @@ def _pages(hero):
         pages[f"region {name}"] = (reverse("characters:region", args=[hero.pk, name]), HTMX)
     pages["table"] = (hero.campaign.get_absolute_url(), {})
     pages["card"] = (reverse("campaigns:card", args=[hero.campaign_id, hero.pk]), HTMX)
+    pages["picker"] = (reverse("characters:catalogue", args=[hero.pk]), HTMX)
     return pages
 
 
@@ -201,6 +203,23 @@ def test_pages_and_regions_render_in_a_fixed_number_of_queries(hero, player, gm,
         for name, count in few.items():
             assert count <= MAX_QUERIES[name.split()[0]], (name, count)
         Item.objects.filter(character=hero, name__startswith="Pebble").delete()
+
+
+def test_the_picker_prices_the_systems_way_and_taking_twice_makes_one_stack(system, hero, player, as_user):
+    """Every price a person reads is the system's format_money; a stacking kind raises its row's quantity."""
+    priced = CatalogueItem.objects.filter(system=hero.system, available=True, cost__isnull=False)
+    entry = priced.exclude(kind="service").order_by("slots").first()
+    if entry is None:
+        pytest.skip("nothing priced to carry in this catalogue")
+    picker = as_user(player).get(reverse("characters:catalogue", args=[hero.pk]), {"q": entry.name}, **HTMX)
+    assert picker.status_code == 200 and f"{entry.name} {system.format_money(entry.cost)}" in text_of(picker)
+    stacking = priced.filter(kind__in=system.stacking_kinds).order_by("slots").first()
+    if stacking is None:
+        return
+    hero.items.filter(name=stacking.name).delete()
+    for _ in range(2):
+        services.item_add_from_catalogue(character_id=hero.pk, entry_id=stacking.pk, by=player)
+    assert list(hero.items.filter(name=stacking.name).values_list("quantity", flat=True)) == [2]
 
 
 # --- the carry limit holds on every write path ----------------------------------------------------------
@@ -235,7 +254,8 @@ def test_a_catalogue_item_past_the_limit_is_refused(hero, player, as_user, limit
     if heaviest is None or heaviest.slots == 0:
         pytest.skip("nothing in the catalogue weighs anything")
     url = reverse("characters:item_add", args=[hero.pk])
-    fields = form_fields(client.get(hero.get_absolute_url()), url, entry=str(heaviest.pk), quantity="100")
+    picker = client.get(reverse("characters:catalogue", args=[hero.pk]), {"q": heaviest.name})
+    fields = form_fields(picker, url, entry=str(heaviest.pk), quantity="100")
     before = _snapshot(hero)
     _refused(client.post(url, fields, **HTMX), before, hero)
 

@@ -18,6 +18,12 @@ def format_money(pennies: int) -> str:
     return sign + (" ".join(parts) or "0p")
 
 
+MONEY_NOTE = (
+    f"{data.PENNIES_PER_SHILLING} pennies (p) make a shilling (s); "
+    f"{data.PENNIES_PER_MARK // data.PENNIES_PER_SHILLING} shillings make a mark (m)."
+)
+
+
 def coin_count(pennies: int) -> int:
     """How many coins a sum is, paid in the fewest coins (marks, then shillings, then pennies)."""
     marks, rest = divmod(max(0, pennies), data.PENNIES_PER_MARK)

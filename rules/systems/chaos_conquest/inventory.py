@@ -33,6 +33,19 @@ def _item_slots(item: Item) -> int:
     return max(0, int(item.slots)) * max(0, int(item.quantity))
 
 
+def row_slots(sheet: Sheet, item: Item) -> int:
+    """The slots one row fills (seed 002, Inventory & Stress): slots times quantity; a bag of coins fills
+    what it adds to the purse's weight (equipment.md, Currency: 500 coins free, then a slot per 1,000).
+
+    Reads the stored purse without validating the state: the picker asks this for hundreds of rows."""
+    if item.kind != "coins":
+        return _item_slots(item)
+    purse = sheet.state.get("coins", 0)
+    loose = sum(max(0, i.quantity) for i in sheet.items if i.kind == "coins")
+    total = coin_count(purse if isinstance(purse, int) else 0) + loose + (0 if item in sheet.items else item.quantity)
+    return coin_slots(total) - coin_slots(total - max(0, item.quantity))
+
+
 def _slots_max(state: Mapping[str, Any]) -> int:
     """Seed 002, Inventory & Stress: STR or 10, whichever is higher (mishap 17's wings take 5 away)."""
     return max(_cur(state, "STR"), MIN_SLOTS) - (WING_SLOTS if state["wings"] else 0)

@@ -25,7 +25,7 @@ from rules.data import chaos_conquest as data
 from rules.dice import RandomSource
 from rules.settings import Setting
 from rules.systems.chaos_conquest.advancement import LevelUpProcedure, SwapProcedure, XpProcedure
-from rules.systems.chaos_conquest.catalogue import CATALOGUE, format_money
+from rules.systems.chaos_conquest.catalogue import CATALOGUE, MONEY_NOTE, format_money
 from rules.systems.chaos_conquest.combat import (
     AttackProcedure,
     CombatOrderProcedure,
@@ -55,7 +55,7 @@ from rules.systems.chaos_conquest.hired_help import (
     hireling_limit,
     treasure_shares,
 )
-from rules.systems.chaos_conquest.inventory import armour_value, check_can_carry, slots, validate_item
+from rules.systems.chaos_conquest.inventory import armour_value, check_can_carry, row_slots, slots, validate_item
 from rules.systems.chaos_conquest.magic import CastProcedure
 from rules.systems.chaos_conquest.npcs import MoraleProcedure, ReactionProcedure, TableMoraleProcedure
 from rules.systems.chaos_conquest.rest import RestProcedure, StressProcedure
@@ -101,6 +101,10 @@ class ChaosConquest(GameSystem):
     id: str = "chaos-conquest"
     name: str = "Chaos & Conquest"
     coin_label: str = "pennies"
+    money_note: str = MONEY_NOTE
+    # Ammo and rations wear down one item at a time (equipment.md, Ammo: a d6 after each fight; a ration's days
+    # count down at each night's rest), so each keeps its own row; Supply, lights and treasure stack.
+    stacking_kinds: frozenset[str] = frozenset({"gear", "light", "treasure", "coins"})
     credit: str = data.CREDIT
     # character-creation.md (spec §002): the faction is secret; the app shows it to the owner and the GM only.
     private_fields: tuple[str, ...] = ("faction",)
@@ -183,6 +187,9 @@ class ChaosConquest(GameSystem):
     # helpers the app calls beyond the protocol
     def check_can_carry(self, sheet: Sheet, item: Item) -> SlotSummary:
         return check_can_carry(sheet, item)
+
+    def item_slots(self, sheet: Sheet, item: Item) -> int:
+        return row_slots(sheet, item)
 
     def armour_value(self, sheet: Sheet) -> int:
         return armour_value(sheet)

@@ -96,7 +96,7 @@ class PayHirelingsProcedure:
             )
         cost = sum(h.wage for h in chosen) * p["days"]
         if cost > state["coins"]:
-            raise RulesError(f"That costs {cost} coin and you have {state['coins']}.")
+            raise RulesError(f"That costs {cost} coin and you have {state['coins']} coin.")
         state["coins"] -= cost
         for h in chosen:
             changed.append(Hireling(h.name, h.kind, {**_hireling_state(h), "paid_up": True}, h.wage, h.id))
@@ -264,5 +264,5 @@ def hire(sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hirelin
     )
     wage = hireling_wage(hstate)
     if state["coins"] < wage:
-        raise RulesError(f"{name} wants {wage} coin a day and you have {state['coins']}.")
+        raise RulesError(f"{name} wants {wage} coin a day and you have {state['coins']} coin.")
     return Hireling(name, "hireling", hstate, wage)

@@ -128,6 +128,9 @@ def _item_slots(item: Item) -> int:
     return max(0, per) * max(0, item.quantity)
 
 
+MONEY_NOTE = f"Prices and purses are in coin; every {COINS_PER_SLOT} coins carried fill a slot."
+
+
 def _slots_used(sheet: Sheet, state: Mapping[str, Any]) -> int:
     return sum(_item_slots(i) for i in sheet.items) + state["coins"] // COINS_PER_SLOT
 

@@ -55,7 +55,7 @@ class LearnSpellProcedure:
             raise RulesError(f"You already know {limit} spells, as many as your WIL allows.")
         if p["pay"]:
             if state["coins"] < SPELL_COST:
-                raise RulesError(f"Components cost {SPELL_COST} coin; you have {state['coins']}.")
+                raise RulesError(f"Components cost {SPELL_COST} coin; you have {state['coins']} coin.")
             state["coins"] -= SPELL_COST
         state["spells"].append(name)
         if not state["spell_die"]:
@@ -129,7 +129,7 @@ def buy(sheet: Sheet, entry: CatalogueEntry, quantity: int = 1) -> RollResult:
     state = _st(sheet)
     cost = entry.cost * quantity
     if cost > state["coins"]:
-        raise RulesError(f"{entry.name} costs {cost} coin and you have {state['coins']}.")
+        raise RulesError(f"{entry.name} costs {cost} coin and you have {state['coins']} coin.")
     state["coins"] -= cost
     added: tuple[Item, ...] = ()
     if entry.kind != "service":

@@ -43,6 +43,8 @@ from rules.systems.fell_draft.display import (
 )
 from rules.systems.fell_draft.hired_help import OrderHirelingProcedure, PayHirelingsProcedure, hire, hire_params
 from rules.systems.fell_draft.inventory import (
+    MONEY_NOTE,
+    _item_slots,
     _slots_max,
     _slots_used,
     check_can_carry,
@@ -109,6 +111,7 @@ class FellDraft(GameSystem):
     id: str = "fell-draft"
     name: str = "Fell (draft, ability points)"
     coin_label: str = "coin"
+    money_note: str = MONEY_NOTE
     credit: str = data.CREDIT
     private_fields: tuple[str, ...] = ()  # nothing on a Fell sheet is hidden from the table
     field_labels: ClassVar[Mapping[str, str]] = MappingProxyType(FIELD_LABELS)
@@ -231,6 +234,9 @@ class FellDraft(GameSystem):
     # helpers the app calls beyond the protocol
     def check_can_carry(self, sheet: Sheet, item: Item) -> SlotSummary:
         return check_can_carry(sheet, item)
+
+    def item_slots(self, sheet: Sheet, item: Item) -> int:
+        return _item_slots(item)
 
     def buy(self, sheet: Sheet, entry: CatalogueEntry, quantity: int = 1) -> RollResult:
         return buy(sheet, entry, quantity)

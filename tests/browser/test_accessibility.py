@@ -100,6 +100,8 @@ def test_lists_forms_and_login_have_no_serious_violation(new_page, django_user_m
     check(page, f"character list {scheme}")
     page.goto("/campaigns/")
     check(page, f"campaign list {scheme}")
+    page.locator(".account-menu summary").click()
+    check(page, f"account menu open {scheme}")
     for system in ROLLS:
         page.goto(f"/characters/new/?system={system}&campaign={campaign.pk}")
         check(page, f"{system} creation form {scheme}")

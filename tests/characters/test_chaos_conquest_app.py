@@ -132,15 +132,16 @@ def _fraction(p: Fraction) -> str:
 
 def _creation_form(campaign, **fields) -> dict:
     empty = {p.name: "" for p in SYSTEM.creation_params()}
-    return {"system": "chaos-conquest", "campaign": campaign.pk, **empty, **fields}
+    return {"system": "chaos-conquest", "campaign": campaign.pk, **empty, "name": "Brannoc", **fields}
 
 
 @BOTH
-def test_an_empty_creation_form_rolls_a_whole_character(as_user, player, table, htmx):
+def test_a_creation_form_with_only_a_name_rolls_a_whole_character(as_user, player, table, htmx):
     """character-creation.md: 3d6 in order, 1d8 stamina, a d20 background, 4d10 shillings, 2d10+16 years."""
-    response = post(as_user(player), reverse("characters:create"), _creation_form(table), htmx)
+    response = post(as_user(player), reverse("characters:create"), _creation_form(table, name="Tamsin"), htmx)
     character = Character.objects.get(owner=player)
     assert response.status_code == 302 and response.url == character.get_absolute_url()
+    assert character.name == "Tamsin"
     state = character.state
     assert character.system == "chaos-conquest" and character.campaign == table
     assert all(3 <= state["attributes"][a]["base"] <= 18 for a in ("STR", "DEX", "WIL"))
@@ -153,6 +154,23 @@ def test_an_empty_creation_form_rolls_a_whole_character(as_user, player, table, 
     assert {"STR", "DEX", "WIL", "Stamina", "Background", "Coins", "Age"} <= labels
     assert character.items.filter(name="Supply", quantity=2, data={"supply": True}).exists()
     assert character.items.filter(name="Dagger", kind="weapon", data__damage=6).exists()
+
+
+@BOTH
+@pytest.mark.parametrize("name", ["", "   "])
+def test_an_empty_name_is_refused_beside_the_field_and_makes_nothing(as_user, player, table, htmx, name):
+    """The seed has no name tables to roll one on: no "Nameless" character for good, a form error instead."""
+    client = as_user(player)
+    page = client.get(reverse("characters:create"), {"system": "chaos-conquest", "campaign": table.pk})
+    fields = form_fields(page, reverse("characters:create"), name=name)
+    response = post(client, reverse("characters:create"), fields, htmx)
+    assert response.status_code == (422 if htmx else 400)
+    assert not Character.objects.exists()
+    text = text_of(response)
+    assert "Name can't be left empty." in text and "no name tables" in text
+    body = response.content.decode()
+    assert re.search(r'<div class="field has-error">\s*<label for="id_new_name"', body)
+    assert re.search(r'<input[^>]*id="id_new_name"[^>]*required|<input[^>]*required[^>]*id="id_new_name"', body)
 
 
 @BOTH

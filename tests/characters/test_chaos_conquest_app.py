@@ -247,7 +247,7 @@ def test_the_sheet_shows_every_number(as_user, player, hero):
     assert track_text(response, "stress").startswith("2/")
     assert "Stress fills 2 slot(s)" in text_of(response)
     assert track_text(response, "av") == "2/2"
-    assert _cc_field(response, "armour").startswith("AV at most 4")
+    assert _cc_field(response, "armour").endswith("AV at most 4")
     assert "Helmet 1" in _cc_field(response, "armour") and "Light armour (padded) 1" in _cc_field(response, "armour")
     assert _cc_field(response, "shield").startswith("Shield in hand")
     assert track_text(response, "supplies") == "2"

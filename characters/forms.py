@@ -53,6 +53,10 @@ def _field(param: rules_base.Param, table_characters) -> forms.Field:
     if param.kind == "character":
         choices = [("", "— none —")] + [(str(c.pk), c.name) for c in table_characters]
         return forms.ChoiceField(choices=choices, required=False, **common)
+    if param.minimum:  # a text the rules need (a C&C name): marked required, the field says so beside it
+        return forms.CharField(
+            max_length=200, min_length=param.minimum, error_messages={"required": "Required."}, **common
+        )
     return forms.CharField(max_length=200, required=False, **common)
 
 

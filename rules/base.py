@@ -90,7 +90,7 @@ class Param:
     # (with its state, items and hirelings) before calling odds()/roll(), so rules stay pure.
     kind: Literal["int", "bool", "choice", "multichoice", "text", "character"] = "int"
     default: Any = None
-    minimum: int | None = None
+    minimum: int | None = None  # "text": the fewest characters (1: it may not be left empty)
     maximum: int | None = None
     choices: tuple[tuple[str, str], ...] = ()  # (value, label)
     help: str = ""
@@ -557,6 +557,10 @@ def _coerce(p: Param, raw: Any) -> Any:
     text = "" if raw is None else str(raw)[:200]
     if "\x00" in text:  # PostgreSQL cannot store it
         raise RulesError(f"{p.label} cannot contain a NUL character.")
+    if p.minimum and len(text.strip()) < p.minimum:
+        raise RulesError(
+            f"{p.label} can't be left empty." if p.minimum == 1 else f"{p.label}: at least {p.minimum} characters."
+        )
     return text
 
 

@@ -79,3 +79,17 @@ document.addEventListener("htmx:load", (event) => {
   const sheet = event.detail.elt;
   if (sheet instanceof HTMLElement && sheet.matches(".sheet") && sheet.querySelector(".section-tabs")) showPart(sheet, "sheet");
 });
+
+// The account menu closes on a click elsewhere or on Escape, as menus do (without this file it closes on its summary).
+document.addEventListener("click", (event) => {
+  document.querySelectorAll("details.account-menu[open]").forEach((menu) => {
+    if (!menu.contains(event.target)) menu.open = false;
+  });
+});
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape") return;
+  document.querySelectorAll("details.account-menu[open]").forEach((menu) => {
+    menu.open = false;
+    menu.querySelector("summary").focus();
+  });
+});

@@ -126,11 +126,14 @@ def browser():
 
 @pytest.fixture
 def new_page(browser, live_url, transactional_db):
-    """``new_page()`` opens a page in a fresh browser context (its own cookies: another person)."""
+    """``new_page()`` opens a page in a fresh browser context (its own cookies: another person), in the light
+    colour scheme unless ``color_scheme="dark"``."""
     contexts = []
 
-    def open_page(width: int = 1024, height: int = 800):
-        context = browser.new_context(base_url=live_url, viewport={"width": width, "height": height})
+    def open_page(width: int = 1024, height: int = 800, color_scheme: str = "light"):
+        context = browser.new_context(
+            base_url=live_url, viewport={"width": width, "height": height}, color_scheme=color_scheme
+        )
         context.set_default_timeout(10_000)
         contexts.append(context)
         return context.new_page()

@@ -24,7 +24,7 @@ from rules.data import chaos_conquest as data
 from rules.dice import ScriptedRandom
 from rules.systems.chaos_conquest import SYSTEM
 from tests.characters.conftest import make_character
-from tests.pages import BOTH, HTMX, field_text, form_fields, post, refused, text_of, unchanged
+from tests.pages import BOTH, HTMX, field_text, form_fields, post, refused, text_of, track_text, unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -132,15 +132,16 @@ def _fraction(p: Fraction) -> str:
 
 def _creation_form(campaign, **fields) -> dict:
     empty = {p.name: "" for p in SYSTEM.creation_params()}
-    return {"system": "chaos-conquest", "campaign": campaign.pk, **empty, **fields}
+    return {"system": "chaos-conquest", "campaign": campaign.pk, **empty, "name": "Brannoc", **fields}
 
 
 @BOTH
-def test_an_empty_creation_form_rolls_a_whole_character(as_user, player, table, htmx):
+def test_a_creation_form_with_only_a_name_rolls_a_whole_character(as_user, player, table, htmx):
     """character-creation.md: 3d6 in order, 1d8 stamina, a d20 background, 4d10 shillings, 2d10+16 years."""
-    response = post(as_user(player), reverse("characters:create"), _creation_form(table), htmx)
+    response = post(as_user(player), reverse("characters:create"), _creation_form(table, name="Tamsin"), htmx)
     character = Character.objects.get(owner=player)
     assert response.status_code == 302 and response.url == character.get_absolute_url()
+    assert character.name == "Tamsin"
     state = character.state
     assert character.system == "chaos-conquest" and character.campaign == table
     assert all(3 <= state["attributes"][a]["base"] <= 18 for a in ("STR", "DEX", "WIL"))
@@ -153,6 +154,23 @@ def test_an_empty_creation_form_rolls_a_whole_character(as_user, player, table, 
     assert {"STR", "DEX", "WIL", "Stamina", "Background", "Coins", "Age"} <= labels
     assert character.items.filter(name="Supply", quantity=2, data={"supply": True}).exists()
     assert character.items.filter(name="Dagger", kind="weapon", data__damage=6).exists()
+
+
+@BOTH
+@pytest.mark.parametrize("name", ["", "   "])
+def test_an_empty_name_is_refused_beside_the_field_and_makes_nothing(as_user, player, table, htmx, name):
+    """The seed has no name tables to roll one on: no "Nameless" character for good, a form error instead."""
+    client = as_user(player)
+    page = client.get(reverse("characters:create"), {"system": "chaos-conquest", "campaign": table.pk})
+    fields = form_fields(page, reverse("characters:create"), name=name)
+    response = post(client, reverse("characters:create"), fields, htmx)
+    assert response.status_code == (422 if htmx else 400)
+    assert not Character.objects.exists()
+    text = text_of(response)
+    assert "Name can't be left empty." in text and "no name tables" in text
+    body = response.content.decode()
+    assert re.search(r'<div class="field has-error">\s*<label for="id_new_name"', body)
+    assert re.search(r'<input[^>]*id="id_new_name"[^>]*required|<input[^>]*required[^>]*id="id_new_name"', body)
 
 
 @BOTH
@@ -222,15 +240,20 @@ def test_the_sheet_shows_every_number(as_user, player, hero):
         block = re.search(rf'data-attribute="{attribute}">(.*?)</li>', page, re.S).group(1)
         assert f">{now}</span>" in block and f'data-base aria-label="rested {rested}">{rested}<' in block
     assert "lowered: 12 after a full rest" in page
-    assert _cc_field(response, "level").startswith("1")
-    assert _cc_field(response, "xp") == "1500 / 2000 for level 2 (500 to go)"
-    assert _cc_field(response, "stamina") == "4 / 6"
-    assert _cc_field(response, "stress") == "2 fills 2 slots"
-    assert _cc_field(response, "av").startswith("2 of at most 4")
-    assert "Helmet 1" in _cc_field(response, "av") and "Light armour (padded) 1" in _cc_field(response, "av")
+    # The numbers are the Vitals region's; the Character block says only what they do not (nothing twice).
+    assert (track_text(response, "level"), track_text(response, "xp")) == ("1", "1500/2000")
+    assert _cc_field(response, "next-level") == "level 2 at 2000 XP (500 to go)"
+    assert track_text(response, "stamina") == "4/6"
+    assert track_text(response, "stress").startswith("2/")
+    assert "Stress fills 2 slot(s)" in text_of(response)
+    assert track_text(response, "av") == "2/2"
+    assert _cc_field(response, "armour").endswith("AV at most 4")
+    assert "Helmet 1" in _cc_field(response, "armour") and "Light armour (padded) 1" in _cc_field(response, "armour")
     assert _cc_field(response, "shield").startswith("Shield in hand")
-    assert _cc_field(response, "supplies").startswith("2")
-    assert _cc_field(response, "money") == "2m 5s 3p (543 p)"
+    assert track_text(response, "supplies") == "2"
+    assert track_text(response, "coins") == "543" and "Money: 2m 5s 3p" in text_of(response)
+    details = page[page.index('id="details"') : page.index('id="part-roll"')]
+    assert not any(f'data-cc="{gone}"' in details for gone in ("stamina", "stress", "av", "money", "xp", "level"))
     assert _cc_field(response, "faction").startswith("Law")
     assert _cc_field(response, "talents") == "Survival Herbalism Stealth"
     picker = as_user(player).get(reverse("characters:catalogue", args=[hero.pk]), {"q": "sword"}, **HTMX)
@@ -399,7 +422,7 @@ def test_buying_from_the_catalogue_takes_pennies(as_user, player, hero, htmx):
     assert hero.state["coins"] == 360
     sword = hero.items.get(name="Sword")
     assert (sword.kind, sword.slots, sword.data, sword.catalogue_item) == ("weapon", 2, {"damage": 8}, entry)
-    assert _cc_field(as_user(player).get(hero.get_absolute_url()), "money") == "1m 10s (360 p)"
+    assert "Money: 1m 10s" in text_of(as_user(player).get(hero.get_absolute_url()))
 
 
 @BOTH

@@ -19,7 +19,7 @@ from characters.models import CatalogueItem, Character, Hireling, Item, Roll
 from rules.dice import ScriptedRandom
 from rules.systems.fell_draft import SYSTEM
 from tests.characters.conftest import make_character
-from tests.pages import BOTH, HTMX, field_text, post, refused, text_of, unchanged
+from tests.pages import BOTH, HTMX, field_text, post, refused, text_of, track_text, unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -184,14 +184,19 @@ def test_the_sheet_shows_every_number(as_user, player, hero):
         assert f">d{die}<" in block
         assert f"<span data-points>{points}</span>" in block and f"<span data-points-max>{maximum}</span>" in block
     assert "hurt: d8 after a week" in page  # BOD was lowered by critical harm
-    assert _fell_field(response, "hp").startswith("2 / 5")
-    assert _fell_field(response, "protection").startswith("3") and "chainmail +2" in _fell_field(response, "protection")
+    # The numbers are the Vitals region's; the Character block says only what they do not (nothing twice).
+    assert track_text(response, "hp") == "2/5"
+    assert track_text(response, "protection").startswith("3/") and "chainmail +2" in _fell_field(response, "worn")
     assert _fell_field(response, "skill-die").startswith("d6")
     assert _fell_field(response, "spell-die").startswith("d12")
-    assert _fell_field(response, "fatigue") == "1 every test rolls 1 step down"
+    assert track_text(response, "fatigue") == "1"
+    assert _fell_field(response, "fatigue-note") == "Fatigue 1: every test rolls 1 step down."
     assert _fell_field(response, "deprived").startswith("Yes , 2 full days")
-    assert _fell_field(response, "coins") == "37 coin"
-    assert _fell_field(response, "slots").startswith("3 / 10")  # chainmail 2 + shield 1 of 4 + BOD 6
+    assert track_text(response, "coins") == "37"
+    assert "data-slots-used>3</strong> / 10" in page  # chainmail 2 + shield 1 of 4 + BOD 6
+    assert _fell_field(response, "slot-limit") == "never more than 20"
+    details = page[page.index('id="details"') : page.index('id="part-roll"')]
+    assert 'data-fell="hp"' not in details and 'data-fell="coins"' not in details
     assert _fell_field(response, "skills-count") == "2 of 6"
     assert _fell_field(response, "spells-count") == "1 of 10"
     assert (_fell_field(response, "background"), _fell_field(response, "age")) == ("Hunter", "33")
@@ -276,7 +281,7 @@ def test_harm_past_zero_hp_goes_to_bod_and_a_failed_test_leaves_them_dying(
     sheet = client.get(hero.get_absolute_url())
     assert 'data-banner="dying"' in sheet.content.decode()
     assert "Unconscious and dying." in text_of(sheet)
-    assert _fell_field(sheet, "hp").startswith("0 / 4")
+    assert track_text(sheet, "hp") == "0/4"
     table = as_user(gm).get(hero.campaign.get_absolute_url())
     card = re.search(rf'id="card-{hero.pk}".*?</article>', table.content.decode(), re.S).group(0)
     assert "Unconscious and dying" in card

@@ -112,7 +112,8 @@ def test_the_create_page_makes_a_character_from_the_fields_it_renders(system_id,
     client = as_user(player)
     page = client.get(reverse("characters:create") + f"?system={system_id}")
     assert page.status_code == 200
-    fields = form_fields(page, reverse("characters:create"))
+    needed = {p.name: "Tamsin" for p in rules.system_for(system_id).creation_params() if p.minimum and p.kind == "text"}
+    fields = form_fields(page, reverse("characters:create"), **needed)  # what a person must write (a C&C name)
     response = client.post(reverse("characters:create"), fields)
     assert response.status_code == 302, text_of(response)
     assert Character.objects.filter(owner=player, system=system_id).count() == 1

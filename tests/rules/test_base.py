@@ -145,3 +145,29 @@ def test_rules_error_is_a_value_error_so_callers_can_catch_either():
 
 def test_dice_sum_counts_only_kept_dice():
     assert dice_sum((DieRoll(6, 5), DieRoll(6, 2, kept=False), DieRoll(4, 3))) == 8
+
+
+@dataclass(frozen=True)
+class FakeNaming:
+    """A procedure whose text must be written: "text" with a minimum (a C&C name, which no table rolls)."""
+
+    key: str = "naming"
+    label: str = "Naming"
+    gm_only: bool = False
+
+    def params(self, sheet: Sheet) -> tuple[Param, ...]:
+        return (Param("name", "Name", kind="text", default="", minimum=1), Param("motto", "Motto", "text", minimum=3))
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"motto": "Onward"}, r"^Name can't be left empty\.$"),
+        ({"name": "  ", "motto": "Onward"}, r"^Name can't be left empty\.$"),
+        ({"name": "Ilse", "motto": "Go"}, r"^Motto: at least 3 characters\.$"),
+    ],
+)
+def test_check_params_refuses_a_text_shorter_than_its_minimum(given, message):
+    with pytest.raises(RulesError, match=message):
+        check_params(FakeNaming(), SHEET, given)
+    assert check_params(FakeNaming(), SHEET, {"name": "Ilse", "motto": "Onward"}) == {"name": "Ilse", "motto": "Onward"}

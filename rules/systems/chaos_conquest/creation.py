@@ -20,10 +20,11 @@ _SWAPS = (("STR-DEX", "STR and DEX"), ("STR-WIL", "STR and WIL"), ("DEX-WIL", "D
 
 
 def creation_params() -> tuple[Param, ...]:
-    """The creation form (character-creation.md): every empty answer is left to the dice."""
+    """The creation form (character-creation.md): every empty answer but the name is left to the dice."""
     backgrounds = tuple((str(n), f"{n}. {b['name']} ({b['archetype']})") for n, b in data.BACKGROUNDS.items())
     return (
-        Param("name", "Name", "text", ""),
+        # The rules have no name tables to roll on, so a name is asked for rather than made up.
+        Param("name", "Name", "text", "", minimum=1, help="These rules have no name tables to roll one on."),
         Param(
             "faction",
             "Faction (kept secret)",

@@ -18,8 +18,8 @@ from rules.dice import (
     pool_dist,
     roll_die,
     three_outcome,
-    three_outcome_of,
     three_outcome_odds,
+    three_outcome_of,
 )
 from rules.systems.fortunes_favor.inventory import gear_statuses, statuses_now
 from rules.systems.fortunes_favor.state import STAT_NAMES, STATS, _st, gain_favor, is_dead, spend_stamina
@@ -198,9 +198,7 @@ def odds_of(s: Setup, success: int, failure: int) -> Odds:
     return Odds(tuple((k, chances[k]) for k in ("pass", "mixed", "fail")))
 
 
-def roll_test(
-    rng: RandomSource, s: Setup, success: int, failure: int
-) -> tuple[tuple[DieRoll, ...], str, int, bool]:
+def roll_test(rng: RandomSource, s: Setup, success: int, failure: int) -> tuple[tuple[DieRoll, ...], str, int, bool]:
     """Roll it: the dice, pass/mixed/fail, the total, and whether the kept d20 showed a natural 1."""
     dice, outcome, total = three_outcome(rng, s.bonus, success, failure, s.mode, s.extra)
     kept = next(d.face for d in dice if d.kept and d.sides == 20)

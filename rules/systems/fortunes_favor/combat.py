@@ -120,9 +120,9 @@ class ExchangeProcedure:
         s.bonus = s.bonus - state["stats"][state["attack_stat"]] + attack_bonus(state)
         if p["ranged_in_melee"]:
             s.notes.append("ranged in melee: Misfortune")
-        if state["health"] == 0 and not p.get("ally_helps"):
-            if state["stamina"] < stamina_cost(state, DYING_ACTION_COST):
-                raise RulesError("Dying with no Stamina left: you cannot act.")
+        dying = state["health"] == 0 and not p.get("ally_helps")
+        if dying and state["stamina"] < stamina_cost(state, DYING_ACTION_COST):
+            raise RulesError("Dying with no Stamina left: you cannot act.")
         return state, s, success, failure
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
@@ -366,9 +366,9 @@ class ActionProcedure:
             raise RulesError("An Incapacitated character cannot act.")
         if p["counter"] and p["action"] in ("defend", "sprint"):
             raise RulesError("Defend and Sprint are basic actions, not Counter Actions.")
-        if state["health"] == 0 and not p["counter"] and not p.get("ally_helps"):
-            if state["stamina"] < stamina_cost(state, DYING_ACTION_COST):
-                raise RulesError("Dying with no Stamina left: you cannot act.")
+        dying = state["health"] == 0 and not p["counter"] and not p.get("ally_helps")
+        if dying and state["stamina"] < stamina_cost(state, DYING_ACTION_COST):
+            raise RulesError("Dying with no Stamina left: you cannot act.")
         return state
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
@@ -636,8 +636,13 @@ class StatusProcedure:
             if before is not None:
                 summary += " (Statuses never stack: the longer one stays.)"
         return RollResult(
-            self.key, self.label, "cleared" if p["clear"] else "set", summary, odds=self.odds(sheet, p),
-            inputs=shown_inputs(p), state=state,
+            self.key,
+            self.label,
+            "cleared" if p["clear"] else "set",
+            summary,
+            odds=self.odds(sheet, p),
+            inputs=shown_inputs(p),
+            state=state,
         )
 
 

@@ -145,7 +145,9 @@ def create(choices: Mapping[str, Any], rng: RandomSource) -> Creation:
         options = [lang for lang in data.LANGUAGES if lang not in languages]
         pick = wanted if (n == 0 and wanted and wanted not in languages) else None
         languages.append(pick or _pick(rng, options, "language", dice))
-    armour = _chosen(choices, "armour", tuple(data.ARMOUR), "Armour") or (cls["armour"][-1] if cls["armour"] else "none")
+    armour = _chosen(choices, "armour", tuple(data.ARMOUR), "Armour") or (
+        cls["armour"][-1] if cls["armour"] else "none"
+    )
     if armour != "none" and armour not in cls["armour"]:
         trained = ", ".join(cls["armour"]) or "no armour at all"
         raise RulesError(f"A {cls['name']} is not trained in {armour} armour (trained: {trained}).")
@@ -221,7 +223,13 @@ def creation_params() -> tuple[Param, ...]:
         Param("novice_2", "Second novice feature (Human)", "choice", "", choices=pick(data.NOVICE_FEATURES)),
         Param("animal", "Animal feature (Chimeric)", "choice", "", choices=pick(data.ANIMAL_FEATURES)),
         Param("animal_2", "Second animal feature (Chimeric)", "choice", "", choices=pick(data.ANIMAL_FEATURES)),
-        Param("size", "Size (Chimeric)", "choice", "", choices=(("", "The lineage's"), ("small", "Small"), ("medium", "Medium"), ("large", "Large"))),
+        Param(
+            "size",
+            "Size (Chimeric)",
+            "choice",
+            "",
+            choices=(("", "The lineage's"), ("small", "Small"), ("medium", "Medium"), ("large", "Large")),
+        ),
         Param("element", "Element (Elementalist)", "choice", "", choices=pick(data.ELEMENTS)),
         Param("language", "Language of your choice", "choice", "", choices=pick(data.LANGUAGES)),
         Param(
@@ -231,5 +239,11 @@ def creation_params() -> tuple[Param, ...]:
             "",
             choices=(("", "The heaviest you are trained in"), *((k, v[0]) for k, v in data.ARMOUR.items())),
         ),
-        Param("shield", "Shield", "choice", "", choices=(("", "None"), *((k, v[0]) for k, v in data.SHIELDS.items() if k != "none"))),
+        Param(
+            "shield",
+            "Shield",
+            "choice",
+            "",
+            choices=(("", "None"), *((k, v[0]) for k, v in data.SHIELDS.items() if k != "none")),
+        ),
     )

@@ -115,9 +115,7 @@ def sheet_facts(sheet: Sheet) -> dict[str, Any]:
         "shield_training": ", ".join(c["shields"]) or "none",
         "slots_used": slots_used(sheet, state),
         "slots_max": slots_max(state),
-        "statuses": [
-            {"name": n, "rounds": r, "help": STATUSES[n]} for n, r in sorted(now.items())
-        ],
+        "statuses": [{"name": n, "rounds": r, "help": STATUSES[n]} for n, r in sorted(now.items())],
         "speeds": [{"kind": k, "feet": v} for k, v in speeds(state, now).items()],
         "languages": state["languages"],
         "novice_features": [{"name": n, "help": data.NOVICE_FEATURES[n][0]} for n in state["novice_features"]],

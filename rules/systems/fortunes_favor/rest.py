@@ -240,8 +240,6 @@ class LevelUpProcedure:
         state["level_ready"] = False
         state["health"] += health_max(state) - old_health
         state["stamina"] = max(0, state["stamina"] + stamina_max(state) - old_stamina)
-        for _, name, _, _ in data.CLASSES[state["class"]]["features"]:
-            pass
         return validate_state(state), notes
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:

@@ -154,6 +154,8 @@ def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
             raise RulesError(f"{STAT_NAMES[key]} cannot go above {data.STAT_MAX}.")
         out["stats"][key] = bounded_int(value, STAT_NAMES[key], STAT_MIN, data.STAT_MAX)
     cls = data.CLASSES[out["class"]]
+    if len(cls["attack_stats"]) == 1:  # nothing to choose: the class's own (a sheet whose class changed)
+        merged["attack_stat"] = cls["attack_stats"][0]
     out["attack_stat"] = _choice(merged["attack_stat"], cls["attack_stats"], f"A {cls['name']}'s attack stat")
     out["stamina_max_lost"] = bounded_int(merged["stamina_max_lost"], "Stamina lost to sleeplessness", 0, HEALTH_MAX)
     out["health"] = bounded_int(merged["health"], "Health", 0, health_max(out))
@@ -233,7 +235,11 @@ def health_max(state: Mapping[str, Any]) -> int:
 def stamina_full(state: Mapping[str, Any]) -> int:
     """maxStamina = class stamina + (level − 1) × per level + level × the stamina stat (spec §003.2)."""
     c = cls(state)
-    value = c["stamina"] + (state["level"] - 1) * c["stamina_per_level"] + state["level"] * state["stats"][c["stamina_stat"]]
+    value = (
+        c["stamina"]
+        + (state["level"] - 1) * c["stamina_per_level"]
+        + state["level"] * state["stats"][c["stamina_stat"]]
+    )
     return max(0, int(value))
 
 

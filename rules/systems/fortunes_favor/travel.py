@@ -77,7 +77,13 @@ class FeatProcedure:
         return (
             Param("feat", "Feat", "choice", "terrain", choices=FEATS),
             Param("distance", "Jump distance or fall height (ft)", "int", 10, 0, 500),
-            Param("jump", "Jump", "choice", "running", choices=(("running", "Running"), ("standing", "Standing"), ("high", "High"))),
+            Param(
+                "jump",
+                "Jump",
+                "choice",
+                "running",
+                choices=(("running", "Running"), ("standing", "Standing"), ("high", "High")),
+            ),
             *favor_params(),
         )
 
@@ -182,7 +188,11 @@ class QuickRetrievalProcedure:
                 "How likely",
                 "choice",
                 "likely",
-                choices=(("likely", "Likely (10/5)"), ("unlikely", "Unlikely (15/10)"), ("very", "Very unlikely (18/13)")),
+                choices=(
+                    ("likely", "Likely (10/5)"),
+                    ("unlikely", "Unlikely (15/10)"),
+                    ("very", "Very unlikely (18/13)"),
+                ),
             ),
             *favor_params(pushing=False, helping=False),
         )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
@@ -94,6 +94,13 @@ CATALOGUE: tuple[CatalogueEntry, ...] = tuple(
 ) + (
     CatalogueEntry("Notable item", "gear", None, 1, "Gear", note="Anything worth noting takes a slot."),
     CatalogueEntry("Bulky item", "gear", None, 2, "Gear", {"bulky": True}, "Bulky things take more."),
+)
+
+# Seed 003, Combat Rounds: 30 seconds in three phases.
+ROUND_PHASES = (
+    "The surroundings act: fire spreads, the bridge gives way.",
+    "Every player, in any order: one Action and up to their Speed in movement, split around it.",
+    "Every enemy acts.",
 )
 
 _ADJUSTABLE = ("health", "stamina", "fortunes_favor", "coins", "hours_awake")
@@ -195,6 +202,12 @@ class FortunesFavor(GameSystem):
     def table_procedures(self) -> Mapping[str, Procedure]:
         return TABLE_PROCEDURES
 
+    def table_facts(self, party: Sequence[tuple[int, Sheet]]) -> Mapping[str, Any]:
+        """Seed 003, Rounds: three phases; and who holds Fortune's Favor now."""
+        # read, not validated: a broken sheet shows its own problem on its card, not an error page here
+        favoured = [sheet.name for _, sheet in party if _holds_favor(sheet)]
+        return {"phases": ROUND_PHASES, "favoured": favoured}
+
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         return CATALOGUE
 
@@ -203,6 +216,11 @@ class FortunesFavor(GameSystem):
 
     def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
         raise RulesError("Fortune's Favor (1b) has no rules for hirelings.")
+
+
+def _holds_favor(sheet: Sheet) -> bool:
+    value = sheet.state.get("fortunes_favor")
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 SYSTEM = FortunesFavor()

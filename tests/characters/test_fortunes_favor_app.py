@@ -10,6 +10,7 @@ import re
 from fractions import Fraction
 
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
@@ -300,3 +301,12 @@ def test_the_gm_settles_a_group_test_at_the_table(as_user, gm, hero):
     client.post(url, fields, **HTMX)
     roll = Roll.objects.get(procedure="group_test")
     assert roll.outcome == "pass" and roll.roller == gm
+
+
+def test_the_demo_seats_a_fortunes_favor_character_for_bob():
+    """Issue 14: the demo adds a Fortune's Favor character for bob in its campaign."""
+    call_command("demo", force=True)
+    sable = Character.objects.get(system="fortunes-favor")
+    assert sable.owner.username == "bob" and sable.name == "Sable"
+    assert sable.campaign.system == "fortunes-favor"
+    SYSTEM.validate_state(sable.state)

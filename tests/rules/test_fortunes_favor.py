@@ -550,3 +550,44 @@ def test_test_odds_always_sum_to_one(bonus, success, gap, spend, misfortune, hel
         push=push,
     )
     assert sum(p for _, p in o.outcomes) == 1 and all(0 <= p <= 1 for _, p in o.outcomes)
+
+
+def test_pushing_the_pace_costs_a_stamina_a_mile():
+    """Seed 003, Travel: push the pace, 1 Stamina per extra mile that day."""
+    result = run("push_pace", sheet(), [], miles=4)
+    assert result.state["stamina"] == 5 and "22 miles" in result.summary
+    with pytest.raises(RulesError, match="costs 12 Stamina"):
+        odds("push_pace", sheet(), miles=12)
+
+
+def test_climbing_or_swimming_in_heavy_armour():
+    """Seed 003, Climbing and Swimming: in heavy armour a Mettle test 12/7; Mixed −2, Fail −4 Stamina."""
+    with pytest.raises(RulesError, match="heavy armour"):
+        odds("feat", sheet(), feat="heavy_move")
+    result = run("feat", sheet(armour="heavy"), [2], feat="heavy_move")  # 5 < 7: Fail
+    assert result.outcome == "fail" and result.state["stamina"] == 5
+
+
+def test_hiding_makes_you_hidden_and_hidden_attacks_get_plus_five():
+    """Seed 003, Hide and Statuses: a pass makes you Hidden; Hidden gives +5 to the next attack test."""
+    hidden = run("hide", sheet(), [15], success=15).state
+    assert hidden["statuses"] == {"Hidden": 0}
+    attack = run("attack", Sheet(state=hidden), [5], armor=14)
+    assert attack.total == 13 and "Hidden" not in attack.state["statuses"]
+
+
+def test_exhausted_spends_no_stamina_and_drops_damage_two_steps():
+    """Seed 003, Statuses: Exhausted cannot spend Stamina; attack dice two steps down; Speed halved."""
+    tired = sheet(statuses={"Exhausted": 0})
+    with pytest.raises(RulesError, match="Exhausted"):
+        odds("test", tired, stat="mettle", push=True)
+    assert SYSTEM.sheet_facts(tired)["base_damage"] == "1d6+3"
+    assert SYSTEM.sheet_facts(tired)["speeds"][0] == {"kind": "ground", "feet": 15}
+
+
+def test_banners_for_dying_last_stand_and_level_up():
+    """Seed 003, Dying and Last Stand; levelling up at R&R."""
+    assert [b.key for b in SYSTEM.banners(sheet(health=0))] == ["dying"]
+    assert [b.key for b in SYSTEM.banners(sheet(last_stand=2))] == ["last-stand"]
+    assert [b.key for b in SYSTEM.banners(sheet(health=0, stamina=0))] == ["dead"]
+    assert [b.key for b in SYSTEM.banners(sheet(level_ready=True))] == ["level-ready"]

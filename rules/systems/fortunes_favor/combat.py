@@ -323,7 +323,7 @@ def _dice(n: int) -> str:
 ACTIONS = (
     ("defend", "Defend: +2 Armor and Counter until your next turn"),
     ("sprint", "Sprint: double Speed this turn"),
-    ("expose", "Expose: an ally gets +3 on their next attack on the target"),
+    ("expose", "Expose: an ally within 30 ft gets +3 on their next attack on the target"),
     ("rattle", "Rattle: the target is Rattled (−2) until the end of its next turn"),
     ("reposition", "Reposition: move yourself, the target or both 5 ft"),
     ("stagger", "Stagger: the target is Slowed until the end of its next turn"),
@@ -342,7 +342,12 @@ class ActionProcedure:
     def params(self, sheet: Sheet | None) -> tuple[Param, ...]:
         return (
             Param("action", "Action", "choice", "defend", choices=ACTIONS),
-            Param("target", "Target at the table", "character", help="Rattle, Stagger and Expose mark them."),
+            Param(
+                "target",
+                "Character at the table",
+                "character",
+                help="Rattle and Stagger: the target. Expose: the ally who gets +3 on their next attack.",
+            ),
             Param(
                 "counter",
                 "As a Counter Action",
@@ -384,7 +389,7 @@ class ActionProcedure:
         elif target is not None and (action in TARGET_STATUS or action == "expose"):
             other = validate_state(target.state)
             if action == "expose":
-                other["exposed"] = True  # the target's attacker: +3 on the next attack test (seed 003)
+                other["exposed"] = True  # the ally named: +3 on their next attack test (seed 003, Expose)
             else:
                 add_status(other["statuses"], TARGET_STATUS[action], 1)
             others["target"] = other

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from rules.base import Hireling, Item, RulesError, Sheet, SlotSummary
+from rules.base import Hireling, Item, Sheet, SlotSummary
 from rules.systems.fortunes_favor.state import _st, is_dead, is_dying
-from rules.validation import Check, boolean, bounded_text, fields, item_basics
+from rules.validation import Check, boolean, bounded_text, fields, hireling_basics, item_basics
 
 BASE_SLOTS = 7
 
@@ -34,7 +34,10 @@ def validate_item(item: Item) -> Item:
 
 
 def validate_hireling(hireling: Hireling) -> Hireling:
-    raise RulesError("Fortune's Favor (1b) has no rules for hirelings.")
+    """1b has no hireling rules: someone in a character's pay is a name (and a note) the GM plays."""
+    name, kind, wage, upfront = hireling_basics(hireling.name, hireling.kind, hireling.wage, hireling.upfront)
+    state = fields(hireling.state, name, {"note": ("note", bounded_text)})
+    return replace(hireling, name=name, kind=kind, wage=wage, upfront=upfront, state=state)
 
 
 def slots_max(state: Mapping[str, Any]) -> int:

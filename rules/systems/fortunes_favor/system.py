@@ -23,7 +23,7 @@ from rules.base import (
     Track,
 )
 from rules.data import fortunes_favor as data
-from rules.dice import RandomSource
+from rules.dice import RandomSource, roll_die
 from rules.settings import Setting
 from rules.systems.fortunes_favor.checks import ContestProcedure, GroupTestProcedure, TestProcedure
 from rules.systems.fortunes_favor.combat import (
@@ -36,7 +36,7 @@ from rules.systems.fortunes_favor.combat import (
     StatusProcedure,
     TakeDamageProcedure,
 )
-from rules.systems.fortunes_favor.creation import create, creation_params
+from rules.systems.fortunes_favor.creation import NAMES, create, creation_params
 from rules.systems.fortunes_favor.display import (
     FIELD_LABELS,
     OUTCOME_LABELS,
@@ -211,11 +211,12 @@ class FortunesFavor(GameSystem):
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         return CATALOGUE
 
-    def hireling_limit(self, sheet: Sheet) -> int:
-        return 0  # 1b has no hirelings
-
     def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
-        raise RulesError("Fortune's Favor (1b) has no rules for hirelings.")
+        """1b has no hireling rules: a helper is a name on the sheet, played by the GM, with no numbers."""
+        name = str(choices.get("name") or "").strip()
+        if not name:
+            name = NAMES[roll_die(rng, len(NAMES), "name").face - 1]
+        return validate_hireling(Hireling(name=name, kind="helper"))
 
 
 def _holds_favor(sheet: Sheet) -> bool:

@@ -591,3 +591,14 @@ def test_banners_for_dying_last_stand_and_level_up():
     assert [b.key for b in SYSTEM.banners(sheet(last_stand=2))] == ["last-stand"]
     assert [b.key for b in SYSTEM.banners(sheet(health=0, stamina=0))] == ["dead"]
     assert [b.key for b in SYSTEM.banners(sheet(level_ready=True))] == ["level-ready"]
+
+
+def test_attacking_a_character_uses_their_defences_and_engages_them():
+    """Seed 003, the Exchange and Engaged: the target's Armor and Counter; whoever you attack is Engaged;
+    attacks against the Blind have Fortune's Favor."""
+    target = sheet(armour="none")  # Armor 12, Counter 7
+    result = run("attack", sheet(), [5], target=target)  # 8: a Clash
+    assert result.outcome == "clash"
+    assert result.other_states["target"]["statuses"] == {"Engaged": 1}
+    blind = odds("attack", sheet(), target=sheet(statuses={"Blind": 0}))
+    assert blind.of("countered") == Fraction(3, 20) ** 2  # below 7 with +3: a d20 of 3 or less, twice

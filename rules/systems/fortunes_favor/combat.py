@@ -45,6 +45,12 @@ from rules.systems.fortunes_favor.state import (
     stamina_max,
     validate_state,
 )
+from rules.systems.fortunes_favor.state import (
+    armor as armor_of,
+)
+from rules.systems.fortunes_favor.state import (
+    counter as counter_of,
+)
 
 DAMAGE_MAX = 500
 ARMOR_MAX = 40
@@ -92,6 +98,12 @@ class ExchangeProcedure:
 
     def params(self, sheet: Sheet | None) -> tuple[Param, ...]:
         return (
+            Param(
+                "target",
+                "A character you attack",
+                "character",
+                help="Their own Armor and Counter count, and they become Engaged.",
+            ),
             Param("armor", "Target's Armor", "int", 12, 0, ARMOR_MAX),
             Param("counter", "Target's Counter", "int", None, 0, ARMOR_MAX, help="Empty: Armor − 5."),
             Param(
@@ -110,13 +122,21 @@ class ExchangeProcedure:
         state = _st(sheet)
         armor = p["armor"]
         counter = armor - 5 if p["counter"] is None else p["counter"]
+        favor = 0
+        if isinstance(p.get("target"), Sheet):
+            target = validate_state(p["target"].state)
+            armor, counter = armor_of(target), counter_of(target)
+            if "Blind" in target["statuses"]:
+                favor += 1  # seed 003, Blind: attacks against you have Fortune's Favor
         success, failure = points({"success": armor, "failure": counter})
         misfortune = 0
         if p["ranged_in_melee"]:
             if setting(sheet, "ranged_in_melee") == "forbidden":
                 raise RulesError("This table's rules forbid ranged attacks in melee range.")
             misfortune += 1
-        s = setup(sheet, state, p, stat=state["attack_stat"], attack=True, extra_misfortune=misfortune)
+        s = setup(
+            sheet, state, p, stat=state["attack_stat"], attack=True, extra_favor=favor, extra_misfortune=misfortune
+        )
         s.bonus = s.bonus - state["stats"][state["attack_stat"]] + attack_bonus(state)
         if p["ranged_in_melee"]:
             s.notes.append("ranged in melee: Misfortune")
@@ -172,6 +192,11 @@ class ExchangeProcedure:
         state["exposed"] = False
         state["defending"] = False
         state["statuses"].pop("Hidden", None)
+        others: dict[str, dict[str, Any]] = {}
+        if isinstance(p.get("target"), Sheet):
+            other = validate_state(p["target"].state)
+            add_status(other["statuses"], "Engaged", 1)  # seed 003, Engaged: whoever you attack
+            others["target"] = other
         if notes:
             summary += f" ({'; '.join(notes)})"
         return RollResult(
@@ -185,6 +210,7 @@ class ExchangeProcedure:
             shown_inputs(p),
             state,
             details={"damage": damage} if damage is not None else {},
+            other_states=others,
         )
 
 

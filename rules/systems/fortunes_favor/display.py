@@ -110,6 +110,7 @@ def sheet_facts(sheet: Sheet) -> dict[str, Any]:
         "range": f"{c['range'][0]}–{c['range'][1]} ft",
         "deflect": f"{deflect}{f'+{flat}' if flat else ''}" + (" (1s rerolled)" if deflect_rerolls_ones(state) else ""),
         "deflect_max": deflect_dice_max(state),
+        "deflect_limit": f"up to {deflect_dice_max(state)} {'die' if deflect_dice_max(state) == 1 else 'dice'}",
         "training": c["training"],
         "armour_training": ", ".join(c["armour"]) or "none",
         "shield_training": ", ".join(c["shields"]) or "none",

@@ -13,7 +13,7 @@ DEMO_OWNERS = {
     "fell-draft": ("alice", "Wren"),
     "fell-late": ("bob", "Hollis"),
     "chaos-conquest": ("bob", "Brannoc"),
-    "fortunes-favor": ("alice", "Sable"),
+    "fortunes-favor": ("bob", "Sable"),
     "grit-flesh": ("alice", "Tamsin"),
 }
 

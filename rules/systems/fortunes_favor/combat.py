@@ -1,0 +1,680 @@
+"""Fortune's Favor: the exchange, damage, deflect, actions and Counter Actions, dying, Last Stand.
+
+Seed 003 §Combat (../shared/seeds/003_eeb4db86843669ac.txt) with rules-spec §003.6.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
+from rules.dice import DieRoll, RandomSource, dice_label, die_dist, roll_die, roll_pool, three_outcome_of
+from rules.systems.fortunes_favor.checks import (
+    STAT_CHOICES,
+    favor_params,
+    odds_of,
+    pay,
+    points,
+    roll_test,
+    setup,
+    test_params,
+)
+from rules.systems.fortunes_favor.inventory import statuses_now
+from rules.systems.fortunes_favor.state import (
+    LAST_STAND_ROUNDS,
+    STAT_NAMES,
+    STATUSES,
+    _st,
+    attack_bonus,
+    cls,
+    damage_dice,
+    damage_stat,
+    deflect_dice_max,
+    deflect_die,
+    deflect_flat,
+    deflect_rerolls_ones,
+    gain_favor,
+    health_max,
+    is_dead,
+    setting,
+    spend_stamina,
+    stamina_cost,
+    stamina_max,
+    validate_state,
+)
+from rules.systems.fortunes_favor.state import (
+    armor as armor_of,
+)
+from rules.systems.fortunes_favor.state import (
+    counter as counter_of,
+)
+
+DAMAGE_MAX = 500
+ARMOR_MAX = 40
+DEFLECT_COST = 2  # seed 003, Deflect: 2 Stamina a die
+DEFLECT_DICE_CAP = 1 + 8 // 2  # the most any level allows
+DYING_ACTION_COST = 1  # seed 003, Dying: an Action or a long move costs 1 Stamina
+HEAL_DYING = (15, 10)  # seed 003, Healing a Dying Ally: Intellect 15/10
+EXCHANGE_KEYS = {"pass": "hit", "mixed": "clash", "fail": "countered"}
+TIMED = {"Rattled": 1, "Slowed": 1, "Engaged": 1}  # until the end of the target's next turn: one round
+
+
+def add_status(statuses: dict[str, int], name: str, rounds: int) -> None:
+    """Seed 003 §Statuses: the same status never stacks; keep the longer (0 = until removed is longest)."""
+    if name in statuses:
+        held = statuses[name]
+        if held == 0 or (rounds != 0 and held >= rounds):
+            return
+    statuses[name] = rounds
+
+
+def _dying_cost(state: dict[str, Any], params: Mapping[str, Any], what: str) -> list[str]:
+    """Seed 003, Dying: acting at 0 Health costs 1 Stamina unless an ally helps within 5 ft."""
+    if state["health"] > 0 or params.get("ally_helps"):
+        return []
+    if state["stamina"] < stamina_cost(state, DYING_ACTION_COST):
+        raise RulesError("Dying with no Stamina left: you cannot act.")
+    return spend_stamina(state, DYING_ACTION_COST, f"{what} while dying")
+
+
+def _dying_param() -> Param:
+    return Param("ally_helps", "An ally helps within 5 ft", "bool", False, help="While dying, acting is then free.")
+
+
+def _damage_odds_dice(state: Mapping[str, Any]) -> tuple[int, ...]:
+    return damage_dice(state)
+
+
+@dataclass(frozen=True)
+class ExchangeProcedure:
+    """Seed 003, the Exchange: d20 + attack bonus against Armor (hit) and Counter (Clash); below, Countered."""
+
+    key: str = "attack"
+    label: str = "Attack (exchange)"
+    gm_only: bool = False
+
+    def params(self, sheet: Sheet | None) -> tuple[Param, ...]:
+        return (
+            Param(
+                "target",
+                "A character you attack",
+                "character",
+                help="Their own Armor and Counter count, and they become Engaged.",
+            ),
+            Param("armor", "Target's Armor", "int", 12, 0, ARMOR_MAX),
+            Param("counter", "Target's Counter", "int", None, 0, ARMOR_MAX, help="Empty: Armor − 5."),
+            Param(
+                "kind",
+                "Action",
+                "choice",
+                "attack",
+                choices=(("attack", "Attack"), ("careful", "Careful Attack (half damage, no Counter Actions)")),
+            ),
+            Param("ranged_in_melee", "A ranged attack in melee range", "bool", False),
+            *favor_params(pushing=False, helping=False),
+            _dying_param(),
+        )
+
+    def _setup(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], Any, int, int]:
+        state = _st(sheet)
+        armor = p["armor"]
+        counter = armor - 5 if p["counter"] is None else p["counter"]
+        favor = 0
+        if isinstance(p.get("target"), Sheet):
+            target = validate_state(p["target"].state)
+            armor, counter = armor_of(target), counter_of(target)
+            if "Blind" in target["statuses"]:
+                favor += 1  # seed 003, Blind: attacks against you have Fortune's Favor
+        success, failure = points({"success": armor, "failure": counter})
+        misfortune = 0
+        if p["ranged_in_melee"]:
+            if setting(sheet, "ranged_in_melee") == "forbidden":
+                raise RulesError("This table's rules forbid ranged attacks in melee range.")
+            misfortune += 1
+        s = setup(
+            sheet, state, p, stat=state["attack_stat"], attack=True, extra_favor=favor, extra_misfortune=misfortune
+        )
+        s.bonus = s.bonus - state["stats"][state["attack_stat"]] + attack_bonus(state)
+        if p["ranged_in_melee"]:
+            s.notes.append("ranged in melee: Misfortune")
+        dying = state["health"] == 0 and not p.get("ally_helps")
+        if dying and state["stamina"] < stamina_cost(state, DYING_ACTION_COST):
+            raise RulesError("Dying with no Stamina left: you cannot act.")
+        return state, s, success, failure
+
+    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
+        p = clean_params(self, sheet, params)
+        _, s, success, failure = self._setup(sheet, p)
+        base = odds_of(s, success, failure)
+        return Odds(tuple((EXCHANGE_KEYS[k], v) for k, v in base.outcomes), success_keys=("hit",))
+
+    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        p = clean_params(self, sheet, params)
+        state, s, success, failure = self._setup(sheet, p)
+        odds = self.odds(sheet, p)
+        notes = s.notes + pay(state, s) + _dying_cost(state, p, "attacking")
+        dice, outcome, total, nat1 = roll_test(rng, s, success, failure)
+        kept = next(d.face for d in dice if d.kept and d.sides == 20)
+        result = EXCHANGE_KEYS[outcome]
+        careful = p["kind"] == "careful"
+        words = {
+            "hit": "a clean hit",
+            "clash": "a Clash: both sides choose a Counter Action",
+            "countered": "Countered: the target may use a Counter Action",
+        }[result]
+        if careful and result != "hit":
+            words = "a Clash, but a Careful Attack gives no Counter Actions" if result == "clash" else "a miss"
+        summary = f"Attack {total} against Armor {success} / Counter {failure}: {words}."
+        deals = result == "hit" or (result == "clash" and setting(sheet, "clash_deals_damage"))
+        damage = None
+        if deals:
+            pool = damage_dice(state)
+            rolled, dsum = roll_pool(rng, pool, "sum", ["damage"] * len(pool))
+            dice = (*dice, *rolled)
+            damage = dsum + damage_stat(state)
+            how = f"{dice_label(pool, True)}+{damage_stat(state)}"
+            if kept == 20:
+                damage *= 2  # natural 20: double damage, the whole total (spec §003.4 [REC])
+                how += ", doubled for a natural 20"
+            if careful:
+                damage //= 2
+                how += ", halved for care"
+            damage = max(0, damage)
+            summary += f" {damage} damage ({how})."
+        if nat1:
+            summary += " A natural 1."
+        if outcome == "fail":
+            gain_favor(state, sheet)
+            summary += " Fortune's Favor gained."
+        state["exposed"] = False
+        state["defending"] = False
+        state["statuses"].pop("Hidden", None)
+        others: dict[str, dict[str, Any]] = {}
+        if isinstance(p.get("target"), Sheet):
+            other = validate_state(p["target"].state)
+            add_status(other["statuses"], "Engaged", 1)  # seed 003, Engaged: whoever you attack
+            others["target"] = other
+        if notes:
+            summary += f" ({'; '.join(notes)})"
+        return RollResult(
+            self.key,
+            self.label,
+            result,
+            summary,
+            dice,
+            total,
+            odds,
+            shown_inputs(p),
+            state,
+            details={"damage": damage} if damage is not None else {},
+            other_states=others,
+        )
+
+
+def _deflect_dist(state: Mapping[str, Any], count: int) -> dict[int, Fraction]:
+    """Exact total of ``count`` deflect dice plus the flat bonus (a medium shield rerolls 1s once)."""
+    die = deflect_die(state)
+    one = die_dist(die)
+    if deflect_rerolls_ones(state):
+        p = Fraction(1, die)
+        one = {face: (p * p if face == 1 else p + p * p) for face in range(1, die + 1)}
+    total = {deflect_flat(state) if count else 0: Fraction(1)}
+    for _ in range(count):
+        nxt: dict[int, Fraction] = {}
+        for a, pa in total.items():
+            for b, pb in one.items():
+                nxt[a + b] = nxt.get(a + b, Fraction(0)) + pa * pb
+        total = nxt
+    return total
+
+
+def apply_damage(state: dict[str, Any], sheet: Sheet | None, amount: int) -> list[str]:
+    """Seed 003, Taking Damage: Health falls, floored at 0; past 0 it is lost unless the table spills it."""
+    notes = []
+    taken = min(amount, state["health"])
+    state["health"] -= taken
+    rest = amount - taken
+    if rest and setting(sheet, "zero_health_spills"):
+        spilled = min(rest, state["stamina"])
+        state["stamina"] -= spilled
+        notes.append(f"{spilled} spilled into Stamina")
+    if state["health"] == 0 and state["stamina"] == 0:
+        state["dead"] = True
+    return notes
+
+
+def _outcome_after(state: Mapping[str, Any], sheet: Sheet, damage: int) -> str:
+    probe = dict(state)
+    apply_damage(probe, sheet, damage)
+    if probe["dead"] or (probe["health"] == 0 and probe["stamina"] == 0):
+        return "dead"
+    if probe["health"] == 0:
+        return "dying"
+    return "hurt" if damage > 0 else "unhurt"
+
+
+@dataclass(frozen=True)
+class TakeDamageProcedure:
+    """Seed 003, Taking Damage and Deflect: spend 2 Stamina a deflect die, roll them together, damage falls."""
+
+    key: str = "take_damage"
+    label: str = "Take damage"
+    gm_only: bool = False
+
+    def params(self, sheet: Sheet | None) -> tuple[Param, ...]:
+        return (
+            Param("damage", "Damage", "int", 0, 0, DAMAGE_MAX),
+            Param(
+                "deflect",
+                "Deflect dice",
+                "int",
+                0,
+                0,
+                DEFLECT_DICE_CAP,
+                help="2 Stamina each (4 if Fatigued); up to 1 + half your level.",
+                resets=True,
+            ),
+        )
+
+    def _check(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
+        state = _st(sheet)
+        if is_dead(state):
+            raise RulesError("The dead take no more damage.")
+        count = p["deflect"]
+        allowed = deflect_dice_max(state)
+        if count > allowed:
+            raise RulesError(f"At level {state['level']} you may roll at most {allowed} deflect {_dice(allowed)}.")
+        if count:
+            if state["last_stand"] == 0 and "Incapacitated" in statuses_now(sheet, state):
+                raise RulesError("An Incapacitated character cannot deflect.")
+            probe = dict(state, statuses=dict(state["statuses"]))
+            spend_stamina(probe, DEFLECT_COST * count, f"deflecting with {count} {_dice(count)}")
+        return state, count
+
+    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
+        p = clean_params(self, sheet, params)
+        state, count = self._check(sheet, p)
+        probe = dict(state, statuses=dict(state["statuses"]))
+        if count:
+            spend_stamina(probe, DEFLECT_COST * count, "deflecting")
+        out = dict.fromkeys(("unhurt", "hurt", "dying", "dead"), Fraction(0))
+        for total, pr in _deflect_dist(state, count).items():
+            out[_outcome_after(probe, sheet, max(0, p["damage"] - total))] += pr
+        return Odds(tuple((k, v) for k, v in out.items() if v), success_keys=("unhurt", "hurt"))
+
+    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        p = clean_params(self, sheet, params)
+        state, count = self._check(sheet, p)
+        odds = self.odds(sheet, p)
+        notes: list[str] = []
+        dice: list[DieRoll] = []
+        reduced = 0
+        if count:
+            notes += spend_stamina(state, DEFLECT_COST * count, f"deflecting with {count} {_dice(count)}")
+            size = deflect_die(state)
+            for _ in range(count):
+                die = roll_die(rng, size, "deflect")
+                if die.face == 1 and deflect_rerolls_ones(state):
+                    dice.append(DieRoll(die.sides, die.face, False, "deflect"))
+                    die = roll_die(rng, size, "deflect reroll")
+                dice.append(die)
+                reduced += die.face
+            reduced += deflect_flat(state)
+        taken = max(0, p["damage"] - reduced)
+        before = state["health"]
+        if not state["dead"]:
+            notes += apply_damage(state, sheet, taken)
+        outcome = "dead" if is_dead(state) else "dying" if state["health"] == 0 else "hurt" if taken else "unhurt"
+        summary = f"{p['damage']} damage"
+        if count:
+            summary += f", {reduced} deflected"
+        summary += f": Health {before} → {state['health']}."
+        if outcome == "dying":
+            summary += " Dying: each Action costs 1 Stamina."
+        elif outcome == "dead":
+            summary += " Dead."
+        if notes:
+            summary += f" ({'; '.join(notes)})"
+        return RollResult(self.key, self.label, outcome, summary, tuple(dice), taken, odds, shown_inputs(p), state)
+
+
+def _dice(n: int) -> str:
+    return "die" if n == 1 else "dice"
+
+
+# Seed 003, Basic Actions and Counter Actions, with what each does to statuses.
+ACTIONS = (
+    ("defend", "Defend: +2 Armor and Counter until your next turn"),
+    ("sprint", "Sprint: double Speed this turn"),
+    ("expose", "Expose: an ally within 30 ft gets +3 on their next attack on the target"),
+    ("rattle", "Rattle: the target is Rattled (−2) until the end of its next turn"),
+    ("reposition", "Reposition: move yourself, the target or both 5 ft"),
+    ("stagger", "Stagger: the target is Slowed until the end of its next turn"),
+)
+TARGET_STATUS = {"rattle": "Rattled", "stagger": "Slowed"}
+
+
+@dataclass(frozen=True)
+class ActionProcedure:
+    """Seed 003, Basic Actions (Defend, Sprint) and Counter Actions (Expose, Rattle, Reposition, Stagger)."""
+
+    key: str = "act"
+    label: str = "Action or Counter Action"
+    gm_only: bool = False
+
+    def params(self, sheet: Sheet | None) -> tuple[Param, ...]:
+        return (
+            Param("action", "Action", "choice", "defend", choices=ACTIONS),
+            Param(
+                "target",
+                "Character at the table",
+                "character",
+                help="Rattle and Stagger: the target. Expose: the ally who gets +3 on their next attack.",
+            ),
+            Param(
+                "counter",
+                "As a Counter Action",
+                "bool",
+                False,
+                help="On a Clash or when Countered: it is not your turn's Action.",
+            ),
+            _dying_param(),
+        )
+
+    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
+        p = clean_params(self, sheet, params)
+        self._check(sheet, p)
+        return Odds(((p["action"], Fraction(1)),), success_keys=(p["action"],))
+
+    def _check(self, sheet: Sheet, p: Mapping[str, Any]) -> dict[str, Any]:
+        state = _st(sheet)
+        if is_dead(state):
+            raise RulesError("The dead do not act.")
+        if "Incapacitated" in statuses_now(sheet, state):
+            raise RulesError("An Incapacitated character cannot act.")
+        if p["counter"] and p["action"] in ("defend", "sprint"):
+            raise RulesError("Defend and Sprint are basic actions, not Counter Actions.")
+        dying = state["health"] == 0 and not p["counter"] and not p.get("ally_helps")
+        if dying and state["stamina"] < stamina_cost(state, DYING_ACTION_COST):
+            raise RulesError("Dying with no Stamina left: you cannot act.")
+        return state
+
+    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        p = clean_params(self, sheet, params)
+        state = self._check(sheet, p)
+        action = p["action"]
+        notes = [] if p["counter"] else _dying_cost(state, p, "acting")
+        label = dict(ACTIONS)[action]
+        others: dict[str, dict[str, Any]] = {}
+        target = p.get("target")
+        if action == "defend":
+            state["defending"] = True
+        elif target is not None and (action in TARGET_STATUS or action == "expose"):
+            other = validate_state(target.state)
+            if action == "expose":
+                other["exposed"] = True  # the ally named: +3 on their next attack test (seed 003, Expose)
+            else:
+                add_status(other["statuses"], TARGET_STATUS[action], 1)
+            others["target"] = other
+        who = f" ({target.name})" if target is not None and others else ""
+        summary = f"{label}{who}."
+        if notes:
+            summary += f" ({'; '.join(notes)})"
+        return RollResult(
+            self.key,
+            self.label,
+            action,
+            summary,
+            odds=self.odds(sheet, p),
+            inputs=shown_inputs(p),
+            state=state,
+            other_states=others,
+        )
+
+
+@dataclass(frozen=True)
+class HideProcedure:
+    """Seed 003, Hide: an Agility test at the GM's difficulty; a pass makes you Hidden."""
+
+    key: str = "hide"
+    label: str = "Hide"
+    gm_only: bool = False
+
+    def params(self, sheet: Sheet | None) -> tuple[Param, ...]:
+        return (
+            *test_params(),
+            Param("retry", "Tried last round", "bool", False, help="A second try is 3 easier."),
+            *favor_params(pushing=False),
+        )
+
+    def _setup(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], Any, int, int]:
+        state = _st(sheet)
+        success, failure = points(p)
+        if p["retry"]:
+            success, failure = success - 3, failure - 3
+        return state, setup(sheet, state, p, stat="agility"), success, failure
+
+    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
+        p = clean_params(self, sheet, params)
+        _, s, success, failure = self._setup(sheet, p)
+        return odds_of(s, success, failure)
+
+    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        p = clean_params(self, sheet, params)
+        state, s, success, failure = self._setup(sheet, p)
+        odds = odds_of(s, success, failure)
+        pay(state, s)
+        dice, outcome, total, _ = roll_test(rng, s, success, failure)
+        if outcome == "pass":
+            add_status(state["statuses"], "Hidden", 0)
+            summary = f"Hide {total}: Hidden."
+        elif outcome == "mixed":
+            summary = f"Hide {total}: harder to spot, not hidden; next round's try is 3 easier."
+        else:
+            gain_favor(state, sheet)
+            summary = f"Hide {total}: seen. Fortune's Favor gained."
+        return RollResult(self.key, self.label, outcome, summary, dice, total, odds, shown_inputs(p), state)
+
+
+@dataclass(frozen=True)
+class HealDyingProcedure:
+    """Seed 003, Healing a Dying Ally: an Intellect test 15/10; pass +1 Health, fail −1 Stamina to them."""
+
+    key: str = "heal_dying"
+    label: str = "Heal a dying ally"
+    gm_only: bool = False
+
+    def params(self, sheet: Sheet | None) -> tuple[Param, ...]:
+        return (
+            Param("ally", "The dying ally", "character"),
+            *favor_params(pushing=False, helping=False),
+        )
+
+    def _setup(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any], Any]:
+        state = _st(sheet)
+        ally = p.get("ally")
+        if ally is None:
+            raise RulesError("Pick the dying ally at the table.")
+        other = validate_state(ally.state)
+        if other["health"] > 0 or is_dead(other):
+            raise RulesError(f"{ally.name or 'That character'} is not dying.")
+        medical = 1 if "Medical Training" in state["novice_features"] else 0
+        return state, other, setup(sheet, state, p, stat="intellect", extra_favor=medical)
+
+    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
+        p = clean_params(self, sheet, params)
+        _, _, s = self._setup(sheet, p)
+        return odds_of(s, *HEAL_DYING)
+
+    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        p = clean_params(self, sheet, params)
+        state, other, s = self._setup(sheet, p)
+        odds = odds_of(s, *HEAL_DYING)
+        pay(state, s)
+        dice, outcome, total, _ = roll_test(rng, s, *HEAL_DYING)
+        name = p["ally"].name or "the ally"
+        if outcome == "pass":
+            other["health"] = min(health_max(other), other["health"] + 1)
+            summary = f"Intellect {total}: {name} is back to 1 Health."
+        elif outcome == "fail":
+            other["stamina"] = max(0, other["stamina"] - 1)
+            if other["stamina"] == 0:
+                other["dead"] = True
+            gain_favor(state, sheet)
+            summary = f"Intellect {total}: {name} loses 1 Stamina. Fortune's Favor gained."
+        else:
+            summary = f"Intellect {total}: no change (mixed)."
+        return RollResult(
+            self.key,
+            self.label,
+            outcome,
+            summary,
+            dice,
+            total,
+            odds,
+            shown_inputs(p),
+            state,
+            other_states={"ally": other},
+        )
+
+
+@dataclass(frozen=True)
+class LastStandProcedure:
+    """Seed 003, Last Stand: declared when hit, before damage; all Health and Stamina back each round."""
+
+    key: str = "last_stand"
+    label: str = "Declare a Last Stand"
+    gm_only: bool = False
+
+    def params(self, sheet: Sheet | None) -> tuple[Param, ...]:
+        return ()
+
+    def _check(self, sheet: Sheet) -> dict[str, Any]:
+        state = _st(sheet)
+        if is_dead(state):
+            raise RulesError("Too late for a Last Stand.")
+        if state["last_stand"]:
+            raise RulesError("You are already making your Last Stand.")
+        if "Incapacitated" in statuses_now(sheet, state):
+            raise RulesError("An unconscious character cannot make a Last Stand.")
+        return state
+
+    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
+        self._check(sheet)
+        return Odds((("last_stand", Fraction(1)),), success_keys=("last_stand",))
+
+    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        p = clean_params(self, sheet, params)
+        state = self._check(sheet)
+        state["last_stand"] = 1
+        state["health"] = health_max(state)
+        state["stamina"] = stamina_max(state)
+        summary = (
+            f"Last Stand: Health and Stamina full again now and each round; death at 0 Stamina "
+            f"or at the end of round {LAST_STAND_ROUNDS}."
+        )
+        return RollResult(
+            self.key, self.label, "last_stand", summary, odds=self.odds(sheet, p), inputs=shown_inputs(p), state=state
+        )
+
+
+@dataclass(frozen=True)
+class NewRoundProcedure:
+    """Seed 003, Rounds: statuses with durations tick down; Defend ends; a Last Stand refills or ends."""
+
+    key: str = "new_round"
+    label: str = "Start of my next turn"
+    gm_only: bool = False
+
+    def params(self, sheet: Sheet | None) -> tuple[Param, ...]:
+        return ()
+
+    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
+        state = _st(sheet)
+        key = "dead" if state["last_stand"] == LAST_STAND_ROUNDS else "next_round"
+        return Odds(((key, Fraction(1)),), success_keys=("next_round",))
+
+    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        p = clean_params(self, sheet, params)
+        state = _st(sheet)
+        if is_dead(state):
+            raise RulesError("The dead take no more turns.")
+        odds = self.odds(sheet, p)
+        notes = []
+        for name, rounds in list(state["statuses"].items()):
+            if rounds == 1:
+                del state["statuses"][name]
+                notes.append(f"{name} ends")
+            elif rounds > 1:
+                state["statuses"][name] = rounds - 1
+        if state["defending"]:
+            state["defending"] = False
+            notes.append("Defend ends")
+        outcome = "next_round"
+        if state["last_stand"]:
+            if state["last_stand"] >= LAST_STAND_ROUNDS:
+                state["dead"] = True
+                outcome = "dead"
+                notes.append("the Last Stand is over: dead")
+            else:
+                state["last_stand"] += 1
+                state["health"] = health_max(state)
+                state["stamina"] = stamina_max(state)
+                notes.append(f"Last Stand round {state['last_stand']}: Health and Stamina full")
+        summary = "A new round" + (f": {'; '.join(notes)}." if notes else ".")
+        return RollResult(self.key, self.label, outcome, summary, odds=odds, inputs=shown_inputs(p), state=state)
+
+
+@dataclass(frozen=True)
+class StatusProcedure:
+    """Seed 003 §Statuses: set or clear one status with its duration in rounds (0: until removed)."""
+
+    key: str = "status"
+    label: str = "Set or clear a status"
+    gm_only: bool = False
+
+    def params(self, sheet: Sheet | None) -> tuple[Param, ...]:
+        names = tuple((n, n) for n in STATUSES if n not in ("Dying", "Dead"))
+        return (
+            Param("status", "Status", "choice", "Prone", choices=names),
+            Param("rounds", "Rounds", "int", 0, 0, 100, help="0: until removed."),
+            Param("clear", "Clear it", "bool", False),
+        )
+
+    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
+        p = clean_params(self, sheet, params)
+        key = "cleared" if p["clear"] else "set"
+        return Odds(((key, Fraction(1)),), success_keys=(key,))
+
+    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        p = clean_params(self, sheet, params)
+        state = _st(sheet)
+        name = p["status"]
+        if p["clear"]:
+            if name not in state["statuses"]:
+                raise RulesError(f"You are not {name}.")
+            del state["statuses"][name]
+            summary = f"{name} cleared."
+        else:
+            before = state["statuses"].get(name)
+            add_status(state["statuses"], name, p["rounds"])
+            held = state["statuses"][name]
+            how = "until removed" if held == 0 else f"for {held} round{'s' if held != 1 else ''}"
+            summary = f"{name} {how}."
+            if before is not None:
+                summary += " (Statuses never stack: the longer one stays.)"
+        return RollResult(
+            self.key,
+            self.label,
+            "cleared" if p["clear"] else "set",
+            summary,
+            odds=self.odds(sheet, p),
+            inputs=shown_inputs(p),
+            state=state,
+        )
+
+
+_ = (STAT_CHOICES, STAT_NAMES, cls, three_outcome_of)

@@ -1,0 +1,227 @@
+"""Fortune's Favor (rules 1b): the GameSystem. See the package docstring for sources and readings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from rules.base import (
+    Banner,
+    CatalogueEntry,
+    Creation,
+    GameSystem,
+    Hireling,
+    Item,
+    Param,
+    Procedure,
+    QuickRoll,
+    RulesError,
+    Sheet,
+    SlotSummary,
+    Track,
+)
+from rules.data import fortunes_favor as data
+from rules.dice import RandomSource, roll_die
+from rules.settings import Setting
+from rules.systems.fortunes_favor.checks import ContestProcedure, GroupTestProcedure, TestProcedure
+from rules.systems.fortunes_favor.combat import (
+    ActionProcedure,
+    ExchangeProcedure,
+    HealDyingProcedure,
+    HideProcedure,
+    LastStandProcedure,
+    NewRoundProcedure,
+    StatusProcedure,
+    TakeDamageProcedure,
+)
+from rules.systems.fortunes_favor.creation import NAMES, create, creation_params
+from rules.systems.fortunes_favor.display import (
+    FIELD_LABELS,
+    OUTCOME_LABELS,
+    banners,
+    detail_params,
+    quick_rolls,
+    sheet_facts,
+)
+from rules.systems.fortunes_favor.inventory import slots, statuses_now, validate_hireling, validate_item
+from rules.systems.fortunes_favor.rest import LevelUpProcedure, RestProcedure, StayAwakeProcedure
+from rules.systems.fortunes_favor.state import (
+    COIN_MAX,
+    HOURS_MAX,
+    SETTINGS,
+    _default_state,
+    _st,
+    favor_max,
+    health_max,
+    stamina_max,
+    validate_state,
+)
+from rules.systems.fortunes_favor.travel import (
+    EquipProcedure,
+    FeatProcedure,
+    PushPaceProcedure,
+    QuickRetrievalProcedure,
+)
+
+PROCEDURES: dict[str, Procedure] = {
+    p.key: p
+    for p in (
+        TestProcedure(),
+        ContestProcedure(),
+        ExchangeProcedure(),
+        TakeDamageProcedure(),
+        ActionProcedure(),
+        HideProcedure(),
+        HealDyingProcedure(),
+        LastStandProcedure(),
+        NewRoundProcedure(),
+        StatusProcedure(),
+        RestProcedure(),
+        StayAwakeProcedure(),
+        LevelUpProcedure(),
+        FeatProcedure(),
+        PushPaceProcedure(),
+        QuickRetrievalProcedure(),
+        EquipProcedure(),
+    )
+}
+TABLE_PROCEDURES: dict[str, Procedure] = {p.key: p for p in (GroupTestProcedure(),)}
+
+CATALOGUE: tuple[CatalogueEntry, ...] = tuple(
+    CatalogueEntry(name, kind, None, slots_, "Starting kit") for name, kind, slots_ in data.STARTING_KIT
+) + (
+    CatalogueEntry("Notable item", "gear", None, 1, "Gear", note="Anything worth noting takes a slot."),
+    CatalogueEntry("Bulky item", "gear", None, 2, "Gear", {"bulky": True}, "Bulky things take more."),
+)
+
+# Seed 003, Combat Rounds: 30 seconds in three phases.
+ROUND_PHASES = (
+    "The surroundings act: fire spreads, the bridge gives way.",
+    "Every player, in any order: one Action and up to their Speed in movement, split around it.",
+    "Every enemy acts.",
+)
+
+_ADJUSTABLE = ("health", "stamina", "fortunes_favor", "coins", "hours_awake")
+
+
+@dataclass(frozen=True)
+class FortunesFavor(GameSystem):
+    """Fortune's Favor, rules 1b: the GameSystem for seed 003."""
+
+    id: str = "fortunes-favor"
+    name: str = "Fortune's Favor"
+    coin_label: str = "Coin"
+    credit: str = data.CREDIT
+    field_labels: ClassVar[Mapping[str, str]] = MappingProxyType(FIELD_LABELS)
+    outcome_labels: ClassVar[Mapping[str, str]] = MappingProxyType(OUTCOME_LABELS)
+
+    def rule_settings(self) -> tuple[Setting, ...]:
+        return SETTINGS
+
+    def default_state(self) -> dict[str, Any]:
+        return _default_state()
+
+    def validate_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        return validate_state(state)
+
+    def validate_item(self, item: Item) -> Item:
+        return validate_item(item)
+
+    def validate_hireling(self, hireling: Hireling) -> Hireling:
+        return validate_hireling(hireling)
+
+    def creation_params(self) -> tuple[Param, ...]:
+        return creation_params()
+
+    def create(
+        self, choices: Mapping[str, Any], rng: RandomSource, settings: Mapping[str, Any] | None = None
+    ) -> Creation:
+        return create(choices, rng)
+
+    def detail_params(self) -> tuple[Param, ...]:
+        return detail_params()
+
+    def tracks(self, sheet: Sheet) -> tuple[Track, ...]:
+        state = _st(sheet)
+        return (
+            Track("health", "Health", state["health"], health_max(state)),
+            Track("stamina", "Stamina", state["stamina"], stamina_max(state)),
+            Track("fortunes_favor", "Fortune's Favor", state["fortunes_favor"], favor_max(sheet)),
+            Track("coins", "Coin", state["coins"]),
+            Track("hours_awake", "Hours awake", state["hours_awake"]),
+        )
+
+    def adjust(self, sheet: Sheet, key: str, delta: int) -> dict[str, Any]:
+        """Change a track by ``delta``, clamped to its bounds; Stamina spent by hand breaks a rest."""
+        if key not in _ADJUSTABLE:
+            raise RulesError(f"{key} cannot be changed by hand.")
+        if isinstance(delta, bool) or not isinstance(delta, int) or abs(delta) > 100_000:
+            raise RulesError("Change it by a whole number.")
+        state = _st(sheet)
+        top = {
+            "health": health_max(state),
+            "stamina": stamina_max(state),
+            "fortunes_favor": favor_max(sheet),
+            "coins": COIN_MAX,
+            "hours_awake": HOURS_MAX,
+        }[key]
+        state[key] = max(0, min(top, state[key] + delta))
+        if key == "stamina" and delta < 0 and state["resting"]:
+            state["resting"] = ""
+        return validate_state(state)
+
+    def slots(self, sheet: Sheet) -> SlotSummary:
+        return slots(sheet)
+
+    def conditions(self, sheet: Sheet) -> tuple[str, ...]:
+        state = _st(sheet)
+        now = statuses_now(sheet, state)
+        if "Dead" in now:
+            return ("Dead",)
+        out = [n for n in sorted(now) if n != "Dying"]
+        if "Dying" in now:
+            out.insert(0, "Dying")
+        if state["last_stand"]:
+            out.insert(0, f"Last Stand ({state['last_stand']}/5)")
+        return tuple(out)
+
+    def banners(self, sheet: Sheet) -> tuple[Banner, ...]:
+        return banners(sheet)
+
+    def sheet_facts(self, sheet: Sheet) -> Mapping[str, Any]:
+        return sheet_facts(sheet)
+
+    def quick_rolls(self, sheet: Sheet) -> tuple[QuickRoll, ...]:
+        return quick_rolls(sheet)
+
+    def procedures(self) -> Mapping[str, Procedure]:
+        return PROCEDURES
+
+    def table_procedures(self) -> Mapping[str, Procedure]:
+        return TABLE_PROCEDURES
+
+    def table_facts(self, party: Sequence[tuple[int, Sheet]]) -> Mapping[str, Any]:
+        """Seed 003, Rounds: three phases; and who holds Fortune's Favor now."""
+        # read, not validated: a broken sheet shows its own problem on its card, not an error page here
+        favoured = [sheet.name for _, sheet in party if _holds_favor(sheet)]
+        return {"phases": ROUND_PHASES, "favoured": favoured}
+
+    def catalogue(self) -> tuple[CatalogueEntry, ...]:
+        return CATALOGUE
+
+    def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
+        """1b has no hireling rules: a helper is a name on the sheet, played by the GM, with no numbers."""
+        name = str(choices.get("name") or "").strip()
+        if not name:
+            name = NAMES[roll_die(rng, len(NAMES), "name").face - 1]
+        return validate_hireling(Hireling(name=name, kind="helper"))
+
+
+def _holds_favor(sheet: Sheet) -> bool:
+    value = sheet.state.get("fortunes_favor")
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+SYSTEM = FortunesFavor()

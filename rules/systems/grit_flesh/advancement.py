@@ -62,7 +62,10 @@ class GainXpProcedure:
         if share == 0:
             raise RulesError("That brings no XP: bring back gold or overcome monsters.")
         state["xp"] = min(100_000_000, state["xp"] + share)
-        summary = f"{p['gold']} gp and {p['monster_hd']} HD of monsters, split {p['party']} ways: {share} XP each (now {state['xp']})."
+        summary = (
+            f"{p['gold']} gp and {p['monster_hd']} HD of monsters, split {p['party']} ways: "
+            f"{share} XP each (now {state['xp']})."
+        )
         if level_ready(state, sheet.settings):
             summary += " Enough for the next level."
         return RollResult(self.key, self.label, "gained", summary, (), share, None, shown_inputs(p), state)
@@ -80,7 +83,15 @@ class LevelUpProcedure:
     def params(self, sheet: Sheet) -> tuple[Param, ...]:
         state = st_of(sheet) if sheet is not None else {"scrolls": []}
         scrolls = tuple((str(n), f"Copy {s['name']} from your scroll") for n, s in enumerate(state["scrolls"]))
-        return (Param("spell", "A Magic-User's new spell", "choice", "random", choices=(("random", "Roll a random spell"), *scrolls)),)
+        return (
+            Param(
+                "spell",
+                "A Magic-User's new spell",
+                "choice",
+                "random",
+                choices=(("random", "Roll a random spell"), *scrolls),
+            ),
+        )
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> None:
         return None
@@ -129,4 +140,14 @@ class LevelUpProcedure:
                 words.append(f"new spell: {picked[0]} (level {picked[1]})")
             else:
                 words.append("every spell on the list is in your book already")
-        return RollResult(self.key, self.label, "levelled", "; ".join(words) + ".", tuple(dice), state["level"], None, shown_inputs(p), state)
+        return RollResult(
+            self.key,
+            self.label,
+            "levelled",
+            "; ".join(words) + ".",
+            tuple(dice),
+            state["level"],
+            None,
+            shown_inputs(p),
+            state,
+        )

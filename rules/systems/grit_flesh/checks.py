@@ -96,4 +96,6 @@ class SaveProcedure:
         die = roll_die(rng, 20, "save")
         outcome = "pass" if die.face <= state["st"] else "fail"
         summary = f"{die.face} against ST {state['st']}: {'saved' if outcome == 'pass' else 'not saved'}."
-        return RollResult(self.key, self.label, outcome, summary, (die,), die.face, self.odds(sheet, p), shown_inputs(p))
+        return RollResult(
+            self.key, self.label, outcome, summary, (die,), die.face, self.odds(sheet, p), shown_inputs(p)
+        )

@@ -122,7 +122,10 @@ class AttackProcedure:
                 "Range",
                 "choice",
                 "near",
-                choices=(("near", "Within the weapon's range"), ("far", "Beyond it, up to twice: roll twice, keep the worse")),
+                choices=(
+                    ("near", "Within the weapon's range"),
+                    ("far", "Beyond it, up to twice: roll twice, keep the worse"),
+                ),
             ),
             Param("melee_count", "Firing into a melee: how many fight there (0: not)", "int", 0, 0, 12),
             Param("trick", "On a hit", "choice", "damage", choices=TRICKS),
@@ -138,7 +141,10 @@ class AttackProcedure:
         ranged = int(item.data.get("range", 0)) > 0
         if p["free"] and p["free_used"] >= free_attack_limit(state):
             limit = free_attack_limit(state)
-            raise RulesError(f"A {state['cls']} of level {state['level']} makes {limit} free attack{'s' if limit != 1 else ''} a round.")
+            raise RulesError(
+                f"A {state['cls']} of level {state['level']} makes {limit} free "
+                f"attack{'s' if limit != 1 else ''} a round."
+            )
         if p["dual"] and (ranged or item.data.get("hands") == 2):
             raise RulesError("Dual-wielding is for two one-handed melee weapons.")
         if p["range"] == "far" and not ranged:
@@ -343,5 +349,6 @@ class InitiativeProcedure:
         die = roll_die(rng, 6, "initiative")
         first = "players_first" if die.face % 2 == 0 else "enemies_first"
         who = "the players go first" if first == "players_first" else "the enemies go first"
-        return RollResult(self.key, self.label, first, f"{die.face}: {who} this round.", (die,), die.face, self.odds(sheet, params))
-
+        return RollResult(
+            self.key, self.label, first, f"{die.face}: {who} this round.", (die,), die.face, self.odds(sheet, params)
+        )

@@ -26,9 +26,19 @@ def creation_params() -> tuple[Param, ...]:
             "Class",
             "choice",
             "Fighter",
-            choices=(("Fighter", "Fighter"), ("Magic-User", "Magic-User"), (OTHER, "Another class of the table's (name it below)")),
+            choices=(
+                ("Fighter", "Fighter"),
+                ("Magic-User", "Magic-User"),
+                (OTHER, "Another class of the table's (name it below)"),
+            ),
         ),
-        Param("other_class", "Other class", "text", "", help="Only for another class: one the GM listed in the rule settings."),
+        Param(
+            "other_class",
+            "Other class",
+            "text",
+            "",
+            help="Only for another class: one the GM listed in the rule settings.",
+        ),
         Param("skills", "Skills", "text", "", help="Separated by commas: climbing, herb lore..."),
         Param("tools", "Tools", "text", "", help="Separated by commas: thieves' tools, a surgeon's kit..."),
     )
@@ -134,6 +144,8 @@ def apply_settings(sheet: Sheet) -> dict[str, Any]:
     state["st"] = min(STAT_MAX, int(value(settings, "start_st")) + grown * int(value(settings, "st_per_level")))
     state["av"] = min(STAT_MAX, int(value(settings, "start_av")) + grown * av_growth(state["cls"], settings))
     lost = state["flesh_max"] - state["flesh"]
-    state["flesh_max"] = min(999, flesh_from(state["attributes"], settings) + grown * int(value(settings, "flesh_per_level")))
+    state["flesh_max"] = min(
+        999, flesh_from(state["attributes"], settings) + grown * int(value(settings, "flesh_per_level"))
+    )
     state["flesh"] = max(0, state["flesh_max"] - lost)
     return validate_state(state)

@@ -79,7 +79,9 @@ class ComeRoundProcedure:
         rounds = state["out_rounds"]
         state.update(out_rounds=0, flesh=max(1, state["flesh"]))
         summary = f"After {rounds} round{'s' if rounds != 1 else ''} you come round with {state['flesh']} Flesh."
-        return RollResult(self.key, self.label, "awake", summary, odds=self.odds(sheet, p), inputs=shown_inputs(p), state=state)
+        return RollResult(
+            self.key, self.label, "awake", summary, odds=self.odds(sheet, p), inputs=shown_inputs(p), state=state
+        )
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,9 @@ class RestProcedure:
         before = state["grit"]
         state["grit"] = min(state["grit_max"], before + die.face)
         summary = f"Rolled {die.face}: Grit {before} → {state['grit']} of {state['grit_max']}."
-        return RollResult(self.key, self.label, "rested", summary, (die,), die.face, self.odds(sheet, p), shown_inputs(p), state)
+        return RollResult(
+            self.key, self.label, "rested", summary, (die,), die.face, self.odds(sheet, p), shown_inputs(p), state
+        )
 
 
 @dataclass(frozen=True)
@@ -143,5 +147,8 @@ class SurgeonProcedure:
         state["coins"] -= cost
         state["flesh"] += points
         state["out_rounds"] = 0
-        summary = f"{points} Flesh healed for {cost} gp and {points} day{'s' if points != 1 else ''} of rest; Flesh {state['flesh']}/{state['flesh_max']}."
+        summary = (
+            f"{points} Flesh healed for {cost} gp and {points} day{'s' if points != 1 else ''} of rest; "
+            f"Flesh {state['flesh']}/{state['flesh_max']}."
+        )
         return RollResult(self.key, self.label, "healed", summary, (), cost, None, shown_inputs(p), state)

@@ -46,7 +46,14 @@ def banners(sheet: Sheet) -> tuple[Banner, ...]:
     elif state["flesh"] == 0:
         out.append(Banner("no-flesh", "No Flesh left", "Any damage now calls for a save vs death.", "bad"))
     if state["flesh"] < state["flesh_max"] and not state["out_rounds"]:
-        out.append(Banner("flesh-hurt", "Flesh wounded", "No Grit comes back with rest until a surgeon heals the Flesh.", "warning"))
+        out.append(
+            Banner(
+                "flesh-hurt",
+                "Flesh wounded",
+                "No Grit comes back with rest until a surgeon heals the Flesh.",
+                "warning",
+            )
+        )
     if level_ready(state, sheet.settings):
         out.append(Banner("level-ready", "Ready for the next level", "Enough XP: go up a level.", "good"))
     return tuple(out)
@@ -84,8 +91,14 @@ def table_facts(party: Sequence[tuple[int, Sheet]]) -> dict[str, Any]:
     """The GM's tools: the house stat line for monsters, and each character's gear bubbles."""
     settings = party[0][1].settings if party else None
     base, grit = int(value(settings, "monster_av_base")), int(value(settings, "monster_grit_per_hd"))
-    monsters = [{"hd": hd, "av": min(20, base + hd), "grit": grit * hd, "flesh": hd, "xp": 50 * hd} for hd in (1, 2, 3, 4, 6, 8)]
-    return {"monsters": monsters, "house_label": HOUSE, "helpers": [{"role": k, "weekly": c} for k, c, _ in data.HELPERS]}
+    monsters = [
+        {"hd": hd, "av": min(20, base + hd), "grit": grit * hd, "flesh": hd, "xp": 50 * hd} for hd in (1, 2, 3, 4, 6, 8)
+    ]
+    return {
+        "monsters": monsters,
+        "house_label": HOUSE,
+        "helpers": [{"role": k, "weekly": c} for k, c, _ in data.HELPERS],
+    }
 
 
 FIELD_LABELS = {
@@ -118,6 +131,7 @@ OUTCOME_LABELS = {
 def quick_rolls(sheet: Sheet) -> tuple[QuickRoll, ...]:
     state = st_of(sheet)
     checks = tuple(
-        QuickRoll(f"Check {k}", "check", {"attribute": k, "skill": True, "tools": False}, stat=k) for k in state["attributes"]
+        QuickRoll(f"Check {k}", "check", {"attribute": k, "skill": True, "tools": False}, stat=k)
+        for k in state["attributes"]
     )
     return (QuickRoll("Save", "save", {}, stat="ST"), *checks)

@@ -18,7 +18,9 @@ REPAIR_GP = 5  # seed 004, Armor Degradation: per point, and a day's work
 
 def fill_bubble(state: dict[str, Any]) -> None:
     if state["bubbles"] >= BUBBLES:
-        raise RulesError(f"All {BUBBLES} gear bubbles are filled: empty them in a settlement for {EMPTY_BUBBLES_GP} gp.")
+        raise RulesError(
+            f"All {BUBBLES} gear bubbles are filled: empty them in a settlement for {EMPTY_BUBBLES_GP} gp."
+        )
     state["bubbles"] += 1
 
 
@@ -45,7 +47,9 @@ class FillBubbleProcedure:
         fill_bubble(state)
         item = Item(name, "gear", 0, 1, {"bubble": True})
         summary = f"{name}, out of the pack: {state['bubbles']} of {BUBBLES} gear bubbles filled."
-        return RollResult(self.key, self.label, "filled", summary, (), None, None, shown_inputs(p), state, items_added=(item,))
+        return RollResult(
+            self.key, self.label, "filled", summary, (), None, None, shown_inputs(p), state, items_added=(item,)
+        )
 
 
 @dataclass(frozen=True)
@@ -87,8 +91,20 @@ class RestockProcedure:
     def params(self, sheet: Sheet) -> tuple[Param, ...]:
         empty = tuple((k, i.name) for k, i in weapons(sheet) if i.data.get("empty")) if sheet is not None else ()
         return (
-            Param("weapon", "Weapon", "choice", (empty or (("", "None is out"),))[0][0], choices=empty or (("", "None is out"),)),
-            Param("how", "How", "choice", "bubble", choices=(("bubble", "Fill a gear bubble"), ("buy", "Buy it in a settlement: half the weapon's cost"))),
+            Param(
+                "weapon",
+                "Weapon",
+                "choice",
+                (empty or (("", "None is out"),))[0][0],
+                choices=empty or (("", "None is out"),),
+            ),
+            Param(
+                "how",
+                "How",
+                "choice",
+                "bubble",
+                choices=(("bubble", "Fill a gear bubble"), ("buy", "Buy it in a settlement: half the weapon's cost")),
+            ),
         )
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> None:
@@ -110,13 +126,17 @@ class RestockProcedure:
             state["coins"] -= cost
             summary = f"{item.name} restocked for {cost} gp."
         changed = replace(item, data={**item.data, "empty": False})
-        return RollResult(self.key, self.label, "restocked", summary, (), None, None, shown_inputs(p), state, items_changed=(changed,))
+        return RollResult(
+            self.key, self.label, "restocked", summary, (), None, None, shown_inputs(p), state, items_changed=(changed,)
+        )
 
 
 def _armour(sheet: Sheet | None) -> list[tuple[str, Item]]:
     if sheet is None:
         return []
-    return [(entry_key(i, n), i) for n, i in enumerate(sheet.items) if i.kind in ("armour", "shield") and "ac" in i.data]
+    return [
+        (entry_key(i, n), i) for n, i in enumerate(sheet.items) if i.kind in ("armour", "shield") and "ac" in i.data
+    ]
 
 
 @dataclass(frozen=True)
@@ -129,9 +149,14 @@ class RepairProcedure:
     gm_only: bool = False
 
     def params(self, sheet: Sheet) -> tuple[Param, ...]:
-        pieces = tuple((k, f"{i.name} (AC {i.data.get('current_ac', i.data['ac'])} of {i.data['ac']})") for k, i in _armour(sheet))
+        pieces = tuple(
+            (k, f"{i.name} (AC {i.data.get('current_ac', i.data['ac'])} of {i.data['ac']})") for k, i in _armour(sheet)
+        )
         pieces = pieces or (("", "No armour"),)
-        return (Param("piece", "Piece", "choice", pieces[0][0], choices=pieces), Param("points", "Points of AC", "int", 1, 1, 10))
+        return (
+            Param("piece", "Piece", "choice", pieces[0][0], choices=pieces),
+            Param("points", "Points of AC", "int", 1, 1, 10),
+        )
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> None:
         return None
@@ -150,8 +175,13 @@ class RepairProcedure:
             raise RulesError(f"{item.name} is as good as new.")
         cost = REPAIR_GP * points
         if cost > state["coins"]:
-            raise RulesError(f"{points} point{'s' if points != 1 else ''} of repair cost {cost} gp; you have {state['coins']} gp.")
+            raise RulesError(
+                f"{points} point{'s' if points != 1 else ''} of repair cost {cost} gp; you have {state['coins']} gp."
+            )
         state["coins"] -= cost
         changed = replace(item, data={**item.data, "current_ac": now + points})
-        summary = f"{item.name} mended to AC {now + points} for {cost} gp and {points} day{'s' if points != 1 else ''} of work."
-        return RollResult(self.key, self.label, "repaired", summary, (), cost, None, shown_inputs(p), state, items_changed=(changed,))
+        days = f"{points} day{'s' if points != 1 else ''}"
+        summary = f"{item.name} mended to AC {now + points} for {cost} gp and {days} of work."
+        return RollResult(
+            self.key, self.label, "repaired", summary, (), cost, None, shown_inputs(p), state, items_changed=(changed,)
+        )

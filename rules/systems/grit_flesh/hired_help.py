@@ -20,7 +20,13 @@ ROLE_WORDS = {kind: words for kind, _, words in data.HELPERS}
 
 def hire_params(sheet: Sheet) -> tuple[Param, ...]:
     return (
-        Param("role", "Helper", "choice", "Torchbearer", choices=tuple((k, f"{k}: {c} gp a week, {w}") for k, c, w in data.HELPERS)),
+        Param(
+            "role",
+            "Helper",
+            "choice",
+            "Torchbearer",
+            choices=tuple((k, f"{k}: {c} gp a week, {w}") for k, c, w in data.HELPERS),
+        ),
         Param("name", "Name", "text", "", help="Leave empty to call them by their trade."),
     )
 
@@ -94,7 +100,10 @@ class PayHelpersProcedure:
             raise RulesError(f"That is {cost} gp; you have {state['coins']} gp.")
         state["coins"] -= cost
         changed = tuple(
-            replace(h, state={**h.state, "paid_weeks": min(1000, int(h.state.get("paid_weeks", 0)) + p["weeks"])}) for h in chosen
+            replace(h, state={**h.state, "paid_weeks": min(1000, int(h.state.get("paid_weeks", 0)) + p["weeks"])})
+            for h in chosen
         )
         summary = f"Paid {cost} gp for {p['weeks']} week{'s' if p['weeks'] != 1 else ''}; {state['coins']} gp left."
-        return RollResult(self.key, self.label, "paid", summary, (), cost, None, shown_inputs(p), state, hirelings_changed=changed)
+        return RollResult(
+            self.key, self.label, "paid", summary, (), cost, None, shown_inputs(p), state, hirelings_changed=changed
+        )

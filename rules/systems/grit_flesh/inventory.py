@@ -10,7 +10,7 @@ from typing import Any
 from rules.base import CatalogueEntry, Hireling, Item, RulesError, Sheet, SlotSummary, entry_key
 from rules.data import grit_flesh as data
 from rules.systems.grit_flesh.state import BUBBLES, COINS_PER_SLOT, SLOTS
-from rules.validation import bounded_int, bounded_text, boolean, fields, hireling_basics, item_basics, name_list
+from rules.validation import boolean, bounded_int, bounded_text, fields, hireling_basics, item_basics, name_list
 
 SIZES = ("small", "medium", "large")
 AC_MAX = 10
@@ -67,9 +67,7 @@ def validate_item(item: Item) -> Item:
             raise RulesError(f"{name}: its AC now cannot pass its starting AC of {clean['ac']}.")
     elif "current_ac" in clean:
         raise RulesError(f"{name}: a current AC needs a starting AC.")
-    return replace(
-        item, name=name, kind=kind, slots=slot_cost(kind, clean, slots), quantity=quantity, data=clean
-    )
+    return replace(item, name=name, kind=kind, slots=slot_cost(kind, clean, slots), quantity=quantity, data=clean)
 
 
 def treasure(sheet: Sheet, state: Mapping[str, Any]) -> int:
@@ -156,7 +154,9 @@ def _catalogue() -> tuple[CatalogueEntry, ...]:
     rows += [_weapon_entry(r, "Ranged weapons") for r in data.RANGED_WEAPONS]
     for name, cost, ac in data.ARMOUR:
         rows.append(
-            CatalogueEntry(name, "armour", cost, -(-ac // 2), "Armour", {"ac": ac, "current_ac": ac, "cost": cost}, f"AC {ac}")
+            CatalogueEntry(
+                name, "armour", cost, -(-ac // 2), "Armour", {"ac": ac, "current_ac": ac, "cost": cost}, f"AC {ac}"
+            )
         )
     name, cost, ac = data.SHIELD
     rows.append(CatalogueEntry(name, "shield", cost, 1, "Armour", {"ac": ac, "current_ac": ac, "cost": cost}, "+1 AC"))

@@ -63,7 +63,10 @@ class CastProcedure:
                 "How",
                 "choice",
                 "quick",
-                choices=(("quick", "Quickly, in a combat round: roll to control it"), ("ritual", "As a ritual: an hour a spell level")),
+                choices=(
+                    ("quick", "Quickly, in a combat round: roll to control it"),
+                    ("ritual", "As a ritual: an hour a spell level"),
+                ),
             ),
             Param("moved_or_hurt", "You moved this round, or took damage before your go", "bool", False, resets=True),
         )
@@ -72,7 +75,9 @@ class CastProcedure:
         state = st_of(sheet)
         source, index, spell = _chosen(state, p["spell"])
         if p["how"] == "quick" and p["moved_or_hurt"]:
-            raise RulesError("Having moved, or been hurt before your go, you cannot cast this round; you may still act otherwise.")
+            raise RulesError(
+                "Having moved, or been hurt before your go, you cannot cast this round; you may still act otherwise."
+            )
         return state, source, index, spell
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
@@ -97,7 +102,9 @@ class CastProcedure:
                 state, words, more, _ = apply_damage(state, level, False, sheet.settings, rng)
                 dice += more
                 summary += f" Corrupted, it costs you: {words}"
-            return RollResult(self.key, self.label, "controlled", summary, tuple(dice), None, odds, shown_inputs(p), state)
+            return RollResult(
+                self.key, self.label, "controlled", summary, tuple(dice), None, odds, shown_inputs(p), state
+            )
         ac = armour_class(sheet)
         if spell.get("corrupted"):
             summary = f"{name} is Corrupted: quickly cast, it slips out of control."
@@ -106,7 +113,9 @@ class CastProcedure:
             dice.append(die)
             if ac < die.face <= state["st"]:
                 summary = f"{die.face}, over your AC {ac} and within ST {state['st']}: {name} is under control."
-                return RollResult(self.key, self.label, "controlled", summary, tuple(dice), die.face, odds, shown_inputs(p))
+                return RollResult(
+                    self.key, self.label, "controlled", summary, tuple(dice), die.face, odds, shown_inputs(p)
+                )
             why = f"at or under your AC {ac}" if die.face <= ac else f"over ST {state['st']}"
             summary = f"{die.face}, {why}: {name} slips out of control."
         if source == "scroll":
@@ -131,7 +140,16 @@ class CastProcedure:
             dice += more
             summary += f" {words} {'The spell fizzles.' if reaches else 'The spell works as normal.'}"
         return RollResult(
-            self.key, self.label, "miscast", summary, tuple(dice), None, odds, shown_inputs(p), state, details={"miscast": key}
+            self.key,
+            self.label,
+            "miscast",
+            summary,
+            tuple(dice),
+            None,
+            odds,
+            shown_inputs(p),
+            state,
+            details={"miscast": key},
         )
 
 
@@ -145,7 +163,9 @@ class PurifyProcedure:
 
     def params(self, sheet: Sheet) -> tuple[Param, ...]:
         state = st_of(sheet) if sheet is not None else {"spellbook": []}
-        bad = tuple((str(n), s["name"]) for n, s in enumerate(state["spellbook"]) if s["corrupted"]) or (("", "None is Corrupted"),)
+        bad = tuple((str(n), s["name"]) for n, s in enumerate(state["spellbook"]) if s["corrupted"]) or (
+            ("", "None is Corrupted"),
+        )
         return (Param("spell", "Corrupted spell", "choice", bad[0][0], choices=bad),)
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> None:
@@ -190,7 +210,17 @@ class FindScrollProcedure:
             raise RulesError("That spell is not on the table's list.")
         state["scrolls"].append({"name": p["spell"], "level": level})
         st_of(sheet.with_state(state))  # within the sheet's bounds
-        return RollResult(self.key, self.label, "found", f"A scroll of {p['spell']} (level {level}).", (), None, None, shown_inputs(p), state)
+        return RollResult(
+            self.key,
+            self.label,
+            "found",
+            f"A scroll of {p['spell']} (level {level}).",
+            (),
+            None,
+            None,
+            shown_inputs(p),
+            state,
+        )
 
 
 def _mentors(sheet: Sheet) -> list[Hireling]:
@@ -208,8 +238,13 @@ class StudyScrollProcedure:
 
     def params(self, sheet: Sheet) -> tuple[Param, ...]:
         state = st_of(sheet) if sheet is not None else {"scrolls": []}
-        scrolls = tuple((str(n), f"{s['name']} (level {s['level']})") for n, s in enumerate(state["scrolls"])) or (("", "No scrolls"),)
-        return (Param("scroll", "Scroll", "choice", scrolls[0][0], choices=scrolls), Param("weeks", "Weeks of study", "int", 1, 1, 52))
+        scrolls = tuple((str(n), f"{s['name']} (level {s['level']})") for n, s in enumerate(state["scrolls"])) or (
+            ("", "No scrolls"),
+        )
+        return (
+            Param("scroll", "Scroll", "choice", scrolls[0][0], choices=scrolls),
+            Param("weeks", "Weeks of study", "int", 1, 1, 52),
+        )
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> None:
         return None

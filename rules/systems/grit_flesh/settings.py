@@ -21,7 +21,11 @@ SPELL_LEVEL_MAX = 9
 SLOTS = 10
 COINS_PER_SLOT = 200
 
-_house = {"house_default": True, "scope": "creation"}
+
+def _house(key: str, label: str, default: Any, help: str, **more: Any) -> Setting:
+    """A number the rules text leaves out: Lantern's placeholder, shaping characters made from now on."""
+    return Setting(key, label, default, help, house_default=True, scope="creation", **more)
+
 
 SETTINGS: tuple[Setting, ...] = (
     Setting(
@@ -38,7 +42,7 @@ SETTINGS: tuple[Setting, ...] = (
         "When armour turns an attack aside, which piece loses a point of AC if you wear both.",
         choices=(("shield", "The shield, then the armour"), ("armour", "The armour, then the shield")),
     ),
-    Setting(
+    _house(
         "attributes",
         "Attributes",
         list(data.ATTRIBUTES),
@@ -46,9 +50,8 @@ SETTINGS: tuple[Setting, ...] = (
         kind="list",
         min_items=1,
         max_items=12,
-        **_house,
     ),
-    Setting(
+    _house(
         "attribute_dice",
         "Six-sided dice for each attribute",
         3,
@@ -56,10 +59,9 @@ SETTINGS: tuple[Setting, ...] = (
         kind="int",
         minimum=1,
         maximum=6,
-        **_house,
     ),
-    Setting("start_st", "Starting ST", 14, "A new character's Saving Throw.", kind="int", minimum=1, maximum=20, **_house),
-    Setting(
+    _house("start_st", "Starting ST", 14, "A new character's Saving Throw.", kind="int", minimum=1, maximum=20),
+    _house(
         "st_per_level",
         "ST gained each level",
         1,
@@ -67,10 +69,9 @@ SETTINGS: tuple[Setting, ...] = (
         kind="int",
         minimum=0,
         maximum=5,
-        **_house,
     ),
-    Setting("start_av", "Starting AV", 12, "A new character's Attack Value.", kind="int", minimum=1, maximum=20, **_house),
-    Setting(
+    _house("start_av", "Starting AV", 12, "A new character's Attack Value.", kind="int", minimum=1, maximum=20),
+    _house(
         "fighter_av_per_level",
         "AV a Fighter gains each level",
         1,
@@ -78,9 +79,8 @@ SETTINGS: tuple[Setting, ...] = (
         kind="int",
         minimum=0,
         maximum=5,
-        **_house,
     ),
-    Setting(
+    _house(
         "av_per_level",
         "AV other classes gain each level",
         0,
@@ -88,27 +88,18 @@ SETTINGS: tuple[Setting, ...] = (
         kind="int",
         minimum=0,
         maximum=5,
-        **_house,
     ),
-    Setting(
-        "grit_die",
-        "Grit die",
-        6,
-        "Starting Grit is one roll of a die this size.",
-        kind="int",
-        minimum=1,
-        maximum=20,
-        **_house,
+    _house(
+        "grit_die", "Grit die", 6, "Starting Grit is one roll of a die this size.", kind="int", minimum=1, maximum=20
     ),
-    Setting(
+    _house(
         "grit_each_level",
         "Roll the Grit die again at each level",
         True,
         "Each new level adds one roll of the Grit die to maximum Grit.",
         kind="bool",
-        **_house,
     ),
-    Setting(
+    _house(
         "flesh_attribute",
         "Attribute Flesh comes from",
         ["CON"],
@@ -116,9 +107,8 @@ SETTINGS: tuple[Setting, ...] = (
         kind="list",
         min_items=1,
         max_items=1,
-        **_house,
     ),
-    Setting(
+    _house(
         "flesh_divisor",
         "Divide that attribute by",
         3,
@@ -126,9 +116,8 @@ SETTINGS: tuple[Setting, ...] = (
         kind="int",
         minimum=1,
         maximum=10,
-        **_house,
     ),
-    Setting(
+    _house(
         "flesh_per_level",
         "Flesh gained each level",
         0,
@@ -136,9 +125,8 @@ SETTINGS: tuple[Setting, ...] = (
         kind="int",
         minimum=0,
         maximum=5,
-        **_house,
     ),
-    Setting(
+    _house(
         "classes",
         "Classes",
         list(data.CLASSES),
@@ -147,9 +135,8 @@ SETTINGS: tuple[Setting, ...] = (
         kind="list",
         min_items=1,
         max_items=12,
-        **_house,
     ),
-    Setting(
+    _house(
         "xp_table",
         "XP for each level",
         list(data.XP_TABLE),
@@ -160,9 +147,8 @@ SETTINGS: tuple[Setting, ...] = (
         maximum=10_000_000,
         min_items=1,
         max_items=20,
-        **_house,
     ),
-    Setting(
+    _house(
         "spell_list",
         "Spell list",
         list(data.SPELLS),
@@ -170,9 +156,8 @@ SETTINGS: tuple[Setting, ...] = (
         kind="list",
         min_items=1,
         max_items=100,
-        **_house,
     ),
-    Setting(
+    _house(
         "starting_spells",
         "Spells a new Magic-User knows",
         1,
@@ -180,9 +165,8 @@ SETTINGS: tuple[Setting, ...] = (
         kind="int",
         minimum=0,
         maximum=10,
-        **_house,
     ),
-    Setting(
+    _house(
         "gold_dice",
         "Starting gold: d6 rolled",
         3,
@@ -190,9 +174,8 @@ SETTINGS: tuple[Setting, ...] = (
         kind="int",
         minimum=0,
         maximum=10,
-        **_house,
     ),
-    Setting(
+    _house(
         "gold_times",
         "Starting gold: the dice times",
         10,
@@ -200,9 +183,8 @@ SETTINGS: tuple[Setting, ...] = (
         kind="int",
         minimum=1,
         maximum=100,
-        **_house,
     ),
-    Setting(
+    _house(
         "starting_kit",
         "Starting kit",
         list(data.STARTING_KIT),
@@ -211,14 +193,11 @@ SETTINGS: tuple[Setting, ...] = (
         kind="list",
         min_items=0,
         max_items=10,
-        **_house,
     ),
-    Setting("helper_grit", "Helpers' Grit", 3, "Grit of a newly hired helper.", kind="int", minimum=0, maximum=20, **_house),
-    Setting(
-        "helper_flesh", "Helpers' Flesh", 3, "Flesh of a newly hired helper.", kind="int", minimum=1, maximum=20, **_house
-    ),
-    Setting("helper_av", "Helpers' AV", 12, "Attack Value of a newly hired helper.", kind="int", minimum=1, maximum=20, **_house),
-    Setting("helper_st", "Helpers' ST", 14, "Saving Throw of a newly hired helper.", kind="int", minimum=1, maximum=20, **_house),
+    _house("helper_grit", "Helpers' Grit", 3, "Grit of a newly hired helper.", kind="int", minimum=0, maximum=20),
+    _house("helper_flesh", "Helpers' Flesh", 3, "Flesh of a newly hired helper.", kind="int", minimum=1, maximum=20),
+    _house("helper_av", "Helpers' AV", 12, "Attack Value of a newly hired helper.", kind="int", minimum=1, maximum=20),
+    _house("helper_st", "Helpers' ST", 14, "Saving Throw of a newly hired helper.", kind="int", minimum=1, maximum=20),
     Setting(
         "monster_av_base",
         "Monsters' AV: this plus their HD",
@@ -259,7 +238,9 @@ def parse_spell(entry: str) -> tuple[str, int]:
         raise RulesError(f"Spell list: {str(entry)[:40]!r} needs its level in brackets, like Slumber (1).")
     level = int(match["level"]) if len(match["level"]) <= 2 else 0
     if not 1 <= level <= SPELL_LEVEL_MAX:
-        raise RulesError(f"Spell list: {match['name']} has level {match['level'][:4]}; levels run 1 to {SPELL_LEVEL_MAX}.")
+        raise RulesError(
+            f"Spell list: {match['name']} has level {match['level'][:4]}; levels run 1 to {SPELL_LEVEL_MAX}."
+        )
     return match["name"].strip(), level
 
 
@@ -295,12 +276,11 @@ def validate(values: Mapping[str, Any], system_name: str, kit_slots: Mapping[str
         parsed = [parse_spell(entry) for entry in clean["spell_list"]]
         if len({n.lower() for n, _ in parsed}) != len(parsed):
             raise RulesError("Spell list: each spell once.")
-    if "attributes" in clean and "flesh_attribute" in clean:
-        if clean["flesh_attribute"][0] not in clean["attributes"]:
-            raise RulesError(
-                f"Attribute Flesh comes from: {clean['flesh_attribute'][0]!r} is not one of the attributes "
-                f"({', '.join(clean['attributes'])})."
-            )
+    if {"attributes", "flesh_attribute"} <= set(clean) and clean["flesh_attribute"][0] not in clean["attributes"]:
+        raise RulesError(
+            f"Attribute Flesh comes from: {clean['flesh_attribute'][0]!r} is not one of the attributes "
+            f"({', '.join(clean['attributes'])})."
+        )
     if "starting_kit" in clean:
         unknown = [name for name in clean["starting_kit"] if name not in kit_slots]
         if unknown:

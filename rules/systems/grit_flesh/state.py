@@ -9,7 +9,7 @@ from typing import Any
 from rules.base import RulesError, Sheet
 from rules.dice import DieRoll, RandomSource, roll_die
 from rules.systems.grit_flesh.settings import ATTRIBUTE_NAME_MAX, COINS_PER_SLOT, SLOTS, SPELL_LEVEL_MAX, value
-from rules.validation import bounded_int, bounded_text, boolean, name_list
+from rules.validation import boolean, bounded_int, bounded_text, name_list
 
 BUBBLES = 5  # seed 004, Gear Bubbles
 __all__ = ["COINS_PER_SLOT", "SLOTS"]  # seed 004, Carrying Things: 10 slots, 200 coins a slot

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from functools import wraps
+from typing import Any
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse, JsonResponse

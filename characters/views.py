@@ -126,6 +126,7 @@ def sheet_context(
         items=tuple(i.to_rules() for i in items),
         hirelings=tuple(h.to_rules() for h in hirelings),
         name=character.name,
+        settings=character.rule_settings(),  # the facts, tracks and banners follow the table's settings
     )
     context.update(rules=rules, state=state, items=items, hirelings=hirelings)
     if can_edit and wanted & {"inventory"}:

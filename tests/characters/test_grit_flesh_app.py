@@ -279,3 +279,13 @@ def test_changed_house_defaults_shape_new_characters_and_apply_to_old_ones(as_us
     assert (hero.state["st"], hero.state["av"]) == (17, 10)
     page = as_user(player).get(hero.get_absolute_url())
     assert field_text(page, "data-house", "start_st").startswith("17")
+
+
+def test_the_demo_seats_alice_s_character_at_the_grit_and_flesh_table(as_user):
+    from django.core.management import call_command
+
+    call_command("demo", force=True)
+    tamsin = Character.objects.get(system="grit-flesh", owner__username="alice")
+    assert tamsin.name == "Tamsin" and tamsin.campaign.system == "grit-flesh"
+    response = as_user(tamsin.owner).get(tamsin.get_absolute_url())
+    assert response.status_code == 200 and HOUSE in text_of(response)

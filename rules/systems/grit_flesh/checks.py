@@ -9,7 +9,7 @@ from typing import Any
 
 from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.dice import RandomSource, roll_die
-from rules.systems.grit_flesh.state import refuse_if_down, st_of
+from rules.systems.grit_flesh.state import ordered_attributes, refuse_if_down, st_of
 
 
 def under_chance(target: int) -> Fraction:
@@ -23,8 +23,8 @@ def pass_fail(chance: Fraction, yes: str = "pass", no: str = "fail") -> Odds:
 
 
 def attribute_choices(sheet: Sheet | None) -> tuple[tuple[str, str], ...]:
-    attributes = st_of(sheet)["attributes"] if sheet is not None else {}
-    return tuple((k, f"{k} ({v})") for k, v in attributes.items()) or (("", "No attributes"),)
+    attributes = ordered_attributes(st_of(sheet), sheet.settings) if sheet is not None else []
+    return tuple((k, f"{k} ({v})") for k, v in attributes) or (("", "No attributes"),)
 
 
 @dataclass(frozen=True)

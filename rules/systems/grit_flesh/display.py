@@ -10,7 +10,7 @@ from rules.data import grit_flesh as data
 from rules.systems.grit_flesh.advancement import level_ready, next_level_xp
 from rules.systems.grit_flesh.inventory import armour_class, slots_used, weapons, worn_armour
 from rules.systems.grit_flesh.settings import SETTINGS, value
-from rules.systems.grit_flesh.state import BUBBLES, SLOTS, free_attack_limit, st_of
+from rules.systems.grit_flesh.state import BUBBLES, SLOTS, free_attack_limit, ordered_attributes, st_of
 
 HOUSE = "house default, not from the rules"
 
@@ -69,7 +69,7 @@ def sheet_facts(sheet: Sheet) -> dict[str, Any]:
         if p is not None
     ]
     return {
-        "attributes": [{"key": k, "score": v} for k, v in state["attributes"].items()],
+        "attributes": [{"key": k, "score": v} for k, v in ordered_attributes(state, settings)],
         "ac": armour_class(sheet),
         "armour": pieces,
         "bubbles": bubbles(state["bubbles"]),
@@ -132,6 +132,6 @@ def quick_rolls(sheet: Sheet) -> tuple[QuickRoll, ...]:
     state = st_of(sheet)
     checks = tuple(
         QuickRoll(f"Check {k}", "check", {"attribute": k, "skill": True, "tools": False}, stat=k)
-        for k in state["attributes"]
+        for k, _ in ordered_attributes(state, sheet.settings)
     )
     return (QuickRoll("Save", "save", {}, stat="ST"), *checks)

@@ -114,6 +114,12 @@ def st_of(sheet: Sheet) -> dict[str, Any]:
     return validate_state(sheet.state)
 
 
+def ordered_attributes(state: Mapping[str, Any], settings: Mapping[str, Any] | None) -> list[tuple[str, int]]:
+    """The attributes in the table's order (a database may store a mapping's keys sorted), then any others."""
+    order = {name: n for n, name in enumerate(value(settings, "attributes"))}
+    return sorted(state["attributes"].items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0]))
+
+
 def free_attack_limit(state: Mapping[str, Any]) -> int:
     """Seed 004, Free Attacks: a Fighter makes as many a round as their level, a Magic-User one;
     spec §004.11.8 [REC]: any other class one."""

@@ -507,3 +507,27 @@ def test_helpers_at_most_four_with_house_numbers():
     four = sheet(hirelings=[Hireling(f"T{n}", "helper", {"role": "Torchbearer", "weekly": 2}, id=n) for n in range(4)])
     with pytest.raises(RulesError, match="4 helpers"):
         SYSTEM.hire(four, {"role": "Torchbearer"}, random.Random(1))
+
+
+@given(
+    st_=st.integers(1, 20),
+    ac=st.integers(0, 10),
+    score=st.integers(1, 36),
+    grit=st.integers(0, 10),
+    flesh=st.integers(0, 5),
+    amount=st.integers(0, 30),
+)
+def test_every_odds_sum_to_one_within_bounds(st_, ac, score, grit, flesh, amount):
+    """Exact odds for checks, saves, quick casts, incoming attacks and damage sum to 1 (hypothesis)."""
+    state = make_state(st=st_, grit=grit, grit_max=10, flesh=flesh, flesh_max=5, attributes={"STR": score})
+    state["spellbook"] = [{"name": "Ward", "level": 1, "corrupted": False}]
+    sh = sheet(state=SYSTEM.validate_state(state), items=[armour(ac)] if ac else [])
+    for result in (
+        odds("check", sh, attribute="STR", skill=True),
+        odds("save", sh),
+        odds("cast", sh, spell="book:0"),
+        odds("incoming", sh, attacker_av=st_),
+        odds("damage", sh, amount=amount),
+    ):
+        assert sum(p for _, p in result.outcomes) == 1
+        assert all(0 < p <= 1 for _, p in result.outcomes)

@@ -43,7 +43,7 @@ def armour(ac: int = 2, now: int | None = None, id_: int = 2, kind: str = "armou
         kind,
         1,
         1,
-        {"ac": ac, "current_ac": ac if now is None else now},
+        {"AC": ac, "current_AC": ac if now is None else now},
         worn=True,
         id=id_,
     )
@@ -52,7 +52,7 @@ def armour(ac: int = 2, now: int | None = None, id_: int = 2, kind: str = "armou
 def weapon(size: str = "medium", reach: int = 0, id_: int = 1, **more: Any) -> Item:
     bonus = {"small": -1, "medium": 0, "large": 1}[size]
     hands = 2 if size == "large" or (reach and size != "small") else 1
-    data = {"size": size, "hands": hands, "damage": bonus, "range": reach, "cost": 6, **more}
+    data = {"size": size, "hands": hands, "damage_bonus": bonus, "range": reach, "cost": 6, **more}
     return Item(f"{size} {'bow' if reach else 'blade'}", "weapon", hands, 1, data, id=id_)
 
 
@@ -88,7 +88,7 @@ def _vector_av14_ac4():
     # rolls 1-4 miss and a PC target's armour drops 1 AC
     sh = sheet(items=[armour(4)])
     result = roll("incoming", sh, [3], attacker_av=14)
-    assert result.outcome == "blocked" and result.items_changed[0].data["current_ac"] == 3
+    assert result.outcome == "blocked" and result.items_changed[0].data["current_AC"] == 3
     # 5-13 hit, damage to Grit; 14 crits, damage to Flesh
     hit = roll("incoming", sh, [9, 3], attacker_av=14)
     assert (hit.state["grit"], hit.state["flesh"]) == (3, 3)
@@ -211,12 +211,12 @@ def test_a_natural_20_empties_a_ranged_weapon_after_it_resolves():
     """seed 004 (Ranged Attacks); spec §004.11.12: resolve, then out of ammunition; restock by a bubble."""
     sh = sheet(state=make_state(av=20), items=[weapon("small", 20)])
     result = roll("attack", sh, [20, 3], weapon="1", target_ac=2)
-    assert result.outcome == "crit" and result.items_changed[0].data["empty"] is True
+    assert result.outcome == "crit" and result.items_changed[0].data["out_of_ammunition"] is True
     empty = sheet(state=make_state(av=20), items=[result.items_changed[0]])
     with pytest.raises(RulesError, match="out of ammunition"):
         odds("attack", empty, weapon="1")
     restocked = roll("restock", empty, [], weapon="1", how="bubble")
-    assert restocked.state["bubbles"] == 1 and restocked.items_changed[0].data["empty"] is False
+    assert restocked.state["bubbles"] == 1 and restocked.items_changed[0].data["out_of_ammunition"] is False
     bought = roll("restock", empty, [], weapon="1", how="buy")
     assert bought.state["coins"] == 97  # half of 6 gp
 
@@ -272,10 +272,10 @@ def test_armour_wears_shield_first_then_breaks_and_repairs():
     result = roll("incoming", sh, [2], attacker_av=12)
     assert result.items_changed[0].name == "Shield" and "broken for good" in result.summary
     chosen = roll("incoming", sh, [1], attacker_av=12, piece="armour")
-    assert chosen.items_changed[0].name == "Light armour" and chosen.items_changed[0].data["current_ac"] == 1
+    assert chosen.items_changed[0].name == "Light armour" and chosen.items_changed[0].data["current_AC"] == 1
     worn = sheet(items=[armour(4, 1)])
     mended = roll("repair", worn, [], piece="2", points=5)
-    assert mended.state["coins"] == 85 and mended.items_changed[0].data["current_ac"] == 4
+    assert mended.state["coins"] == 85 and mended.items_changed[0].data["current_AC"] == 4
     with pytest.raises(RulesError, match="broken for good"):
         roll("repair", sheet(items=[armour(2, 0)]), [], piece="2")
 
@@ -335,7 +335,7 @@ def test_slots_weapons_by_hands_armour_half_ac_coins_by_200():
     items = [weapon("large"), armour(6), armour(1, id_=3, kind="shield"), Item("Rope", "gear", 0, 1, {})]
     sh = sheet(state=make_state(coins=201), items=items)
     assert SYSTEM.slots(sh).used == 2 + 3 + 1 + 2
-    assert SYSTEM.validate_item(Item("Plate", "armour", 9, 1, {"ac": 5})).slots == 3
+    assert SYSTEM.validate_item(Item("Plate", "armour", 9, 1, {"AC": 5})).slots == 3
 
 
 def test_an_eleventh_slot_is_refused():

@@ -21,8 +21,8 @@ State layout (a JSON-able dict, normalised by ``validate_state``)::
       "feint": False,                                    # next round: two attacks with an advantage
     }
 
-Items: weapons ``{"size", "hands", "damage" (bonus on 1d6), "range" (feet, 0 melee), "cost", "empty"}``;
-armour and shields ``{"ac", "current_ac", "cost"}``, counted when worn. Helpers are hirelings of kind
+Items: weapons ``{"size", "hands", "damage_bonus" (on 1d6), "range" (feet, 0 melee), "cost", "out_of_ammunition"}``;
+armour and shields ``{"AC", "current_AC", "cost"}``, counted when worn. Helpers are hirelings of kind
 "helper" with ``{"role", "weekly", "grit", "flesh", "av", "st", "ac", "kit", "paid_weeks", "dead"}``.
 
 Where the seed and the spec differ, or both are silent

@@ -79,10 +79,10 @@ def degrade(sheet: Sheet, first: str) -> tuple[Item | None, str]:
     for piece in order:
         if piece is None:
             continue
-        now = int(piece.data.get("current_ac", piece.data.get("ac", 1)))
+        now = int(piece.data.get("current_AC", piece.data.get("AC", 1)))
         if now <= 0:
             continue
-        changed = replace(piece, data={**piece.data, "current_ac": now - 1})
+        changed = replace(piece, data={**piece.data, "current_AC": now - 1})
         words = f"{piece.name} loses a point of AC ({now} → {now - 1})"
         if now - 1 == 0:
             words += ": broken for good"
@@ -151,14 +151,14 @@ class AttackProcedure:
             raise RulesError("A melee weapon strikes only what it reaches.")
         if p["melee_count"] and not ranged:
             raise RulesError("Firing into a melee is for ranged weapons.")
-        if ranged and item.data.get("empty"):
+        if ranged and item.data.get("out_of_ammunition"):
             raise RulesError(f"{item.name} is out of ammunition: fill a gear bubble or restock in a settlement.")
         feint = bool(state["feint"])
         av = state["av"] + (ADVANTAGE if p["advantage"] or feint else 0) + (DUAL_WIELD if p["dual"] else 0)
         # Seed 004, Melee Weapons: a small melee weapon treats the enemy's AC as 1 lower.
         ac = max(0, p["target_ac"] - 1) if item.data.get("size") == "small" and not ranged else p["target_ac"]
         keep: Keep = "better" if feint else "worse" if p["range"] == "far" else "one"
-        bonus = int(item.data.get("damage", 0)) + (ADVANTAGE if p["advantage"] or feint else 0)
+        bonus = int(item.data.get("damage_bonus", 0)) + (ADVANTAGE if p["advantage"] or feint else 0)
         return item, av, ac, keep, bonus
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
@@ -222,7 +222,7 @@ class AttackProcedure:
         changed: tuple[Item, ...] = ()
         if empty:
             words.append(f"A 20 with {item.name}: out of ammunition.")
-            changed = (replace(item, data={**item.data, "empty": True}),) if item.id is not None else ()
+            changed = (replace(item, data={**item.data, "out_of_ammunition": True}),) if item.id is not None else ()
         return RollResult(
             self.key,
             self.label,

@@ -64,7 +64,7 @@ def sheet_facts(sheet: Sheet) -> dict[str, Any]:
     settings = sheet.settings
     armour, shield = worn_armour(sheet)
     pieces = [
-        {"name": p.name, "now": int(p.data.get("current_ac", p.data.get("ac", 1))), "top": int(p.data.get("ac", 1))}
+        {"name": p.name, "now": int(p.data.get("current_AC", p.data.get("AC", 1))), "top": int(p.data.get("AC", 1))}
         for p in (armour, shield)
         if p is not None
     ]
@@ -81,7 +81,7 @@ def sheet_facts(sheet: Sheet) -> dict[str, Any]:
         "next_level_xp": next_level_xp(state, settings),
         "spellbook": state["spellbook"],
         "scrolls": state["scrolls"],
-        "empty_weapons": [i.name for _, i in weapons(sheet) if i.data.get("empty")],
+        "empty_weapons": [i.name for _, i in weapons(sheet) if i.data.get("out_of_ammunition")],
         "house_rules": house_rules(settings),
         "house_label": HOUSE,
     }
@@ -134,4 +134,4 @@ def quick_rolls(sheet: Sheet) -> tuple[QuickRoll, ...]:
         QuickRoll(f"Check {k}", "check", {"attribute": k, "skill": True, "tools": False}, stat=k)
         for k, _ in ordered_attributes(state, sheet.settings)
     )
-    return (QuickRoll("Save", "save", {}, stat="ST"), *checks)
+    return (QuickRoll("Saving throw", "save", {}, stat="ST"), *checks)

@@ -89,7 +89,11 @@ class RestockProcedure:
     gm_only: bool = False
 
     def params(self, sheet: Sheet) -> tuple[Param, ...]:
-        empty = tuple((k, i.name) for k, i in weapons(sheet) if i.data.get("empty")) if sheet is not None else ()
+        empty = (
+            tuple((k, i.name) for k, i in weapons(sheet) if i.data.get("out_of_ammunition"))
+            if sheet is not None
+            else ()
+        )
         return (
             Param(
                 "weapon",
@@ -114,7 +118,7 @@ class RestockProcedure:
         p = clean_params(self, sheet, params)
         state = st_of(sheet)
         item = dict(weapons(sheet)).get(p["weapon"])
-        if item is None or not item.data.get("empty"):
+        if item is None or not item.data.get("out_of_ammunition"):
             raise RulesError("No weapon of yours is out of ammunition.")
         if p["how"] == "bubble":
             fill_bubble(state)
@@ -125,7 +129,7 @@ class RestockProcedure:
                 raise RulesError(f"Ammunition for {item.name} costs {cost} gp; you have {state['coins']} gp.")
             state["coins"] -= cost
             summary = f"{item.name} restocked for {cost} gp."
-        changed = replace(item, data={**item.data, "empty": False})
+        changed = replace(item, data={**item.data, "out_of_ammunition": False})
         return RollResult(
             self.key, self.label, "restocked", summary, (), None, None, shown_inputs(p), state, items_changed=(changed,)
         )
@@ -135,7 +139,7 @@ def _armour(sheet: Sheet | None) -> list[tuple[str, Item]]:
     if sheet is None:
         return []
     return [
-        (entry_key(i, n), i) for n, i in enumerate(sheet.items) if i.kind in ("armour", "shield") and "ac" in i.data
+        (entry_key(i, n), i) for n, i in enumerate(sheet.items) if i.kind in ("armour", "shield") and "AC" in i.data
     ]
 
 
@@ -150,7 +154,7 @@ class RepairProcedure:
 
     def params(self, sheet: Sheet) -> tuple[Param, ...]:
         pieces = tuple(
-            (k, f"{i.name} (AC {i.data.get('current_ac', i.data['ac'])} of {i.data['ac']})") for k, i in _armour(sheet)
+            (k, f"{i.name} (AC {i.data.get('current_AC', i.data['AC'])} of {i.data['AC']})") for k, i in _armour(sheet)
         )
         pieces = pieces or (("", "No armour"),)
         return (
@@ -167,7 +171,7 @@ class RepairProcedure:
         item = dict(_armour(sheet)).get(p["piece"])
         if item is None:
             raise RulesError("You have no armour to repair.")
-        now, top = int(item.data.get("current_ac", item.data["ac"])), int(item.data["ac"])
+        now, top = int(item.data.get("current_AC", item.data["AC"])), int(item.data["AC"])
         if now == 0:
             raise RulesError(f"{item.name} reached AC 0 and is broken for good: no smith can mend it.")
         points = min(p["points"], top - now)
@@ -179,7 +183,7 @@ class RepairProcedure:
                 f"{points} point{'s' if points != 1 else ''} of repair cost {cost} gp; you have {state['coins']} gp."
             )
         state["coins"] -= cost
-        changed = replace(item, data={**item.data, "current_ac": now + points})
+        changed = replace(item, data={**item.data, "current_AC": now + points})
         days = f"{points} day{'s' if points != 1 else ''}"
         summary = f"{item.name} mended to AC {now + points} for {cost} gp and {days} of work."
         return RollResult(

@@ -46,7 +46,7 @@ def hire(sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hirelin
     settings = sheet.settings
     grit, flesh = int(value(settings, "helper_grit")), int(value(settings, "helper_flesh"))
     kit = list(data.MAN_AT_ARMS_KIT) if role == "Man-at-Arms" else []
-    armour = sum(int(BY_NAME[k].data.get("ac", 0)) for k in kit if BY_NAME[k].kind in ("armour", "shield"))
+    armour = sum(int(BY_NAME[k].data.get("AC", 0)) for k in kit if BY_NAME[k].kind in ("armour", "shield"))
     helper_state = {
         "role": role,
         "weekly": weekly,

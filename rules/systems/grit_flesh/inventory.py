@@ -29,14 +29,14 @@ def _int(low: int, high: int):
 _WEAPON = {
     "size": ("size", _size),
     "hands": ("hands", _int(1, 2)),
-    "damage": ("damage bonus", _int(-5, 5)),
+    "damage_bonus": ("damage bonus", _int(-5, 5)),
     "range": ("range in feet", _int(0, 1000)),
     "cost": ("cost", _int(0, 1_000_000)),
-    "empty": ("out of ammunition", boolean),
+    "out_of_ammunition": ("out of ammunition", boolean),
 }
 _ARMOUR = {
-    "ac": ("AC", _int(1, AC_MAX)),
-    "current_ac": ("current AC", _int(0, AC_MAX)),
+    "AC": ("AC", _int(1, AC_MAX)),
+    "current_AC": ("current AC", _int(0, AC_MAX)),
     "cost": ("cost", _int(0, 1_000_000)),
 }
 _OTHER = {"cost": ("cost", _int(0, 1_000_000)), "bubble": ("from a gear bubble", boolean)}
@@ -47,8 +47,8 @@ def slot_cost(kind: str, item_data: Mapping[str, Any], given: int) -> int:
     rounded up), a shield one; treasure is counted by the coin (200 a slot); gear as written (0 if mundane)."""
     if kind == "weapon" and "hands" in item_data:
         return int(item_data["hands"])
-    if kind == "armour" and "ac" in item_data:
-        return -(-int(item_data["ac"]) // 2)
+    if kind == "armour" and "AC" in item_data:
+        return -(-int(item_data["AC"]) // 2)
     if kind == "shield":
         return 1
     if kind in ("treasure", "coins"):
@@ -61,11 +61,11 @@ def validate_item(item: Item) -> Item:
     name, kind, slots, quantity = item_basics(item.name, item.kind, item.slots, item.quantity)
     checks = _WEAPON if kind == "weapon" else _ARMOUR if kind in ("armour", "shield") else _OTHER
     clean = fields(item.data, name, checks)
-    if kind in ("armour", "shield") and "ac" in clean:
-        clean.setdefault("current_ac", clean["ac"])
-        if clean["current_ac"] > clean["ac"]:
-            raise RulesError(f"{name}: its AC now cannot pass its starting AC of {clean['ac']}.")
-    elif "current_ac" in clean:
+    if kind in ("armour", "shield") and "AC" in clean:
+        clean.setdefault("current_AC", clean["AC"])
+        if clean["current_AC"] > clean["AC"]:
+            raise RulesError(f"{name}: its AC now cannot pass its starting AC of {clean['AC']}.")
+    elif "current_AC" in clean:
         raise RulesError(f"{name}: a current AC needs a starting AC.")
     return replace(item, name=name, kind=kind, slots=slot_cost(kind, clean, slots), quantity=quantity, data=clean)
 
@@ -87,18 +87,18 @@ def slots(sheet: Sheet, state: Mapping[str, Any]) -> SlotSummary:
 
 def worn_armour(sheet: Sheet) -> tuple[Item | None, Item | None]:
     """The best worn armour and the best worn shield (by AC now), either may be None."""
-    armour = [i for i in sheet.items if i.worn and i.kind == "armour" and "ac" in i.data]
+    armour = [i for i in sheet.items if i.worn and i.kind == "armour" and "AC" in i.data]
     shields = [i for i in sheet.items if i.worn and i.kind == "shield"]
 
     def now(i: Item) -> int:
-        return int(i.data.get("current_ac", i.data.get("ac", 1)))
+        return int(i.data.get("current_AC", i.data.get("AC", 1)))
 
     return (max(armour, key=now, default=None), max(shields, key=now, default=None))
 
 
 def armour_class(sheet: Sheet) -> int:
     """Seed 004 (Armor and Shields): unarmoured 0; armour's AC now, plus a shield's (broken pieces give 0)."""
-    return sum(int(i.data.get("current_ac", i.data.get("ac", 1))) for i in worn_armour(sheet) if i is not None)
+    return sum(int(i.data.get("current_AC", i.data.get("AC", 1))) for i in worn_armour(sheet) if i is not None)
 
 
 def weapons(sheet: Sheet) -> list[tuple[str, Item]]:
@@ -136,7 +136,7 @@ def _role(v: Any, label: str) -> str:
 
 def _weapon_entry(row: tuple[str, str, int, int, int, int], group: str) -> CatalogueEntry:
     name, size, cost, bonus, hands, reach = row
-    item_data = {"size": size, "hands": hands, "damage": bonus, "range": reach, "cost": cost}
+    item_data = {"size": size, "hands": hands, "damage_bonus": bonus, "range": reach, "cost": cost}
     damage = "1d6" + (f"{bonus:+d}" if bonus else "")
     note = f"{damage} damage"
     if reach:
@@ -155,11 +155,11 @@ def _catalogue() -> tuple[CatalogueEntry, ...]:
     for name, cost, ac in data.ARMOUR:
         rows.append(
             CatalogueEntry(
-                name, "armour", cost, -(-ac // 2), "Armour", {"ac": ac, "current_ac": ac, "cost": cost}, f"AC {ac}"
+                name, "armour", cost, -(-ac // 2), "Armour", {"AC": ac, "current_AC": ac, "cost": cost}, f"AC {ac}"
             )
         )
     name, cost, ac = data.SHIELD
-    rows.append(CatalogueEntry(name, "shield", cost, 1, "Armour", {"ac": ac, "current_ac": ac, "cost": cost}, "+1 AC"))
+    rows.append(CatalogueEntry(name, "shield", cost, 1, "Armour", {"AC": ac, "current_AC": ac, "cost": cost}, "+1 AC"))
     return tuple(rows)
 
 

@@ -53,6 +53,19 @@ def test_a_grit_and_flesh_character_fills_a_bubble_and_faces_the_save_vs_death(n
     expect(player_page.locator('[data-gf="bubbles"]')).to_have_text("1 of 5 filled")
     expect(card.locator('[data-track="bubbles"] [data-value]')).to_have_text("1", timeout=1500)
 
+    # Four more fill them all; a sixth is refused in words and changes nothing.
+    show_part(player_page, "sheet")
+    plus = player_page.get_by_role("button", name="Gear bubbles filled plus one")
+    for filled in range(2, 6):
+        plus.click()
+        expect(player_page.locator('[data-track="bubbles"] [data-value]')).to_have_text(str(filled))
+    plus.click()
+    expect(player_page.get_by_role("alert")).to_contain_text("All 5 gear bubbles are filled")
+    expect(player_page.locator('[data-track="bubbles"] [data-value]')).to_have_text("5")
+    tamsin.refresh_from_db()
+    assert tamsin.state["bubbles"] == 5
+    expect(card.locator('[data-track="bubbles"] [data-value]')).to_have_text("5", timeout=1500)
+
     # A hit of Grit + Flesh: Grit empties, the rest spills into Flesh, and at 0 Flesh the save vs death is rolled.
     show_part(player_page, "roll")
     damage = player_page.locator('.roll-control[data-procedure="damage"]')

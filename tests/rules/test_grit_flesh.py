@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.base import Hireling, Item, RulesError, Sheet, check_params
@@ -180,6 +180,7 @@ def test_save_is_d20_at_or_under_st():
 # --- combat ---------------------------------------------------------------------------------------------
 
 
+@settings(deadline=None)
 @given(av=st.integers(1, 24), ac=st.integers(0, 20), keep=st.sampled_from(["one", "worse", "better"]))
 def test_attack_odds_are_exact_and_a_crit_is_always_a_hit(av, ac, keep):
     """seed 004 (Melee Attacks); spec §004.11.4: a crit needs AV > AC; odds sum to 1."""
@@ -509,6 +510,7 @@ def test_helpers_at_most_four_with_house_numbers():
         SYSTEM.hire(four, {"role": "Torchbearer"}, random.Random(1))
 
 
+@settings(deadline=None)
 @given(
     st_=st.integers(1, 20),
     ac=st.integers(0, 10),

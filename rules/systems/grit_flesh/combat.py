@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Literal
 
 from rules.base import Item, Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
@@ -49,6 +50,7 @@ def kept(faces: Sequence[int], av: int, ac: int, keep: Keep) -> int:
     return ranked[0] if keep == "worse" else ranked[-1]
 
 
+@lru_cache(maxsize=512)
 def attack_odds(av: int, ac: int, keep: Keep = "one") -> Odds:
     """Exact odds of each result of one attack (or the kept one of two rolls)."""
     counts = dict.fromkeys(ORDER, 0)

@@ -59,6 +59,7 @@ def slot_cost(kind: str, item_data: Mapping[str, Any], given: int) -> int:
 def validate_item(item: Item) -> Item:
     """An inventory row checked, its slots set by the rules for weapons, armour and shields."""
     name, kind, slots, quantity = item_basics(item.name, item.kind, item.slots, item.quantity)
+    boolean(item.worn, f"{name}: worn")
     checks = _WEAPON if kind == "weapon" else _ARMOUR if kind in ("armour", "shield") else _OTHER
     clean = fields(item.data, name, checks)
     if kind in ("armour", "shield") and "AC" in clean:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from functools import wraps
+from typing import Any
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse, JsonResponse
@@ -127,6 +128,7 @@ def sheet_context(
         items=tuple(i.to_rules() for i in items),
         hirelings=tuple(h.to_rules() for h in hirelings),
         name=character.name,
+        settings=character.rule_settings(),  # the facts, tracks and banners follow the table's settings
     )
     context.update(rules=rules, state=state, items=items, hirelings=hirelings)
     for row in items:
@@ -730,7 +732,13 @@ def create(request: HtmxHttpRequest) -> HttpResponse:
     dummy = _ParamsOnly(f"New {rules.name} character", params)
     empty = rules_base.Sheet(state={})
     form = procedure_form(dummy, empty, data=request.POST or None, id_prefix="new")
-    context = {"rules": rules, "form": form, "campaign": campaign, "system_id": system_id}
+    context = {
+        "rules": rules,
+        "form": form,
+        "campaign": campaign,
+        "system_id": system_id,
+        "creation_settings": _creation_settings(rules, campaign),
+    }
     if request.method == "POST":
         try:
             choices = rules_base.check_params(dummy, empty, raw_params(dummy, empty, request.POST))
@@ -744,6 +752,16 @@ def create(request: HtmxHttpRequest) -> HttpResponse:
         messages.success(request, f"{character.name} is ready.")
         return redirect(character)
     return render(request, "characters/create.html", context)
+
+
+def _creation_settings(rules, campaign) -> list[dict[str, Any]]:
+    """The table's settings that shape a new character (a house default shown as one), with the values in force."""
+    in_force = campaign.settings_in_force() if campaign is not None else rules.settings_in_force(None)
+    return [
+        {"setting": s, "shown": s.shown(in_force.get(s.key, s.default))}
+        for s in rules.rule_settings()
+        if s.scope == "creation"
+    ]
 
 
 class _ParamsOnly:

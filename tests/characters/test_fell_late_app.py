@@ -10,12 +10,15 @@ import json
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 from django.urls import reverse
 
 from campaigns import services as campaign_services
 from campaigns.models import Campaign, Membership, RuleSettingChange
+from characters import services
 from characters.catalogue import load_catalogue
 from characters.models import CatalogueItem, Character, Hireling, Roll
+from rules.dice import ScriptedRandom
 from rules.systems.fell_late import SYSTEM
 from tests.conftest import make_character
 from tests.pages import BOTH, HTMX, form_fields, post, refused, text_of, unchanged
@@ -244,3 +247,30 @@ def test_every_procedure_answers_without_a_server_error(as_user, gm, hero, key):
     assert odds.status_code == 200
     response = client.post(reverse("characters:roll", args=[hero.pk, key]), {}, **HTMX)
     assert response.status_code in (200, 422)
+
+
+def test_a_failed_hurried_casting_offers_the_drawbacks_on_the_sheet(as_user, player, hero, monkeypatch):
+    """seed 001 (Spells): the failure shows a banner; the chosen drawback is recorded with its expiry."""
+    set_state(hero, spells=["Sleep"])
+    monkeypatch.setattr(services, "system_random", lambda: ScriptedRandom([1]))
+    client = as_user(player)
+    cast = client.post(reverse("characters:roll", args=[hero.pk, "cast"]), {"spell": "Sleep", "way": "hurried"}, **HTMX)
+    assert cast.status_code == 200, text_of(cast)
+    page = client.get(hero.get_absolute_url())
+    assert 'data-banner="drawback"' in page.content.decode()
+    client.post(reverse("characters:roll", args=[hero.pk, "choose_drawback"]), {"drawback": "wil_impaired"}, **HTMX)
+    hero.refresh_from_db()
+    assert hero.state["wil_impaired"] and hero.state["drawbacks"][-1] == {
+        "spell": "Sleep",
+        "kind": "wil_impaired",
+        "until": "dawn",
+    }
+    assert "WIL impaired until dawn" in text_of(client.get(hero.get_absolute_url()))
+
+
+def test_the_demo_gives_alice_a_fell_late_character(db):
+    """The demo: a Fell (late) character for alice in the Fell (late) campaign."""
+    call_command("demo", force=True)
+    campaign = Campaign.objects.get(system="fell-late")
+    character = Character.objects.get(campaign=campaign, system="fell-late")
+    assert character.owner.username == "alice"

@@ -324,6 +324,26 @@ def test_hurried_failure_records_the_chosen_drawback(kind, check):
     assert o.of("cast") == Fraction(5, 8)
 
 
+def test_a_failure_left_to_choose_offers_the_four_drawbacks_then_records_the_choice():
+    """seed 001 (Spells): "If you fail the test, choose one": offered after the roll, recorded with its expiry."""
+    sh = sheet(make_state(wil=8, spells=["Sleep"]))
+    _, failed = run("cast", sh, [1], spell="Sleep", way="hurried")
+    assert failed.state["pending_drawback"] == "Sleep" and failed.state["drawbacks"] == []
+    assert "side effect" in failed.summary and "until dawn" in failed.summary
+    assert [b.key for b in SYSTEM.banners(sheet(failed.state))] == ["drawback"]
+    _, chosen = run("choose_drawback", sheet(failed.state), [], drawback="locked")
+    assert chosen.state["locked_spells"] == ["Sleep"] and chosen.state["pending_drawback"] == ""
+    assert chosen.state["drawbacks"] == [{"spell": "Sleep", "kind": "locked", "until": "dawn"}]
+    with pytest.raises(RulesError, match="No failed"):
+        odds("choose_drawback", sheet(chosen.state))
+
+
+def test_over_the_slots_attacks_roll_with_dis():
+    """seed 001 (Item Slots): over the slots, DIS on every roll, attacks too."""
+    sh = sheet(make_state(str_=4), items=[weapon("axe", 8, 1), rock(9)])
+    assert odds("attack", sh, weapon="1").of("8_harm") == Fraction(1, 64)
+
+
 def test_a_locked_spell_cannot_be_cast_and_dawn_clears_it():
     """seed 001 (Spells): locked until dawn; a night's rest brings the dawn."""
     sh = sheet(make_state(wil=8, spells=["Sleep"], locked_spells=["Sleep"], wil_impaired=True))

@@ -3,15 +3,15 @@ Death). Attacks always land: the highest damage die, +1 per extra attacker, minu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from rules.base import Item, Odds, Param, RollResult, RulesError, Sheet, clean_params, entry_key, shown_inputs
-from rules.dice import DieRoll, Dist, RandomSource, combine, constant, pool_dist, roll_die, roll_pool
+from rules.dice import DieRoll, Dist, RandomSource, adv_dis_pool, combine, constant, pool_dist, roll_die, roll_pool
 from rules.systems.fell_late.checks import ATTRIBUTE_CHOICES, DIE_CHOICES, character_roll, pass_chance, roll_dice
-from rules.systems.fell_late.inventory import armour, damage_die, effective_hp
+from rules.systems.fell_late.inventory import armour, damage_die, effective_hp, over_slots
 from rules.systems.fell_late.settings import ARMOUR_SPILL, setting
 from rules.systems.fell_late.state import DN_DEFAULT, HARM_MAX, MAX_ARMOUR, can_act, die_of, st, step
 
@@ -90,13 +90,19 @@ def harm_odds(sheet: Sheet, raw: Dist, attribute: str, armour_value: int) -> Odd
     return Odds(tuple((k, v) for k, v in out.items() if v), success_keys=("no_harm", "hp_harm", "critical_pass"))
 
 
-def attacks_dist(sides: tuple[int, ...], count_per_die: int, how: str) -> Dist:
-    """The highest of several attackers' kept dice, each rolling ``count_per_die`` and keeping high or low."""
+def attacks_dist(dice: Sequence[tuple[int, int]]) -> Dist:
+    """The highest of several damage dice, each ``(sides, net ADV - DIS)``: a net ADV rolls more of that die and
+    keeps the highest, a net DIS keeps the lowest (seed 001, Advantage and Disadvantage)."""
     out = constant(0)
-    for s in sides:
-        kept = pool_dist((s,) * count_per_die, "highest" if how == "highest" else "lowest")
-        out = combine(out, kept, max)
+    for sides, net in dice:
+        pool, how = adv_dis_pool(sides, net)
+        out = combine(out, pool_dist(pool, how), max)
     return out
+
+
+def roll_attack_die(rng: RandomSource, sides: int, net: int, label: str) -> tuple[tuple[DieRoll, ...], int]:
+    pool, how = adv_dis_pool(sides, net)
+    return roll_pool(rng, pool, how, [label] * len(pool))
 
 
 @dataclass(frozen=True)
@@ -158,8 +164,7 @@ class NpcAttackProcedure:
         )
 
     def _raw(self, p: Mapping[str, Any]) -> Dist:
-        sides = (int(p["die"]),) * p["attackers"]
-        best = attacks_dist(sides, 2 if p["detachment"] else 1, "highest")
+        best = attacks_dist([(int(p["die"]), 1 if p["detachment"] else 0)] * p["attackers"])
         return {v + p["attackers"] - 1: q for v, q in best.items()}
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
@@ -171,11 +176,10 @@ class NpcAttackProcedure:
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = clean_params(self, sheet, params)
         odds = self.odds(sheet, p)
-        per = 2 if p["detachment"] else 1
         dice: list[DieRoll] = []
         best = 0
         for n in range(p["attackers"]):
-            rolled, kept = roll_pool(rng, (int(p["die"]),) * per, "highest", [f"attacker {n + 1}"] * per)
+            rolled, kept = roll_attack_die(rng, int(p["die"]), 1 if p["detachment"] else 0, f"attacker {n + 1}")
             dice += rolled
             best = max(best, kept)
         raw = best + p["attackers"] - 1
@@ -195,6 +199,14 @@ class NpcAttackProcedure:
             harmed.state,
             {"raw": raw},
         )
+
+
+@dataclass(frozen=True)
+class AttackDie:
+    sides: int
+    net: int  # ADV - DIS
+    label: str
+    item: Item | None  # the attacker's own weapon (a pure-iron one may break)
 
 
 def _weapons(sheet: Sheet) -> dict[str, Item]:
@@ -223,7 +235,9 @@ class AttackProcedure:
             Param("detachment", "The target is a detachment", "bool", False, help="DIS unless the weapon has blast."),
         )
 
-    def _setup(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[list[tuple[int, str, Item | None]], int, int, bool]:
+    def _setup(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[list[AttackDie], int, int]:
+        """Every damage die with its net ADV/DIS: DIS against a detachment unless that weapon has blast
+        (seed 001, Detachments), DIS on the dice of someone over their slots (Item Slots)."""
         state = st(sheet)
         can_act(state)
         weapons = _weapons(sheet)
@@ -232,25 +246,34 @@ class AttackProcedure:
             raise RulesError("That weapon is not on this sheet.")
         if p["second"] and p["second"] == p["weapon"]:
             raise RulesError("Pick two different weapons, or one.")
-        dice: list[tuple[int, str, Item | None]] = [(damage_die(w), w.name, w) for w in chosen if w is not None]
+        detachment = bool(p["detachment"])
+
+        def net(item: Item | None, loaded: bool) -> int:
+            blast = item is not None and bool(item.data.get("blast"))
+            return -(1 if detachment and not blast else 0) - (1 if loaded else 0)
+
+        mine_over = over_slots(sheet, state)
+        dice = [AttackDie(damage_die(w), net(w, mine_over), w.name, w) for w in chosen if w is not None]
         attackers = 1 + p["others"]
         ally = p.get("ally")
         if isinstance(ally, Sheet):
-            best = max((damage_die(i) for i in ally.items), default=0)
-            if not best:
+            ally_state = st(ally)
+            can_act(ally_state)
+            best = max(ally.items, key=damage_die, default=None)
+            if best is None or not damage_die(best):
                 raise RulesError(f"{ally.name or 'Your ally'} has no weapon with a damage die.")
-            can_act(st(ally))
-            dice.append((best, ally.name or "ally", None))
+            dice.append(AttackDie(damage_die(best), net(best, over_slots(ally, ally_state)), ally.name or "ally", None))
             attackers += 1
-        dice += [(int(p["others_die"]), f"attacker {n + 2}", None) for n in range(p["others"])]
+        dice += [
+            AttackDie(int(p["others_die"]), net(None, False), f"attacker {n + 2}", None) for n in range(p["others"])
+        ]
         target = p.get("target")
         target_armour = armour(target) if isinstance(target, Sheet) else p["target_armour"]
-        blast = any(w.data.get("blast") for w in chosen if w is not None)
-        return dice, attackers, target_armour, p["detachment"] and not blast
+        return dice, attackers, target_armour
 
     def _dist(self, sheet: Sheet, p: Mapping[str, Any]) -> Dist:
-        dice, attackers, target_armour, dis = self._setup(sheet, p)
-        best = attacks_dist(tuple(d for d, _, _ in dice), 2 if dis else 1, "lowest" if dis else "highest")
+        dice, attackers, target_armour = self._setup(sheet, p)
+        best = attacks_dist([(d.sides, d.net) for d in dice])
         out: Dist = {}
         for v, q in best.items():
             harm = max(0, v + attackers - 1 - target_armour)
@@ -264,16 +287,15 @@ class AttackProcedure:
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = clean_params(self, sheet, params)
         odds = self.odds(sheet, p)
-        dice, attackers, target_armour, dis = self._setup(sheet, p)
+        dice, attackers, target_armour = self._setup(sheet, p)
         rolled: list[DieRoll] = []
         best = 0
         broken: list[Item] = []
-        for sides, label, item in dice:
-            group, kept = roll_pool(
-                rng, (sides,) * (2 if dis else 1), "lowest" if dis else "highest", [label] * (2 if dis else 1)
-            )
+        for die in dice:
+            group, kept = roll_attack_die(rng, die.sides, die.net, die.label)
             rolled += group
             best = max(best, kept)
+            item = die.item
             if item is not None and item.data.get("pure_iron") and any(d.face == 1 for d in group):
                 broken.append(item)
         harm = max(0, best + attackers - 1 - target_armour)
@@ -281,8 +303,8 @@ class AttackProcedure:
         if attackers > 1:
             summary += f", +{attackers - 1} for the other attackers"
         summary += f", minus armour {target_armour}: {harm} harm."
-        if dis:
-            summary += " (DIS against a detachment.)"
+        if any(d.net < 0 for d in dice):
+            summary += " (Some dice had DIS: against a detachment, or over the slots.)"
         for item in broken:
             summary += f" The pure-iron {item.name} breaks on a 1."
         others: dict[str, Any] = {}

@@ -39,6 +39,15 @@ def banners(sheet: Sheet) -> tuple[Banner, ...]:
                 "warning",
             )
         )
+    if state["pending_drawback"]:
+        out.append(
+            Banner(
+                "drawback",
+                "A drawback to choose",
+                f"The hurried casting of {state['pending_drawback']} failed: it still works, and you pick its price.",
+                "warning",
+            )
+        )
     nxt = next_threshold(state)
     if nxt is not None and state["hoard"] >= nxt[0] and not state["dead"]:
         out.append(Banner("advance", "Ready to advance", f"The hoard has reached {nxt[0]:,} C: {nxt[1]}.", "good"))
@@ -124,6 +133,7 @@ FIELD_LABELS = {
     "paid_up": "Paid up",
     "fees_paid": "Fees paid",
     "legend_choice": "Legend's choice",
+    "pending_drawback": "Spell awaiting a drawback",
     **{f"attributes.{a}.die": f"{a} die" for a in ATTRIBUTES},
     **{f"attributes.{a}.original": f"{a} original die" for a in ATTRIBUTES},
 }

@@ -28,6 +28,18 @@ from rules.systems.fell_late.state import DRAWBACKS, SHIFT_MAX, can_act, st
 
 _WAYS = (("calm", "Several calm minutes: no roll"), ("hurried", "In a hurry or under threat: WIL test"))
 _UNTIL = {"side_effect": "this casting", "lessened": "this casting", "wil_impaired": "dawn", "locked": "dawn"}
+LATER = "later"
+
+
+def apply_drawback(state: dict[str, Any], spell: str, kind: str) -> str:
+    """Record the drawback the caster chose (seed 001, Spells) with when it ends; returns its words."""
+    state["drawbacks"] = [*state["drawbacks"], {"spell": spell, "kind": kind, "until": _UNTIL[kind]}][-50:]
+    if kind == "wil_impaired":
+        state["wil_impaired"] = True
+    if kind == "locked" and spell not in state["locked_spells"]:
+        state["locked_spells"] = [*state["locked_spells"], spell][-12:]
+    state["pending_drawback"] = ""
+    return DRAWBACKS[kind]
 
 
 @dataclass(frozen=True)
@@ -48,9 +60,9 @@ class CastProcedure:
                 "drawback",
                 "If the hurried test fails",
                 "choice",
-                "side_effect",
-                choices=tuple(DRAWBACKS.items()),
-                help="You pick what failing costs.",
+                LATER,
+                choices=((LATER, "I choose after the roll"), *DRAWBACKS.items()),
+                help="Failing costs one of four drawbacks, your pick.",
             ),
             Param("unwilling", "The target is unwilling and resists", "bool", False, help="Their WIL against yours."),
             Param("opponent", "The target is a character", "character"),
@@ -113,14 +125,43 @@ class CastProcedure:
             summary += "failed; the spell still works, at a cost." if failed else "passed."
         new_state = None
         if failed:
-            kind = p["drawback"]
             new_state = state
-            new_state["drawbacks"] = [*state["drawbacks"], {"spell": spell, "kind": kind, "until": _UNTIL[kind]}][-50:]
-            if kind == "wil_impaired":
-                new_state["wil_impaired"] = True
-            if kind == "locked":
-                new_state["locked_spells"] = [*state["locked_spells"], spell]
-            summary += f" Drawback: {DRAWBACKS[kind]}."
+            if p["drawback"] == LATER:
+                new_state["pending_drawback"] = spell
+                summary += " Choose a drawback: " + "; ".join(DRAWBACKS.values()) + "."
+            else:
+                summary += f" Drawback: {apply_drawback(new_state, spell, p['drawback'])}."
         return RollResult(
             self.key, self.label, outcome, summary, dice, kept, odds, shown_inputs(p), new_state, {"spell": spell}
+        )
+
+
+@dataclass(frozen=True)
+class ChooseDrawbackProcedure:
+    """Seed 001 (Spells): after a failed hurried casting the caster chooses one of the four drawbacks."""
+
+    key: str = "choose_drawback"
+    label: str = "Choose a spell's drawback"
+    gm_only: bool = False
+
+    def params(self, sheet: Sheet) -> tuple[Param, ...]:
+        return (Param("drawback", "Drawback", "choice", "side_effect", choices=tuple(DRAWBACKS.items())),)
+
+    def _apply(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        state = st(sheet)
+        spell = state["pending_drawback"]
+        if not spell:
+            raise RulesError("No failed hurried casting is waiting for a drawback.")
+        words = apply_drawback(state, spell, p["drawback"])
+        return f"{spell}: {words} (until {_UNTIL[p['drawback']]}).", state
+
+    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
+        self._apply(sheet, clean_params(self, sheet, params))
+        return Odds((("chosen", Fraction(1)),), success_keys=("chosen",))
+
+    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        p = clean_params(self, sheet, params)
+        summary, state = self._apply(sheet, p)
+        return RollResult(
+            self.key, self.label, "chosen", summary, (), None, self.odds(sheet, p), shown_inputs(p), state
         )

@@ -52,6 +52,7 @@ def default_state() -> dict[str, Any]:
         "wil_impaired": False,  # a hurried casting's drawback, until dawn
         "locked_spells": [],  # spells that cannot be cast again until dawn
         "drawbacks": [],  # what failed hurried castings cost, each {"spell", "kind", "until"}
+        "pending_drawback": "",  # a hurried casting failed: the spell whose drawback the caster has yet to choose
         "background": "",
         "age": 0,
         "alignment": "",
@@ -135,6 +136,7 @@ def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(drawbacks, list | tuple) or len(drawbacks) > 50:
         raise RulesError("Spell drawbacks must be a short list.")
     out["drawbacks"] = [_drawback(d) for d in drawbacks]
+    out["pending_drawback"] = bounded_text(merged["pending_drawback"], "The spell awaiting a drawback", 100)
     out["background"] = bounded_text(merged["background"], "Background", 100)
     out["age"] = bounded_int(merged["age"], "Age", 0, 1000)
     out["alignment"] = bounded_text(merged["alignment"], "Alignment", 40)

@@ -49,7 +49,7 @@ from rules.systems.fell_late.inventory import (
     validate_hireling,
     validate_item,
 )
-from rules.systems.fell_late.magic import CastProcedure
+from rules.systems.fell_late.magic import CastProcedure, ChooseDrawbackProcedure
 from rules.systems.fell_late.npcs import LeverageProcedure, LuckProcedure, MoraleProcedure, ReactionProcedure
 from rules.systems.fell_late.rest import DeprivationProcedure, RestProcedure
 from rules.systems.fell_late.settings import SETTINGS
@@ -62,6 +62,7 @@ PROCEDURES: dict[str, Procedure] = {
         ContestProcedure(),
         SURPRISE,
         CastProcedure(),
+        ChooseDrawbackProcedure(),
         AttackProcedure(),
         BlastProcedure(),
         TakeHarmProcedure(),

@@ -609,3 +609,38 @@ def test_every_procedure_names_its_seed_rule():
     for proc in (*P.values(), *SYSTEM.table_procedures().values()):
         doc = (type(proc).__doc__ or "").lower()
         assert "seed 001" in doc or "creation" in doc, proc.key
+
+
+def test_quick_rolls_labels_and_details():
+    """seed 001 (Tests): one-tap tests of each attribute; the history and log name fields and outcomes in words."""
+    sh = sheet()
+    assert [q.params["attribute"] for q in SYSTEM.quick_rolls(sh)] == ["STR", "DEX", "INT", "WIL"]
+    assert SYSTEM.field_label("attributes.STR.die") == "STR die"
+    assert SYSTEM.field_label("attributes.WIL.original") == "WIL original die"
+    assert SYSTEM.outcome_label("critical_fail") == "critical harm, attribute lowered and taken out"
+    assert SYSTEM.outcome_label("3_harm") == "3 harm"
+    state = SYSTEM.with_details(sh, {"alignment": "Lawful", "drive": "to pay off debts or obligations", "age": 40})
+    assert (state["alignment"], state["age"]) == ("Lawful", 40)
+
+
+def test_settings_declared_with_allowed_values():
+    """spec §5.1: help stacking, armour against spill, HP gained, contest tie-break; a value outside is refused."""
+    assert [s.key for s in SYSTEM.rule_settings()] == ["help_stacking", "armour_spill", "hp_gain", "contest_tiebreak"]
+    with pytest.raises(RulesError, match="choose one of"):
+        SYSTEM.validate_settings({"armour_spill": "twice"})
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    die=st.sampled_from(["4", "6", "8", "10", "12"]),
+    attackers=st.integers(1, 20),
+    detachment=st.booleans(),
+    hp=st.integers(0, 12),
+    str_=st.sampled_from([4, 6, 8, 10, 12]),
+    mode=st.sampled_from(["once", "hp_only"]),
+)
+def test_harm_odds_sum_to_one(die, attackers, detachment, hp, str_, mode):
+    """seed 001 (Attacks; Harm and Death): exact odds of every harm outcome, for any attack."""
+    sh = sheet(make_state(str_=str_, hp=hp), armour_spill=mode)
+    o = odds("npc_attack", sh, die=die, attackers=attackers, detachment=detachment)
+    assert sum(p for _, p in o.outcomes) == 1 and all(p > 0 for _, p in o.outcomes)

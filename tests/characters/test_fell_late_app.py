@@ -274,3 +274,25 @@ def test_the_demo_gives_alice_a_fell_late_character(db):
     campaign = Campaign.objects.get(system="fell-late")
     character = Character.objects.get(campaign=campaign, system="fell-late")
     assert character.owner.username == "alice"
+
+
+def test_the_sheet_query_count_does_not_grow_with_hirelings(as_user, player, hero, django_assert_max_num_queries):
+    client = as_user(player)
+    _hire_helper(hero, "Bo")
+    with django_assert_max_num_queries(20):
+        assert client.get(hero.get_absolute_url()).status_code == 200
+    for n in range(5):
+        _hire_helper(hero, f"H{n}")
+    with django_assert_max_num_queries(20):
+        assert client.get(hero.get_absolute_url()).status_code == 200
+
+
+@pytest.mark.parametrize("who", ["other_player", "stranger"])
+def test_only_the_owner_and_the_gm_roll_on_the_sheet(as_user, hero, who, request):
+    """A player edits only their own characters: another player's or a stranger's harm changes nothing."""
+    before = unchanged(hero)
+    response = as_user(request.getfixturevalue(who)).post(
+        reverse("characters:roll", args=[hero.pk, "take_harm"]), {"amount": "3"}, **HTMX
+    )
+    assert response.status_code in (403, 404)
+    assert unchanged(hero) == before

@@ -144,7 +144,7 @@ class MoraleProcedure:
     gm_only: bool = False
 
     def params(self, sheet: Sheet) -> tuple[Param, ...]:
-        theirs = tuple(q for q in opponent_params("WIL") if q.name not in ("opponent_attribute",))
+        theirs = tuple(q for q in opponent_params("WIL") if q.name != "opponent_attribute")
         return (
             Param("trigger", "What happened", "choice", "first", choices=MORALE_TRIGGERS),
             *shift_params(),
@@ -152,7 +152,7 @@ class MoraleProcedure:
         )
 
     def _rolls(self, sheet: Sheet, p: Mapping[str, Any]):
-        mine, _ = roll_from_params(sheet, {**p, "advantage": p["advantage"]}, "WIL")
+        mine, _ = roll_from_params(sheet, p, "WIL")
         theirs, who = opponent_roll(p, "WIL")
         return mine, theirs, who
 

@@ -35,6 +35,12 @@ Where the seed, the source and the spec differ, or leave a gap
 - The custom background's "equipment worth 40 C" and the chosen route's "additional equipment worth 20 C" are
   given as coin to spend in the catalogue, since Lantern cannot pick the equipment for the player.
 - Hirelings "created just like PCs" get the full creation rolls except traits; their kit is not carried as items.
+- An unwilling target "may turn your test into a contest": a calm casting has no test, but a target that resists
+  is the same situation, so a resisting target makes it a WIL contest however the spell is cast; losing (or a
+  standing tie) means it does not take hold on them, and counts as a failed test for the chosen drawback.
+- "If you fail the test, choose one": the caster may pick the drawback before the roll or after it (the sheet then
+  shows a banner until "Choose a spell's drawback" records it); side effects and lessening last the casting,
+  WIL impaired and a locked spell last until dawn (a comfortable night's rest).
 - Critical harm at a d4 that fails: the seed says lowering below d4 "from critical harm" is death; a hand
   adjustment below d4 is refused rather than killing.
 """

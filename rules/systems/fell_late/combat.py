@@ -224,8 +224,9 @@ class AttackProcedure:
 
     def params(self, sheet: Sheet) -> tuple[Param, ...]:
         weapons = tuple((k, f"{it.name} (d{damage_die(it)})") for k, it in _weapons(sheet).items())
+        first = weapons or (("", "No weapon"),)
         return (
-            Param("weapon", "Weapon", "choice", weapons[0][0] if weapons else None, choices=weapons),
+            Param("weapon", "Weapon", "choice", first[0][0], choices=first),
             Param("second", "A second weapon", "choice", "", choices=(("", "None"), *weapons), help="No extra harm."),
             Param("ally", "Another character attacks too", "character", help="Their best weapon joins in."),
             Param("others", "Other attackers on the target", "int", 0, 0, ATTACKERS_MAX),
@@ -242,6 +243,8 @@ class AttackProcedure:
         can_act(state)
         weapons = _weapons(sheet)
         chosen = [weapons.get(p["weapon"])] + ([weapons.get(p["second"])] if p["second"] else [])
+        if not p["weapon"]:
+            raise RulesError("You carry no weapon with a damage die.")
         if any(w is None for w in chosen):
             raise RulesError("That weapon is not on this sheet.")
         if p["second"] and p["second"] == p["weapon"]:
@@ -345,9 +348,9 @@ class BlastProcedure:
     def params(self, sheet: Sheet) -> tuple[Param, ...]:
         blasts = tuple(
             (k, f"{it.name} (d{damage_die(it)})") for k, it in _weapons(sheet).items() if it.data.get("blast")
-        )
+        ) or (("", "No blast weapon"),)
         return (
-            Param("weapon", "Blast weapon", "choice", blasts[0][0] if blasts else None, choices=blasts),
+            Param("weapon", "Blast weapon", "choice", blasts[0][0], choices=blasts),
             Param("targets", "Targets hit", "int", 0, 0, 12, help="0: roll the weapon's die to find out."),
             Param("armour", "Their armour", "int", 0, 0, MAX_ARMOUR),
         )

@@ -173,8 +173,8 @@ class OrderHirelingProcedure:
     gm_only: bool = False
 
     def params(self, sheet: Sheet) -> tuple[Param, ...]:
-        hired = tuple((k, h.name) for k, h in hirelings(sheet).items())
-        return (Param("hireling", "Hireling", "choice", hired[0][0] if hired else None, choices=hired), *shift_params())
+        hired = tuple((k, h.name) for k, h in hirelings(sheet).items()) or (("", "No hireling"),)
+        return (Param("hireling", "Hireling", "choice", hired[0][0], choices=hired), *shift_params())
 
     def _rolls(self, sheet: Sheet, p: Mapping[str, Any]):
         h = hirelings(sheet).get(p["hireling"])

@@ -52,9 +52,11 @@ class CastProcedure:
 
     def params(self, sheet: Sheet) -> tuple[Param, ...]:
         state = st(sheet)
-        usable = tuple((s, s) for s in state["spells"] if s not in state["locked_spells"])
+        usable = tuple((s, s) for s in state["spells"] if s not in state["locked_spells"]) or (
+            ("", "No spell to cast"),
+        )
         return (
-            Param("spell", "Spell", "choice", usable[0][0] if usable else None, choices=usable),
+            Param("spell", "Spell", "choice", usable[0][0], choices=usable),
             Param("way", "How", "choice", "calm", choices=_WAYS),
             Param(
                 "drawback",
@@ -76,6 +78,8 @@ class CastProcedure:
     def _check(self, sheet: Sheet, p: Mapping[str, Any]) -> dict[str, Any]:
         state = st(sheet)
         can_act(state)
+        if not p["spell"]:
+            raise RulesError("You know no spell you can cast now.")
         if p["spell"] not in state["spells"]:
             raise RulesError("You do not know that spell.")
         if p["spell"] in state["locked_spells"]:

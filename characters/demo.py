@@ -8,10 +8,10 @@ from campaigns.models import Campaign
 from characters.services import character_create
 from rules import SYSTEMS
 
-# Who plays what in the demo: alice plays Fell, bob plays Chaos & Conquest, and so on.
+# Who plays what in the demo: alice plays both Fells, bob plays Chaos & Conquest, and so on.
 DEMO_OWNERS = {
     "fell-draft": ("alice", "Wren"),
-    "fell-late": ("bob", "Hollis"),
+    "fell-late": ("alice", "Hollis"),
     "chaos-conquest": ("bob", "Brannoc"),
     "fortunes-favor": ("bob", "Sable"),
     "grit-flesh": ("alice", "Tamsin"),

@@ -41,7 +41,7 @@ NAMED = _named_character_procedures()
 
 def test_the_registry_has_procedures_that_name_other_characters():
     """Guards the parametrisation below: an empty list would make every test of this module vanish."""
-    assert {p.values[0] for p in NAMED} == {"fell-draft", "chaos-conquest", "fortunes-favor"}
+    assert {p.values[0] for p in NAMED} == {"fell-draft", "fell-late", "chaos-conquest", "fortunes-favor"}
     assert any(p.values[1] == "attack" for p in NAMED)
 
 

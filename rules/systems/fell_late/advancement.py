@@ -1,0 +1,189 @@
+"""Fell (late): advancement by hoard, and learning skills and spells (seed 001, Advancement, Skills, Spells)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
+from rules.data import fell_late as data
+from rules.dice import DieRoll, RandomSource, roll_die
+from rules.systems.fell_late.checks import ATTRIBUTE_CHOICES
+from rules.systems.fell_late.settings import HP_GAIN, setting
+from rules.systems.fell_late.state import HOARD_MAX, HP_MAX, face, next_threshold, st, step
+
+_LEGEND = (("retire", "Fulfil my drive and retire to safety"), ("carry_on", "Keep seeking fortune"))
+
+
+@dataclass(frozen=True)
+class AdvanceProcedure:
+    """Seed 001 (Advancement): plunder brought back to safety adds to the hoard; each threshold (1,000, 3,000,
+    6,000, 10,000, 15,000, 21,000 C) is reached once, in order, with its gains. Spec §001.10 [REC]: the hoard
+    only grows; "gain HP" is +1 unless the table rolls the DEX die; a raised attribute stops at d12."""
+
+    key: str = "advance"
+    label: str = "Hoard and advancement"
+    gm_only: bool = False
+
+    def params(self, sheet: Sheet) -> tuple[Param, ...]:
+        return (
+            Param("plunder", "Plunder brought back to safety (C)", "int", 0, 0, 1_000_000),
+            Param(
+                "attribute",
+                "Attribute to raise",
+                "choice",
+                "STR",
+                choices=ATTRIBUTE_CHOICES,
+                help="When a threshold raises one.",
+            ),
+            Param("legend", "As a legend", "choice", "carry_on", choices=_LEGEND, help="At 21,000 C only."),
+        )
+
+    def _plan(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[int, str, bool, bool] | None]:
+        state = st(sheet)
+        if state["dead"]:
+            raise RulesError("The dead hoard nothing more.")
+        state["hoard"] = min(HOARD_MAX, state["hoard"] + p["plunder"])
+        nxt = next_threshold(state)
+        reached = nxt if nxt is not None and state["hoard"] >= nxt[0] else None
+        maxed = all(a["original"] >= 12 for a in state["attributes"].values())
+        if reached and reached[3] and not maxed and state["attributes"][p["attribute"]]["original"] >= 12:
+            raise RulesError(f"{p['attribute']} is already a d12: raise another attribute.")
+        if not p["plunder"] and reached is None:
+            raise RulesError("Bring back some plunder, or reach the next threshold, to advance.")
+        return state, reached
+
+    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
+        p = clean_params(self, sheet, params)
+        _, reached = self._plan(sheet, p)
+        key = f"reached_{reached[1]}" if reached else "hoard_grows"
+        return Odds(((key, Fraction(1)),), success_keys=(key,))
+
+    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        p = clean_params(self, sheet, params)
+        state, reached = self._plan(sheet, p)
+        odds = self.odds(sheet, p)
+        summary = f"Hoard {state['hoard']:,} C."
+        dice: tuple[DieRoll, ...] = ()
+        if reached is None:
+            nxt = next_threshold(state)
+            summary += f" Next threshold: {nxt[0]:,} C ({nxt[1]})." if nxt else ""
+            return RollResult(self.key, self.label, "hoard_grows", summary, (), None, odds, shown_inputs(p), state)
+        hoard, rank, gains_hp, raises = reached
+        state["advances"] += 1
+        summary += f" Reached {hoard:,} C: {rank}."
+        if gains_hp:
+            gain = 1
+            if setting(sheet, HP_GAIN) == "dex_roll":
+                die = roll_die(rng, face(state, "DEX"), "DEX")
+                dice = (die,)
+                gain = die.face - state["hp_max"] if die.face > state["hp_max"] else 1
+                summary += f" DEX {die.face}:"
+            state["hp_max"] = min(HP_MAX, state["hp_max"] + gain)
+            state["hp"] = min(state["hp_max"], state["hp"] + gain)
+            summary += f" maximum HP {state['hp_max']} (+{gain})."
+        if raises and state["attributes"][p["attribute"]]["original"] < 12:
+            entry = state["attributes"][p["attribute"]]
+            entry["original"] = step(entry["original"], 1)
+            entry["die"] = step(entry["die"], 1)
+            summary += f" {p['attribute']} up a step to d{entry['die']}."
+        if rank == "legend":
+            state["legend_choice"] = p["legend"]
+            summary += " " + dict(_LEGEND)[p["legend"]] + "."
+        return RollResult(self.key, self.label, f"reached_{rank}", summary, dice, None, odds, shown_inputs(p), state)
+
+
+def _learn_odds(outcome: str) -> Odds:
+    return Odds(((outcome, Fraction(1)),), success_keys=(outcome,))
+
+
+@dataclass(frozen=True)
+class LearnSkillProcedure:
+    """Seed 001 (Skills): you know as many skills as INT (its die's highest face, spec §001.11.4 [REC])."""
+
+    key: str = "learn_skill"
+    label: str = "Add a skill"
+    gm_only: bool = False
+
+    def params(self, sheet: Sheet) -> tuple[Param, ...]:
+        return (
+            Param("skill", "Skill", "choice", data.SKILLS[0], choices=tuple((s, s) for s in data.SKILLS)),
+            Param("other", "Or another skill", "text", ""),
+        )
+
+    def _apply(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        state = st(sheet)
+        name = (p["other"].strip() or p["skill"]).lower()[:100]
+        limit = face(state, "INT")
+        if name in state["skills"]:
+            raise RulesError(f"You already know {name}.")
+        if len(state["skills"]) >= limit:
+            raise RulesError(f"You know {len(state['skills'])} skills, as many as your INT (d{limit}) allows.")
+        state["skills"].append(name)
+        return name, state
+
+    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
+        self._apply(sheet, clean_params(self, sheet, params))
+        return _learn_odds("learned")
+
+    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        p = clean_params(self, sheet, params)
+        name, state = self._apply(sheet, p)
+        return RollResult(
+            self.key,
+            self.label,
+            "learned",
+            f"You now count {name} among your skills.",
+            (),
+            None,
+            _learn_odds("learned"),
+            shown_inputs(p),
+            state,
+        )
+
+
+@dataclass(frozen=True)
+class LearnSpellProcedure:
+    """Seed 001 (Spells): you know as many spells as WIL (its die's highest face)."""
+
+    key: str = "learn_spell"
+    label: str = "Add a spell"
+    gm_only: bool = False
+
+    def params(self, sheet: Sheet) -> tuple[Param, ...]:
+        return (
+            Param("spell", "Spell", "choice", data.SPELLS[0][0], choices=tuple((n, n) for n, _ in data.SPELLS)),
+            Param("other", "Or a spell not on the table", "text", ""),
+        )
+
+    def _apply(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        state = st(sheet)
+        name = (p["other"].strip() or p["spell"])[:100]
+        limit = face(state, "WIL")
+        if name in state["spells"]:
+            raise RulesError(f"You already know {name}.")
+        if len(state["spells"]) >= limit:
+            raise RulesError(f"You know {len(state['spells'])} spells, as many as your WIL (d{limit}) allows.")
+        state["spells"].append(name)
+        return name, state
+
+    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
+        self._apply(sheet, clean_params(self, sheet, params))
+        return _learn_odds("learned")
+
+    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        p = clean_params(self, sheet, params)
+        name, state = self._apply(sheet, p)
+        return RollResult(
+            self.key,
+            self.label,
+            "learned",
+            f"You now know {name}.",
+            (),
+            None,
+            _learn_odds("learned"),
+            shown_inputs(p),
+            state,
+        )

@@ -91,3 +91,53 @@ class Membership(models.Model):
     @property
     def is_gm(self) -> bool:
         return self.role == self.Role.GM
+
+
+# --- running a session from the GM's table (issue 16) ------------------------------------------------------
+
+
+class RollRequest(models.Model):
+    """The GM asks some characters for one roll: the procedure and the inputs the GM set are fixed."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        CANCELLED = "cancelled", "Cancelled"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="roll_requests")
+    procedure = models.CharField(max_length=60)
+    label = models.CharField(max_length=200)  # the procedure's name when asked
+    inputs = models.JSONField(default=dict, blank=True)  # the inputs the GM fixed, as the rules cleaned them
+    shown = models.CharField(max_length=300, blank=True)  # those inputs in words ("Attribute DEX")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    group_outcome = models.CharField(max_length=60, blank=True)
+    group_summary = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["campaign", "status"], name="requests_by_campaign")]
+
+    def __str__(self) -> str:
+        return self.label
+
+    def is_open(self, now) -> bool:
+        return self.status == self.Status.OPEN and now < self.expires_at
+
+
+class RollRequestAnswer(models.Model):
+    """One character's place in a roll request: pending until its player rolls, then the roll and outcome."""
+
+    request = models.ForeignKey(RollRequest, on_delete=models.CASCADE, related_name="answers")
+    character = models.ForeignKey("characters.Character", on_delete=models.CASCADE, related_name="roll_requests")
+    roll = models.ForeignKey("characters.Roll", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    outcome = models.CharField(max_length=60, blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["request", "character__name", "pk"]
+        constraints = [models.UniqueConstraint(fields=["request", "character"], name="one_answer_per_character")]
+
+    def __str__(self) -> str:
+        return f"{self.character} for {self.request}"

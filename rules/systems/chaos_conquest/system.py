@@ -12,6 +12,7 @@ from rules.base import (
     CatalogueEntry,
     Creation,
     GameSystem,
+    GroupResult,
     Hireling,
     Item,
     Param,
@@ -61,6 +62,7 @@ from rules.systems.chaos_conquest.rest import RestProcedure, StressProcedure
 from rules.systems.chaos_conquest.saves import OpposedSaveProcedure, PartySaveProcedure, SaveProcedure
 from rules.systems.chaos_conquest.sheet import adjust, conditions, tracks
 from rules.systems.chaos_conquest.state import _default_state, validate_hireling, validate_state
+from rules.systems.chaos_conquest.table import group_result
 
 PROCEDURES: dict[str, Procedure] = {
     p.key: p
@@ -153,6 +155,9 @@ class ChaosConquest(GameSystem):
 
     def table_procedures(self) -> Mapping[str, Procedure]:
         return TABLE_PROCEDURES
+
+    def group_result(self, procedure: str, outcomes: Sequence[str]) -> GroupResult | None:
+        return group_result(procedure, outcomes)
 
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         return CATALOGUE

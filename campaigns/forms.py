@@ -99,3 +99,33 @@ def fixed_from(form) -> dict:
         if name.startswith("fix-") and value not in (None, ""):
             fixed[name.removeprefix("fix-")] = value == "yes" if name in form.yes_no else value
     return fixed
+
+
+def npc_form(fields, *, data=None):
+    """An NPC's name and the system's stat block (GameSystem.npc_fields), with the rules' bounds."""
+    form_fields: dict[str, forms.Field] = {
+        "name": forms.CharField(max_length=100, label="Name", error_messages={"required": "Give the NPC a name."})
+    }
+    for param in fields:
+        common = {"label": param.label, "help_text": param.help, "initial": param.default}
+        if param.kind == "choice":
+            form_fields[param.name] = forms.ChoiceField(choices=list(param.choices), **common)
+        else:
+            form_fields[param.name] = forms.IntegerField(min_value=param.minimum, max_value=param.maximum, **common)
+    form_fields["keep"] = forms.BooleanField(required=False, label="Also keep on the saved list")
+    form_class = type("NpcForm", (forms.Form,), form_fields)
+    return form_class(data=data, auto_id="id_npc_%s")
+
+
+class DamageForm(forms.Form):
+    amount = forms.IntegerField(min_value=0, max_value=10_000, label="Damage")
+    ignore_armour = forms.BooleanField(required=False, label="Ignores armour")
+
+
+class StatusForm(forms.Form):
+    name = forms.CharField(max_length=40, label="Status")
+    rounds = forms.IntegerField(min_value=1, max_value=100, initial=1, label="Rounds")
+
+
+class EncounterForm(forms.Form):
+    name = forms.CharField(max_length=100, required=False, label="Encounter", initial="Encounter")

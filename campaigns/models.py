@@ -141,3 +141,43 @@ class RollRequestAnswer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.character} for {self.request}"
+
+
+class Encounter(models.Model):
+    """A fight at the table: its rounds, run in the system's order; its NPCs are the Npc rows pointing here."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="encounters")
+    name = models.CharField(max_length=100)
+    round = models.PositiveIntegerField(default=1)
+    active = models.BooleanField(default=True)
+    order = models.JSONField(default=list, blank=True)  # this round's steps, in the system's words
+    order_summary = models.CharField(max_length=300, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-started_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign"], condition=models.Q(active=True), name="one_fight_at_a_time")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Npc(models.Model):
+    """An NPC or monster: in an encounter, or (encounter empty) on the campaign's saved list to add from."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="npcs")
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, null=True, blank=True, related_name="npcs")
+    name = models.CharField(max_length=100)
+    stats = models.JSONField(default=dict)  # the system's stat block (GameSystem.npc_fields), as it is now
+    start = models.JSONField(default=dict)  # and as it entered the fight
+    statuses = models.JSONField(default=list, blank=True)  # [{"name": "Stunned", "rounds": 2}]
+    defeated = models.BooleanField(default=False)
+    prompt = models.CharField(max_length=300, blank=True)  # what the rules ask of the GM now (a morale check)
+
+    class Meta:
+        ordering = ["pk"]
+
+    def __str__(self) -> str:
+        return self.name

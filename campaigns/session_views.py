@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
+from django.db.models import Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns import session
-from campaigns.forms import fixed_from, request_form
-from campaigns.models import Campaign, RollRequest, RollRequestAnswer
+from campaigns.forms import DamageForm, EncounterForm, StatusForm, fixed_from, npc_form, request_form
+from campaigns.models import Campaign, Npc, RollRequest, RollRequestAnswer
 from campaigns.selectors import campaigns_of, campaigns_run_by, membership_of
 from campaigns.services import CampaignError
 from campaigns.table import party_cards
@@ -31,6 +32,7 @@ def session_context(request, campaign: Campaign, membership, cards, *, procedure
     system = SYSTEMS.get(campaign.system)
     if membership.is_gm and system is not None:
         context["request_form"] = _request_form(system, cards, procedure)
+        context.update(encounter_context(campaign))
     return context
 
 
@@ -219,3 +221,149 @@ def request_answer(request: HtmxHttpRequest, pk: int, request_id: int, character
         return redirect(character)
     context = sheet_requests_context(request, character, error=error)
     return render(request, "campaigns/_sheet_requests.html#sheet-requests", context, status=422 if error else 200)
+
+
+# --- the encounter tracker -------------------------------------------------------------------------------
+
+ENCOUNTER_ACTIONS = ("start", "next", "end", "add")
+NPC_ACTIONS = ("damage", "status", "remove", "bring", "roll")
+
+
+def encounter_context(campaign: Campaign) -> dict[str, Any]:
+    """The running fight and the saved NPC list, in a fixed number of queries however many NPCs."""
+    system = SYSTEMS.get(campaign.system)
+    if system is None:
+        return {}
+    fields = system.npc_fields()
+    npcs = list(campaign.npcs.select_related("encounter").filter(Q(encounter__isnull=True) | Q(encounter__active=True)))
+    encounter = next((n.encounter for n in npcs if n.encounter is not None), None)
+    if encounter is None:
+        encounter = campaign.encounters.filter(active=True).first()
+
+    def shown(npc: Npc) -> list[tuple[str, Any]]:
+        return [(p.label, dict(p.choices).get(str(npc.stats.get(p.name)), npc.stats.get(p.name))) for p in fields]
+
+    return {
+        "encounter": encounter,
+        "fighting": [{"npc": n, "stats": shown(n)} for n in npcs if n.encounter is not None],
+        "saved_npcs": [{"npc": n, "stats": shown(n)} for n in npcs if n.encounter is None],
+        "npc_form": npc_form(fields),
+        "npc_rolls": system.npc_rolls(),
+        "damage_form": DamageForm(auto_id=False),
+        "status_form": StatusForm(auto_id=False),
+        "encounter_form": EncounterForm(auto_id="id_encounter_%s"),
+    }
+
+
+def _encounter_answer(request, campaign: Campaign, error: str = "", form=None) -> HttpResponse:
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        return redirect(campaign)
+    context = {
+        "campaign": campaign,
+        "membership": membership_of(request.user, campaign),
+        **encounter_context(campaign),
+        "error": error,
+        "error_region": "encounter",
+    }
+    if form is not None:
+        context["npc_form"] = form
+    return render(request, "campaigns/_session.html#encounter", context, status=422 if error else 200)
+
+
+@require_GET
+def encounter_region(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    campaign = _gm_campaign(request, pk)
+    context = {"campaign": campaign, "membership": membership_of(request.user, campaign), **encounter_context(campaign)}
+    return render(request, "campaigns/_session.html#encounter", context)
+
+
+@require_POST
+def encounter_action(request: HtmxHttpRequest, pk: int, action: str) -> HttpResponse:
+    """Start a fight, run its next round, end it, or add an NPC to it (or to the saved list)."""
+    campaign = _gm_campaign(request, pk)
+    if action not in ENCOUNTER_ACTIONS:
+        raise Http404
+    system = SYSTEMS.get(campaign.system)
+    if system is None:
+        raise Http404
+    error, form = "", None
+    try:
+        if action == "start":
+            start = EncounterForm(request.POST)
+            name = start.cleaned_data["name"] if start.is_valid() else ""
+            session.encounter_start(campaign_id=campaign.pk, name=name, by=request.user)
+        elif action == "next":
+            session.encounter_next_round(campaign_id=campaign.pk, by=request.user)
+        elif action == "end":
+            _, minutes, asked = session.encounter_end(campaign_id=campaign.pk, by=request.user)
+            if not request.htmx:
+                words = f" and each player is asked for {asked.label}" if asked else ""
+                messages.success(request, f"The fight is over: {minutes} minutes pass{words}.")
+        else:
+            form = npc_form(system.npc_fields(), data=request.POST)
+            if not form.is_valid():
+                raise CampaignError(_first(form))
+            data = form.cleaned_data
+            stats = {p.name: data[p.name] for p in system.npc_fields()}
+            fighting = campaign.encounters.filter(active=True).exists()
+            session.npc_add(
+                campaign_id=campaign.pk,
+                name=data["name"],
+                stats=stats,
+                to_encounter=fighting,
+                keep=data["keep"] or not fighting,
+            )
+            form = None
+    except CampaignError as problem:
+        error = str(problem)
+    return _encounter_answer(request, campaign, error, form)
+
+
+def _valid(form) -> dict[str, Any]:
+    if not form.is_valid():
+        raise CampaignError(_first(form))
+    return form.cleaned_data
+
+
+def _first(form) -> str:
+    field, errors = next(iter(form.errors.items()))
+    label = form.fields[field].label if field in form.fields else ""
+    return f"{label}: {errors[0]}" if label else errors[0]
+
+
+@require_POST
+def npc_action(request: HtmxHttpRequest, pk: int, npc_id: int, action: str) -> HttpResponse:
+    """Damage an NPC, give it a status, roll for it (as the GM), bring a saved one in, or remove it."""
+    campaign = _gm_campaign(request, pk)
+    if action not in NPC_ACTIONS:
+        raise Http404
+    error = ""
+    try:
+        if action == "damage":
+            data = _valid(DamageForm(request.POST))
+            session.npc_damage(
+                campaign_id=campaign.pk, npc_id=npc_id, amount=data["amount"], ignore_armour=data["ignore_armour"]
+            )
+        elif action == "status":
+            data = _valid(StatusForm(request.POST))
+            session.npc_status(campaign_id=campaign.pk, npc_id=npc_id, name=data["name"], rounds=data["rounds"])
+        elif action == "remove":
+            session.npc_remove(campaign_id=campaign.pk, npc_id=npc_id)
+        elif action == "bring":
+            session.npc_bring(campaign_id=campaign.pk, saved_id=npc_id)
+        else:
+            visibility = request.POST.get("visibility") or "public"
+            if visibility not in ("public", "gm"):
+                raise CampaignError("Pick who may see this roll.")
+            session.npc_roll(
+                campaign_id=campaign.pk,
+                npc_id=npc_id,
+                key=request.POST.get("key", ""),
+                visibility=visibility,
+                by=request.user,
+            )
+    except CampaignError as problem:
+        error = str(problem)
+    return _encounter_answer(request, campaign, error)

@@ -37,5 +37,8 @@ urlpatterns = [
         session_views.request_answer,
         name="request_answer",
     ),
+    path("<id:pk>/encounter/", session_views.encounter_region, name="encounter"),
+    path("<id:pk>/encounter/<slug:action>/", session_views.encounter_action, name="encounter_action"),
+    path("<id:pk>/npcs/<id:npc_id>/<slug:action>/", session_views.npc_action, name="npc_action"),
     path("<id:pk>/sheet-requests/<id:character_id>/", session_views.sheet_requests, name="sheet_requests"),
 ]

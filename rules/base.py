@@ -384,21 +384,22 @@ class GameSystem(Protocol):
         return None
 
     def npc_fields(self) -> tuple[Param, ...]:
-        """An NPC's or monster's stat block for the encounter tracker: "int" params with their bounds. The
-        first is the track damage lowers."""
+        """An NPC's or monster's stat block for the encounter tracker: "int" or "choice" params with their
+        bounds. The first is the track damage lowers; the app refuses values outside them."""
         return DEFAULT_NPC_FIELDS
 
-    def npc_damage(self, stats: Mapping[str, Any], amount: int, ignore_armour: bool = False) -> NpcHarm:
-        """An NPC's stats after ``amount`` damage typed at the table, and the prompts it raises (defeated,
-        morale). Default: an "armour" field takes its points off, the first field goes down, 0 defeats."""
-        fields = self.npc_fields()
-        track = fields[0].name
+    def npc_damage(
+        self, stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool = False
+    ) -> NpcHarm:
+        """An NPC's stats after ``amount`` damage typed at the table (``start``: the stats it entered the
+        fight with), and the prompts it raises. Default: an "armour" field takes its points off, the first
+        field goes down, 0 defeats; nothing calls for morale."""
+        track = self.npc_fields()[0].name
         armour = 0 if ignore_armour else int(stats.get("armour", 0) or 0)
         dealt = max(0, amount - armour)
-        left = max(fields[0].minimum or 0, int(stats.get(track, 0) or 0) - dealt)
-        after = {**stats, track: left}
-        words = f"{dealt} damage gets through" + (f" ({armour} stopped by armour)." if armour and amount else ".")
-        return NpcHarm(after, dealt, defeated=left <= 0, morale=False, words=words)
+        left = max(0, int(stats.get(track, 0) or 0) - dealt)
+        words = f"{dealt} damage gets through" + (f", {armour} stopped by armour." if armour and amount else ".")
+        return NpcHarm({**stats, track: left}, dealt, defeated=left <= 0, words=words)
 
     def npc_rolls(self) -> Mapping[str, str]:
         """The rolls the GM makes for an NPC from the tracker, key → label ("morale" → "Morale"). None by default."""

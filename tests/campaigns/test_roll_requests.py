@@ -7,20 +7,10 @@ from django.urls import reverse
 
 from campaigns.models import RollRequest, RollRequestAnswer
 from characters.models import Roll
-from tests.conftest import make_character, make_table
+from tests.conftest import make_character
 from tests.pages import HTMX, form_fields, text_of
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def cc(gm, player, other_player):
-    return make_table("chaos-conquest", gm, player, other_player, name="Barrowmoor")
-
-
-@pytest.fixture
-def wren(player, cc):
-    return make_character(player, cc, system="chaos-conquest", name="Wren")
 
 
 @pytest.fixture

@@ -10,14 +10,17 @@ from typing import Any, ClassVar
 from rules.base import (
     Banner,
     CatalogueEntry,
+    CombatOrder,
     Creation,
     GameSystem,
     GroupResult,
     Hireling,
     Item,
+    NpcHarm,
     Param,
     Procedure,
     QuickRoll,
+    RollResult,
     Sheet,
     SlotSummary,
     Track,
@@ -62,7 +65,7 @@ from rules.systems.chaos_conquest.rest import RestProcedure, StressProcedure
 from rules.systems.chaos_conquest.saves import OpposedSaveProcedure, PartySaveProcedure, SaveProcedure
 from rules.systems.chaos_conquest.sheet import adjust, conditions, tracks
 from rules.systems.chaos_conquest.state import _default_state, validate_hireling, validate_state
-from rules.systems.chaos_conquest.table import group_result
+from rules.systems.chaos_conquest.table import NPC_FIELDS, NPC_ROLLS, combat_order, group_result, npc_damage, npc_roll
 
 PROCEDURES: dict[str, Procedure] = {
     p.key: p
@@ -158,6 +161,28 @@ class ChaosConquest(GameSystem):
 
     def group_result(self, procedure: str, outcomes: Sequence[str]) -> GroupResult | None:
         return group_result(procedure, outcomes)
+
+    combat_round_seconds: int = 20  # seed 002, Time: a round is 20 seconds
+
+    def npc_fields(self) -> tuple[Param, ...]:
+        return NPC_FIELDS
+
+    def npc_damage(
+        self, stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool = False
+    ) -> NpcHarm:
+        return npc_damage(stats, start, amount, ignore_armour)
+
+    def npc_rolls(self) -> Mapping[str, str]:
+        return NPC_ROLLS
+
+    def npc_roll(self, key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        return npc_roll(key, stats, rng)
+
+    def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
+        return combat_order(round_number, rng)
+
+    def end_of_combat(self) -> str | None:
+        return "end_combat"  # seed 002, Worn Weapons and Ammo: each PC rolls for what they used
 
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         return CATALOGUE

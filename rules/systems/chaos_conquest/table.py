@@ -6,9 +6,16 @@ Seed 002 (Party Saves; Combat; Morale; Time; Light) and spec §002.4.6, §002.5,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any
 
-from rules.base import GroupResult
+from rules.base import CombatOrder, GroupResult, NpcHarm, Odds, Param, RollResult
+from rules.dice import RandomSource, roll_dice, roll_die
+from rules.errors import RulesError
+from rules.systems.chaos_conquest.npcs import MORALE_DEFAULT, morale_odds
+from rules.systems.chaos_conquest.state import MAGIC_AV_MAX, WEAPON_DICE
 
 PASSED = ("pass",)
 
@@ -27,3 +34,68 @@ def group_result(procedure: str, outcomes: Sequence[str]) -> GroupResult | None:
     if failed:
         summary += f" As a party save, the leader takes {failed} stress (one for each member who failed)."
     return GroupResult("pass" if passed else "fail", summary)
+
+
+# --- NPCs in the encounter tracker (seed 002, Combat; Morale) ----------------------------------------------
+
+DIE_CHOICES = tuple((str(s), f"d{s}") for s in WEAPON_DICE)
+NPC_FIELDS: tuple[Param, ...] = (
+    Param("stamina", "Stamina", "int", 4, 0, 200),
+    Param("av", "AV", "int", 0, 0, MAGIC_AV_MAX, help="Armour: taken off each hit's damage."),
+    Param("damage", "Attack die", "choice", "6", choices=DIE_CHOICES),
+    Param("ml", "Morale (ML)", "int", MORALE_DEFAULT, 2, 12),
+)
+NPC_ROLLS = MappingProxyType({"attack": "Attack", "morale": "Morale"})
+
+
+def npc_damage(stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, critical: bool) -> NpcHarm:
+    """Seed 002, Combat: damage = roll − AV (at least 0); a critical bypasses armour. Falling to 0 stamina
+    defeats an NPC. Seed 002, Morale: a shock (one falling, or being brought to half) calls for a check."""
+    av = 0 if critical else int(stats["av"])
+    dealt = max(0, amount - av)
+    before, full = int(stats["stamina"]), int(start.get("stamina", stats["stamina"]))
+    left = max(0, before - dealt)
+    halved = left * 2 <= full < before * 2
+    words = f"{dealt} damage" + (f" after AV {av}" if av else " (armour bypassed)" if critical else "") + "."
+    return NpcHarm({**stats, "stamina": left}, dealt, defeated=left <= 0, morale=left <= 0 or halved, words=words)
+
+
+def npc_roll(key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
+    """Seed 002: an NPC's attack rolls its damage die (AV is taken off by the target's sheet); its morale is
+    2d6 against ML, fleeing or parleying above it."""
+    if key == "morale":
+        ml = int(stats["ml"])
+        dice = roll_dice(rng, 2, 6, "morale")
+        total = sum(d.face for d in dice)
+        flee = total > ml
+        summary = f"Morale 2d6 = {total} against ML {ml}: " + ("they flee or parley." if flee else "they hold.")
+        return RollResult("morale", "Morale", "flee" if flee else "hold", summary, dice, total, morale_odds(ml))
+    if key == "attack":
+        sides = int(stats["damage"])
+        die = roll_die(rng, sides, "damage")
+        crit = " A critical: it bypasses armour and the target's AV drops by 1 at the round's end." * (
+            die.face == sides
+        )
+        summary = f"Damage d{sides} = {die.face}.{crit}"
+        odds = Odds(
+            (("hit", Fraction(sides - 1, sides)), ("critical", Fraction(1, sides))), success_keys=("hit", "critical")
+        )
+        return RollResult(
+            "attack", "Attack", "critical" if die.face == sides else "hit", summary, (die,), die.face, odds
+        )
+    raise RulesError(f"Chaos & Conquest has no NPC roll called {key!r}.")
+
+
+def combat_order(round_number: int, rng: RandomSource) -> CombatOrder:
+    """Seed 002, Combat: each round a d6 for each side; higher acts first, a tie acts at once."""
+    party, enemies = roll_die(rng, 6, "party"), roll_die(rng, 6, "enemies")
+    if party.face == enemies.face:
+        steps: tuple[str, ...] = ("Both sides act at once: all damage lands before anyone falls",)
+        words = "both sides act at once"
+    elif party.face > enemies.face:
+        steps, words = ("The party acts", "The enemies act"), "the party acts first"
+    else:
+        steps, words = ("The enemies act", "The party acts"), "the enemies act first"
+    return CombatOrder(
+        steps, f"Round {round_number}: party {party.face}, enemies {enemies.face}: {words}.", (party, enemies)
+    )

@@ -10,10 +10,12 @@ from typing import Any, ClassVar
 from rules.base import (
     Banner,
     CatalogueEntry,
+    CombatOrder,
     Creation,
     GameSystem,
     Hireling,
     Item,
+    NpcHarm,
     Param,
     Procedure,
     QuickRoll,
@@ -70,6 +72,7 @@ from rules.systems.fell_draft.state import (
     retired,
     validate_state,
 )
+from rules.systems.fell_draft.table import NPC_FIELDS, NPC_ROLLS, ORDER, npc_damage, npc_roll
 
 PROCEDURES: dict[str, Procedure] = {
     p.key: p
@@ -114,6 +117,24 @@ class FellDraft(GameSystem):
 
     def quick_rolls(self, sheet: Sheet) -> tuple[QuickRoll, ...]:
         return quick_rolls(sheet)
+
+    def npc_fields(self) -> tuple[Param, ...]:
+        return NPC_FIELDS
+
+    def npc_damage(
+        self, stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool = False
+    ) -> NpcHarm:
+        return npc_damage(stats, start, amount, ignore_armour)
+
+    def npc_rolls(self) -> Mapping[str, str]:
+        return NPC_ROLLS
+
+    def npc_roll(self, key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        return npc_roll(key, stats, rng)
+
+    def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
+        """Seed 000, Combat: the PCs act first, as a group; no dice."""
+        return ORDER
 
     def detail_params(self) -> tuple[Param, ...]:
         return detail_params()

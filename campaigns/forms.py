@@ -129,3 +129,16 @@ class StatusForm(forms.Form):
 
 class EncounterForm(forms.Form):
     name = forms.CharField(max_length=100, required=False, label="Encounter", initial="Encounter")
+
+
+def time_form(units, *, data=None):
+    """The GM's clock: how many of which of the system's time units pass."""
+    fields = {
+        "unit": forms.ChoiceField(choices=[(u.key, u.label) for u in units], label="Unit"),
+        "count": forms.IntegerField(min_value=-(10**6), max_value=10**6, initial=1, label="How many"),
+    }
+    return type("TimeForm", (forms.Form,), fields)(data=data, auto_id="id_time_%s")
+
+
+class NoteForm(forms.Form):
+    text = forms.CharField(max_length=5000, required=False, widget=forms.Textarea(attrs={"rows": 4}), label="Note")

@@ -28,6 +28,10 @@ class Campaign(models.Model):
     # The rule settings the GM changed from the system's defaults ({key: value}); GameSystem.settings_in_force
     # fills in the rest. Written only through campaigns.services.campaign_change_settings.
     rule_settings = models.JSONField(default=dict, blank=True)
+    # What the clock's last move did (lights burnt out, rations eaten, checks rolled), for the GM's table.
+    clock_note = models.CharField(max_length=1000, blank=True)
+    # The session summary everyone at the table reads (the GM writes it).
+    summary = models.TextField(blank=True, max_length=5000)
     created_at = models.DateTimeField(auto_now_add=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="campaigns")
 
@@ -181,3 +185,26 @@ class Npc(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class GmNote(models.Model):
+    """The GM's private note on the campaign (character empty) or on one character: never shown to players."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="gm_notes")
+    character = models.ForeignKey(
+        "characters.Character", on_delete=models.CASCADE, null=True, blank=True, related_name="gm_notes"
+    )
+    text = models.TextField(max_length=5000, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "character"], name="one_note_per_character"),
+            models.UniqueConstraint(
+                fields=["campaign"], condition=models.Q(character__isnull=True), name="one_campaign_note"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"GM note in {self.campaign}"

@@ -16,11 +16,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.names import clean_name
-from campaigns.models import Campaign, Encounter, Npc, RollRequest, RollRequestAnswer
+from campaigns.models import Campaign, Encounter, GmNote, Npc, RollRequest, RollRequestAnswer
 from campaigns.services import CLOCK_LIMIT, CampaignError
 from characters.models import Character
 from characters.selectors import characters_editable_by
-from characters.services import character_roll, store_free_roll
+from characters.services import character_pass_time, character_roll, store_free_roll
 from live.events import publish
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
@@ -260,15 +260,24 @@ def _active(campaign: Campaign) -> Encounter:
 
 def _log_order(campaign: Campaign, order: rules_base.CombatOrder, round_number: int, by) -> None:
     if order.dice:
-        result = rules_base.RollResult("combat_order", f"Combat order, round {round_number}", "order", order.summary)
-        result = replace(result, dice=order.dice)
-        store_free_roll(
-            campaign=campaign,
-            params={},
-            by=by,
-            visibility="public",
-            procedure=_TableRoll("combat_order", result.label, lambda rng: result),
-        )
+        label = f"Combat order, round {round_number}"
+        result = replace(rules_base.RollResult("combat_order", label, "order", order.summary), dice=order.dice)
+        _store_made(campaign, result, by=by, visibility="public")
+
+
+def _store_made(campaign: Campaign, result: rules_base.RollResult, *, by, visibility: str) -> None:
+    """A roll the rules made already (a check as time passes, the round's order), logged as the GM's."""
+
+    def made(rng: RandomSource) -> rules_base.RollResult:
+        return result
+
+    store_free_roll(
+        campaign=campaign,
+        params={},
+        by=by,
+        visibility=visibility,
+        procedure=_TableRoll(result.procedure, result.label, made),
+    )
 
 
 def _publish_fight(campaign_id: int) -> None:
@@ -458,3 +467,86 @@ def encounter_end(*, campaign_id: int, by) -> tuple[Encounter, int, RollRequest 
         )
     _publish_fight(campaign.pk)
     return encounter, minutes, asked
+
+
+# --- the exploration clock -------------------------------------------------------------------------------
+
+CLOCK_COUNT_MAX = 30  # units at a time: a month of days, or three hours of turns
+
+
+@transaction.atomic
+def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSource | None = None) -> list[str]:
+    """Move the game clock by ``count`` of the system's ``unit``: every sheet at the table burns its lights and
+    eats at the system's rhythm (live on each sheet), and the system's checks are rolled as the GM's."""
+    campaign = _lock_campaign(campaign_id)
+    system = _system(campaign)
+    units = {u.key: u for u in system.time_units()}
+    if unit not in units:
+        raise CampaignError(f"{system.name} counts time in {', '.join(u.label for u in units.values())}.")
+    if count < 1:
+        raise CampaignError("Time only moves forward: advance by one or more.")
+    if count > CLOCK_COUNT_MAX:
+        raise CampaignError(f"Advance at most {CLOCK_COUNT_MAX} at a time.")
+    minutes = units[unit].minutes * count
+    start = campaign.game_minutes
+    if start + minutes > CLOCK_LIMIT:
+        raise CampaignError("The game clock cannot count that far: it has reached its limit.")
+    rng = rng or system_random()
+    words = []
+    for character in campaign.characters.order_by("name", "pk"):
+        try:
+            result = character_pass_time(
+                character_id=character.pk, unit=unit, count=count, start_minutes=start, by=by, rng=rng
+            )
+        except RulesError as problem:
+            words.append(f"{character.name}: {problem}")
+            continue
+        if result.summary:
+            words.append(f"{character.name}: {result.summary}")
+    for check in system.time_checks(unit, count, start, rng):
+        try:
+            _store_made(campaign, check, by=by, visibility="gm")
+        except RulesError as problem:
+            raise CampaignError(str(problem)) from None
+        words.append(check.summary)
+    campaign.game_minutes = start + minutes
+    campaign.clock_note = " ".join(words)[:1000]
+    campaign.save(update_fields=["game_minutes", "clock_note"])
+    publish(campaign.pk, "table")
+    return words
+
+
+# --- notes ---------------------------------------------------------------------------------------------------
+
+NOTE_MAX = 5000
+
+
+def _note_text(text: str) -> str:
+    text = str(text or "").replace("\x00", "").strip()
+    if len(text) > NOTE_MAX:
+        raise CampaignError(f"A note holds {NOTE_MAX} characters at most; this one has {len(text)}.")
+    return text
+
+
+@transaction.atomic
+def note_save(*, campaign_id: int, character_id: int | None, text: str) -> GmNote:
+    """The GM's private note on the campaign or one of its characters. Announced to the GM's pages only."""
+    campaign = _lock_campaign(campaign_id)
+    if character_id is not None and not campaign.characters.filter(pk=character_id).exists():
+        raise CampaignError("That character is not at this table.")
+    note, _ = GmNote.objects.update_or_create(
+        campaign=campaign, character_id=character_id, defaults={"text": _note_text(text)}
+    )
+    gms = campaign.memberships.filter(role="gm").values_list("user_id", flat=True)
+    publish(campaign.pk, "notes", audience=list(gms))
+    return note
+
+
+@transaction.atomic
+def summary_save(*, campaign_id: int, text: str) -> Campaign:
+    """The session summary every player at the table reads."""
+    campaign = _lock_campaign(campaign_id)
+    campaign.summary = _note_text(text)
+    campaign.save(update_fields=["summary"])
+    publish(campaign.pk, "summary")
+    return campaign

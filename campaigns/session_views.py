@@ -12,7 +12,16 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns import session
-from campaigns.forms import DamageForm, EncounterForm, StatusForm, fixed_from, npc_form, request_form
+from campaigns.forms import (
+    DamageForm,
+    EncounterForm,
+    NoteForm,
+    StatusForm,
+    fixed_from,
+    npc_form,
+    request_form,
+    time_form,
+)
 from campaigns.models import Campaign, Npc, RollRequest, RollRequestAnswer
 from campaigns.selectors import campaigns_of, campaigns_run_by, membership_of
 from campaigns.services import CampaignError
@@ -30,9 +39,13 @@ def session_context(request, campaign: Campaign, membership, cards, *, procedure
     """What the session parts of the table page show, in a fixed number of queries."""
     context: dict[str, Any] = {"requests": table_requests(campaign), "now": timezone.now()}
     system = SYSTEMS.get(campaign.system)
+    if system is not None:
+        context["light"] = system.light_level([card.sheet for card in cards if card.sheet is not None])
     if membership.is_gm and system is not None:
         context["request_form"] = _request_form(system, cards, procedure)
+        context["time_form"] = time_form(system.time_units())
         context.update(encounter_context(campaign))
+        context.update(notes_context(campaign))
     return context
 
 
@@ -64,7 +77,7 @@ def _region(request, campaign: Campaign, name: str, *, error: str = "", procedur
         return redirect(campaign)
     membership = membership_of(request.user, campaign)
     assert membership is not None  # campaigns_of() and campaigns_run_by() let only members in
-    cards = party_cards(campaign) if membership.is_gm and name == "request-form" else []
+    cards = party_cards(campaign) if name == "time" or membership.is_gm and name == "request-form" else []
     context = {
         "campaign": campaign,
         "membership": membership,
@@ -367,3 +380,89 @@ def npc_action(request: HtmxHttpRequest, pk: int, npc_id: int, action: str) -> H
     except CampaignError as problem:
         error = str(problem)
     return _encounter_answer(request, campaign, error)
+
+
+# --- the exploration clock -------------------------------------------------------------------------------
+
+
+@require_GET
+def time_region(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
+    return _region(request, campaign, "time")
+
+
+@require_POST
+def time_advance(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The GM moves the clock by the system's units: lights burn and food is eaten on every sheet, live."""
+    campaign = _gm_campaign(request, pk)
+    system = SYSTEMS.get(campaign.system)
+    if system is None:
+        raise Http404
+    error = ""
+    try:
+        data = _valid(time_form(system.time_units(), data=request.POST))
+        session.clock_advance(campaign_id=campaign.pk, unit=data["unit"], count=data["count"], by=request.user)
+        campaign.refresh_from_db()
+    except CampaignError as problem:
+        error = str(problem)
+    return _region(request, campaign, "time", error=error)
+
+
+# --- notes ---------------------------------------------------------------------------------------------------
+
+
+def notes_context(campaign: Campaign) -> dict[str, Any]:
+    """The GM's private notes: on the campaign and on each character at the table. Only for the GM's pages."""
+    notes = {note.character_id: note.text for note in campaign.gm_notes.all()}
+    characters = list(campaign.characters.order_by("name", "pk").only("pk", "name"))
+    return {
+        "campaign_note": notes.get(None, ""),
+        "character_notes": [{"character": c, "text": notes.get(c.pk, "")} for c in characters],
+    }
+
+
+def _notes_answer(request, campaign: Campaign, name: str, error: str = "") -> HttpResponse:
+    if request.method == "POST" and not request.htmx:
+        if error:
+            messages.error(request, error)
+        return redirect(campaign)
+    membership = membership_of(request.user, campaign)
+    context: dict[str, Any] = {"campaign": campaign, "membership": membership, "error": error, "error_region": name}
+    if membership is not None and membership.is_gm:
+        context.update(notes_context(campaign))
+    return render(request, f"campaigns/_session.html#{name}", context, status=422 if error else 200)
+
+
+@require_GET
+def notes_region(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    return _notes_answer(request, _gm_campaign(request, pk), "notes")
+
+
+@require_POST
+def note_save(request: HtmxHttpRequest, pk: int, character_id: int | None = None) -> HttpResponse:
+    """The GM writes a private note: on the campaign, or on one character at the table."""
+    campaign = _gm_campaign(request, pk)
+    error = ""
+    try:
+        data = _valid(NoteForm(request.POST))
+        session.note_save(campaign_id=campaign.pk, character_id=character_id, text=data["text"])
+    except CampaignError as problem:
+        error = str(problem)
+    return _notes_answer(request, campaign, "notes", error)
+
+
+@require_GET
+def summary_region(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    return _notes_answer(request, get_object_or_404(campaigns_of(request.user), pk=pk), "summary")
+
+
+@require_POST
+def summary_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    campaign = _gm_campaign(request, pk)
+    error = ""
+    try:
+        data = _valid(NoteForm(request.POST))
+        campaign = session.summary_save(campaign_id=campaign.pk, text=data["text"])
+    except CampaignError as problem:
+        error = str(problem)
+    return _notes_answer(request, campaign, "summary", error)

@@ -40,5 +40,12 @@ urlpatterns = [
     path("<id:pk>/encounter/", session_views.encounter_region, name="encounter"),
     path("<id:pk>/encounter/<slug:action>/", session_views.encounter_action, name="encounter_action"),
     path("<id:pk>/npcs/<id:npc_id>/<slug:action>/", session_views.npc_action, name="npc_action"),
+    path("<id:pk>/time/", session_views.time_region, name="time"),
+    path("<id:pk>/time/advance/", session_views.time_advance, name="time_advance"),
+    path("<id:pk>/notes/", session_views.notes_region, name="notes"),
+    path("<id:pk>/notes/save/", session_views.note_save, name="note_save"),
+    path("<id:pk>/notes/<id:character_id>/save/", session_views.note_save, name="character_note_save"),
+    path("<id:pk>/summary/", session_views.summary_region, name="summary"),
+    path("<id:pk>/summary/save/", session_views.summary_save, name="summary_save"),
     path("<id:pk>/sheet-requests/<id:character_id>/", session_views.sheet_requests, name="sheet_requests"),
 ]

@@ -23,8 +23,10 @@ from rules.base import (
     RollResult,
     Sheet,
     SlotSummary,
+    TimeUnit,
     Track,
 )
+from rules.clock import LightProcedure
 from rules.data import chaos_conquest as data
 from rules.dice import RandomSource
 from rules.systems.chaos_conquest.advancement import LevelUpProcedure, SwapProcedure, XpProcedure
@@ -65,7 +67,19 @@ from rules.systems.chaos_conquest.rest import RestProcedure, StressProcedure
 from rules.systems.chaos_conquest.saves import OpposedSaveProcedure, PartySaveProcedure, SaveProcedure
 from rules.systems.chaos_conquest.sheet import adjust, conditions, tracks
 from rules.systems.chaos_conquest.state import _default_state, validate_hireling, validate_state
-from rules.systems.chaos_conquest.table import NPC_FIELDS, NPC_ROLLS, combat_order, group_result, npc_damage, npc_roll
+from rules.systems.chaos_conquest.table import (
+    LIGHTS,
+    NPC_FIELDS,
+    NPC_ROLLS,
+    TIME_UNITS,
+    advance_time,
+    combat_order,
+    group_result,
+    light_level,
+    npc_damage,
+    npc_roll,
+    time_checks,
+)
 
 PROCEDURES: dict[str, Procedure] = {
     p.key: p
@@ -90,6 +104,7 @@ PROCEDURES: dict[str, Procedure] = {
         MoraleProcedure(),
         ReactionProcedure(),
         CombatOrderProcedure(),
+        LightProcedure(LIGHTS),
     )
 }
 
@@ -183,6 +198,18 @@ class ChaosConquest(GameSystem):
 
     def end_of_combat(self) -> str | None:
         return "end_combat"  # seed 002, Worn Weapons and Ammo: each PC rolls for what they used
+
+    def time_units(self) -> tuple[TimeUnit, ...]:
+        return TIME_UNITS
+
+    def advance_time(self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource) -> RollResult:
+        return advance_time(sheet, unit, count, start_minutes, rng)
+
+    def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
+        return time_checks(unit, count, start_minutes, rng)
+
+    def light_level(self, party: Sequence[Sheet]) -> Banner | None:
+        return light_level(party)
 
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         return CATALOGUE

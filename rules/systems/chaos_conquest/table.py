@@ -11,7 +11,8 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from rules.base import CombatOrder, GroupResult, NpcHarm, Odds, Param, RollResult
+from rules.base import Banner, CombatOrder, GroupResult, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
+from rules.clock import Lights, boundaries, burn, lit
 from rules.dice import RandomSource, roll_dice, roll_die
 from rules.errors import RulesError
 from rules.systems.chaos_conquest.npcs import MORALE_DEFAULT, morale_odds
@@ -98,4 +99,90 @@ def combat_order(round_number: int, rng: RandomSource) -> CombatOrder:
         steps, words = ("The enemies act", "The party acts"), "the enemies act first"
     return CombatOrder(
         steps, f"Round {round_number}: party {party.face}, enemies {enemies.face}: {words}.", (party, enemies)
+    )
+
+
+# --- time, light and encounter checks (seed 002, Time; equipment.md, Light; spec §002.7) ---------------------
+
+TURN, WATCH = 10, 240  # minutes
+TIME_UNITS = (TimeUnit("turn", "Turn (10 minutes)", TURN), TimeUnit("watch", "Watch (4 hours)", WATCH))
+LIGHTS = Lights(
+    life=lambda item: int((item.data or {}).get("turns", 0)) * TURN or None,
+    refills=lambda item: bool((item.data or {}).get("needs_oil")),
+)
+CHECK_ODDS = Odds((("encounter", Fraction(1, 6)), ("quiet", Fraction(5, 6))), success_keys=("quiet",))
+
+
+def advance_time(sheet: Sheet, unit: str, count: int, start: int, rng: RandomSource) -> RollResult:
+    """Equipment.md, Light: a torch burns 6 turns, a lantern 24 on its oil; each lit one burns down."""
+    minutes = _minutes(unit) * count
+    burnt = burn(sheet.items, minutes, LIGHTS)
+    return RollResult(
+        "time",
+        "Time passes",
+        "passed",
+        " ".join(burnt.words),
+        items_changed=burnt.changed,
+        items_removed=burnt.removed,
+    )
+
+
+def _minutes(unit: str) -> int:
+    for known in TIME_UNITS:
+        if known.key == unit:
+            return known.minutes
+    raise RulesError(f"Chaos & Conquest counts time in turns and watches, not {unit!r}.")
+
+
+def time_checks(unit: str, count: int, start: int, rng: RandomSource) -> tuple[RollResult, ...]:
+    """Seed 002, Time: every two turns, and every two watches, the GM rolls a d6: on a 1 an encounter occurs."""
+    minutes = _minutes(unit) * count
+    every = 2 * TURN if unit == "turn" else 2 * WATCH
+    out = []
+    for _ in range(boundaries(start, minutes, every)):
+        die = roll_die(rng, 6, "encounter check")
+        met = die.face == 1
+        summary = f"Encounter check d6 = {die.face}: " + ("something comes." if met else "all quiet.")
+        out.append(
+            RollResult(
+                "encounter_check",
+                "Encounter check",
+                "encounter" if met else "quiet",
+                summary,
+                (die,),
+                die.face,
+                CHECK_ODDS,
+            )
+        )
+    return tuple(out)
+
+
+def light_level(party: Sequence[Sheet]) -> Banner | None:
+    """Equipment.md, Light: the party's light points against its size. At least one each: bright (advantage
+    on surprise, but the party cannot surprise); more than half: dim (ranged attacks impaired); less:
+    darkness (every attack impaired, saves at disadvantage, the party is always surprised)."""
+    if not party:
+        return None
+    points = sum(int((item.data or {}).get("lp", 0)) for sheet in party for item in sheet.items if lit(item))
+    size = len(party)
+    if points >= size:
+        return Banner(
+            "bright",
+            f"Bright light ({points} LP for {size})",
+            "Advantage against surprise, but the party cannot surprise anyone.",
+            "good",
+        )
+    if points * 2 > size:
+        return Banner(
+            "dim",
+            f"Dim light ({points} LP for {size})",
+            "Ranged attacks are impaired (roll twice, keep the lower).",
+            "warning",
+        )
+    return Banner(
+        "darkness",
+        f"Darkness ({points} LP for {size})",
+        "Every attack is impaired, every save is at disadvantage (tick it on the sheet), and the party is "
+        "always surprised.",
+        "bad",
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
@@ -23,8 +23,10 @@ from rules.base import (
     RulesError,
     Sheet,
     SlotSummary,
+    TimeUnit,
     Track,
 )
+from rules.clock import LightProcedure
 from rules.data import fell_draft as data
 from rules.dice import (
     RandomSource,
@@ -72,7 +74,18 @@ from rules.systems.fell_draft.state import (
     retired,
     validate_state,
 )
-from rules.systems.fell_draft.table import NPC_FIELDS, NPC_ROLLS, ORDER, npc_damage, npc_roll
+from rules.systems.fell_draft.table import (
+    LIGHTS,
+    NPC_FIELDS,
+    NPC_ROLLS,
+    ORDER,
+    TIME_UNITS,
+    advance_time,
+    light_level,
+    npc_damage,
+    npc_roll,
+    time_checks,
+)
 
 PROCEDURES: dict[str, Procedure] = {
     p.key: p
@@ -96,6 +109,7 @@ PROCEDURES: dict[str, Procedure] = {
         LearnSkillProcedure(),
         BuyProcedure(),
         SpellDieProcedure(),
+        LightProcedure(LIGHTS),
     )
 }
 
@@ -135,6 +149,18 @@ class FellDraft(GameSystem):
     def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
         """Seed 000, Combat: the PCs act first, as a group; no dice."""
         return ORDER
+
+    def time_units(self) -> tuple[TimeUnit, ...]:
+        return TIME_UNITS
+
+    def advance_time(self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource) -> RollResult:
+        return advance_time(sheet, unit, count, start_minutes, rng)
+
+    def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
+        return time_checks(unit, count, start_minutes, rng)
+
+    def light_level(self, party: Sequence[Sheet]) -> Banner | None:
+        return light_level(party)
 
     def detail_params(self) -> tuple[Param, ...]:
         return detail_params()

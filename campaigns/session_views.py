@@ -421,21 +421,9 @@ def notes_context(campaign: Campaign) -> dict[str, Any]:
     }
 
 
-def _notes_answer(request, campaign: Campaign, name: str, error: str = "") -> HttpResponse:
-    if request.method == "POST" and not request.htmx:
-        if error:
-            messages.error(request, error)
-        return redirect(campaign)
-    membership = membership_of(request.user, campaign)
-    context: dict[str, Any] = {"campaign": campaign, "membership": membership, "error": error, "error_region": name}
-    if membership is not None and membership.is_gm:
-        context.update(notes_context(campaign))
-    return render(request, f"campaigns/_session.html#{name}", context, status=422 if error else 200)
-
-
 @require_GET
 def notes_region(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    return _notes_answer(request, _gm_campaign(request, pk), "notes")
+    return _region(request, _gm_campaign(request, pk), "notes")
 
 
 @require_POST
@@ -448,12 +436,12 @@ def note_save(request: HtmxHttpRequest, pk: int, character_id: int | None = None
         session.note_save(campaign_id=campaign.pk, character_id=character_id, text=data["text"])
     except CampaignError as problem:
         error = str(problem)
-    return _notes_answer(request, campaign, "notes", error)
+    return _region(request, campaign, "notes", error=error)
 
 
 @require_GET
 def summary_region(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    return _notes_answer(request, get_object_or_404(campaigns_of(request.user), pk=pk), "summary")
+    return _region(request, get_object_or_404(campaigns_of(request.user), pk=pk), "summary")
 
 
 @require_POST
@@ -465,4 +453,4 @@ def summary_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         campaign = session.summary_save(campaign_id=campaign.pk, text=data["text"])
     except CampaignError as problem:
         error = str(problem)
-    return _notes_answer(request, campaign, "summary", error)
+    return _region(request, campaign, "summary", error=error)

@@ -44,6 +44,10 @@ def session_context(request, campaign: Campaign, membership, cards, *, procedure
     if membership.is_gm and system is not None:
         context["request_form"] = _request_form(system, cards, procedure)
         context["time_form"] = time_form(system.time_units())
+        context["table_rolls"] = [
+            {"procedure": proc, "form": procedure_form(proc, None, id_prefix=f"table-{key}")}
+            for key, proc in system.table_procedures().items()
+        ]
         context.update(encounter_context(campaign))
         context.update(notes_context(campaign))
     return context

@@ -100,3 +100,15 @@ def test_clock_urls_permissions(who, read, write, cc, wren, as_user, request):
     assert cc.game_minutes == (20 if who == "gm" else 0)
     page = client.get(reverse("campaigns:time", args=[cc.pk]))
     assert ("data-clock-note" in page.content.decode()) == (who == "gm")  # the GM's checks stay the GM's
+
+
+def test_travel_rolls_from_the_table_are_the_gms(cc, wren, gm, as_user):
+    """Spec §002.7: getting lost, from the table's own form, logged as the GM's roll for no character."""
+    client = as_user(gm)
+    page = client.get(reverse("campaigns:detail", args=[cc.pk]))
+    url = reverse("campaigns:table_roll", args=[cc.pk, "travel"])
+    response = client.post(url, form_fields(page, url, difficult="on", visibility="gm"), **HTMX)
+    assert response.status_code == 200
+    roll = Roll.objects.get(procedure="travel")
+    assert roll.character is None and roll.roller == gm and roll.visibility == "gm"
+    assert roll.odds == {"lost": "1/3", "on_course": "2/3"}

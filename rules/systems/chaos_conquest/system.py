@@ -80,6 +80,7 @@ from rules.systems.chaos_conquest.table import (
     npc_roll,
     time_checks,
 )
+from rules.systems.chaos_conquest.travel import TRAVEL_PROCEDURES
 
 PROCEDURES: dict[str, Procedure] = {
     p.key: p
@@ -109,7 +110,7 @@ PROCEDURES: dict[str, Procedure] = {
 }
 
 # Rolls the GM makes from the table for no character (seed 002, Morale: the NPCs' 2d6); called with sheet=None.
-TABLE_PROCEDURES: dict[str, Procedure] = {p.key: p for p in (TableMoraleProcedure(),)}
+TABLE_PROCEDURES: dict[str, Procedure] = {p.key: p for p in (TableMoraleProcedure(), *TRAVEL_PROCEDURES)}
 
 
 @dataclass(frozen=True)

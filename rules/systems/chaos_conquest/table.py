@@ -17,6 +17,7 @@ from rules.dice import RandomSource, roll_dice, roll_die
 from rules.errors import RulesError
 from rules.systems.chaos_conquest.npcs import MORALE_DEFAULT, morale_odds
 from rules.systems.chaos_conquest.state import MAGIC_AV_MAX, WEAPON_DICE
+from rules.systems.chaos_conquest.travel import EncounterCheckProcedure
 
 PASSED = ("pass",)
 
@@ -110,7 +111,6 @@ LIGHTS = Lights(
     life=lambda item: int((item.data or {}).get("turns", 0)) * TURN or None,
     refills=lambda item: bool((item.data or {}).get("needs_oil")),
 )
-CHECK_ODDS = Odds((("encounter", Fraction(1, 6)), ("quiet", Fraction(5, 6))), success_keys=("quiet",))
 
 
 def advance_time(sheet: Sheet, unit: str, count: int, start: int, rng: RandomSource) -> RollResult:
@@ -138,23 +138,7 @@ def time_checks(unit: str, count: int, start: int, rng: RandomSource) -> tuple[R
     """Seed 002, Time: every two turns, and every two watches, the GM rolls a d6: on a 1 an encounter occurs."""
     minutes = _minutes(unit) * count
     every = 2 * TURN if unit == "turn" else 2 * WATCH
-    out = []
-    for _ in range(boundaries(start, minutes, every)):
-        die = roll_die(rng, 6, "encounter check")
-        met = die.face == 1
-        summary = f"Encounter check d6 = {die.face}: " + ("something comes." if met else "all quiet.")
-        out.append(
-            RollResult(
-                "encounter_check",
-                "Encounter check",
-                "encounter" if met else "quiet",
-                summary,
-                (die,),
-                die.face,
-                CHECK_ODDS,
-            )
-        )
-    return tuple(out)
+    return tuple(EncounterCheckProcedure().roll(None, {}, rng) for _ in range(boundaries(start, minutes, every)))
 
 
 def light_level(party: Sequence[Sheet]) -> Banner | None:

@@ -46,10 +46,13 @@ def test_a_chaos_and_conquest_fight_from_start_to_end(cc, wren, gm, player, as_u
     ghoul.refresh_from_db()
     assert ghoul.stats["stamina"] == 4 and "morale" in ghoul.prompt  # 5 − AV 1 = 4: down to half
     assert "morale check" in text_of(response)
-    response = _post(client, cc, reverse("campaigns:npc_action", args=[cc.pk, ghoul.pk, "roll"]), key="morale")
+    response = _post(
+        client, cc, reverse("campaigns:npc_action", args=[cc.pk, ghoul.pk, "roll"]), key="morale", visibility="gm"
+    )
     assert response.status_code == 200
     morale = Roll.objects.get(procedure="morale")
     assert morale.character is None and morale.roller == gm and morale.label == "Ghoul: Morale"
+    assert morale.visibility == "gm"  # hidden from the players' logs
     assert morale.outcome in ("hold", "flee") and morale.odds
     status = reverse("campaigns:npc_action", args=[cc.pk, ghoul.pk, "status"])
     _post(client, cc, status, name="Stunned", rounds="1")

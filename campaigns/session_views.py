@@ -418,7 +418,7 @@ def time_advance(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def notes_context(campaign: Campaign) -> dict[str, Any]:
     """The GM's private notes: on the campaign and on each character at the table. Only for the GM's pages."""
     notes = {note.character_id: note.text for note in campaign.gm_notes.all()}
-    characters = list(campaign.characters.order_by("name", "pk").only("pk", "name"))
+    characters = list(campaign.characters.order_by("name", "pk"))
     return {
         "campaign_note": notes.get(None, ""),
         "character_notes": [{"character": c, "text": notes.get(c.pk, "")} for c in characters],

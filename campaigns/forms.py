@@ -50,3 +50,95 @@ class ClockForm(forms.Form):
         if data.get("action") == "advance" and not data.get("minutes"):
             raise forms.ValidationError("Say how many minutes pass.")
         return data
+
+
+PLAYER_CHOOSES = "— the player chooses —"
+
+
+def request_form(procedures, procedure, sheet, characters, *, data=None):
+    """The GM's roll request: which roll, the inputs the GM fixes (blank: the player's choice), who, how long.
+
+    ``procedure``'s inputs come from ``sheet`` (a character at the table) so choices drawn from a sheet show;
+    the service checks the fixed inputs against every character asked.
+    """
+    fields: dict[str, forms.Field] = {
+        "procedure": forms.ChoiceField(
+            choices=[(key, proc.label) for key, proc in procedures.items()], label="Roll", initial=procedure.key
+        ),
+    }
+    for param in procedure.params(sheet) if procedure is not None else ():
+        name = f"fix-{param.name}"
+        common = {"label": param.label, "help_text": param.help, "required": False}
+        if param.kind == "int":
+            fields[name] = forms.IntegerField(min_value=param.minimum, max_value=param.maximum, **common)
+        elif param.kind == "choice":
+            fields[name] = forms.ChoiceField(choices=[("", PLAYER_CHOOSES), *param.choices], **common)
+        elif param.kind == "bool":
+            fields[name] = forms.ChoiceField(choices=[("", PLAYER_CHOOSES), ("yes", "Yes"), ("no", "No")], **common)
+    fields["characters"] = forms.MultipleChoiceField(
+        choices=[(str(c.pk), c.name) for c in characters],
+        widget=forms.CheckboxSelectMultiple,
+        label="Ask",
+        initial=[str(c.pk) for c in characters],
+        error_messages={
+            "required": "Pick at least one character to ask.",
+            "invalid_choice": "Only characters at this table can be asked for a roll.",
+        },
+    )
+    fields["minutes"] = forms.IntegerField(min_value=1, max_value=240, initial=10, label="Open for (minutes)")
+    form_class = type("RequestForm", (forms.Form,), fields)
+    form = form_class(data=data, auto_id="id_request_%s")
+    form.yes_no = {f"fix-{p.name}" for p in procedure.params(sheet) if p.kind == "bool"} if procedure else set()
+    return form
+
+
+def fixed_from(form) -> dict:
+    """The inputs the GM set on a valid request form, by param name (blank ones are the player's)."""
+    fixed = {}
+    for name, value in form.cleaned_data.items():
+        if name.startswith("fix-") and value not in (None, ""):
+            fixed[name.removeprefix("fix-")] = value == "yes" if name in form.yes_no else value
+    return fixed
+
+
+def npc_form(fields, *, data=None):
+    """An NPC's name and the system's stat block (GameSystem.npc_fields), with the rules' bounds."""
+    form_fields: dict[str, forms.Field] = {
+        "name": forms.CharField(max_length=100, label="Name", error_messages={"required": "Give the NPC a name."})
+    }
+    for param in fields:
+        common = {"label": param.label, "help_text": param.help, "initial": param.default}
+        if param.kind == "choice":
+            form_fields[param.name] = forms.ChoiceField(choices=list(param.choices), **common)
+        else:
+            form_fields[param.name] = forms.IntegerField(min_value=param.minimum, max_value=param.maximum, **common)
+    form_fields["keep"] = forms.BooleanField(required=False, label="Also keep on the saved list")
+    form_class = type("NpcForm", (forms.Form,), form_fields)
+    return form_class(data=data, auto_id="id_npc_%s")
+
+
+class DamageForm(forms.Form):
+    amount = forms.IntegerField(min_value=0, max_value=10_000, label="Damage")
+    ignore_armour = forms.BooleanField(required=False, label="Ignores armour")
+
+
+class StatusForm(forms.Form):
+    name = forms.CharField(max_length=40, label="Status")
+    rounds = forms.IntegerField(min_value=1, max_value=100, initial=1, label="Rounds")
+
+
+class EncounterForm(forms.Form):
+    name = forms.CharField(max_length=100, required=False, label="Encounter", initial="Encounter")
+
+
+def time_form(units, *, data=None):
+    """The GM's clock: how many of which of the system's time units pass."""
+    fields = {
+        "unit": forms.ChoiceField(choices=[(u.key, u.label) for u in units], label="Unit"),
+        "count": forms.IntegerField(min_value=-(10**6), max_value=10**6, initial=1, label="How many"),
+    }
+    return type("TimeForm", (forms.Form,), fields)(data=data, auto_id="id_time_%s")
+
+
+class NoteForm(forms.Form):
+    text = forms.CharField(max_length=5000, required=False, widget=forms.Textarea(attrs={"rows": 4}), label="Note")

@@ -28,6 +28,10 @@ class Campaign(models.Model):
     # The rule settings the GM changed from the system's defaults ({key: value}); GameSystem.settings_in_force
     # fills in the rest. Written only through campaigns.services.campaign_change_settings.
     rule_settings = models.JSONField(default=dict, blank=True)
+    # What the clock's last move did (lights burnt out, rations eaten, checks rolled), for the GM's table.
+    clock_note = models.CharField(max_length=1000, blank=True)
+    # The session summary everyone at the table reads (the GM writes it).
+    summary = models.TextField(blank=True, max_length=5000)
     created_at = models.DateTimeField(auto_now_add=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="campaigns")
 
@@ -91,3 +95,116 @@ class Membership(models.Model):
     @property
     def is_gm(self) -> bool:
         return self.role == self.Role.GM
+
+
+# --- running a session from the GM's table (issue 16) ------------------------------------------------------
+
+
+class RollRequest(models.Model):
+    """The GM asks some characters for one roll: the procedure and the inputs the GM set are fixed."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        CANCELLED = "cancelled", "Cancelled"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="roll_requests")
+    procedure = models.CharField(max_length=60)
+    label = models.CharField(max_length=200)  # the procedure's name when asked
+    inputs = models.JSONField(default=dict, blank=True)  # the inputs the GM fixed, as the rules cleaned them
+    shown = models.CharField(max_length=300, blank=True)  # those inputs in words ("Attribute DEX")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    group_outcome = models.CharField(max_length=60, blank=True)
+    group_summary = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["campaign", "status"], name="requests_by_campaign")]
+
+    def __str__(self) -> str:
+        return self.label
+
+    def is_open(self, now) -> bool:
+        return self.status == self.Status.OPEN and now < self.expires_at
+
+
+class RollRequestAnswer(models.Model):
+    """One character's place in a roll request: pending until its player rolls, then the roll and outcome."""
+
+    request = models.ForeignKey(RollRequest, on_delete=models.CASCADE, related_name="answers")
+    character = models.ForeignKey("characters.Character", on_delete=models.CASCADE, related_name="roll_requests")
+    roll = models.ForeignKey("characters.Roll", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    outcome = models.CharField(max_length=60, blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["request", "character__name", "pk"]
+        constraints = [models.UniqueConstraint(fields=["request", "character"], name="one_answer_per_character")]
+
+    def __str__(self) -> str:
+        return f"{self.character} for {self.request}"
+
+
+class Encounter(models.Model):
+    """A fight at the table: its rounds, run in the system's order; its NPCs are the Npc rows pointing here."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="encounters")
+    name = models.CharField(max_length=100)
+    round = models.PositiveIntegerField(default=1)
+    active = models.BooleanField(default=True)
+    order = models.JSONField(default=list, blank=True)  # this round's steps, in the system's words
+    order_summary = models.CharField(max_length=300, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-started_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign"], condition=models.Q(active=True), name="one_fight_at_a_time")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Npc(models.Model):
+    """An NPC or monster: in an encounter, or (encounter empty) on the campaign's saved list to add from."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="npcs")
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, null=True, blank=True, related_name="npcs")
+    name = models.CharField(max_length=100)
+    stats = models.JSONField(default=dict)  # the system's stat block (GameSystem.npc_fields), as it is now
+    start = models.JSONField(default=dict)  # and as it entered the fight
+    statuses = models.JSONField(default=list, blank=True)  # [{"name": "Stunned", "rounds": 2}]
+    defeated = models.BooleanField(default=False)
+    prompt = models.CharField(max_length=300, blank=True)  # what the rules ask of the GM now (a morale check)
+
+    class Meta:
+        ordering = ["pk"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class GmNote(models.Model):
+    """The GM's private note on the campaign (character empty) or on one character: never shown to players."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="gm_notes")
+    character = models.ForeignKey(
+        "characters.Character", on_delete=models.CASCADE, null=True, blank=True, related_name="gm_notes"
+    )
+    text = models.TextField(max_length=5000, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "character"], name="one_note_per_character"),
+            models.UniqueConstraint(
+                fields=["campaign"], condition=models.Q(character__isnull=True), name="one_campaign_note"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"GM note in {self.campaign}"

@@ -1,7 +1,7 @@
 from django.urls import path
 
 import config.converters  # noqa: F401 - registers <id:…>, ids within the database's range
-from campaigns import views
+from campaigns import session_views, views
 from live import stream
 
 app_name = "campaigns"
@@ -27,4 +27,25 @@ urlpatterns = [
     path("<id:pk>/clock/", views.move_clock, name="clock"),
     path("<id:pk>/settings/", views.rule_settings, name="settings"),
     path("<id:pk>/settings/apply/<id:character_id>/", views.apply_settings, name="apply_settings"),
+    # Running a session (issue 16)
+    path("<id:pk>/requests/", session_views.requests_region, name="requests"),
+    path("<id:pk>/requests/form/", session_views.request_fields, name="request_fields"),
+    path("<id:pk>/requests/new/", session_views.request_new, name="request_new"),
+    path("<id:pk>/requests/<id:request_id>/cancel/", session_views.request_cancel, name="request_cancel"),
+    path(
+        "<id:pk>/requests/<id:request_id>/answer/<id:character_id>/",
+        session_views.request_answer,
+        name="request_answer",
+    ),
+    path("<id:pk>/encounter/", session_views.encounter_region, name="encounter"),
+    path("<id:pk>/encounter/<slug:action>/", session_views.encounter_action, name="encounter_action"),
+    path("<id:pk>/npcs/<id:npc_id>/<slug:action>/", session_views.npc_action, name="npc_action"),
+    path("<id:pk>/time/", session_views.time_region, name="time"),
+    path("<id:pk>/time/advance/", session_views.time_advance, name="time_advance"),
+    path("<id:pk>/notes/", session_views.notes_region, name="notes"),
+    path("<id:pk>/notes/save/", session_views.note_save, name="note_save"),
+    path("<id:pk>/notes/<id:character_id>/save/", session_views.note_save, name="character_note_save"),
+    path("<id:pk>/summary/", session_views.summary_region, name="summary"),
+    path("<id:pk>/summary/save/", session_views.summary_save, name="summary_save"),
+    path("<id:pk>/sheet-requests/<id:character_id>/", session_views.sheet_requests, name="sheet_requests"),
 ]

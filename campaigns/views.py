@@ -14,6 +14,7 @@ from campaigns import services
 from campaigns.forms import CampaignForm, ClockForm, JoinForm, MemberForm
 from campaigns.models import Campaign
 from campaigns.selectors import campaigns_of, campaigns_run_by, membership_of, my_campaigns
+from campaigns.session_views import session_context
 from campaigns.table import party_cards, roll_log
 from characters import services as character_services
 from characters.forms import AdjustForm, procedure_form, raw_params
@@ -108,6 +109,7 @@ def _table_context(request, campaign: Campaign) -> dict:
         "has_older": has_older,
         "cards": party_cards(campaign),
     }
+    context.update(session_context(request, campaign, membership, context["cards"]))
     if membership.is_gm:
         context["invite_url"] = request.build_absolute_uri(reverse("campaigns:join", args=[campaign.invite_code]))
         context["gm_roll_form"] = procedure_form(FREE_ROLL, None, id_prefix="gm")

@@ -519,6 +519,20 @@ def character_roll(
     return character, roll
 
 
+@transaction.atomic
+def character_pass_time(
+    *, character_id: int, unit: str, count: int, start_minutes: int, by, rng: RandomSource | None = None
+) -> rules_base.RollResult:
+    """What game time passing does to one sheet (lights burning down, food eaten, deprivation): applied like a
+    roll's changes, so it is checked, kept in the history and seen live on the sheet."""
+    character = _lock(character_id)
+    rules = system_for(character.system)
+    result = rules.advance_time(character.checked_sheet(), unit, count, start_minutes, rng or system_random())
+    if result.state is not None or _changes_items(result):
+        _apply_result(character, result, by=by)
+    return result
+
+
 def _changes_to_others(result: rules_base.RollResult, others: Mapping[str, Character]) -> dict[str, Mapping]:
     """New states of the other characters a roll changed, by the name of the input that named them."""
     return {name: state for name, state in result.other_states.items() if name in others}

@@ -395,6 +395,68 @@ class GameSystem(Protocol):
         """Rolls the GM makes from the table for no character (an NPC's morale): called with ``sheet=None``."""
         return {}
 
+    # --- the GM's table: roll requests, encounters, the clock (issue 16) ------------------------------------
+    def group_result(self, procedure: str, outcomes: Sequence[str]) -> GroupResult | None:
+        """What a roll the GM asked of several characters means for the group, from each one's outcome key
+        (C&C: a party save passes when anyone passes). None (the default): the system has no group result."""
+        return None
+
+    def npc_fields(self) -> tuple[Param, ...]:
+        """An NPC's or monster's stat block for the encounter tracker: "int" or "choice" params with their
+        bounds. The first is the track damage lowers; the app refuses values outside them."""
+        return DEFAULT_NPC_FIELDS
+
+    def npc_damage(
+        self, stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool = False
+    ) -> NpcHarm:
+        """An NPC's stats after ``amount`` damage typed at the table (``start``: the stats it entered the
+        fight with), and the prompts it raises. Default: an "armour" field takes its points off, the first
+        field goes down, 0 defeats; nothing calls for morale."""
+        track = self.npc_fields()[0].name
+        armour = 0 if ignore_armour else int(stats.get("armour", 0) or 0)
+        dealt = max(0, amount - armour)
+        left = max(0, int(stats.get(track, 0) or 0) - dealt)
+        words = f"{dealt} damage gets through" + (f", {armour} stopped by armour." if armour and amount else ".")
+        return NpcHarm({**stats, track: left}, dealt, defeated=left <= 0, words=words)
+
+    def npc_rolls(self) -> Mapping[str, str]:
+        """The rolls the GM makes for an NPC from the tracker, key → label ("morale" → "Morale"). None by default."""
+        return {}
+
+    def npc_roll(self, key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        """One of ``npc_rolls`` for an NPC with these stats: logged as the GM's roll, never a character's."""
+        raise RulesError(f"{self.name} has no NPC roll called {key!r}.")
+
+    def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
+        """Who acts in what order this round (dice rolled are logged as the GM's). Default: the party first."""
+        return CombatOrder(("The party acts", "The enemies act"), "The party acts first.")
+
+    combat_round_seconds: int = 10  # how much game time one combat round takes; ending an encounter adds them
+
+    def end_of_combat(self) -> str | None:
+        """The character procedure every PC rolls when an encounter ends (C&C weapon wear and ammunition):
+        the table asks each player for it as a roll request. None (the default): nothing to roll."""
+        return None
+
+    def time_units(self) -> tuple[TimeUnit, ...]:
+        """The units the GM's clock advances by, in the system's words (turns, watches, days)."""
+        return DEFAULT_TIME_UNITS
+
+    def advance_time(self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource) -> RollResult:
+        """One character's sheet after ``count`` of ``unit`` pass from game minute ``start_minutes``: light
+        burning down, food eaten at the system's rhythm, deprivation, timed effects ending. The RollResult
+        carries the new state and item changes and a sentence; the default changes nothing."""
+        return RollResult("time", "Time passes", "nothing", "")
+
+    def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
+        """The table's own rolls as time passes (C&C encounter checks, Fell's luck die), logged as the GM's."""
+        return ()
+
+    def light_level(self, party: Sequence[Sheet]) -> Banner | None:
+        """How well the party sees, from the lights lit on its sheets (C&C: bright, dim, darkness); None:
+        the system does not track it (the default)."""
+        return None
+
     # --- equipment and hired help ------------------------------------------------------------------------
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         """The equipment tables of the rules text, loaded into the admin-editable catalogue."""
@@ -416,6 +478,51 @@ class GameSystem(Protocol):
 
         The campaign's settings are in ``sheet.settings``."""
         ...
+
+
+@dataclass(frozen=True)
+class GroupResult:
+    """What a roll asked of several characters means for the whole group (GameSystem.group_result)."""
+
+    outcome: str  # a key, worded with outcome_label
+    summary: str
+
+
+@dataclass(frozen=True)
+class NpcHarm:
+    """An NPC after damage from the table (GameSystem.npc_damage)."""
+
+    stats: Mapping[str, Any]
+    dealt: int
+    defeated: bool = False
+    morale: bool = False  # the system's morale trigger fired: the table prompts a morale check
+    words: str = ""
+
+
+@dataclass(frozen=True)
+class CombatOrder:
+    """One round's order (GameSystem.combat_order): its steps in order, a sentence, any dice rolled."""
+
+    steps: tuple[str, ...]
+    summary: str
+    dice: tuple[DieRoll, ...] = ()
+
+
+@dataclass(frozen=True)
+class TimeUnit:
+    """A unit the clock advances by: its key, its name and how many game minutes it lasts."""
+
+    key: str
+    label: str
+    minutes: int
+
+
+DEFAULT_NPC_FIELDS: tuple[Param, ...] = (
+    Param("hp", "HP", "int", 4, 0, 999),
+    Param("armour", "Armour", "int", 0, 0, 20),
+    Param("morale", "Morale", "int", 7, 2, 12),
+)
+DEFAULT_TIME_UNITS: tuple[TimeUnit, ...] = (TimeUnit("hour", "Hour", 60), TimeUnit("day", "Day", 1440))
 
 
 # The descriptive fields most systems keep in the state and let a player edit (GameSystem.detail_params).

@@ -82,13 +82,18 @@ def stranger(db):
     return make_user("stranger")
 
 
+def make_table(system: str, gm, *players, name: str = "The Sunken Vault") -> Campaign:
+    """A campaign of ``system`` run by ``gm`` with these players seated."""
+    campaign = Campaign.objects.create(name=name, system=system)
+    Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
+    for seated in players:
+        Membership.objects.create(campaign=campaign, user=seated)
+    return campaign
+
+
 @pytest.fixture
 def campaign(gm, player, other_player):
-    campaign = Campaign.objects.create(name="The Sunken Vault", system="fell-draft")
-    Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
-    Membership.objects.create(campaign=campaign, user=player)
-    Membership.objects.create(campaign=campaign, user=other_player)
-    return campaign
+    return make_table("fell-draft", gm, player, other_player)
 
 
 def client_for(user) -> Client:

@@ -179,7 +179,9 @@ def test_table_facts_morale_odds_at_the_default_ml_seed_002_morale():
 def test_the_table_morale_roll_needs_no_sheet_seed_002_morale():
     """Seed 002, Morale: the NPCs' 2d6 against their ML is the GM's roll, made for no character."""
     morale = SYSTEM.table_procedures()["morale"]
-    assert isinstance(morale, Procedure) and morale.gm_only and set(SYSTEM.table_procedures()) == {"morale"}
+    # Morale, and the travel procedures of spec §002.7 (tests/rules/test_chaos_conquest_table.py).
+    expected = {"morale", "travel", "explore", "forage", "encounter_check", "day_on_the_road"}
+    assert isinstance(morale, Procedure) and morale.gm_only and set(SYSTEM.table_procedures()) == expected
     (param,) = morale.params(None)
     assert (param.name, param.default, param.minimum, param.maximum) == ("morale", 7, 2, 12)
     assert morale.odds(None, {"morale": 9}).of("flee") == Fraction(6, 36)  # 10, 11, 12: 3 + 2 + 1 ways

@@ -10,6 +10,7 @@ from dataclasses import replace as _replace
 from typing import Any
 
 from rules.base import Item, RulesError, Sheet, SlotSummary, entry_key
+from rules.clock import BURNED_MAX
 from rules.systems.chaos_conquest.catalogue import coin_count, coin_slots
 from rules.systems.chaos_conquest.state import (
     ARMOR_MASTER,
@@ -83,6 +84,7 @@ def _weapon_die(item: Item) -> int:
 # What an item's data may hold, with the bounds of the rules (seed 002, Damage & Armor; equipment.md):
 # weapon dice d4-d12, a flat bonus like the pistol's +1, AV at most 6 even with magic, STR needs up to 18.
 _FLAGS = [
+    "lit",
     "ranged",
     "silver",
     "worn_out",
@@ -117,6 +119,7 @@ ITEM_FIELDS: dict[str, tuple[str, Check]] = {
     "shots": ("shots", _number(0, 100)),
     "rounds": ("rounds", _number(0, 100)),
     "turns": ("turns", _number(0, 1000)),
+    "burned": ("minutes burned", _number(0, BURNED_MAX)),
     "lp": ("light points", _number(0, 100)),
     "rarity": ("rarity", _number(0, 10)),
     "hd": ("hit dice", _number(0, 20)),

@@ -10,17 +10,23 @@ from typing import Any, ClassVar
 from rules.base import (
     Banner,
     CatalogueEntry,
+    CombatOrder,
     Creation,
     GameSystem,
+    GroupResult,
     Hireling,
     Item,
+    NpcHarm,
     Param,
     Procedure,
     QuickRoll,
+    RollResult,
     Sheet,
     SlotSummary,
+    TimeUnit,
     Track,
 )
+from rules.clock import LightProcedure
 from rules.data import chaos_conquest as data
 from rules.dice import RandomSource
 from rules.settings import Setting
@@ -63,6 +69,20 @@ from rules.systems.chaos_conquest.saves import OpposedSaveProcedure, PartySavePr
 from rules.systems.chaos_conquest.settings import SETTINGS
 from rules.systems.chaos_conquest.sheet import adjust, conditions, tracks
 from rules.systems.chaos_conquest.state import _default_state, validate_hireling, validate_state
+from rules.systems.chaos_conquest.table import (
+    LIGHTS,
+    NPC_FIELDS,
+    NPC_ROLLS,
+    TIME_UNITS,
+    advance_time,
+    combat_order,
+    group_result,
+    light_level,
+    npc_damage,
+    npc_roll,
+    time_checks,
+)
+from rules.systems.chaos_conquest.travel import TRAVEL_PROCEDURES
 
 PROCEDURES: dict[str, Procedure] = {
     p.key: p
@@ -87,11 +107,12 @@ PROCEDURES: dict[str, Procedure] = {
         MoraleProcedure(),
         ReactionProcedure(),
         CombatOrderProcedure(),
+        LightProcedure(LIGHTS),
     )
 }
 
 # Rolls the GM makes from the table for no character (seed 002, Morale: the NPCs' 2d6); called with sheet=None.
-TABLE_PROCEDURES: dict[str, Procedure] = {p.key: p for p in (TableMoraleProcedure(),)}
+TABLE_PROCEDURES: dict[str, Procedure] = {p.key: p for p in (TableMoraleProcedure(), *TRAVEL_PROCEDURES)}
 
 
 @dataclass(frozen=True)
@@ -162,6 +183,43 @@ class ChaosConquest(GameSystem):
 
     def table_procedures(self) -> Mapping[str, Procedure]:
         return TABLE_PROCEDURES
+
+    def group_result(self, procedure: str, outcomes: Sequence[str]) -> GroupResult | None:
+        return group_result(procedure, outcomes)
+
+    combat_round_seconds: int = 20  # seed 002, Time: a round is 20 seconds
+
+    def npc_fields(self) -> tuple[Param, ...]:
+        return NPC_FIELDS
+
+    def npc_damage(
+        self, stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool = False
+    ) -> NpcHarm:
+        return npc_damage(stats, start, amount, ignore_armour)
+
+    def npc_rolls(self) -> Mapping[str, str]:
+        return NPC_ROLLS
+
+    def npc_roll(self, key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        return npc_roll(key, stats, rng)
+
+    def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
+        return combat_order(round_number, rng)
+
+    def end_of_combat(self) -> str | None:
+        return "end_combat"  # seed 002, Worn Weapons and Ammo: each PC rolls for what they used
+
+    def time_units(self) -> tuple[TimeUnit, ...]:
+        return TIME_UNITS
+
+    def advance_time(self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource) -> RollResult:
+        return advance_time(sheet, unit, count, start_minutes, rng)
+
+    def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
+        return time_checks(unit, count, start_minutes, rng)
+
+    def light_level(self, party: Sequence[Sheet]) -> Banner | None:
+        return light_level(party)
 
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         return CATALOGUE

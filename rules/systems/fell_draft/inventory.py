@@ -14,6 +14,7 @@ from rules.base import (
     Sheet,
     SlotSummary,
 )
+from rules.clock import BURNED_MAX
 from rules.dice import (
     LADDER,
 )
@@ -87,6 +88,9 @@ ITEM_FIELDS: dict[str, tuple[str, Check]] = {
     "blast": ("blast", boolean),
     "protection": ("protection", lambda v, label: bounded_int(v, label, 0, MAX_PROTECTION)),
     "note": ("note", bounded_text),
+    "lit": ("lit", boolean),
+    "burned": ("minutes burned", lambda v, label: bounded_int(v, label, 0, BURNED_MAX)),
+    "eaten": ("days eaten", lambda v, label: bounded_int(v, label, 0, 2)),
 }
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
@@ -10,10 +10,12 @@ from typing import Any, ClassVar
 from rules.base import (
     Banner,
     CatalogueEntry,
+    CombatOrder,
     Creation,
     GameSystem,
     Hireling,
     Item,
+    NpcHarm,
     Param,
     Procedure,
     QuickRoll,
@@ -21,8 +23,10 @@ from rules.base import (
     RulesError,
     Sheet,
     SlotSummary,
+    TimeUnit,
     Track,
 )
+from rules.clock import LightProcedure
 from rules.data import fell_draft as data
 from rules.dice import (
     RandomSource,
@@ -74,6 +78,18 @@ from rules.systems.fell_draft.state import (
     retired,
     validate_state,
 )
+from rules.systems.fell_draft.table import (
+    LIGHTS,
+    NPC_FIELDS,
+    NPC_ROLLS,
+    ORDER,
+    TIME_UNITS,
+    advance_time,
+    light_level,
+    npc_damage,
+    npc_roll,
+    time_checks,
+)
 
 PROCEDURES: dict[str, Procedure] = {
     p.key: p
@@ -97,6 +113,7 @@ PROCEDURES: dict[str, Procedure] = {
         LearnSkillProcedure(),
         BuyProcedure(),
         SpellDieProcedure(),
+        LightProcedure(LIGHTS),
     )
 }
 
@@ -119,6 +136,36 @@ class FellDraft(GameSystem):
 
     def quick_rolls(self, sheet: Sheet) -> tuple[QuickRoll, ...]:
         return quick_rolls(sheet)
+
+    def npc_fields(self) -> tuple[Param, ...]:
+        return NPC_FIELDS
+
+    def npc_damage(
+        self, stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool = False
+    ) -> NpcHarm:
+        return npc_damage(stats, start, amount, ignore_armour)
+
+    def npc_rolls(self) -> Mapping[str, str]:
+        return NPC_ROLLS
+
+    def npc_roll(self, key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        return npc_roll(key, stats, rng)
+
+    def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
+        """Seed 000, Combat: the PCs act first, as a group; no dice."""
+        return ORDER
+
+    def time_units(self) -> tuple[TimeUnit, ...]:
+        return TIME_UNITS
+
+    def advance_time(self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource) -> RollResult:
+        return advance_time(sheet, unit, count, start_minutes, rng)
+
+    def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
+        return time_checks(unit, count, start_minutes, rng)
+
+    def light_level(self, party: Sequence[Sheet]) -> Banner | None:
+        return light_level(party)
 
     def detail_params(self) -> tuple[Param, ...]:
         return detail_params()

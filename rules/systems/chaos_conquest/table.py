@@ -1,0 +1,172 @@
+"""Chaos & Conquest at the GM's table: group results of requested rolls, NPCs in the encounter tracker, the
+order of a round, and what time does to a sheet (light, food) and to the table (encounter checks).
+
+Seed 002 (Party Saves; Combat; Morale; Time; Light) and spec §002.4.6, §002.5, §002.7.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any
+
+from rules.base import Banner, CombatOrder, GroupResult, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
+from rules.clock import Lights, boundaries, burn, lit
+from rules.dice import RandomSource, roll_dice, roll_die
+from rules.errors import RulesError
+from rules.systems.chaos_conquest.npcs import MORALE_DEFAULT, morale_odds
+from rules.systems.chaos_conquest.state import MAGIC_AV_MAX, WEAPON_DICE
+from rules.systems.chaos_conquest.travel import EncounterCheckProcedure
+
+PASSED = ("pass",)
+
+
+def group_result(procedure: str, outcomes: Sequence[str]) -> GroupResult | None:
+    """Seed 002, Party Saves: everyone asked saves and the best result counts for the group (any success
+    passes, spec §002.4.6 [REC]); the party's leader takes a stress for each member who failed."""
+    if procedure != "save" or not outcomes:
+        return None
+    passed = sum(1 for outcome in outcomes if outcome in PASSED)
+    failed = len(outcomes) - passed
+    if passed:
+        summary = f"The party passes: {passed} of {len(outcomes)} succeeded and the best result counts."
+    else:
+        summary = f"The party fails: none of the {len(outcomes)} succeeded."
+    if failed:
+        summary += f" As a party save, the leader takes {failed} stress (one for each member who failed)."
+    return GroupResult("pass" if passed else "fail", summary)
+
+
+# --- NPCs in the encounter tracker (seed 002, Combat; Morale) ----------------------------------------------
+
+DIE_CHOICES = tuple((str(s), f"d{s}") for s in WEAPON_DICE)
+NPC_FIELDS: tuple[Param, ...] = (
+    Param("stamina", "Stamina", "int", 4, 0, 200),
+    Param("av", "AV", "int", 0, 0, MAGIC_AV_MAX, help="Armour: taken off each hit's damage."),
+    Param("damage", "Attack die", "choice", "6", choices=DIE_CHOICES),
+    Param("ml", "Morale (ML)", "int", MORALE_DEFAULT, 2, 12),
+)
+NPC_ROLLS = MappingProxyType({"attack": "Attack", "morale": "Morale"})
+
+
+def npc_damage(stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, critical: bool) -> NpcHarm:
+    """Seed 002, Combat: damage = roll − AV (at least 0); a critical bypasses armour. Falling to 0 stamina
+    defeats an NPC. Seed 002, Morale: a shock (one falling, or being brought to half) calls for a check."""
+    av = 0 if critical else int(stats["av"])
+    dealt = max(0, amount - av)
+    before, full = int(stats["stamina"]), int(start.get("stamina", stats["stamina"]))
+    left = max(0, before - dealt)
+    halved = left * 2 <= full < before * 2
+    words = f"{dealt} damage" + (f" after AV {av}" if av else " (armour bypassed)" if critical else "") + "."
+    return NpcHarm({**stats, "stamina": left}, dealt, defeated=left <= 0, morale=left <= 0 or halved, words=words)
+
+
+def npc_roll(key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
+    """Seed 002: an NPC's attack rolls its damage die (AV is taken off by the target's sheet); its morale is
+    2d6 against ML, fleeing or parleying above it."""
+    if key == "morale":
+        ml = int(stats["ml"])
+        dice = roll_dice(rng, 2, 6, "morale")
+        total = sum(d.face for d in dice)
+        flee = total > ml
+        summary = f"Morale 2d6 = {total} against ML {ml}: " + ("they flee or parley." if flee else "they hold.")
+        return RollResult("morale", "Morale", "flee" if flee else "hold", summary, dice, total, morale_odds(ml))
+    if key == "attack":
+        sides = int(stats["damage"])
+        die = roll_die(rng, sides, "damage")
+        crit = " A critical: it bypasses armour and the target's AV drops by 1 at the round's end." * (
+            die.face == sides
+        )
+        summary = f"Damage d{sides} = {die.face}.{crit}"
+        odds = Odds(
+            (("hit", Fraction(sides - 1, sides)), ("critical", Fraction(1, sides))), success_keys=("hit", "critical")
+        )
+        return RollResult(
+            "attack", "Attack", "critical" if die.face == sides else "hit", summary, (die,), die.face, odds
+        )
+    raise RulesError(f"Chaos & Conquest has no NPC roll called {key!r}.")
+
+
+def combat_order(round_number: int, rng: RandomSource) -> CombatOrder:
+    """Seed 002, Combat: each round a d6 for each side; higher acts first, a tie acts at once."""
+    party, enemies = roll_die(rng, 6, "party"), roll_die(rng, 6, "enemies")
+    if party.face == enemies.face:
+        steps: tuple[str, ...] = ("Both sides act at once: all damage lands before anyone falls",)
+        words = "both sides act at once"
+    elif party.face > enemies.face:
+        steps, words = ("The party acts", "The enemies act"), "the party acts first"
+    else:
+        steps, words = ("The enemies act", "The party acts"), "the enemies act first"
+    return CombatOrder(
+        steps, f"Round {round_number}: party {party.face}, enemies {enemies.face}: {words}.", (party, enemies)
+    )
+
+
+# --- time, light and encounter checks (seed 002, Time; equipment.md, Light; spec §002.7) ---------------------
+
+TURN, WATCH = 10, 240  # minutes
+TIME_UNITS = (TimeUnit("turn", "Turn (10 minutes)", TURN), TimeUnit("watch", "Watch (4 hours)", WATCH))
+LIGHTS = Lights(
+    life=lambda item: int((item.data or {}).get("turns", 0)) * TURN or None,
+    refills=lambda item: bool((item.data or {}).get("needs_oil")),
+)
+
+
+def advance_time(sheet: Sheet, unit: str, count: int, start: int, rng: RandomSource) -> RollResult:
+    """Equipment.md, Light: a torch burns 6 turns, a lantern 24 on its oil; each lit one burns down."""
+    minutes = _minutes(unit) * count
+    burnt = burn(sheet.items, minutes, LIGHTS)
+    return RollResult(
+        "time",
+        "Time passes",
+        "passed",
+        " ".join(burnt.words),
+        items_changed=burnt.changed,
+        items_removed=burnt.removed,
+    )
+
+
+def _minutes(unit: str) -> int:
+    for known in TIME_UNITS:
+        if known.key == unit:
+            return known.minutes
+    raise RulesError(f"Chaos & Conquest counts time in turns and watches, not {unit!r}.")
+
+
+def time_checks(unit: str, count: int, start: int, rng: RandomSource) -> tuple[RollResult, ...]:
+    """Seed 002, Time: every two turns, and every two watches, the GM rolls a d6: on a 1 an encounter occurs."""
+    minutes = _minutes(unit) * count
+    every = 2 * TURN if unit == "turn" else 2 * WATCH
+    return tuple(EncounterCheckProcedure().roll(None, {}, rng) for _ in range(boundaries(start, minutes, every)))
+
+
+def light_level(party: Sequence[Sheet]) -> Banner | None:
+    """Equipment.md, Light: the party's light points against its size. At least one each: bright (advantage
+    on surprise, but the party cannot surprise); more than half: dim (ranged attacks impaired); less:
+    darkness (every attack impaired, saves at disadvantage, the party is always surprised)."""
+    if not party:
+        return None
+    points = sum(int((item.data or {}).get("lp", 0)) for sheet in party for item in sheet.items if lit(item))
+    size = len(party)
+    if points >= size:
+        return Banner(
+            "bright",
+            f"Bright light ({points} LP for {size})",
+            "Advantage against surprise, but the party cannot surprise anyone.",
+            "good",
+        )
+    if points * 2 > size:
+        return Banner(
+            "dim",
+            f"Dim light ({points} LP for {size})",
+            "Ranged attacks are impaired (roll twice, keep the lower).",
+            "warning",
+        )
+    return Banner(
+        "darkness",
+        f"Darkness ({points} LP for {size})",
+        "Every attack is impaired, every save is at disadvantage (tick it on the sheet), and the party is "
+        "always surprised.",
+        "bad",
+    )

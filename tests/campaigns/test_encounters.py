@@ -1,0 +1,143 @@
+"""The encounter tracker (issue 16): NPCs with the system's stat block, rounds in the system's order, damage,
+morale and statuses from the table, and the end of a fight (time passes, end-of-combat rolls asked)."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from campaigns import session
+from campaigns.models import Encounter, Npc, RollRequest
+from characters.models import Roll
+from tests.pages import HTMX, form_fields, text_of
+
+pytestmark = pytest.mark.django_db
+
+
+def _post(client, campaign, url, **changes):
+    page = client.get(reverse("campaigns:detail", args=[campaign.pk]))
+    return client.post(url, form_fields(page, url, **changes), **HTMX)
+
+
+def _start(client, campaign):
+    return _post(client, campaign, reverse("campaigns:encounter_action", args=[campaign.pk, "start"]), name="Ghouls")
+
+
+def _add(client, campaign, **changes):
+    return _post(client, campaign, reverse("campaigns:encounter_action", args=[campaign.pk, "add"]), **changes)
+
+
+def test_a_chaos_and_conquest_fight_from_start_to_end(cc, wren, gm, player, as_user):
+    """Seed 002: the combat-order d6s each round, damage − AV, morale 2d6 vs ML (the GM's roll), wear and
+    ammunition asked of each PC when it ends; 20-second rounds become game time."""
+    client = as_user(gm)
+    assert _start(client, cc).status_code == 200
+    encounter = Encounter.objects.get(active=True)
+    assert encounter.name == "Ghouls" and encounter.round == 1 and encounter.order
+    order_roll = Roll.objects.get(procedure="combat_order")
+    assert order_roll.character is None and order_roll.roller == gm and len(order_roll.dice) == 2
+    response = _add(client, cc, name="Ghoul", stamina="8", av="1", damage="6", ml="9", keep="on")
+    assert response.status_code == 200, text_of(response)
+    ghoul = Npc.objects.get(encounter=encounter)
+    assert ghoul.stats == {"stamina": 8, "av": 1, "damage": "6", "ml": 9}
+    assert Npc.objects.filter(encounter__isnull=True, name="Ghoul").exists()  # kept on the saved list
+    damage = reverse("campaigns:npc_action", args=[cc.pk, ghoul.pk, "damage"])
+    response = _post(client, cc, damage, amount="5")
+    ghoul.refresh_from_db()
+    assert ghoul.stats["stamina"] == 4 and "morale" in ghoul.prompt  # 5 − AV 1 = 4: down to half
+    assert "morale check" in text_of(response)
+    response = _post(
+        client, cc, reverse("campaigns:npc_action", args=[cc.pk, ghoul.pk, "roll"]), key="morale", visibility="gm"
+    )
+    assert response.status_code == 200
+    morale = Roll.objects.get(procedure="morale")
+    assert morale.character is None and morale.roller == gm and morale.label == "Ghoul: Morale"
+    assert morale.visibility == "gm"  # hidden from the players' logs
+    assert morale.outcome in ("hold", "flee") and morale.odds
+    status = reverse("campaigns:npc_action", args=[cc.pk, ghoul.pk, "status"])
+    _post(client, cc, status, name="Stunned", rounds="1")
+    _post(client, cc, reverse("campaigns:encounter_action", args=[cc.pk, "next"]))
+    ghoul.refresh_from_db()
+    cc.refresh_from_db()
+    assert ghoul.statuses == [] and "No longer Stunned" in ghoul.prompt
+    assert cc.round == 2 and Roll.objects.filter(procedure="combat_order").count() == 2
+    _post(client, cc, reverse("campaigns:encounter_action", args=[cc.pk, "end"]))
+    cc.refresh_from_db()
+    assert cc.round == 0 and cc.game_minutes == 1  # two rounds of 20 seconds, counted up to a minute
+    asked = RollRequest.objects.get()
+    assert asked.procedure == "end_combat" and list(asked.answers.values_list("character", flat=True)) == [wren.pk]
+    sheet = as_user(player).get(reverse("campaigns:sheet_requests", args=[cc.pk, wren.pk]))
+    assert "End of combat" in text_of(sheet)
+
+
+def test_fell_rounds_put_the_party_first_and_roll_no_dice(campaign, hero, gm, as_user):
+    """Seed 000, Combat: PCs act first, as a group; Fell has no end-of-combat roll."""
+    client = as_user(gm)
+    _start(client, campaign)
+    assert Encounter.objects.get().order[0].startswith("The party acts")
+    assert not Roll.objects.filter(procedure="combat_order").exists()
+    _add(client, campaign, name="Wolf", hp="6", protection="1", steel_die="6", wil_die="6")
+    wolf = Npc.objects.get()
+    _post(client, campaign, reverse("campaigns:npc_action", args=[campaign.pk, wolf.pk, "damage"]), amount="9")
+    wolf.refresh_from_db()
+    assert wolf.defeated and wolf.stats["hp"] == 0 and "Morale roll" in wolf.prompt
+    _post(client, campaign, reverse("campaigns:npc_action", args=[campaign.pk, wolf.pk, "roll"]), key="attack")
+    attack = Roll.objects.get(procedure="attack")
+    assert attack.character is None and attack.label == "Wolf: Attack" and len(attack.dice) == 1
+    _post(client, campaign, reverse("campaigns:encounter_action", args=[campaign.pk, "end"]))
+    campaign.refresh_from_db()
+    assert campaign.game_minutes == 1 and not RollRequest.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"stamina": str(10**9)}, "Stamina: Ensure this value is less than or equal to 200."),
+        ({"name": ""}, "Name: Give the NPC a name."),
+        ({"name": "   "}, "Name: Give the NPC a name."),
+        ({"av": "-1"}, "AV: Ensure this value is greater than or equal to 0."),
+        ({"damage": "7"}, "Attack die: Select a valid choice."),
+    ],
+)
+def test_bad_npcs_are_refused_readably(changes, message, cc, gm, as_user):
+    client = as_user(gm)
+    _start(client, cc)
+    response = _add(client, cc, **{"name": "Ghoul", **changes})
+    assert response.status_code == 422 and message in text_of(response)
+    assert not Npc.objects.exists()
+
+
+def test_the_service_refuses_a_billion_hp_too(cc, gm):
+    with pytest.raises(session.CampaignError, match="Stamina must be at most 200"):
+        session.npc_add(campaign_id=cc.pk, name="Titan", stats={"stamina": 10**9}, keep=True, to_encounter=False)
+
+
+@pytest.mark.parametrize(
+    ("who", "expected"), [("gm", 200), ("player", 404), ("other_player", 404), ("stranger", 404), (None, 302)]
+)
+def test_encounter_urls_are_the_gms(who, expected, cc, gm, as_user, request):
+    client = as_user(request.getfixturevalue(who) if who else None)
+    session.encounter_start(campaign_id=cc.pk, name="Ghouls", by=gm)
+    ghoul = session.npc_add(campaign_id=cc.pk, name="Ghoul", stats={"stamina": 5})
+    assert client.get(reverse("campaigns:encounter", args=[cc.pk])).status_code == expected
+    for action in ("next", "add"):
+        url = reverse("campaigns:encounter_action", args=[cc.pk, action])
+        assert (
+            client.post(url, {"name": "X", "stamina": 1, "av": 0, "damage": 6, "ml": 7}, **HTMX).status_code == expected
+        )
+    for action, data in (
+        ("damage", {"amount": 1}),
+        ("status", {"name": "Prone", "rounds": 1}),
+        ("roll", {"key": "attack"}),
+    ):
+        url = reverse("campaigns:npc_action", args=[cc.pk, ghoul.pk, action])
+        assert client.post(url, data, **HTMX).status_code == expected
+    ghoul.refresh_from_db()
+    assert (ghoul.stats["stamina"] == 5) == (expected != 200)
+    end = client.post(reverse("campaigns:encounter_action", args=[cc.pk, "end"]), **HTMX)
+    assert end.status_code == expected
+    assert Encounter.objects.get().active == (expected != 200)
+
+
+def test_unknown_actions_are_404(cc, gm, as_user):
+    assert as_user(gm).post(reverse("campaigns:encounter_action", args=[cc.pk, "explode"])).status_code == 404

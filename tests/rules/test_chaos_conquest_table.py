@@ -1,0 +1,116 @@
+"""Chaos & Conquest at the GM's table (issue 16): group results, NPCs, the round's order, time, light and travel.
+
+Seed 002 (../shared/seeds/002_882aafdbf41b7f4b.txt) and rules-spec §002.4.6, §002.5, §002.7.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+
+from rules.base import Item, Sheet
+from rules.dice import ScriptedRandom
+from rules.systems.chaos_conquest import SYSTEM
+
+TORCH = Item("Torch", "light", 1, 2, {"lp": 2, "turns": 6, "lit": True}, id=1)
+LANTERN = Item("Lantern", "light", 1, 1, {"lp": 5, "turns": 24, "needs_oil": True, "lit": True, "burned": 230}, id=2)
+
+
+def test_party_save_passes_when_anyone_passes_and_counts_the_failures():
+    """Seed 002, Party Saves; spec §002.4.6 [REC]: the best result counts; the leader takes a stress per failure."""
+    group = SYSTEM.group_result("save", ["fail", "pass", "dies"])
+    assert group is not None and group.outcome == "pass" and "takes 2 stress" in group.summary
+    assert SYSTEM.group_result("save", ["fail", "fail"]).outcome == "fail"
+    assert SYSTEM.group_result("attack", ["hit"]) is None
+
+
+def test_npc_damage_takes_av_off_and_calls_morale_at_half_or_a_fall():
+    """Seed 002, Combat (damage − AV, a critical bypasses armour) and Morale (a shock calls for 2d6 vs ML)."""
+    start = {"stamina": 8, "av": 1, "damage": "6", "ml": 9}
+    hit = SYSTEM.npc_damage(start, start, 3)
+    assert hit.stats["stamina"] == 6 and hit.dealt == 2 and not hit.morale
+    half = SYSTEM.npc_damage(hit.stats, start, 3)
+    assert half.stats["stamina"] == 4 and half.morale and not half.defeated
+    crit = SYSTEM.npc_damage(half.stats, start, 4, ignore_armour=True)
+    assert crit.stats["stamina"] == 0 and crit.defeated and crit.morale
+
+
+def test_npc_morale_and_attack_are_rolled_with_exact_odds():
+    """Seed 002, Morale: 2d6 above ML flees; an attack rolls the damage die, its maximum a critical."""
+    stats = {"stamina": 8, "av": 1, "damage": "6", "ml": 7}
+    flee = SYSTEM.npc_roll("morale", stats, ScriptedRandom([6, 2]))
+    assert flee.outcome == "flee" and flee.total == 8 and flee.odds.of("flee") == Fraction(15, 36)
+    crit = SYSTEM.npc_roll("attack", stats, ScriptedRandom([6]))
+    assert crit.outcome == "critical" and crit.odds.of("critical") == Fraction(1, 6)
+
+
+@pytest.mark.parametrize(
+    ("party", "enemies", "first"), [(5, 2, "The party acts"), (1, 4, "The enemies act"), (3, 3, "Both")]
+)
+def test_combat_order_is_a_d6_each_side(party, enemies, first):
+    """Seed 002, Combat: higher acts first; a tie acts at once."""
+    order = SYSTEM.combat_order(1, ScriptedRandom([party, enemies]))
+    assert order.steps[0].startswith(first) and len(order.dice) == 2
+
+
+def test_turns_burn_torches_and_lanterns_go_dark():
+    """Equipment.md, Light: a torch burns 6 turns, a lantern 24 on its oil."""
+    sheet = Sheet(state=SYSTEM.default_state(), items=(TORCH, LANTERN))
+    result = SYSTEM.advance_time(sheet, "turn", 6, 0, ScriptedRandom([]))
+    torch, lantern = result.items_changed
+    assert torch.quantity == 1 and torch.data["lit"] is False and torch.data["burned"] == 0
+    assert lantern.quantity == 1 and lantern.data["lit"] is False  # out of oil, not used up
+    one_left = replace(TORCH, quantity=1)
+    last = SYSTEM.advance_time(Sheet(state=sheet.state, items=(one_left,)), "turn", 6, 0, ScriptedRandom([]))
+    assert last.items_removed == (1,)
+
+
+def test_encounter_checks_every_two_turns_and_every_two_watches():
+    """Seed 002, Time: a d6 every two turns, and every two watches; a 1 is an encounter."""
+    checks = SYSTEM.time_checks("turn", 3, 10, ScriptedRandom([1, 4]))
+    assert [c.outcome for c in checks] == ["encounter", "quiet"]  # minutes 10→40 passes 20 and 40
+    assert len(SYSTEM.time_checks("watch", 6, 0, ScriptedRandom([2, 3, 4]))) == 3
+
+
+def test_light_level_from_the_party_light_points():
+    """Equipment.md, Light: LP ≥ party size bright; more than half dim; less darkness."""
+    lit = Sheet(state={}, items=(TORCH,))
+    dark = Sheet(state={}, items=())
+    assert SYSTEM.light_level([lit, dark]).key == "bright"
+    assert SYSTEM.light_level([lit, dark, dark]).key == "dim"
+    assert SYSTEM.light_level([lit, dark, dark, dark, dark]).key == "darkness"
+    assert SYSTEM.light_level([]) is None
+
+
+@pytest.mark.parametrize(
+    ("params", "lost"),
+    [
+        ({}, Fraction(0)),
+        ({"difficult": True}, Fraction(2, 6)),
+        ({"hard_to_see": True, "background": True}, Fraction(1, 6)),
+        ({"difficult": True, "map": True}, Fraction(0)),
+    ],
+)
+def test_getting_lost(params, lost):
+    """Spec §002.7, Travel: 2-in-6 in difficult or hard-to-see terrain; a map removes it, a background halves it."""
+    travel = SYSTEM.table_procedures()["travel"]
+    assert travel.odds(None, params).of("lost") == lost
+
+
+def test_forage_rolls_a_die_per_six_in_the_party():
+    """Spec §002.7, Forage: ceil(party / 6) d4, d6 with a Pathfinder."""
+    forage = SYSTEM.table_procedures()["forage"]
+    result = forage.roll(None, {"party": 7, "pathfinder": True}, ScriptedRandom([6, 5]))
+    assert result.total == 11 and len(result.dice) == 2
+    odds = forage.odds(None, {"party": 7, "pathfinder": True})
+    assert sum(p for _, p in odds.outcomes) == 1 and odds.of("12") == Fraction(1, 36)
+
+
+def test_explore_and_the_day_on_the_road():
+    """Spec §002.7: explore 2-in-6 at most three times a hex; watches past three and no camp cost a stress each."""
+    explore = SYSTEM.table_procedures()["explore"]
+    assert explore.roll(None, {"tries": 2}, ScriptedRandom([2])).outcome == "found"
+    day = SYSTEM.table_procedures()["day_on_the_road"]
+    assert day.roll(None, {"watches": 5, "camped": False}, ScriptedRandom([])).total == 3

@@ -40,7 +40,9 @@ format: $(VENV)/.installed-test
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+# Page/write throughput and CPU per request (SQLite and PostgreSQL), then the live table's fan-out.
 bench: $(VENV)/.installed-test
+	$(BIN)/python bench/pages.py
 	$(BIN)/python bench/fanout.py
 
 # Requests one change costs each open page, in Debian's chromium (apt-get install chromium).

@@ -25,24 +25,23 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-HOST = "127.0.0.1"
+from bench.common import (  # noqa: E402  # noqa: E402
+    HOST,
+    admin_url,
+    create_database,
+    database_url,
+    free_port,
+    production_env,
+    session_for,
+    start_server,
+)
 
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-PORT = int(os.environ.get("BENCH_PORT") or _free_port())  # never someone else's server on a fixed port
-BENCH_DB = "lantern_bench"
+PORT = int(os.environ.get("BENCH_PORT") or free_port())
+BENCH_DB = os.environ.get("BENCH_DB", "lantern_bench")
 WRITES = 20
 INTERVAL = 0.2
 ROUNDS = 3
@@ -51,40 +50,11 @@ SERVER_LOG = Path(tempfile.gettempdir()) / "lantern-fanout-server.log"
 DEADLINE = 10.0  # seconds any single wait may take before the run is declared broken
 
 
-def admin_url() -> str:
-    url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-    parts = urlsplit(url)
-    return parts._replace(path="/postgres").geturl()
-
-
-def bench_url() -> str:
-    return urlsplit(admin_url())._replace(path=f"/{BENCH_DB}").geturl()
-
-
 # --- setup -------------------------------------------------------------------------------------------
 
 
-def create_database() -> None:
-    import psycopg
-
-    with psycopg.connect(admin_url(), autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [BENCH_DB]).fetchone():
-            conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
-
-
 def server_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in {"SQLITE_NAME", "WEB_CONCURRENCY"}}
-    env.update(
-        DATABASE_URL=bench_url(),
-        DEBUG="0",
-        SECRET_KEY="bench-only-secret-key-not-for-production-0123456789",
-        ALLOWED_HOSTS=HOST,
-        SECURE_SSL_REDIRECT="0",  # plain HTTP on the loopback; the proxy terminates TLS in production
-        SECURE_HSTS_SECONDS="0",
-        LOG_LEVEL="WARNING",
-        PYTHONUNBUFFERED="1",
-    )
-    return env
+    return production_env(DATABASE_URL=database_url(BENCH_DB))
 
 
 def manage(*args: str) -> None:
@@ -109,8 +79,7 @@ def make_cast(members: int) -> Cast:
     django.setup()
     import random
 
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-    from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.auth import get_user_model
     from django.db import connections, transaction
     from django.middleware.csrf import _get_new_csrf_string
 
@@ -118,14 +87,6 @@ def make_cast(members: int) -> Cast:
     from characters.services import character_create
 
     user_model = get_user_model()
-
-    def session_for(user) -> str:
-        store = SessionStore()
-        store[SESSION_KEY] = str(user.pk)
-        store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-        store[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        store.create()
-        return store.session_key
 
     with transaction.atomic():
         Campaign.objects.filter(name="Bench table").delete()
@@ -317,34 +278,18 @@ async def baseline(path: str, seconds: float = 3.0, concurrency: int = 32) -> fl
     return done / (time.perf_counter() - started)
 
 
-def start_server() -> subprocess.Popen:
+def start_server_process() -> subprocess.Popen:
     command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", HOST, "--port", str(PORT)]
     command += ["--workers", "1", "--timeout-graceful-shutdown", "5", "--no-access-log"]
-    if shutil.which("taskset"):
-        command = ["taskset", "-c", "0", *command]
-    log = open(SERVER_LOG, "w")  # noqa: SIM115 - lives as long as the server
-    server = subprocess.Popen(command, cwd=ROOT, env=server_env(), stdout=log, stderr=subprocess.STDOUT)
-    import socket
-
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"the server exited; see {SERVER_LOG}")
-        try:
-            socket.create_connection((HOST, PORT), timeout=0.2).close()
-            return server
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    raise RuntimeError("the server did not start")
+    return start_server(command, cwd=ROOT, env=server_env(), port=PORT, log=SERVER_LOG)
 
 
 def main(sizes: list[int]) -> None:
-    create_database()
+    create_database(BENCH_DB)
     manage("migrate", "--noinput", "-v", "0")
     manage("collectstatic", "--noinput", "-v", "0")  # DEBUG=0 serves the manifest storage
     cast = make_cast(max(sizes))
-    server = start_server()
+    server = start_server_process()
     try:
         idle, login, results = asyncio.run(measure(cast, server, sizes))
     finally:

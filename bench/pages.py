@@ -1,0 +1,338 @@
+"""Page and write throughput: req/s, p50/p99 and server CPU per request, on SQLite and PostgreSQL.
+
+Run: .venv/bin/python bench/pages.py   (or `make bench`). For each database it makes a table of its own
+(SQLite: a throwaway file; PostgreSQL: the database ``$BENCH_DB``, default ``lantern_bench``, on DATABASE_URL's
+server or 127.0.0.1:5432 user postgres): a GM, 6 players, one Fell campaign, 6 characters of 8 items each,
+sessions written directly. It starts the production server (``--server uvicorn``: one uvicorn worker, the
+way `make run` serves; ``--server gunicorn``: gunicorn, one worker with threads, WSGI) with ``DEBUG=0``,
+pinned to core 0 with taskset; this load generator runs on core 1: keep-alive connections of its own
+(raw asyncio sockets, the cheapest client, so the load generator never is the limit).
+
+For each endpoint: one warm-up second, then ``--rounds`` rounds of ``--seconds`` (and at most
+``--max-requests``) each; the round with the median req/s is reported. **Server CPU per request** is the
+server processes' utime + stime (``/proc/<pid>/stat``, every process of the server's tree) over the round,
+divided by the requests answered: steadier than req/s on a shared machine. Every loop is bounded in count
+and time, and everything stays on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.common import HOST, create_database, database_url, free_port, production_env, session_for, start_server  # noqa: E402  # noqa: E402
+
+BENCH_DB = os.environ.get("BENCH_DB", "lantern_bench")
+SQLITE_FILE = Path(tempfile.gettempdir()) / f"lantern-bench-pages-{os.getuid()}.sqlite3"
+SERVER_LOG = Path(tempfile.gettempdir()) / "lantern-pages-server.log"
+DEADLINE = 10.0  # seconds any single response may take before the run is declared broken
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+PLAYERS = 6
+ITEMS = 8
+
+
+def server_env(db: str) -> dict[str, str]:
+    if db == "postgres":
+        return production_env(DATABASE_URL=database_url(BENCH_DB))
+    return production_env(SQLITE_NAME=str(SQLITE_FILE))
+
+
+def prepare_database(db: str) -> dict:
+    """A fresh database with the cast; returns the ids and session cookies (made in a child process)."""
+    if db == "postgres":
+        create_database(BENCH_DB)
+    else:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{SQLITE_FILE}{suffix}").unlink(missing_ok=True)
+    env = server_env(db)
+    for args in (("migrate", "--noinput", "-v", "0"), ("collectstatic", "--noinput", "-v", "0")):
+        subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, __file__, "--make-cast"], cwd=ROOT, env=env, check=True, timeout=300, capture_output=True
+    )
+    return json.loads(out.stdout.decode().strip().splitlines()[-1])
+
+
+def make_cast() -> None:
+    """(child process, the bench database's settings) Users, a campaign, characters, sessions: prints JSON."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    import random
+
+    from django.contrib.auth import get_user_model
+    from django.db import transaction
+    from django.middleware.csrf import _get_new_csrf_string
+
+    from campaigns.models import Campaign, Membership
+    from characters import services
+    from rules.base import Item
+
+    user_model = get_user_model()
+
+    with transaction.atomic():
+        Campaign.objects.filter(name="Pages bench").delete()
+        user_model.objects.filter(username__startswith="pages-").delete()
+        gm = user_model.objects.create_user("pages-gm")
+        campaign = Campaign.objects.create(name="Pages bench", system="fell-draft")
+        Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
+        characters = []
+        for n in range(PLAYERS):
+            player = user_model.objects.create_user(f"pages-{n}")
+            Membership.objects.create(campaign=campaign, user=player)
+            character, _ = services.character_create(
+                owner=player,
+                system="fell-draft",
+                choices={"name": f"Bench {n}"},
+                campaign=campaign,
+                rng=random.Random(n),
+            )
+            for i in range(ITEMS - character.items.count()):
+                services.item_add(character_id=character.pk, item=Item(name=f"Trinket {i}", slots=0), by=player)
+            characters.append((character, player))
+    character, owner = characters[0]
+    print(
+        json.dumps(
+            {
+                "campaign": campaign.pk,
+                "character": character.pk,
+                "owner": session_for(owner),
+                "gm": session_for(gm),
+                "csrf": _get_new_csrf_string(),
+            }
+        )
+    )
+
+
+# --- the load generator --------------------------------------------------------------------------------
+
+
+@dataclass
+class Endpoint:
+    name: str
+    path: str
+    cookie: str = ""
+    body: bytes = b""  # a POST when set; alternates the HP change's sign per connection
+    htmx: bool = False
+
+
+@dataclass
+class Round:
+    requests: int = 0
+    latencies: list[float] = field(default_factory=list)
+    statuses: dict[int, int] = field(default_factory=dict)
+    bytes: int = 0
+    cpu: float = 0.0  # server seconds
+    wall: float = 0.0
+
+
+def endpoints(cast: dict) -> list[Endpoint]:
+    c, owner, gm = cast["character"], cast["owner"], cast["gm"]
+    return [
+        Endpoint("sheet page (owner)", f"/characters/{c}/", owner),
+        Endpoint("sheet page (GM)", f"/characters/{c}/", gm),
+        Endpoint("region: vitals", f"/characters/{c}/region/vitals/", owner, htmx=True),
+        Endpoint("region: details", f"/characters/{c}/region/details/", owner, htmx=True),
+        Endpoint("table page (GM)", f"/campaigns/{cast['campaign']}/", gm),
+        Endpoint("HP change (POST, htmx)", f"/characters/{c}/adjust/", owner, body=b"key=hp&delta=", htmx=True),
+        Endpoint("login page", "/accounts/login/"),
+    ]
+
+
+def request_bytes(endpoint: Endpoint, csrf: str, sign: int) -> bytes:
+    cookies = f"sessionid={endpoint.cookie}; csrftoken={csrf}" if endpoint.cookie else ""
+    head = [f"Host: {HOST}"]
+    if cookies:
+        head.append(f"Cookie: {cookies}")
+    if endpoint.htmx:
+        head.append("HX-Request: true")
+    if endpoint.body:
+        body = endpoint.body + (b"-1" if sign < 0 else b"1")
+        head += [
+            f"X-CSRFToken: {csrf}",
+            "Content-Type: application/x-www-form-urlencoded",
+            f"Content-Length: {len(body)}",
+        ]
+        return f"POST {endpoint.path} HTTP/1.1\r\n{lines(head)}\r\n".encode() + body
+    return f"GET {endpoint.path} HTTP/1.1\r\n{lines(head)}\r\n".encode()
+
+
+def lines(head: list[str]) -> str:
+    return "".join(f"{h}\r\n" for h in head)
+
+
+async def read_response(reader: asyncio.StreamReader) -> tuple[int, int]:
+    """(status, body bytes) of one HTTP/1.1 response, Content-Length or chunked."""
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), DEADLINE)
+    lines = head.split(b"\r\n")
+    status = int(lines[0].split()[1])
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(b":") for line in lines[1:] if line)}
+    if b"content-length" in headers:
+        length = int(headers[b"content-length"])
+        await asyncio.wait_for(reader.readexactly(length), DEADLINE)
+        return status, length
+    total = 0
+    while True:  # chunked
+        size = int((await asyncio.wait_for(reader.readuntil(b"\r\n"), DEADLINE)).strip(), 16)
+        await asyncio.wait_for(reader.readexactly(size + 2), DEADLINE)
+        total += size
+        if size == 0:
+            return status, total
+
+
+def server_cpu(root: int) -> float:
+    """utime + stime (seconds) of the server process and all its descendants (gunicorn's workers)."""
+    children: dict[int, list[int]] = {}
+    stats: dict[int, list[str]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        pid = int(entry.name)
+        stats[pid] = fields
+        children.setdefault(int(fields[1]), []).append(pid)
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        if pid in stats:
+            total += int(stats[pid][11]) + int(stats[pid][12])  # utime, stime (fields 14, 15)
+        todo += children.get(pid, [])
+    return total / CLK_TCK
+
+
+async def run_round(
+    port: int, endpoint: Endpoint, csrf: str, pid: int, connections: int, seconds: float, cap: int
+) -> Round:
+    result = Round()
+    stop = time.perf_counter() + seconds
+
+    async def worker(n: int) -> None:
+        reader, writer = await asyncio.open_connection(HOST, port)
+        sign = -1
+        try:
+            while time.perf_counter() < stop and result.requests < cap:
+                started = time.perf_counter()
+                writer.write(request_bytes(endpoint, csrf, sign))
+                status, size = await read_response(reader)
+                result.latencies.append(time.perf_counter() - started)
+                result.statuses[status] = result.statuses.get(status, 0) + 1
+                result.bytes += size
+                result.requests += 1
+                sign = -sign  # HP −1 then +1: each connection stays within the track's bounds
+        finally:
+            writer.close()
+
+    cpu_before = server_cpu(pid)
+    started = time.perf_counter()
+    await asyncio.gather(*(worker(n) for n in range(connections)))
+    result.wall = time.perf_counter() - started
+    result.cpu = server_cpu(pid) - cpu_before
+    return result
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def measure_endpoint(port: int, endpoint: Endpoint, cast: dict, pid: int, args) -> dict:
+    await run_round(port, endpoint, cast["csrf"], pid, args.connections, 1.0, 10_000)  # warm-up
+    rounds = [
+        await run_round(port, endpoint, cast["csrf"], pid, args.connections, args.seconds, args.max_requests)
+        for _ in range(args.rounds)
+    ]
+    median = sorted(rounds, key=lambda r: r.requests / r.wall)[len(rounds) // 2]
+    return {
+        "endpoint": endpoint.name,
+        "rps": median.requests / median.wall,
+        "p50": 1000 * statistics.median(median.latencies),
+        "p99": 1000 * percentile(median.latencies, 0.99),
+        "cpu_ms": 1000 * statistics.median(r.cpu / r.requests for r in rounds),
+        "bytes": median.bytes / median.requests,
+        "statuses": median.statuses,
+    }
+
+
+def start_server_process(db: str, server: str, port: int) -> subprocess.Popen:
+    if server == "gunicorn":
+        command = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "-b", f"{HOST}:{port}"]
+        command += ["--workers", "1", "--threads", "8", "--keep-alive", "30"]
+    else:
+        command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", HOST, "--port", str(port)]
+        command += ["--workers", "1", "--timeout-graceful-shutdown", "5", "--no-access-log"]
+    return start_server(command, cwd=ROOT, env=server_env(db), port=port, log=SERVER_LOG)
+
+
+def bench_database(db: str, args) -> list[dict]:
+    cast = prepare_database(db)
+    port = int(os.environ.get("BENCH_PORT") or free_port())
+    process = start_server_process(db, args.server, port)
+    try:
+        wanted = [e for e in endpoints(cast) if not args.only or any(word in e.name for word in args.only)]
+        return [asyncio.run(measure_endpoint(port, e, cast, process.pid, args)) for e in wanted]
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+
+
+def report(results: dict[str, list[dict]], args) -> None:
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
+    print(
+        f"\ncommit {commit.stdout.strip()}{' + uncommitted changes' if dirty.strip() else ''}, "
+        f"{os.cpu_count()} cores, server {args.server}, {args.connections} keep-alive connections, "
+        f"median of {args.rounds} rounds of {args.seconds:g} s\n"
+    )
+    print("| database | endpoint | req/s | p50 ms | p99 ms | server CPU ms/request | bytes | statuses |")
+    print("|---|---|---:|---:|---:|---:|---:|---|")
+    for db, rows in results.items():
+        for r in rows:
+            statuses = ", ".join(f"{k}×{v}" for k, v in sorted(r["statuses"].items()))
+            print(
+                f"| {db} | {r['endpoint']} | {r['rps']:.1f} | {r['p50']:.1f} | {r['p99']:.1f} | "
+                f"{r['cpu_ms']:.1f} | {r['bytes']:,.0f} | {statuses} |"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--make-cast", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--db", default="sqlite,postgres", help="comma-separated: sqlite, postgres")
+    parser.add_argument("--server", choices=("uvicorn", "gunicorn"), default="uvicorn")
+    parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--max-requests", type=int, default=20_000)
+    parser.add_argument("--only", action="append", help="measure only endpoints whose name holds this word")
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args()
+    if args.make_cast:
+        make_cast()
+        return
+    if shutil.which("taskset"):
+        os.sched_setaffinity(0, {1 % (os.cpu_count() or 1)})  # the load generator on core 1
+    results = {db: bench_database(db, args) for db in args.db.split(",")}
+    report(results, args)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from functools import wraps
+from functools import cache, wraps
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import SafeString
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
@@ -17,6 +19,7 @@ from campaigns.models import Membership
 from campaigns.selectors import campaigns_of, membership_of
 from characters import history as change_history
 from characters import services
+from characters.controls import procedure_fields
 from characters.forms import (
     AdjustForm,
     CatalogueAddForm,
@@ -129,7 +132,7 @@ def sheet_context(
     context.update(rules=rules, state=state, items=items, hirelings=hirelings)
     if can_edit and wanted & {"inventory"}:
         context["catalogue"] = CatalogueItem.objects.filter(system=character.system, available=True)
-        context["custom_item_form"] = CustomItemForm(auto_id="id_item_%s")
+        context["custom_item_fields"] = _custom_item_fields()
     try:
         rules_base.check_sheet(rules, sheet)
     except RulesError as problem:
@@ -162,11 +165,13 @@ def sheet_context(
         )
         if can_edit:
             hire = _ParamsOnly("Hire", rules.hire_params(sheet))
-            context["hire_form"] = procedure_form(hire, sheet, id_prefix="hire")
+            context.update(hiring=True, hire_fields=procedure_fields(hire, sheet, id_prefix="hire"))
     if can_edit and controls:
         table = []
         if character.campaign_id:
-            table = list(character.campaign.characters.exclude(pk=character.pk).only("pk", "name"))
+            # Not through the related manager: it sets .campaign on each row, a query per row with only().
+            others = Character.objects.filter(campaign_id=character.campaign_id).exclude(pk=character.pk)
+            table = list(others.only("pk", "name"))
         controls_ = [
             _roll_control(rules, procedure, sheet, table, context["is_gm"])
             for procedure in rules.procedures().values()
@@ -182,6 +187,12 @@ def sheet_context(
     if can_edit and panel is not None and wanted & {"details", "odds"}:
         context["odds_updates"] = _panel_odds(character, rules, sheet, panel, context["is_gm"])
     return context
+
+
+@cache
+def _custom_item_fields() -> SafeString:
+    """The empty "add your own item" form is the same on every sheet: drawn once per process."""
+    return render_to_string("_form.html", {"form": CustomItemForm(auto_id="id_item_%s")})
 
 
 UNDO_WINDOW = timedelta(minutes=10)
@@ -229,14 +240,14 @@ def acts_as_gm(user, character: Character) -> bool:
 
 
 def _roll_control(rules, procedure, sheet, table, gm: bool) -> dict:
-    form = procedure_form(procedure, sheet, table_characters=table, gm=gm, prefixed=True)
+    fields = procedure_fields(procedure, sheet, table_characters=table, gm=gm)
     try:
         odds = procedure.odds(sheet, rules_base.check_params(procedure, sheet, {}))
     except RulesError:
         odds = None
     # No dice decide it (taking damage, the end of a round): the button applies it instead of rolling.
     certain = odds is not None and sum(1 for _, p in odds.outcomes if p > 0) == 1
-    return {"procedure": procedure, "form": form, "odds": odds, "certain": certain, "open": False}
+    return {"procedure": procedure, "fields": fields, "odds": odds, "certain": certain, "open": False}
 
 
 LOG_FILTERS = (("party", "Everyone"), ("mine", "This character"), ("gm", "The GM"))

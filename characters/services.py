@@ -78,10 +78,14 @@ def _state_regions(character: Character, old: Mapping[str, Any], new: Mapping[st
     return TRACK_CHANGE if changed <= tracks else STATE_CHANGE
 
 
-def _check_whole_sheet(character: Character) -> None:
+def _check_whole_sheet(character: Character, read: rules_base.Sheet | None = None) -> None:
     """After every write, whatever made it: the sheet as it now stands must keep every rule of its system
-    (carry limit, bounds). A RulesError here rolls the whole write back."""
-    system_for(character.system).validate_sheet(character.to_sheet())
+    (carry limit, bounds). A RulesError here rolls the whole write back.
+
+    ``read``: the sheet the write read under its lock, when only the state changed since: its items and
+    hirelings are still those of the database, so they are not read twice."""
+    sheet = character.to_sheet() if read is None else replace(read, state=character.state)
+    system_for(character.system).validate_sheet(sheet)
 
 
 def _record(
@@ -106,8 +110,11 @@ def _record(
     )
 
 
-def _lock(character_id: int) -> Character:
-    return Character.objects.select_for_update().get(pk=character_id)
+def _lock(character_id: int, *, with_rows: bool = False) -> Character:
+    """The character, locked for the write. ``with_rows``: its items and hirelings read along (prefetched),
+    for a write that changes only the state: the answer then shows them without reading them again."""
+    rows = Character.objects.select_for_update()
+    return (rows.prefetch_related("items", "hirelings") if with_rows else rows).get(pk=character_id)
 
 
 def _check_version(character: Character, expected_version: int | None) -> None:
@@ -127,12 +134,15 @@ def _save_state(
     also: tuple[str, ...] = (),
     before: Mapping[str, Any] | None = None,
     after: Mapping[str, Any] | None = None,
+    read: rules_base.Sheet | None = None,
     **record: Any,
 ) -> Character:
-    """Write a new state; the history keeps each field it changed (plus ``before``/``after`` of other parts)."""
+    """Write a new state; the history keeps each field it changed (plus ``before``/``after`` of other parts).
+
+    ``read``: the sheet read under the lock, if nothing but the state changes (see ``_check_whole_sheet``)."""
     old = character.state
     character.state = system_for(character.system).validate_state(state)
-    _check_whole_sheet(character)
+    _check_whole_sheet(character, read)
     character.version += 1
     character.save(update_fields=["state", "version", "updated_at"])
     old_fields, new_fields = history.state_diff(old, character.state)
@@ -369,7 +379,7 @@ def character_set_campaign(*, character_id: int, campaign: Campaign | None, by) 
 @transaction.atomic
 def character_adjust(*, character_id: int, key: str, delta: int, by) -> Character:
     """+/- on a track (HP, stress, Stamina...): the rules clamp it and refuse what they must."""
-    character = _lock(character_id)
+    character = _lock(character_id, with_rows=True)
     rules = system_for(character.system)
     sheet = character.checked_sheet()
     tracks = {track.key: track for track in rules.tracks(sheet)}
@@ -379,7 +389,7 @@ def character_adjust(*, character_id: int, key: str, delta: int, by) -> Characte
     if not -1000 <= delta <= 1000:
         raise RulesError("Change a track by at most 1000 at a time.")
     state = rules.adjust(sheet, key, delta)
-    return _save_state(character, state, by=by, what=f"{track.label} {delta:+d}")
+    return _save_state(character, state, by=by, what=f"{track.label} {delta:+d}", read=sheet)
 
 
 def character_odds(

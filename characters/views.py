@@ -89,20 +89,25 @@ def sheet_context(
     regions: tuple[str, ...] = REGIONS,
     controls: bool | None = None,
     panel=None,
+    can_edit: bool | None = None,
     **extra,
 ) -> dict:
     """What the named regions show (all of them, and the roll panel, for the whole page), and nothing more.
 
     Queries stay fixed whatever the size of the inventory. ``panel``: the roll panel's open forms, whose
-    odds go out of band with the answer.
+    odds go out of band with the answer. ``can_edit``: known already (a write view found the character
+    among those the user edits), else asked.
     """
     wanted = set(regions)
     controls = wanted == set(REGIONS) if controls is None else controls
-    can_edit = characters_editable_by(request.user).filter(pk=character.pk).exists()
+    if can_edit is None:
+        can_edit = characters_editable_by(request.user).filter(pk=character.pk).exists()
+    # Only the roll panel (its GM-only rolls and inputs) asks who the GM is.
+    panel_odds = can_edit and panel is not None and bool(wanted & {"details", "odds"})
     context = {
         "character": character,
         "can_edit": can_edit,
-        "is_gm": acts_as_gm(request.user, character),
+        "is_gm": acts_as_gm(request.user, character) if can_edit and (controls or panel_odds) else False,
         "playable": character.system in SYSTEMS,
         "system_id": character.system,  # outcome words in the log and the odds
         "regions": REGIONS,
@@ -184,7 +189,7 @@ def sheet_context(
             context["roll_forms"][0]["open"] = True
         context["quick_rolls"] = rules.quick_rolls(sheet)
         context["visibility_form"] = VisibilityForm()
-    if can_edit and panel is not None and wanted & {"details", "odds"}:
+    if panel_odds:
         context["odds_updates"] = _panel_odds(character, rules, sheet, panel, context["is_gm"])
     return context
 
@@ -288,11 +293,19 @@ def _editable(request, pk: int) -> Character:
     return get_object_or_404(characters_editable_by(request.user).select_related("campaign", "owner"), pk=pk)
 
 
-def _respond(request, character: Character, primary: str, *, error: str = "", extra: dict | None = None):
+def _respond(
+    request,
+    character: Character,
+    primary: str,
+    *,
+    error: str = "",
+    extra: dict | None = None,
+    fresh: Character | None = None,
+):
     """htmx: the region the form targets, plus the other regions the write changed (out of band), and
-    nothing else; a plain POST goes back where it came from."""
+    nothing else; a plain POST goes back where it came from. ``fresh``: the row the write saved."""
     changed = request.announced.get(character.pk, set())
-    character.refresh_from_db()
+    _reload(character, fresh)
     if not request.htmx:
         if error:
             context = sheet_context(request, character, error=error, error_region=primary, **(extra or {}))
@@ -303,7 +316,13 @@ def _respond(request, character: Character, primary: str, *, error: str = "", ex
         return redirect(character)
     others = () if error else tuple(name for name in REGIONS if name in changed and name != primary)
     context = sheet_context(
-        request, character, regions=(primary, *others), error=error, error_region=primary, **(extra or {})
+        request,
+        character,
+        regions=(primary, *others),
+        error=error,
+        error_region=primary,
+        can_edit=True,  # _editable found it
+        **(extra or {}),
     )
     parts = [render(request, f"characters/sheet.html#{primary}", context).content.decode()]
     parts += [
@@ -311,6 +330,23 @@ def _respond(request, character: Character, primary: str, *, error: str = "", ex
     ]
     # 422 for a refused change: htmx is configured (static/js/lantern.js) to swap it so the message shows.
     return HttpResponse("".join(parts), status=422 if error else 200)
+
+
+def _reload(character: Character, fresh: Character | None = None) -> None:
+    """The character's own columns as the write left them; its campaign and owner (which no sheet write
+    changes) stay loaded, where a plain refresh_from_db() would drop them and read them again.
+
+    ``fresh``: the row the service saved (read under its lock): copied rather than read again, with the
+    items and hirelings it read along, if any (``services._lock(with_rows=True)``: the write left them)."""
+    if fresh is None or fresh.pk != character.pk:
+        character.refresh_from_db(fields=_OWN_COLUMNS)
+        return
+    for column in _OWN_COLUMNS:
+        setattr(character, column, getattr(fresh, column))
+    character._prefetched_objects_cache = dict(getattr(fresh, "_prefetched_objects_cache", {}))
+
+
+_OWN_COLUMNS = [f.attname for f in Character._meta.concrete_fields if not f.is_relation and not f.primary_key]
 
 
 @require_POST
@@ -321,12 +357,12 @@ def adjust(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         return _respond(request, character, "vitals", error="Change a track by a whole number between -1000 and 1000.")
     try:
-        services.character_adjust(
+        fresh = services.character_adjust(
             character_id=character.pk, key=form.cleaned_data["key"], delta=form.cleaned_data["delta"], by=request.user
         )
     except RulesError as error:
         return _respond(request, character, "vitals", error=str(error))
-    return _respond(request, character, "vitals")
+    return _respond(request, character, "vitals", fresh=fresh)
 
 
 @require_GET
@@ -385,7 +421,7 @@ def _roll_answer(request, character: Character, stored: Roll | None = None, *, e
     parts = [render(request, "characters/_roll_result.html", context).content.decode()]
     changed = request.announced.get(character.pk, set())
     if "panel" in request.POST and not error:
-        character.refresh_from_db()
+        _reload(character)
         others = tuple(name for name in REGIONS if name in changed)
         if others:
             region_context = sheet_context(request, character, regions=others)

@@ -10,9 +10,10 @@ Validation stays with ``raw_params`` and ``rules_base.check_params``: this only 
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable
+from typing import Any
 
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from rules import base as rules_base
@@ -29,6 +30,11 @@ def procedure_fields(procedure, sheet, *, table_characters=(), gm: bool = True, 
         if gm or not param.gm_only
     ]
     return mark_safe("".join(parts))  # noqa: S308 - every value below is escaped
+
+
+def escape(value: Any) -> str:
+    """Django's escape without its lazy-string wrapper (a tenth of this module's time): same characters."""
+    return html.escape(str(value))
 
 
 def _label_text(label: str) -> str:

@@ -68,10 +68,12 @@ def session_for(user) -> str:
     return store.session_key
 
 
-def start_server(command: list[str], *, cwd: Path, env: dict[str, str], port: int, log: Path) -> subprocess.Popen:
-    """Start ``command`` pinned to core 0 and wait (30 s at most) until ``port`` accepts connections."""
+def start_server(
+    command: list[str], *, cwd: Path, env: dict[str, str], port: int, log: Path, cores: str = "0"
+) -> subprocess.Popen:
+    """Start ``command`` pinned to ``cores`` (core 0) and wait (30 s at most) until ``port`` accepts connections."""
     if shutil.which("taskset"):
-        command = ["taskset", "-c", "0", *command]
+        command = ["taskset", "-c", cores, *command]
     out = open(log, "w")  # noqa: SIM115 - lives as long as the server
     server = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 30
@@ -85,3 +87,21 @@ def start_server(command: list[str], *, cwd: Path, env: dict[str, str], port: in
             time.sleep(0.1)
     server.kill()
     raise RuntimeError("the server did not start")
+
+
+def process_tree(root: int) -> list[int]:
+    """``root`` and all its descendants (uvicorn's or gunicorn's worker processes)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo += children.get(pid, [])
+    return found

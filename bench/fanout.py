@@ -29,18 +29,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import (  # noqa: E402  # noqa: E402
+from bench.common import (  # noqa: E402 - after the path
     HOST,
     admin_url,
     create_database,
     database_url,
     free_port,
+    process_tree,
     production_env,
     session_for,
     start_server,
 )
 
 PORT = int(os.environ.get("BENCH_PORT") or free_port())
+# --pages gunicorn: pages and POSTs on a WSGI server of their own (this port), streams stay on uvicorn.
+PAGES_PORT = {"port": PORT}
 BENCH_DB = os.environ.get("BENCH_DB", "lantern_bench")
 WRITES = 20
 INTERVAL = 0.2
@@ -147,7 +150,7 @@ async def consume(sub: Subscriber, topic: bytes) -> None:
 
 async def post_adjust(cast: Cast, delta: int) -> None:
     body = f"key=hp&delta={delta}".encode()
-    reader, writer = await asyncio.open_connection(HOST, PORT)
+    reader, writer = await asyncio.open_connection(HOST, PAGES_PORT["port"])
     writer.write(
         f"POST /characters/{cast.character_id}/adjust/ HTTP/1.1\r\nHost: {HOST}\r\n"
         f"Cookie: sessionid={cast.owner_cookie}; csrftoken={cast.csrf}\r\nX-CSRFToken: {cast.csrf}\r\n"
@@ -167,9 +170,17 @@ def current_version(character_id: int) -> int:
     return Character.objects.values_list("version", flat=True).get(pk=character_id)
 
 
-def proc_status(pid: int) -> tuple[float, int]:
-    fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
-    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["Threads"])
+def proc_status(root: int) -> tuple[float, int]:
+    """RSS (MB) and threads of the server: its process and its workers (``--workers 2``), summed."""
+    rss, threads = 0.0, 0
+    for pid in process_tree(root):
+        try:
+            fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
+        except OSError:
+            continue
+        rss += int(fields["VmRSS"].split()[0]) / 1024
+        threads += int(fields["Threads"])
+    return rss, threads
 
 
 def pg_connections() -> tuple[int, int]:
@@ -263,7 +274,7 @@ async def baseline(path: str, seconds: float = 3.0, concurrency: int = 32) -> fl
 
     async def worker() -> None:
         nonlocal done
-        reader, writer = await asyncio.open_connection(HOST, PORT)
+        reader, writer = await asyncio.open_connection(HOST, PAGES_PORT["port"])
         request = f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode()
         while time.perf_counter() < stop:
             writer.write(request)
@@ -278,23 +289,38 @@ async def baseline(path: str, seconds: float = 3.0, concurrency: int = 32) -> fl
     return done / (time.perf_counter() - started)
 
 
-def start_server_process() -> subprocess.Popen:
+def start_server_process(workers: int) -> subprocess.Popen:
     command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", HOST, "--port", str(PORT)]
-    command += ["--workers", "1", "--timeout-graceful-shutdown", "5", "--no-access-log"]
-    return start_server(command, cwd=ROOT, env=server_env(), port=PORT, log=SERVER_LOG)
+    command += ["--workers", str(workers), "--timeout-graceful-shutdown", "5", "--no-access-log"]
+    cores = "0" if workers == 1 else ",".join(str(n % (os.cpu_count() or 1)) for n in range(workers))
+    return start_server(command, cwd=ROOT, env=server_env(), port=PORT, log=SERVER_LOG, cores=cores)
 
 
-def main(sizes: list[int]) -> None:
+def start_pages_server() -> subprocess.Popen:
+    """gunicorn (WSGI, one worker, threads) for the POSTs and the baseline, on core 0 with uvicorn."""
+    port = free_port()
+    command = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "-b", f"{HOST}:{port}"]
+    command += ["--workers", "1", "--threads", "8", "--no-control-socket"]
+    server = start_server(command, cwd=ROOT, env=server_env(), port=port, log=SERVER_LOG.with_suffix(".wsgi.log"))
+    PAGES_PORT["port"] = port
+    return server
+
+
+def main(sizes: list[int], pages: str, workers: int) -> None:
     create_database(BENCH_DB)
     manage("migrate", "--noinput", "-v", "0")
     manage("collectstatic", "--noinput", "-v", "0")  # DEBUG=0 serves the manifest storage
     cast = make_cast(max(sizes))
-    server = start_server_process()
+    servers = [start_server_process(workers)]
     try:
-        idle, login, results = asyncio.run(measure(cast, server, sizes))
+        if pages == "gunicorn":
+            servers.append(start_pages_server())
+        idle, login, results = asyncio.run(measure(cast, servers[0], sizes))
     finally:
-        server.terminate()
-        server.wait(timeout=15)
+        for server in servers:
+            server.terminate()
+            server.wait(timeout=15)
+    print(f"\npages and POSTs: {pages}; streams: uvicorn, {workers} worker(s)")
     report(idle, login, results)
 
 
@@ -335,10 +361,12 @@ def report(idle: tuple[float, int, int], login: float, results: dict[int, dict[s
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10,100,500", help="comma-separated subscriber counts")
+    parser.add_argument("--pages", choices=("uvicorn", "gunicorn"), default="uvicorn", help="who serves the POSTs")
+    parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (PostgreSQL)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     if shutil.which("taskset"):
         os.sched_setaffinity(0, {1 % (os.cpu_count() or 1)})  # the load generator on core 1
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4 * max(sizes) + 256)), hard))
-    main(sizes)
+    main(sizes, args.pages, args.workers)

@@ -33,7 +33,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import HOST, create_database, database_url, free_port, production_env, session_for, start_server  # noqa: E402  # noqa: E402
+from bench.common import (  # noqa: E402 - after the path
+    HOST,
+    create_database,
+    database_url,
+    free_port,
+    process_tree,
+    production_env,
+    session_for,
+    start_server,
+)
 
 BENCH_DB = os.environ.get("BENCH_DB", "lantern_bench")
 SQLITE_FILE = Path(tempfile.gettempdir()) / f"lantern-bench-pages-{os.getuid()}.sqlite3"
@@ -196,24 +205,13 @@ async def read_response(reader: asyncio.StreamReader) -> tuple[int, int]:
 
 def server_cpu(root: int) -> float:
     """utime + stime (seconds) of the server process and all its descendants (gunicorn's workers)."""
-    children: dict[int, list[int]] = {}
-    stats: dict[int, list[str]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
+    total = 0
+    for pid in process_tree(root):
         try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        pid = int(entry.name)
-        stats[pid] = fields
-        children.setdefault(int(fields[1]), []).append(pid)
-    total, todo = 0, [root]
-    while todo:
-        pid = todo.pop()
-        if pid in stats:
-            total += int(stats[pid][11]) + int(stats[pid][12])  # utime, stime (fields 14, 15)
-        todo += children.get(pid, [])
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15 of stat)
     return total / CLK_TCK
 
 
@@ -273,7 +271,7 @@ async def measure_endpoint(port: int, endpoint: Endpoint, cast: dict, pid: int, 
 def start_server_process(db: str, server: str, port: int) -> subprocess.Popen:
     if server == "gunicorn":
         command = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "-b", f"{HOST}:{port}"]
-        command += ["--workers", "1", "--threads", "8", "--keep-alive", "30"]
+        command += ["--workers", "1", "--threads", "8", "--keep-alive", "30", "--no-control-socket"]
     else:
         command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", HOST, "--port", str(port)]
         command += ["--workers", "1", "--timeout-graceful-shutdown", "5", "--no-access-log"]

@@ -53,22 +53,42 @@ PLAYERS = 6
 ITEMS = 8
 
 
-def server_env(db: str) -> dict[str, str]:
+def server_env(db: str, copy: int = 0) -> dict[str, str]:
+    """``copy``: SQLite serves one process per file, so each server after the first gets a copy of it."""
     if db == "postgres":
         return production_env(DATABASE_URL=database_url(BENCH_DB))
-    return production_env(SQLITE_NAME=str(SQLITE_FILE))
+    return production_env(SQLITE_NAME=str(sqlite_file(copy)))
 
 
-def prepare_database(db: str) -> dict:
-    """A fresh database with the cast; returns the ids and session cookies (made in a child process)."""
+def sqlite_file(copy: int) -> Path:
+    return SQLITE_FILE.with_suffix(f".{copy}.sqlite3") if copy else SQLITE_FILE
+
+
+def copy_sqlite(copies: int) -> None:
+    import sqlite3
+
+    with sqlite3.connect(SQLITE_FILE) as source:
+        for n in range(1, copies):
+            sqlite_file(n).unlink(missing_ok=True)
+            with sqlite3.connect(sqlite_file(n)) as target:
+                source.backup(target)
+
+
+def prepare_database(db: str, trees: set[Path]) -> dict:
+    """A fresh database with the cast; returns the ids and session cookies (made in a child process).
+    Each checkout collects its own static files (DEBUG=0 reads their manifest)."""
     if db == "postgres":
         create_database(BENCH_DB)
     else:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{SQLITE_FILE}{suffix}").unlink(missing_ok=True)
     env = server_env(db)
-    for args in (("migrate", "--noinput", "-v", "0"), ("collectstatic", "--noinput", "-v", "0")):
-        subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True, timeout=300
+    )
+    for tree in trees:
+        collect = [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"]
+        subprocess.run(collect, cwd=tree, env=env, check=True, timeout=300)
     out = subprocess.run(
         [sys.executable, __file__, "--make-cast"], cwd=ROOT, env=env, check=True, timeout=300, capture_output=True
     )
@@ -250,15 +270,22 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def measure_endpoint(port: int, endpoint: Endpoint, cast: dict, pid: int, args) -> dict:
-    await run_round(port, endpoint, cast["csrf"], pid, args.connections, 1.0, 10_000)  # warm-up
-    rounds = [
-        await run_round(port, endpoint, cast["csrf"], pid, args.connections, args.seconds, args.max_requests)
-        for _ in range(args.rounds)
-    ]
+@dataclass
+class Contender:
+    """One server under test: a checkout (this one, or ``--baseline``'s) served by uvicorn or gunicorn."""
+
+    label: str
+    tree: Path
+    server: str
+    port: int = 0
+    process: subprocess.Popen | None = None
+
+
+def summary(endpoint: Endpoint, contender: Contender, rounds: list[Round]) -> dict:
     median = sorted(rounds, key=lambda r: r.requests / r.wall)[len(rounds) // 2]
     return {
         "endpoint": endpoint.name,
+        "contender": contender.label,
         "rps": median.requests / median.wall,
         "p50": 1000 * statistics.median(median.latencies),
         "p99": 1000 * percentile(median.latencies, 0.99),
@@ -268,43 +295,86 @@ async def measure_endpoint(port: int, endpoint: Endpoint, cast: dict, pid: int, 
     }
 
 
-def start_server_process(db: str, server: str, port: int) -> subprocess.Popen:
-    if server == "gunicorn":
+async def measure_endpoint(endpoint: Endpoint, cast: dict, contenders: list[Contender], args) -> list[dict]:
+    """Rounds taken in turn (A, B, A, B...): whatever else loads the machine weighs on every contender."""
+    rounds: dict[str, list[Round]] = {c.label: [] for c in contenders}
+    for contender in contenders:  # warm-up
+        assert contender.process is not None
+        await run_round(contender.port, endpoint, cast["csrf"], contender.process.pid, args.connections, 1.0, 10_000)
+    for _ in range(args.rounds):
+        for contender in contenders:
+            assert contender.process is not None
+            rounds[contender.label].append(
+                await run_round(
+                    contender.port,
+                    endpoint,
+                    cast["csrf"],
+                    contender.process.pid,
+                    args.connections,
+                    args.seconds,
+                    args.max_requests,
+                )
+            )
+    return [summary(endpoint, c, rounds[c.label]) for c in contenders]
+
+
+def start_server_process(db: str, contender: Contender, copy: int) -> subprocess.Popen:
+    port = contender.port
+    if contender.server == "gunicorn":
         command = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "-b", f"{HOST}:{port}"]
         command += ["--workers", "1", "--threads", "8", "--keep-alive", "30", "--no-control-socket"]
     else:
         command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", HOST, "--port", str(port)]
         command += ["--workers", "1", "--timeout-graceful-shutdown", "5", "--no-access-log"]
-    return start_server(command, cwd=ROOT, env=server_env(db), port=port, log=SERVER_LOG)
+    log = SERVER_LOG.with_suffix(f".{contender.label.replace(' ', '-')}.log")
+    return start_server(command, cwd=contender.tree, env=server_env(db, copy), port=port, log=log)
+
+
+def contenders_of(args) -> list[Contender]:
+    trees = [("before", Path(args.baseline).resolve())] if args.baseline else []
+    trees.append(("now", ROOT))
+    servers = args.server.split(",")
+    return [
+        Contender(f"{label} {server}" if len(servers) > 1 or args.baseline else label, tree, server)
+        for label, tree in trees
+        for server in servers
+    ]
 
 
 def bench_database(db: str, args) -> list[dict]:
-    cast = prepare_database(db)
-    port = int(os.environ.get("BENCH_PORT") or free_port())
-    process = start_server_process(db, args.server, port)
+    contenders = contenders_of(args)
+    cast = prepare_database(db, {c.tree for c in contenders})
+    if db == "sqlite":
+        copy_sqlite(len(contenders))
     try:
+        for n, contender in enumerate(contenders):
+            contender.port = free_port()
+            contender.process = start_server_process(db, contender, n)
         wanted = [e for e in endpoints(cast) if not args.only or any(word in e.name for word in args.only)]
-        return [asyncio.run(measure_endpoint(port, e, cast, process.pid, args)) for e in wanted]
+        return [row for e in wanted for row in asyncio.run(measure_endpoint(e, cast, contenders, args))]
     finally:
-        process.terminate()
-        process.wait(timeout=15)
+        for contender in contenders:
+            if contender.process is not None:
+                contender.process.terminate()
+                contender.process.wait(timeout=15)
 
 
 def report(results: dict[str, list[dict]], args) -> None:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
     print(
-        f"\ncommit {commit.stdout.strip()}{' + uncommitted changes' if dirty.strip() else ''}, "
-        f"{os.cpu_count()} cores, server {args.server}, {args.connections} keep-alive connections, "
-        f"median of {args.rounds} rounds of {args.seconds:g} s\n"
+        f"\ncommit {commit.stdout.strip()}{' + uncommitted changes' if dirty.strip() else ''}"
+        f"{f' against {args.baseline}' if args.baseline else ''}, {os.cpu_count()} cores, "
+        f"load average {os.getloadavg()[0]:.1f}, {args.connections} keep-alive connections, "
+        f"median of {args.rounds} rounds of {args.seconds:g} s, rounds taken in turn\n"
     )
-    print("| database | endpoint | req/s | p50 ms | p99 ms | server CPU ms/request | bytes | statuses |")
-    print("|---|---|---:|---:|---:|---:|---:|---|")
+    print("| database | endpoint | server | req/s | p50 ms | p99 ms | server CPU ms/request | bytes | statuses |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---|")
     for db, rows in results.items():
         for r in rows:
             statuses = ", ".join(f"{k}×{v}" for k, v in sorted(r["statuses"].items()))
             print(
-                f"| {db} | {r['endpoint']} | {r['rps']:.1f} | {r['p50']:.1f} | {r['p99']:.1f} | "
+                f"| {db} | {r['endpoint']} | {r['contender']} | {r['rps']:.1f} | {r['p50']:.1f} | {r['p99']:.1f} | "
                 f"{r['cpu_ms']:.1f} | {r['bytes']:,.0f} | {statuses} |"
             )
 
@@ -313,7 +383,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--make-cast", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--db", default="sqlite,postgres", help="comma-separated: sqlite, postgres")
-    parser.add_argument("--server", choices=("uvicorn", "gunicorn"), default="uvicorn")
+    parser.add_argument("--server", default="uvicorn", help="uvicorn, gunicorn, or both: uvicorn,gunicorn")
+    parser.add_argument(
+        "--baseline",
+        help="another checkout to serve side by side, e.g. `git archive 40c1a8b | tar -x -C /tmp/before`",
+    )
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--rounds", type=int, default=3)

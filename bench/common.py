@@ -71,12 +71,12 @@ def session_for(user) -> str:
 def start_server(
     command: list[str], *, cwd: Path, env: dict[str, str], port: int, log: Path, cores: str = "0"
 ) -> subprocess.Popen:
-    """Start ``command`` pinned to ``cores`` (core 0) and wait (30 s at most) until ``port`` accepts connections."""
+    """Start ``command`` pinned to ``cores`` (core 0) and wait (120 s at most) until ``port`` accepts connections."""
     if shutil.which("taskset"):
         command = ["taskset", "-c", cores, *command]
     out = open(log, "w")  # noqa: SIM115 - lives as long as the server
     server = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # a busy machine imports Django slowly
     while time.monotonic() < deadline:
         if server.poll() is not None:
             raise RuntimeError(f"the server exited; see {log}")

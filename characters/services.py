@@ -23,7 +23,7 @@ from campaigns.models import Campaign, Membership
 from characters import history
 from characters.models import NOTES_MAX, CatalogueItem, Change, Character, Hireling, Item, OfferedChange, Roll
 from characters.selectors import characters_editable_by
-from live.events import publish
+from live.events import publish, publish_many
 from rules import RulesError, system_for
 from rules import base as rules_base
 from rules.dice import RandomSource, system_random
@@ -66,10 +66,9 @@ def _announce(character: Character, regions: tuple[str, ...]) -> None:
     collected = _announced.get()
     if collected is not None:
         collected.setdefault(character.pk, set()).update(regions)
-    for region in regions:
-        publish(character.campaign_id, character.region_topic(region))
-    # The card's event carries the version: bench/fanout.py times each write by it.
-    publish(character.campaign_id, character.topic, version=character.version)
+    # One statement for all of them; the card's event carries the version: bench/fanout.py times each write by it.
+    signals: list[tuple[str, dict]] = [(character.region_topic(region), {}) for region in regions]
+    publish_many(character.campaign_id, [*signals, (character.topic, {"version": character.version})])
 
 
 def _state_regions(character: Character, old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[str, ...]:

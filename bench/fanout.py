@@ -25,24 +25,26 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-HOST = "127.0.0.1"
+from bench.common import (  # noqa: E402 - after the path
+    HOST,
+    admin_url,
+    create_database,
+    database_url,
+    free_port,
+    process_tree,
+    production_env,
+    session_for,
+    start_server,
+)
 
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-PORT = int(os.environ.get("BENCH_PORT") or _free_port())  # never someone else's server on a fixed port
-BENCH_DB = "lantern_bench"
+PORT = int(os.environ.get("BENCH_PORT") or free_port())
+# --pages gunicorn: pages and POSTs on a WSGI server of their own (this port), streams stay on uvicorn.
+PAGES_PORT = {"port": PORT}
+BENCH_DB = os.environ.get("BENCH_DB", "lantern_bench")
 WRITES = 20
 INTERVAL = 0.2
 ROUNDS = 3
@@ -51,40 +53,11 @@ SERVER_LOG = Path(tempfile.gettempdir()) / "lantern-fanout-server.log"
 DEADLINE = 10.0  # seconds any single wait may take before the run is declared broken
 
 
-def admin_url() -> str:
-    url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-    parts = urlsplit(url)
-    return parts._replace(path="/postgres").geturl()
-
-
-def bench_url() -> str:
-    return urlsplit(admin_url())._replace(path=f"/{BENCH_DB}").geturl()
-
-
 # --- setup -------------------------------------------------------------------------------------------
 
 
-def create_database() -> None:
-    import psycopg
-
-    with psycopg.connect(admin_url(), autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [BENCH_DB]).fetchone():
-            conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
-
-
 def server_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in {"SQLITE_NAME", "WEB_CONCURRENCY"}}
-    env.update(
-        DATABASE_URL=bench_url(),
-        DEBUG="0",
-        SECRET_KEY="bench-only-secret-key-not-for-production-0123456789",
-        ALLOWED_HOSTS=HOST,
-        SECURE_SSL_REDIRECT="0",  # plain HTTP on the loopback; the proxy terminates TLS in production
-        SECURE_HSTS_SECONDS="0",
-        LOG_LEVEL="WARNING",
-        PYTHONUNBUFFERED="1",
-    )
-    return env
+    return production_env(DATABASE_URL=database_url(BENCH_DB))
 
 
 def manage(*args: str) -> None:
@@ -109,8 +82,7 @@ def make_cast(members: int) -> Cast:
     django.setup()
     import random
 
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-    from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.auth import get_user_model
     from django.db import connections, transaction
     from django.middleware.csrf import _get_new_csrf_string
 
@@ -118,14 +90,6 @@ def make_cast(members: int) -> Cast:
     from characters.services import character_create
 
     user_model = get_user_model()
-
-    def session_for(user) -> str:
-        store = SessionStore()
-        store[SESSION_KEY] = str(user.pk)
-        store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-        store[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        store.create()
-        return store.session_key
 
     with transaction.atomic():
         Campaign.objects.filter(name="Bench table").delete()
@@ -186,7 +150,7 @@ async def consume(sub: Subscriber, topic: bytes) -> None:
 
 async def post_adjust(cast: Cast, delta: int) -> None:
     body = f"key=hp&delta={delta}".encode()
-    reader, writer = await asyncio.open_connection(HOST, PORT)
+    reader, writer = await asyncio.open_connection(HOST, PAGES_PORT["port"])
     writer.write(
         f"POST /characters/{cast.character_id}/adjust/ HTTP/1.1\r\nHost: {HOST}\r\n"
         f"Cookie: sessionid={cast.owner_cookie}; csrftoken={cast.csrf}\r\nX-CSRFToken: {cast.csrf}\r\n"
@@ -206,9 +170,17 @@ def current_version(character_id: int) -> int:
     return Character.objects.values_list("version", flat=True).get(pk=character_id)
 
 
-def proc_status(pid: int) -> tuple[float, int]:
-    fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
-    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["Threads"])
+def proc_status(root: int) -> tuple[float, int]:
+    """RSS (MB) and threads of the server: its process and its workers (``--workers 2``), summed."""
+    rss, threads = 0.0, 0
+    for pid in process_tree(root):
+        try:
+            fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
+        except OSError:
+            continue
+        rss += int(fields["VmRSS"].split()[0]) / 1024
+        threads += int(fields["Threads"])
+    return rss, threads
 
 
 def pg_connections() -> tuple[int, int]:
@@ -302,7 +274,7 @@ async def baseline(path: str, seconds: float = 3.0, concurrency: int = 32) -> fl
 
     async def worker() -> None:
         nonlocal done
-        reader, writer = await asyncio.open_connection(HOST, PORT)
+        reader, writer = await asyncio.open_connection(HOST, PAGES_PORT["port"])
         request = f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode()
         while time.perf_counter() < stop:
             writer.write(request)
@@ -317,39 +289,38 @@ async def baseline(path: str, seconds: float = 3.0, concurrency: int = 32) -> fl
     return done / (time.perf_counter() - started)
 
 
-def start_server() -> subprocess.Popen:
+def start_server_process(workers: int) -> subprocess.Popen:
     command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", HOST, "--port", str(PORT)]
-    command += ["--workers", "1", "--timeout-graceful-shutdown", "5", "--no-access-log"]
-    if shutil.which("taskset"):
-        command = ["taskset", "-c", "0", *command]
-    log = open(SERVER_LOG, "w")  # noqa: SIM115 - lives as long as the server
-    server = subprocess.Popen(command, cwd=ROOT, env=server_env(), stdout=log, stderr=subprocess.STDOUT)
-    import socket
-
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"the server exited; see {SERVER_LOG}")
-        try:
-            socket.create_connection((HOST, PORT), timeout=0.2).close()
-            return server
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    raise RuntimeError("the server did not start")
+    command += ["--workers", str(workers), "--timeout-graceful-shutdown", "5", "--no-access-log"]
+    cores = "0" if workers == 1 else ",".join(str(n % (os.cpu_count() or 1)) for n in range(workers))
+    return start_server(command, cwd=ROOT, env=server_env(), port=PORT, log=SERVER_LOG, cores=cores)
 
 
-def main(sizes: list[int]) -> None:
-    create_database()
+def start_pages_server() -> subprocess.Popen:
+    """gunicorn (WSGI, one worker, threads) for the POSTs and the baseline, on core 0 with uvicorn."""
+    port = free_port()
+    command = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "-b", f"{HOST}:{port}"]
+    command += ["--workers", "1", "--threads", "8", "--no-control-socket"]
+    server = start_server(command, cwd=ROOT, env=server_env(), port=port, log=SERVER_LOG.with_suffix(".wsgi.log"))
+    PAGES_PORT["port"] = port
+    return server
+
+
+def main(sizes: list[int], pages: str, workers: int) -> None:
+    create_database(BENCH_DB)
     manage("migrate", "--noinput", "-v", "0")
     manage("collectstatic", "--noinput", "-v", "0")  # DEBUG=0 serves the manifest storage
     cast = make_cast(max(sizes))
-    server = start_server()
+    servers = [start_server_process(workers)]
     try:
-        idle, login, results = asyncio.run(measure(cast, server, sizes))
+        if pages == "gunicorn":
+            servers.append(start_pages_server())
+        idle, login, results = asyncio.run(measure(cast, servers[0], sizes))
     finally:
-        server.terminate()
-        server.wait(timeout=15)
+        for server in servers:
+            server.terminate()
+            server.wait(timeout=15)
+    print(f"\npages and POSTs: {pages}; streams: uvicorn, {workers} worker(s)")
     report(idle, login, results)
 
 
@@ -390,10 +361,12 @@ def report(idle: tuple[float, int, int], login: float, results: dict[int, dict[s
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10,100,500", help="comma-separated subscriber counts")
+    parser.add_argument("--pages", choices=("uvicorn", "gunicorn"), default="uvicorn", help="who serves the POSTs")
+    parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (PostgreSQL)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     if shutil.which("taskset"):
         os.sched_setaffinity(0, {1 % (os.cpu_count() or 1)})  # the load generator on core 1
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4 * max(sizes) + 256)), hard))
-    main(sizes)
+    main(sizes, args.pages, args.workers)

@@ -23,7 +23,7 @@ from campaigns.models import Campaign, Membership
 from characters import history
 from characters.models import NOTES_MAX, CatalogueItem, Change, Character, Hireling, Item, OfferedChange, Roll
 from characters.selectors import characters_editable_by
-from live.events import publish
+from live.events import publish, publish_many
 from rules import RulesError, system_for
 from rules import base as rules_base
 from rules.dice import RandomSource, system_random
@@ -66,10 +66,9 @@ def _announce(character: Character, regions: tuple[str, ...]) -> None:
     collected = _announced.get()
     if collected is not None:
         collected.setdefault(character.pk, set()).update(regions)
-    for region in regions:
-        publish(character.campaign_id, character.region_topic(region))
-    # The card's event carries the version: bench/fanout.py times each write by it.
-    publish(character.campaign_id, character.topic, version=character.version)
+    # One statement for all of them; the card's event carries the version: bench/fanout.py times each write by it.
+    signals: list[tuple[str, dict]] = [(character.region_topic(region), {}) for region in regions]
+    publish_many(character.campaign_id, [*signals, (character.topic, {"version": character.version})])
 
 
 def _state_regions(character: Character, old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[str, ...]:
@@ -78,10 +77,14 @@ def _state_regions(character: Character, old: Mapping[str, Any], new: Mapping[st
     return TRACK_CHANGE if changed <= tracks else STATE_CHANGE
 
 
-def _check_whole_sheet(character: Character) -> None:
+def _check_whole_sheet(character: Character, read: rules_base.Sheet | None = None) -> None:
     """After every write, whatever made it: the sheet as it now stands must keep every rule of its system
-    (carry limit, bounds). A RulesError here rolls the whole write back."""
-    system_for(character.system).validate_sheet(character.to_sheet())
+    (carry limit, bounds). A RulesError here rolls the whole write back.
+
+    ``read``: the sheet the write read under its lock, when only the state changed since: its items and
+    hirelings are still those of the database, so they are not read twice."""
+    sheet = character.to_sheet() if read is None else replace(read, state=character.state)
+    system_for(character.system).validate_sheet(sheet)
 
 
 def _record(
@@ -106,9 +109,12 @@ def _record(
     )
 
 
-def _lock(character_id: int) -> Character:
-    # The campaign comes along (not locked): its rule settings go into every sheet the rules read.
-    return Character.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=character_id)
+def _lock(character_id: int, *, with_rows: bool = False) -> Character:
+    """The character, locked for the write, with its campaign (not locked: its rule settings go into every sheet
+    the rules read). ``with_rows``: its items and hirelings read along (prefetched), for a write that changes
+    only the state: the answer then shows them without reading them again."""
+    rows = Character.objects.select_for_update(of=("self",)).select_related("campaign")
+    return (rows.prefetch_related("items", "hirelings") if with_rows else rows).get(pk=character_id)
 
 
 def _check_version(character: Character, expected_version: int | None) -> None:
@@ -128,12 +134,15 @@ def _save_state(
     also: tuple[str, ...] = (),
     before: Mapping[str, Any] | None = None,
     after: Mapping[str, Any] | None = None,
+    read: rules_base.Sheet | None = None,
     **record: Any,
 ) -> Character:
-    """Write a new state; the history keeps each field it changed (plus ``before``/``after`` of other parts)."""
+    """Write a new state; the history keeps each field it changed (plus ``before``/``after`` of other parts).
+
+    ``read``: the sheet read under the lock, if nothing but the state changes (see ``_check_whole_sheet``)."""
     old = character.state
     character.state = system_for(character.system).validate_state(state)
-    _check_whole_sheet(character)
+    _check_whole_sheet(character, read)
     character.version += 1
     character.save(update_fields=["state", "version", "updated_at"])
     old_fields, new_fields = history.state_diff(old, character.state)
@@ -371,7 +380,7 @@ def character_set_campaign(*, character_id: int, campaign: Campaign | None, by) 
 @transaction.atomic
 def character_adjust(*, character_id: int, key: str, delta: int, by) -> Character:
     """+/- on a track (HP, stress, Stamina...): the rules clamp it and refuse what they must."""
-    character = _lock(character_id)
+    character = _lock(character_id, with_rows=True)
     rules = system_for(character.system)
     sheet = character.checked_sheet()
     tracks = {track.key: track for track in rules.tracks(sheet)}
@@ -381,7 +390,7 @@ def character_adjust(*, character_id: int, key: str, delta: int, by) -> Characte
     if not -1000 <= delta <= 1000:
         raise RulesError("Change a track by at most 1000 at a time.")
     state = rules.adjust(sheet, key, delta)
-    return _save_state(character, state, by=by, what=f"{track.label} {delta:+d}")
+    return _save_state(character, state, by=by, what=f"{track.label} {delta:+d}", read=sheet)
 
 
 @transaction.atomic

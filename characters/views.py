@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from functools import wraps
+from functools import cache, wraps
 from typing import Any
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import SafeString
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
@@ -18,6 +20,7 @@ from campaigns.models import Membership
 from campaigns.selectors import campaigns_of, membership_of
 from characters import history as change_history
 from characters import services
+from characters.controls import procedure_fields
 from characters.forms import (
     AdjustForm,
     CatalogueAddForm,
@@ -89,20 +92,25 @@ def sheet_context(
     regions: tuple[str, ...] = REGIONS,
     controls: bool | None = None,
     panel=None,
+    can_edit: bool | None = None,
     **extra,
 ) -> dict:
     """What the named regions show (all of them, and the roll panel, for the whole page), and nothing more.
 
     Queries stay fixed whatever the size of the inventory. ``panel``: the roll panel's open forms, whose
-    odds go out of band with the answer.
+    odds go out of band with the answer. ``can_edit``: known already (a write view found the character
+    among those the user edits), else asked.
     """
     wanted = set(regions)
     controls = wanted == set(REGIONS) if controls is None else controls
-    can_edit = characters_editable_by(request.user).filter(pk=character.pk).exists()
+    if can_edit is None:
+        can_edit = characters_editable_by(request.user).filter(pk=character.pk).exists()
+    # Only the roll panel (its GM-only rolls and inputs) asks who the GM is.
+    panel_odds = can_edit and panel is not None and bool(wanted & {"details", "odds"})
     context = {
         "character": character,
         "can_edit": can_edit,
-        "is_gm": acts_as_gm(request.user, character),
+        "is_gm": acts_as_gm(request.user, character) if can_edit and (controls or panel_odds) else False,
         "playable": character.system in SYSTEMS,
         "system_id": character.system,  # outcome words in the log and the odds
         "regions": REGIONS,
@@ -134,7 +142,7 @@ def sheet_context(
     for row in items:
         row.slots_used = None  # a sheet the rules can't read shows each row's own slots
     if can_edit and wanted & {"inventory"}:
-        context["custom_item_form"] = CustomItemForm(auto_id="id_item_%s")
+        context["custom_item_fields"] = _custom_item_fields()
     try:
         rules_base.check_sheet(rules, sheet)
     except RulesError as problem:
@@ -169,11 +177,13 @@ def sheet_context(
         )
         if can_edit:
             hire = _ParamsOnly("Hire", rules.hire_params(sheet))
-            context["hire_form"] = procedure_form(hire, sheet, id_prefix="hire")
+            context.update(hiring=True, hire_fields=procedure_fields(hire, sheet, id_prefix="hire"))
     if can_edit and controls:
         table = []
         if character.campaign_id:
-            table = list(character.campaign.characters.exclude(pk=character.pk).only("pk", "name"))
+            # Not through the related manager: it sets .campaign on each row, a query per row with only().
+            others = Character.objects.filter(campaign_id=character.campaign_id).exclude(pk=character.pk)
+            table = list(others.only("pk", "name"))
         controls_ = [
             _roll_control(rules, procedure, sheet, table, context["is_gm"])
             for procedure in rules.procedures().values()
@@ -186,9 +196,15 @@ def sheet_context(
             context["roll_forms"][0]["open"] = True
         context["quick_rolls"] = rules.quick_rolls(sheet)
         context["visibility_form"] = VisibilityForm()
-    if can_edit and panel is not None and wanted & {"details", "odds"}:
+    if panel_odds:
         context["odds_updates"] = _panel_odds(character, rules, sheet, panel, context["is_gm"])
     return context
+
+
+@cache
+def _custom_item_fields() -> SafeString:
+    """The empty "add your own item" form is the same on every sheet: drawn once per process."""
+    return render_to_string("_form.html", {"form": CustomItemForm(auto_id="id_item_%s")})
 
 
 UNDO_WINDOW = timedelta(minutes=10)
@@ -236,14 +252,14 @@ def acts_as_gm(user, character: Character) -> bool:
 
 
 def _roll_control(rules, procedure, sheet, table, gm: bool) -> dict:
-    form = procedure_form(procedure, sheet, table_characters=table, gm=gm, prefixed=True)
+    fields = procedure_fields(procedure, sheet, table_characters=table, gm=gm)
     try:
         odds = procedure.odds(sheet, rules_base.check_params(procedure, sheet, {}))
     except RulesError:
         odds = None
     # No dice decide it (taking damage, the end of a round): the button applies it instead of rolling.
     certain = odds is not None and sum(1 for _, p in odds.outcomes if p > 0) == 1
-    return {"procedure": procedure, "form": form, "odds": odds, "certain": certain, "open": False}
+    return {"procedure": procedure, "fields": fields, "odds": odds, "certain": certain, "open": False}
 
 
 LOG_FILTERS = (("party", "Everyone"), ("mine", "This character"), ("gm", "The GM"))
@@ -284,11 +300,19 @@ def _editable(request, pk: int) -> Character:
     return get_object_or_404(characters_editable_by(request.user).select_related("campaign", "owner"), pk=pk)
 
 
-def _respond(request, character: Character, primary: str, *, error: str = "", extra: dict | None = None):
+def _respond(
+    request,
+    character: Character,
+    primary: str,
+    *,
+    error: str = "",
+    extra: dict | None = None,
+    fresh: Character | None = None,
+):
     """htmx: the region the form targets, plus the other regions the write changed (out of band), and
-    nothing else; a plain POST goes back where it came from."""
+    nothing else; a plain POST goes back where it came from. ``fresh``: the row the write saved."""
     changed = request.announced.get(character.pk, set())
-    character.refresh_from_db()
+    _reload(character, fresh)
     if not request.htmx:
         if error:
             context = sheet_context(request, character, error=error, error_region=primary, **(extra or {}))
@@ -299,7 +323,13 @@ def _respond(request, character: Character, primary: str, *, error: str = "", ex
         return redirect(character)
     others = () if error else tuple(name for name in REGIONS if name in changed and name != primary)
     context = sheet_context(
-        request, character, regions=(primary, *others), error=error, error_region=primary, **(extra or {})
+        request,
+        character,
+        regions=(primary, *others),
+        error=error,
+        error_region=primary,
+        can_edit=True,  # _editable found it
+        **(extra or {}),
     )
     parts = [render(request, f"characters/sheet.html#{primary}", context).content.decode()]
     parts += [
@@ -307,6 +337,23 @@ def _respond(request, character: Character, primary: str, *, error: str = "", ex
     ]
     # 422 for a refused change: htmx is configured (static/js/lantern.js) to swap it so the message shows.
     return HttpResponse("".join(parts), status=422 if error else 200)
+
+
+def _reload(character: Character, fresh: Character | None = None) -> None:
+    """The character's own columns as the write left them; its campaign and owner (which no sheet write
+    changes) stay loaded, where a plain refresh_from_db() would drop them and read them again.
+
+    ``fresh``: the row the service saved (read under its lock): copied rather than read again, with the
+    items and hirelings it read along, if any (``services._lock(with_rows=True)``: the write left them)."""
+    if fresh is None or fresh.pk != character.pk:
+        character.refresh_from_db(fields=_OWN_COLUMNS)
+        return
+    for column in _OWN_COLUMNS:
+        setattr(character, column, getattr(fresh, column))
+    character._prefetched_objects_cache = dict(getattr(fresh, "_prefetched_objects_cache", {}))
+
+
+_OWN_COLUMNS = [f.attname for f in Character._meta.concrete_fields if not f.is_relation and not f.primary_key]
 
 
 @require_POST
@@ -317,12 +364,12 @@ def adjust(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         return _respond(request, character, "vitals", error="Change a track by a whole number between -1000 and 1000.")
     try:
-        services.character_adjust(
+        fresh = services.character_adjust(
             character_id=character.pk, key=form.cleaned_data["key"], delta=form.cleaned_data["delta"], by=request.user
         )
     except RulesError as error:
         return _respond(request, character, "vitals", error=str(error))
-    return _respond(request, character, "vitals")
+    return _respond(request, character, "vitals", fresh=fresh)
 
 
 @require_GET
@@ -381,7 +428,7 @@ def _roll_answer(request, character: Character, stored: Roll | None = None, *, e
     parts = [render(request, "characters/_roll_result.html", context).content.decode()]
     changed = request.announced.get(character.pk, set())
     if "panel" in request.POST and not error:
-        character.refresh_from_db()
+        _reload(character)
         others = tuple(name for name in REGIONS if name in changed)
         if others:
             region_context = sheet_context(request, character, regions=others)

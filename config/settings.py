@@ -206,7 +206,9 @@ LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"
-USE_I18N = True
+# English only (the words are ours): without the translation machinery every {{ value }} a template prints
+# skips a per-thread language lookup: about a tenth of the sheet's rendering time (issue 12).
+USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"

@@ -298,7 +298,7 @@ def test_the_sheet_query_count_does_not_grow_with_items(as_user, player, hero, d
     services.hireling_hire(character_id=hero.pk, choices={"kind": "retainer"}, by=player)
     services.hireling_hire(character_id=hero.pk, choices={"kind": "porter"}, by=player)
     assert count() == few
-    with django_assert_max_num_queries(20):
+    with django_assert_max_num_queries(12):
         client.get(hero.get_absolute_url())
 
 

@@ -235,7 +235,7 @@ def test_the_sheet_query_count_does_not_grow_with_items(as_user, player, hero, d
     for _ in range(3):
         services.hireling_hire(character_id=hero.pk, choices={"background": "Hunter"}, by=player)
     assert count() == few
-    with django_assert_max_num_queries(20):
+    with django_assert_max_num_queries(12):
         client.get(hero.get_absolute_url())
 
 

@@ -27,14 +27,20 @@ def announced(monkeypatch):
     """The topics written after each commit, in order (SQLite hands them off in process; PostgreSQL
     sends them as NOTIFY payloads: both go through ``publish``)."""
     seen: list[str] = []
-    real = events.publish
+    real, real_many = events.publish, events.publish_many
 
     def spy(campaign_id, topic, **kwargs):
         seen.append(topic)
         real(campaign_id, topic, **kwargs)
 
+    def spy_many(campaign_id, signals, **kwargs):
+        signals = list(signals)
+        seen.extend(topic for topic, _ in signals)
+        real_many(campaign_id, signals, **kwargs)
+
     for module in (services, campaign_services):
         monkeypatch.setattr(module, "publish", spy)
+    monkeypatch.setattr(services, "publish_many", spy_many)
     return seen
 
 

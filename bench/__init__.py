@@ -1,0 +1,1 @@
+"""Benchmarks: run them as scripts (`make bench`)."""

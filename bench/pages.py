@@ -1,0 +1,410 @@
+"""Page and write throughput: req/s, p50/p99 and server CPU per request, on SQLite and PostgreSQL.
+
+Run: .venv/bin/python bench/pages.py   (or `make bench`). For each database it makes a table of its own
+(SQLite: a throwaway file; PostgreSQL: the database ``$BENCH_DB``, default ``lantern_bench``, on DATABASE_URL's
+server or 127.0.0.1:5432 user postgres): a GM, 6 players, one Fell campaign, 6 characters of 8 items each,
+sessions written directly. It starts the production server (``--server uvicorn``: one uvicorn worker, the
+way `make run` serves; ``--server gunicorn``: gunicorn, one worker with threads, WSGI) with ``DEBUG=0``,
+pinned to core 0 with taskset; this load generator runs on core 1: keep-alive connections of its own
+(raw asyncio sockets, the cheapest client, so the load generator never is the limit).
+
+For each endpoint: one warm-up second, then ``--rounds`` rounds of ``--seconds`` (and at most
+``--max-requests``) each; the round with the median req/s is reported. **Server CPU per request** is the
+server processes' utime + stime (``/proc/<pid>/stat``, every process of the server's tree) over the round,
+divided by the requests answered: steadier than req/s on a shared machine. Every loop is bounded in count
+and time, and everything stays on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.common import (  # noqa: E402 - after the path
+    HOST,
+    create_database,
+    database_url,
+    free_port,
+    process_tree,
+    production_env,
+    session_for,
+    start_server,
+)
+
+BENCH_DB = os.environ.get("BENCH_DB", "lantern_bench")
+SQLITE_FILE = Path(tempfile.gettempdir()) / f"lantern-bench-pages-{os.getuid()}.sqlite3"
+SERVER_LOG = Path(tempfile.gettempdir()) / "lantern-pages-server.log"
+DEADLINE = 60.0  # seconds any single response may take (8 queued sheets on a busy machine) before giving up
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+PLAYERS = 6
+ITEMS = 8
+
+
+def server_env(db: str, copy: int = 0) -> dict[str, str]:
+    """``copy``: SQLite serves one process per file, so each server after the first gets a copy of it."""
+    if db == "postgres":
+        return production_env(DATABASE_URL=database_url(BENCH_DB))
+    return production_env(SQLITE_NAME=str(sqlite_file(copy)))
+
+
+def sqlite_file(copy: int) -> Path:
+    return SQLITE_FILE.with_suffix(f".{copy}.sqlite3") if copy else SQLITE_FILE
+
+
+def copy_sqlite(copies: int) -> None:
+    import sqlite3
+
+    with sqlite3.connect(SQLITE_FILE) as source:
+        for n in range(1, copies):
+            sqlite_file(n).unlink(missing_ok=True)
+            with sqlite3.connect(sqlite_file(n)) as target:
+                source.backup(target)
+
+
+def prepare_database(db: str, trees: set[Path]) -> dict:
+    """A fresh database with the cast; returns the ids and session cookies (made in a child process).
+    Each checkout collects its own static files (DEBUG=0 reads their manifest)."""
+    if db == "postgres":
+        create_database(BENCH_DB)
+    else:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{SQLITE_FILE}{suffix}").unlink(missing_ok=True)
+    env = server_env(db)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True, timeout=300
+    )
+    for tree in trees:
+        collect = [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"]
+        subprocess.run(collect, cwd=tree, env=env, check=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, __file__, "--make-cast"], cwd=ROOT, env=env, check=True, timeout=300, capture_output=True
+    )
+    return json.loads(out.stdout.decode().strip().splitlines()[-1])
+
+
+def make_cast() -> None:
+    """(child process, the bench database's settings) Users, a campaign, characters, sessions: prints JSON."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    import random
+
+    from django.contrib.auth import get_user_model
+    from django.db import transaction
+    from django.middleware.csrf import _get_new_csrf_string
+
+    from campaigns.models import Campaign, Membership
+    from characters import services
+    from rules.base import Item
+
+    user_model = get_user_model()
+
+    with transaction.atomic():
+        Campaign.objects.filter(name="Pages bench").delete()
+        user_model.objects.filter(username__startswith="pages-").delete()
+        gm = user_model.objects.create_user("pages-gm")
+        campaign = Campaign.objects.create(name="Pages bench", system="fell-draft")
+        Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
+        characters = []
+        for n in range(PLAYERS):
+            player = user_model.objects.create_user(f"pages-{n}")
+            Membership.objects.create(campaign=campaign, user=player)
+            character, _ = services.character_create(
+                owner=player,
+                system="fell-draft",
+                choices={"name": f"Bench {n}"},
+                campaign=campaign,
+                rng=random.Random(n),
+            )
+            for i in range(ITEMS - character.items.count()):
+                services.item_add(character_id=character.pk, item=Item(name=f"Trinket {i}", slots=0), by=player)
+            characters.append((character, player))
+    character, owner = characters[0]
+    print(
+        json.dumps(
+            {
+                "campaign": campaign.pk,
+                "character": character.pk,
+                "owner": session_for(owner),
+                "gm": session_for(gm),
+                "csrf": _get_new_csrf_string(),
+            }
+        )
+    )
+
+
+# --- the load generator --------------------------------------------------------------------------------
+
+
+@dataclass
+class Endpoint:
+    name: str
+    path: str
+    cookie: str = ""
+    body: bytes = b""  # a POST when set; alternates the HP change's sign per connection
+    htmx: bool = False
+
+
+@dataclass
+class Round:
+    requests: int = 0
+    latencies: list[float] = field(default_factory=list)
+    statuses: dict[int, int] = field(default_factory=dict)
+    bytes: int = 0
+    cpu: float = 0.0  # server seconds
+    wall: float = 0.0
+
+
+def endpoints(cast: dict) -> list[Endpoint]:
+    c, owner, gm = cast["character"], cast["owner"], cast["gm"]
+    return [
+        Endpoint("sheet page (owner)", f"/characters/{c}/", owner),
+        Endpoint("sheet page (GM)", f"/characters/{c}/", gm),
+        Endpoint("region: vitals", f"/characters/{c}/region/vitals/", owner, htmx=True),
+        Endpoint("region: details", f"/characters/{c}/region/details/", owner, htmx=True),
+        Endpoint("table page (GM)", f"/campaigns/{cast['campaign']}/", gm),
+        Endpoint("HP change (POST, htmx)", f"/characters/{c}/adjust/", owner, body=b"key=hp&delta=", htmx=True),
+        Endpoint("login page", "/accounts/login/"),
+    ]
+
+
+def request_bytes(endpoint: Endpoint, csrf: str, sign: int) -> bytes:
+    cookies = f"sessionid={endpoint.cookie}; csrftoken={csrf}" if endpoint.cookie else ""
+    head = [f"Host: {HOST}"]
+    if cookies:
+        head.append(f"Cookie: {cookies}")
+    if endpoint.htmx:
+        head.append("HX-Request: true")
+    if endpoint.body:
+        body = endpoint.body + (b"-1" if sign < 0 else b"1")
+        head += [
+            f"X-CSRFToken: {csrf}",
+            "Content-Type: application/x-www-form-urlencoded",
+            f"Content-Length: {len(body)}",
+        ]
+        return f"POST {endpoint.path} HTTP/1.1\r\n{lines(head)}\r\n".encode() + body
+    return f"GET {endpoint.path} HTTP/1.1\r\n{lines(head)}\r\n".encode()
+
+
+def lines(head: list[str]) -> str:
+    return "".join(f"{h}\r\n" for h in head)
+
+
+async def read_response(reader: asyncio.StreamReader) -> tuple[int, int]:
+    """(status, body bytes) of one HTTP/1.1 response, Content-Length or chunked."""
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), DEADLINE)
+    lines = head.split(b"\r\n")
+    status = int(lines[0].split()[1])
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(b":") for line in lines[1:] if line)}
+    if b"content-length" in headers:
+        length = int(headers[b"content-length"])
+        await asyncio.wait_for(reader.readexactly(length), DEADLINE)
+        return status, length
+    total = 0
+    while True:  # chunked
+        size = int((await asyncio.wait_for(reader.readuntil(b"\r\n"), DEADLINE)).strip(), 16)
+        await asyncio.wait_for(reader.readexactly(size + 2), DEADLINE)
+        total += size
+        if size == 0:
+            return status, total
+
+
+def server_cpu(root: int) -> float:
+    """utime + stime (seconds) of the server process and all its descendants (gunicorn's workers)."""
+    total = 0
+    for pid in process_tree(root):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15 of stat)
+    return total / CLK_TCK
+
+
+async def run_round(
+    port: int, endpoint: Endpoint, csrf: str, pid: int, connections: int, seconds: float, cap: int
+) -> Round:
+    result = Round()
+    stop = time.perf_counter() + seconds
+
+    async def worker(n: int) -> None:
+        reader, writer = await asyncio.open_connection(HOST, port)
+        sign = -1
+        try:
+            while time.perf_counter() < stop and result.requests < cap:
+                started = time.perf_counter()
+                writer.write(request_bytes(endpoint, csrf, sign))
+                status, size = await read_response(reader)
+                result.latencies.append(time.perf_counter() - started)
+                result.statuses[status] = result.statuses.get(status, 0) + 1
+                result.bytes += size
+                result.requests += 1
+                sign = -sign  # HP −1 then +1: each connection stays within the track's bounds
+        finally:
+            writer.close()
+
+    cpu_before = server_cpu(pid)
+    started = time.perf_counter()
+    await asyncio.gather(*(worker(n) for n in range(connections)))
+    result.wall = time.perf_counter() - started
+    result.cpu = server_cpu(pid) - cpu_before
+    return result
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+@dataclass
+class Contender:
+    """One server under test: a checkout (this one, or ``--baseline``'s) served by uvicorn or gunicorn."""
+
+    label: str
+    tree: Path
+    server: str
+    port: int = 0
+    process: subprocess.Popen | None = None
+
+
+def summary(endpoint: Endpoint, contender: Contender, rounds: list[Round]) -> dict:
+    median = sorted(rounds, key=lambda r: r.requests / r.wall)[len(rounds) // 2]
+    return {
+        "endpoint": endpoint.name,
+        "contender": contender.label,
+        "rps": median.requests / median.wall,
+        "p50": 1000 * statistics.median(median.latencies),
+        "p99": 1000 * percentile(median.latencies, 0.99),
+        "cpu_ms": 1000 * statistics.median(r.cpu / r.requests for r in rounds),
+        "bytes": median.bytes / median.requests,
+        "statuses": median.statuses,
+    }
+
+
+async def measure_endpoint(endpoint: Endpoint, cast: dict, contenders: list[Contender], args) -> list[dict]:
+    """Rounds taken in turn (A, B, A, B...): whatever else loads the machine weighs on every contender."""
+    rounds: dict[str, list[Round]] = {c.label: [] for c in contenders}
+    for contender in contenders:  # warm-up
+        assert contender.process is not None
+        await run_round(contender.port, endpoint, cast["csrf"], contender.process.pid, args.connections, 1.0, 10_000)
+    for _ in range(args.rounds):
+        for contender in contenders:
+            assert contender.process is not None
+            rounds[contender.label].append(
+                await run_round(
+                    contender.port,
+                    endpoint,
+                    cast["csrf"],
+                    contender.process.pid,
+                    args.connections,
+                    args.seconds,
+                    args.max_requests,
+                )
+            )
+    return [summary(endpoint, c, rounds[c.label]) for c in contenders]
+
+
+def start_server_process(db: str, contender: Contender, copy: int) -> subprocess.Popen:
+    port = contender.port
+    if contender.server == "gunicorn":
+        command = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "-b", f"{HOST}:{port}"]
+        command += ["--workers", "1", "--threads", "8", "--keep-alive", "30", "--no-control-socket"]
+    else:
+        command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", HOST, "--port", str(port)]
+        command += ["--workers", "1", "--timeout-graceful-shutdown", "5", "--no-access-log"]
+    log = SERVER_LOG.with_suffix(f".{contender.label.replace(' ', '-')}.log")
+    return start_server(command, cwd=contender.tree, env=server_env(db, copy), port=port, log=log)
+
+
+def contenders_of(args) -> list[Contender]:
+    trees = [("before", Path(args.baseline).resolve())] if args.baseline else []
+    trees.append(("now", ROOT))
+    servers = args.server.split(",")
+    return [
+        Contender(f"{label} {server}" if len(servers) > 1 or args.baseline else label, tree, server)
+        for label, tree in trees
+        for server in servers
+    ]
+
+
+def bench_database(db: str, args) -> list[dict]:
+    contenders = contenders_of(args)
+    cast = prepare_database(db, {c.tree for c in contenders})
+    if db == "sqlite":
+        copy_sqlite(len(contenders))
+    try:
+        for n, contender in enumerate(contenders):
+            contender.port = free_port()
+            contender.process = start_server_process(db, contender, n)
+        wanted = [e for e in endpoints(cast) if not args.only or any(word in e.name for word in args.only)]
+        return [row for e in wanted for row in asyncio.run(measure_endpoint(e, cast, contenders, args))]
+    finally:
+        for contender in contenders:
+            if contender.process is not None:
+                contender.process.terminate()
+                contender.process.wait(timeout=15)
+
+
+def report(results: dict[str, list[dict]], args) -> None:
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
+    print(
+        f"\ncommit {commit.stdout.strip()}{' + uncommitted changes' if dirty.strip() else ''}"
+        f"{f' against {args.baseline}' if args.baseline else ''}, {os.cpu_count()} cores, "
+        f"load average {os.getloadavg()[0]:.1f}, {args.connections} keep-alive connections, "
+        f"median of {args.rounds} rounds of {args.seconds:g} s, rounds taken in turn\n"
+    )
+    print("| database | endpoint | server | req/s | p50 ms | p99 ms | server CPU ms/request | bytes | statuses |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---|")
+    for db, rows in results.items():
+        for r in rows:
+            statuses = ", ".join(f"{k}×{v}" for k, v in sorted(r["statuses"].items()))
+            print(
+                f"| {db} | {r['endpoint']} | {r['contender']} | {r['rps']:.1f} | {r['p50']:.1f} | {r['p99']:.1f} | "
+                f"{r['cpu_ms']:.1f} | {r['bytes']:,.0f} | {statuses} |"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--make-cast", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--db", default="sqlite,postgres", help="comma-separated: sqlite, postgres")
+    parser.add_argument("--server", default="uvicorn", help="uvicorn, gunicorn, or both: uvicorn,gunicorn")
+    parser.add_argument(
+        "--baseline",
+        help="another checkout to serve side by side, e.g. `git archive 40c1a8b | tar -x -C /tmp/before`",
+    )
+    parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--max-requests", type=int, default=20_000)
+    parser.add_argument("--only", action="append", help="measure only endpoints whose name holds this word")
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args()
+    if args.make_cast:
+        make_cast()
+        return
+    if shutil.which("taskset"):
+        os.sched_setaffinity(0, {1 % (os.cpu_count() or 1)})  # the load generator on core 1
+    results = {db: bench_database(db, args) for db in args.db.split(",")}
+    report(results, args)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""What the hot paths cost in queries (issue 12): the sheet, an HP change and its answer.
+
+Counted with the ``db`` fixture, where every write's transaction is a savepoint (two statements the
+count includes); the bounds are today's figures, so a regression shows here first.
+"""
+
+from __future__ import annotations
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from tests.conftest import make_character
+from tests.pages import HTMX
+
+
+def test_an_hp_change_costs_a_dozen_queries_and_answers_only_what_changed(
+    player, campaign, other_player, as_user, django_assert_max_num_queries
+):
+    hero = make_character(player, campaign, name="Wren")
+    for n in range(3):
+        make_character(other_player, campaign, name=f"Friend {n}", seed=n)
+    client = as_user(player)
+    assert client.get(hero.get_absolute_url()).status_code == 200  # logged in before counting
+    url = f"/characters/{hero.pk}/adjust/"
+    # PostgreSQL: plus one statement that sends the write's signals (pg_notify, all of them at once).
+    with (
+        django_assert_max_num_queries(12 + (connection.vendor == "postgresql")),
+        CaptureQueriesContext(connection) as captured,
+    ):
+        response = client.post(url, {"key": "hp", "delta": "-1"}, **HTMX)
+    assert response.status_code == 200
+    page = response.content.decode()
+    # The vitals it targets and the details that show the tracks, out of band; no inventory, log or panel.
+    assert page.count('id="vitals"') == 1 and page.count('id="details"') == 1
+    assert 'id="inventory"' not in page and 'id="log"' not in page and "roll-control" not in page
+    # Items and hirelings are read once, under the write's lock, not again for the answer.
+    reads = [q["sql"] for q in captured if q["sql"].startswith("SELECT")]
+    assert sum('FROM "characters_item"' in sql for sql in reads) == 1
+    assert sum('FROM "characters_hireling"' in sql for sql in reads) == 1
+
+
+def test_the_sheet_reads_the_table_in_one_query(player, campaign, other_player, as_user, django_assert_max_num_queries):
+    """The other characters a roll can name come in one query, however many sit at the table."""
+    hero = make_character(player, campaign, name="Wren")
+    for n in range(5):
+        make_character(other_player, campaign, name=f"Friend {n}", seed=n)
+    client = as_user(player)
+    assert client.get(hero.get_absolute_url()).status_code == 200  # logged in before counting
+    with django_assert_max_num_queries(12):
+        assert client.get(hero.get_absolute_url()).status_code == 200

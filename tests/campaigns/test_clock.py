@@ -33,6 +33,8 @@ def _advance(client, campaign, unit, count):
 def test_turns_burn_a_lit_torch_and_roll_encounter_checks(cc, wren, gm, player, as_user):
     """Equipment.md, Light: a torch burns 6 turns; seed 002, Time: a d6 encounter check every two turns."""
     torch = item_add(character_id=wren.pk, item=TORCH, by=player)
+    torch.refresh_from_db()
+    carried = torch.quantity  # the kit's torches and these two make one stack
     table = as_user(gm).get(reverse("campaigns:detail", args=[cc.pk]))
     assert "Darkness (0 LP for 1)" in text_of(table)
     _light(as_user(player), wren, torch)
@@ -42,14 +44,14 @@ def test_turns_burn_a_lit_torch_and_roll_encounter_checks(cc, wren, gm, player, 
     assert response.status_code == 200, text_of(response)
     torch.refresh_from_db()
     cc.refresh_from_db()
-    assert cc.game_minutes == 30 and torch.data["burned"] == 30 and torch.quantity == 2
+    assert cc.game_minutes == 30 and torch.data["burned"] == 30 and torch.quantity == carried
     assert "Torch: 30 min of light left." in cc.clock_note
     assert "Bright light (2 LP for 1)" in text_of(response)
     checks = Roll.objects.filter(procedure="encounter_check")
     assert checks.count() == 1 and checks[0].visibility == "gm" and checks[0].character is None
     _advance(as_user(gm), cc, "turn", 3)
     torch.refresh_from_db()
-    assert torch.quantity == 1 and torch.data["lit"] is False and torch.data["burned"] == 0
+    assert torch.quantity == carried - 1 and torch.data["lit"] is False and torch.data["burned"] == 0
     assert Roll.objects.filter(procedure="encounter_check").count() == 3
     assert wren.changes.filter(what__startswith="Time passes").count() == 2  # in the sheet's history
 

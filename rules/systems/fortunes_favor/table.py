@@ -79,7 +79,7 @@ def npc_damage(stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, 
     before = int(stats["health"])
     left = max(0, before - max(0, amount))
     dealt = before - left
-    words = f"{dealt} damage: Health {before} → {left}." + (" Defeated." if left <= 0 else "")
+    words = f"{dealt} damage: Health {before} → {left}."  # the table adds "defeated" at 0
     return NpcHarm({**stats, "health": left}, dealt, defeated=left <= 0, words=words)
 
 

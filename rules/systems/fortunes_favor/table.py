@@ -136,7 +136,7 @@ TIME_UNITS = (
     TimeUnit("minute", "Minute (2 rounds)", 1),
     TimeUnit("hour", "Hour", HOUR),
     TimeUnit("terrain", "Hour through treacherous terrain", HOUR),
-    TimeUnit("day", "Day (24 hours)", DAY),
+    TimeUnit("day", "Day (24 hours: awake unless resting)", DAY),
 )
 RESTING_ASLEEP = ("night", "rr")  # a Night's Rest or an R&R in progress: those hours are not spent awake
 

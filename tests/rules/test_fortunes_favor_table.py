@@ -211,3 +211,22 @@ def test_the_dead_are_left_alone_and_unknown_units_refused():
     assert SYSTEM.advance_time(sheet(dead=True), "hour", 30, 0, ScriptedRandom([])).state is None
     with pytest.raises(RulesError):
         SYSTEM.advance_time(sheet(), "watch", 1, 0, ScriptedRandom([]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(["minute", "hour", "terrain", "day"]),
+    st.integers(1, 30),
+    st.integers(0, 10**6),
+    st.integers(0, 1000),
+    st.integers(0, 5),
+    st.integers(0, 10**6),
+)
+def test_any_advance_leaves_a_valid_sheet(unit, count, start, awake, last_stand, seed):
+    """Whatever time passes, the sheet it leaves is one the rules accept (hours awake stay within bounds)."""
+    import random
+
+    before = sheet(hours_awake=awake, last_stand=last_stand, statuses={"Rattled": 3})
+    result = SYSTEM.advance_time(before, unit, count, start, random.Random(seed))
+    if result.state is not None:
+        assert SYSTEM.validate_state(result.state) == result.state

@@ -230,3 +230,8 @@ def test_any_advance_leaves_a_valid_sheet(unit, count, start, awake, last_stand,
     result = SYSTEM.advance_time(before, unit, count, start, random.Random(seed))
     if result.state is not None:
         assert SYSTEM.validate_state(result.state) == result.state
+
+
+def test_the_npc_attack_outcomes_are_worded_for_the_log():
+    """Seed 003, 1s and 20s: the log says "natural 20" and "natural 1", not our keys."""
+    assert SYSTEM.outcome_label("critical") == "natural 20" and SYSTEM.outcome_label("fumble") == "natural 1"

@@ -158,6 +158,9 @@ OUTCOME_LABELS = {
     "level_up": "level up",
     "next_round": "next round",
     "unhurt": "no damage",
+    "critical": "natural 20",  # an NPC's attack (table.py)
+    "fumble": "natural 1",
+    "rolled": "rolled",
 }
 
 

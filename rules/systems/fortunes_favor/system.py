@@ -10,16 +10,21 @@ from typing import Any, ClassVar
 from rules.base import (
     Banner,
     CatalogueEntry,
+    CombatOrder,
     Creation,
     GameSystem,
+    GroupResult,
     Hireling,
     Item,
+    NpcHarm,
     Param,
     Procedure,
     QuickRoll,
+    RollResult,
     RulesError,
     Sheet,
     SlotSummary,
+    TimeUnit,
     Track,
 )
 from rules.data import fortunes_favor as data
@@ -57,6 +62,18 @@ from rules.systems.fortunes_favor.state import (
     health_max,
     stamina_max,
     validate_state,
+)
+from rules.systems.fortunes_favor.table import (
+    NPC_FIELDS,
+    NPC_ROLLS,
+    ROUND_PHASES,
+    ROUND_SECONDS,
+    TIME_UNITS,
+    advance_time,
+    combat_order,
+    group_result,
+    npc_damage,
+    npc_roll,
 )
 from rules.systems.fortunes_favor.travel import (
     EquipProcedure,
@@ -96,12 +113,6 @@ CATALOGUE: tuple[CatalogueEntry, ...] = tuple(
     CatalogueEntry("Bulky item", "gear", None, 2, "Gear", {"bulky": True}, "Bulky things take more."),
 )
 
-# Seed 003, Combat Rounds: 30 seconds in three phases.
-ROUND_PHASES = (
-    "The surroundings act: fire spreads, the bridge gives way.",
-    "Every player, in any order: one Action and up to their Speed in movement, split around it.",
-    "Every enemy acts.",
-)
 
 _ADJUSTABLE = ("health", "stamina", "fortunes_favor", "coins", "hours_awake")
 
@@ -207,6 +218,39 @@ class FortunesFavor(GameSystem):
         # read, not validated: a broken sheet shows its own problem on its card, not an error page here
         favoured = [sheet.name for _, sheet in party if _holds_favor(sheet)]
         return {"phases": ROUND_PHASES, "favoured": favoured}
+
+    # --- the GM's table (issue 16): see table.py ------------------------------------------------------------
+    def group_result(self, procedure: str, outcomes: Sequence[str]) -> GroupResult | None:
+        return group_result(procedure, outcomes)
+
+    def npc_fields(self) -> tuple[Param, ...]:
+        return NPC_FIELDS
+
+    def npc_damage(
+        self, stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool = False
+    ) -> NpcHarm:
+        return npc_damage(stats, start, amount, ignore_armour)
+
+    def npc_rolls(self) -> Mapping[str, str]:
+        return NPC_ROLLS
+
+    def npc_roll(self, key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        return npc_roll(key, stats, rng)
+
+    def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
+        return combat_order(round_number, rng)
+
+    combat_round_seconds: int = ROUND_SECONDS  # seed 003, Combat: a round is 30 seconds
+
+    def end_of_combat(self) -> str | None:
+        """Seed 003 asks for no roll when a fight ends (Catching Your Breath is the players' choice)."""
+        return None
+
+    def time_units(self) -> tuple[TimeUnit, ...]:
+        return TIME_UNITS
+
+    def advance_time(self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource) -> RollResult:
+        return advance_time(sheet, unit, count, start_minutes, rng)
 
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         return CATALOGUE

@@ -1,0 +1,214 @@
+"""Fortune's Favor at the GM's table: the group result of a requested test, NPCs in the encounter tracker,
+the round's three phases, and what passing time does to a sheet (hours awake, sleep deprivation, treacherous
+terrain, statuses running out by the round).
+
+Seed 003 (Group Tests; Combat; Exchanges; Engaged; A Night's Rest; Treacherous Terrain; Quick Retrieval;
+Statuses) and spec §003.4, §003.5, §003.6, §003.8, §003.9.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any
+
+from rules.base import CombatOrder, GroupResult, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
+from rules.clock import boundaries
+from rules.dice import FF_DAMAGE_LADDER, DieRoll, RandomSource, ff_damage_step, roll_die, roll_pool
+from rules.errors import RulesError
+from rules.systems.fortunes_favor.checks import OUTCOME_WORDS
+from rules.systems.fortunes_favor.checks import group_result as net_result
+from rules.systems.fortunes_favor.rest import AWAKE_LIMIT, StayAwakeProcedure
+from rules.systems.fortunes_favor.state import (
+    HOURS_MAX,
+    LAST_STAND_ROUNDS,
+    _st,
+    health_max,
+    is_dead,
+    stamina_max,
+)
+from rules.systems.fortunes_favor.travel import FeatProcedure
+
+# --- the group test (seed 003, Group Tests; spec §003.4) ------------------------------------------------------
+
+GROUP_PROCEDURES = ("test",)  # a Test the GM asks of several characters is a Group Test
+
+
+def group_result(procedure: str, outcomes: Sequence[str]) -> GroupResult | None:
+    """Seed 003, Group Tests: count Passes, Mixed and Fails; the larger of Passes and Fails less the other is the
+    group's result when it beats the Mixed count, otherwise the group is Mixed (spec §003.11.7: a tie is Mixed)."""
+    if procedure not in GROUP_PROCEDURES or not outcomes:
+        return None
+    passes, mixed, fails = (sum(1 for o in outcomes if o == key) for key in ("pass", "mixed", "fail"))
+    outcome = net_result(passes, mixed, fails)
+    summary = (
+        f"Group test: {passes} passed, {mixed} mixed, {fails} failed: the group's result is {OUTCOME_WORDS[outcome]}."
+    )
+    return GroupResult(outcome, summary)
+
+
+# --- NPCs in the encounter tracker (seed 003, Exchanges; Taking Damage; Engaged; spec §003.6) -----------------
+
+
+def _dice_words(dice: tuple[int, ...]) -> str:
+    return f"{len(dice)}d{dice[0]}"
+
+
+DAMAGE_LADDER = FF_DAMAGE_LADDER[:13]  # 1d4 … 3d12
+DAMAGE_CHOICES = tuple((_dice_words(d), _dice_words(d)) for d in DAMAGE_LADDER)
+NPC_FIELDS: tuple[Param, ...] = (
+    Param("health", "Health", "int", 10, 0, 999, help="Damage lowers it; at 0 the creature is defeated."),
+    Param("stamina", "Stamina", "int", 0, 0, 999, help="For its abilities, at the GM's word."),
+    Param("armor", "Armor", "int", 12, 0, 40, help="An attack test's Success point against it."),
+    Param("counter", "Counter", "int", 7, 0, 40, help="An attack test's Failure point against it (usually Armor − 5)."),
+    Param("attack", "Attack bonus", "int", 2, -10, 30),
+    Param("damage", "Damage dice", "choice", "1d6", choices=DAMAGE_CHOICES),
+    Param("damage_bonus", "Damage bonus", "int", 0, -10, 30),
+)
+NPC_ROLLS = MappingProxyType({"attack": "Attack", "engaged_attack": "Attack while Engaged"})
+ATTACK_ODDS = Odds(
+    (("critical", Fraction(1, 20)), ("rolled", Fraction(18, 20)), ("fumble", Fraction(1, 20))),
+    success_keys=("critical", "rolled"),
+)
+
+
+def npc_damage(stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool) -> NpcHarm:
+    """Seed 003, Taking Damage: damage comes off Health, never below 0 (Armor decides whether an attack lands,
+    it takes nothing off the damage); at 0 Health the creature is defeated. The seed has no morale."""
+    before = int(stats["health"])
+    left = max(0, before - max(0, amount))
+    dealt = before - left
+    words = f"{dealt} damage: Health {before} → {left}."  # the table adds "defeated" at 0
+    return NpcHarm({**stats, "health": left}, dealt, defeated=left <= 0, words=words)
+
+
+def npc_roll(key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
+    """Seed 003, Exchanges: the attacker tests d20 + its attack bonus against the target's Armor (Success) and
+    Counter (Failure): a clean hit deals its damage, a Mixed is a Clash, a Fail is Countered. A natural 20 always
+    hits for double damage, a natural 1 always misses (spec §003.4). Seed 003, Engaged: a non-boss monster
+    that is Engaged rolls its damage dice one step down (an Engaged minion cannot act at all)."""
+    if key not in NPC_ROLLS:
+        raise RulesError(f"Fortune's Favor has no NPC roll called {key!r}.")
+    bonus = int(stats["attack"])
+    dice = ff_damage_step(str(stats["damage"]), -1 if key == "engaged_attack" else 0)
+    d20 = roll_die(rng, 20, "attack")
+    rolled, damage = roll_pool(rng, dice, "sum", ["damage"] * len(dice))
+    damage = max(0, damage + int(stats["damage_bonus"]))
+    total = d20.face + bonus
+    if d20.face == 20:
+        outcome, words = "critical", f"a natural 20: it hits, for double damage, {2 * damage}"
+    elif d20.face == 1:
+        outcome, words = "fumble", "a natural 1: it misses whatever the target's Armor"
+    else:
+        outcome = "rolled"
+        words = (
+            f"a clean hit if the target's Armor is {total} or less ({damage} damage); against a higher Armor, "
+            f"a Clash if its Counter is {total} or less, otherwise Countered"
+        )
+    dice_words = _dice_words(dice) + (" (a step down: Engaged)" if key == "engaged_attack" else "")
+    summary = f"Attack d20 {d20.face} + {bonus} = {total}: {words}. Damage {dice_words} + {stats['damage_bonus']}."
+    return RollResult(key, NPC_ROLLS[key], outcome, summary, (d20, *rolled), total, ATTACK_ODDS)
+
+
+# --- the round (seed 003, Combat: 30 seconds, three phases; spec §003.6) --------------------------------------
+
+ROUND_PHASES = (
+    "The surroundings act: fire spreads, the bridge gives way.",
+    "Every player, in any order: one Action and up to their Speed in movement, split around it.",
+    "Every enemy acts (an Engaged minion cannot).",
+)
+ROUND_SECONDS = 30
+
+
+def combat_order(round_number: int, rng: RandomSource) -> CombatOrder:
+    """Seed 003, Combat: the same three phases every round, no dice."""
+    return CombatOrder(
+        ROUND_PHASES, f"Round {round_number}: the surroundings, then every player in any order, then every enemy."
+    )
+
+
+# --- time (seed 003, A Night's Rest; Treacherous Terrain; Statuses; spec §003.5, §003.8) ---------------------
+
+HOUR, DAY = 60, 24 * 60
+ROUNDS_PER_MINUTE = 60 // ROUND_SECONDS
+TIME_UNITS = (
+    TimeUnit("minute", "Minute (2 rounds)", 1),
+    TimeUnit("hour", "Hour", HOUR),
+    TimeUnit("terrain", "Hour through treacherous terrain", HOUR),
+    TimeUnit("day", "Day (24 hours: awake unless resting)", DAY),
+)
+RESTING_ASLEEP = ("night", "rr")  # a Night's Rest or an R&R in progress: those hours are not spent awake
+
+
+def _minutes(unit: str) -> int:
+    for known in TIME_UNITS:
+        if known.key == unit:
+            return known.minutes
+    raise RulesError(f"Fortune's Favor counts time in minutes, hours and days, not {unit!r}.")
+
+
+def advance_time(sheet: Sheet, unit: str, count: int, start: int, rng: RandomSource) -> RollResult:
+    """Time passing for one character. Statuses that last some rounds run down, two rounds a minute, and Defend
+    ends (seed 003, Statuses; Combat). Each hour is an hour awake unless a Night's Rest or an R&R is under way;
+    past 24 hours awake, each hour is a Mettle test that can cut Stamina and its maximum (seed 003, A Night's
+    Rest). Each hour through treacherous terrain is a Mettle test 13/8, a Mixed costing 1 Stamina and a Fail 2
+    (seed 003, Treacherous Terrain). Quick Retrieval's slots stay held: only an R&R frees them (Quick Retrieval).
+    """
+    minutes = _minutes(unit) * count
+    state = _st(sheet)
+    if is_dead(state):
+        return RollResult("time", "Time passes", "passed", "")
+    words = _rounds_pass(state, minutes * ROUNDS_PER_MINUTE)
+    dice: list[DieRoll] = []
+    tested = False
+    for _ in range(boundaries(start, minutes, HOUR)):
+        if is_dead(state):
+            break
+        out_cold = "Incapacitated" in state["statuses"]  # unconscious: no test, no choice of path
+        if unit == "terrain" and not out_cold:
+            step = FeatProcedure().roll(sheet.with_state(state), {"feat": "terrain"}, rng)
+            state, dice = dict(step.state or state), [*dice, *step.dice]
+            words.append(step.summary)
+        if state["resting"] in RESTING_ASLEEP:
+            continue
+        if state["hours_awake"] < AWAKE_LIMIT or out_cold:
+            state["hours_awake"] = min(HOURS_MAX, state["hours_awake"] + 1)
+            continue
+        step = StayAwakeProcedure().roll(sheet.with_state(state), {}, rng)
+        state, dice, tested = dict(step.state or state), [*dice, *step.dice], True
+        words.append(step.summary)
+    if minutes >= HOUR and not tested and state["resting"] not in RESTING_ASLEEP:
+        words.append(f"{state['hours_awake']} hours awake.")
+    if state["quick_retrieval"] and minutes >= DAY:
+        words.append(f"{state['quick_retrieval']} gear slots still held by Quick Retrieval until an R&R.")
+    return RollResult(
+        "time", "Time passes", "passed", " ".join(words), tuple(dice), state=state if state != _st(sheet) else None
+    )
+
+
+def _rounds_pass(state: dict[str, Any], rounds: int) -> list[str]:
+    """``rounds`` combat rounds go by: statuses with a duration shorten or end; Defend ends; a Last Stand refills
+    at each round's start and kills at the end of its fifth (seed 003, Last Stand; spec §003.6 [REC])."""
+    if rounds <= 0:
+        return []
+    words = []
+    ended = sorted(name for name, left in state["statuses"].items() if 0 < left <= rounds)
+    state["statuses"] = {
+        name: (left - rounds if left else 0) for name, left in state["statuses"].items() if name not in ended
+    }
+    if ended:
+        words.append(f"No longer {', '.join(ended)}.")
+    if state["defending"]:
+        state["defending"] = False
+        words.append("Defend ends.")
+    if state["last_stand"]:
+        if state["last_stand"] + rounds > LAST_STAND_ROUNDS:
+            state["last_stand"] = LAST_STAND_ROUNDS
+            state["dead"] = True
+            words.append("The Last Stand's five rounds are over: dead.")
+        else:
+            state["last_stand"] += rounds
+            state["health"], state["stamina"] = health_max(state), stamina_max(state)
+            words.append(f"Last Stand round {state['last_stand']}: Health and Stamina full.")
+    return words

@@ -11,6 +11,7 @@ from rules.base import Item, Param, RollResult, RulesError, Sheet, clean_params,
 from rules.dice import RandomSource
 from rules.systems.grit_flesh.inventory import weapons
 from rules.systems.grit_flesh.state import BUBBLES, st_of
+from rules.systems.grit_flesh.table import light_life
 
 EMPTY_BUBBLES_GP = 25  # seed 004, Gear Bubbles
 REPAIR_GP = 5  # seed 004, Armor Degradation: per point, and a day's work
@@ -46,6 +47,8 @@ class FillBubbleProcedure:
             raise RulesError("Name the mundane item the bubble brings out.")
         fill_bubble(state)
         item = Item(name, "gear", 0, 1, {"bubble": True})
+        if light_life(replace(item, kind="light")):  # a torch, lantern or candle: one the clock burns
+            item = replace(item, kind="light")
         summary = f"{name}, out of the pack: {state['bubbles']} of {BUBBLES} gear bubbles filled."
         return RollResult(
             self.key, self.label, "filled", summary, (), None, None, shown_inputs(p), state, items_added=(item,)

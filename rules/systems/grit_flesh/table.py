@@ -135,11 +135,7 @@ LIGHTS = Lights(life=light_life, refills=lambda item: item.name.lower().startswi
 LIGHT_PROCEDURE = LightProcedure(LIGHTS)
 
 
-def _unit_minutes(unit: str) -> int:
-    for known in TIME_UNITS:
-        if known.key == unit:
-            return known.minutes
-    raise RulesError(f"Grit & Flesh counts time in {', '.join(u.key + 's' for u in TIME_UNITS)}, not {unit!r}.")
+MINUTES = {u.key: u.minutes for u in TIME_UNITS}
 
 
 def advance_time(sheet: Sheet, unit: str, count: int, start: int, rng: RandomSource) -> RollResult:
@@ -148,7 +144,9 @@ def advance_time(sheet: Sheet, unit: str, count: int, start: int, rng: RandomSou
     helper's wage on the bill (seed 004, Hiring Helpers); a night's safe sleep lets a Magic-User purify one
     corrupted spell (seed 004, Corrupted Spells). Nothing heals by itself: ten minutes' rest heals Grit only
     when someone rolls Rest (seed 004, Rest and Healing)."""
-    minutes = _unit_minutes(unit) * count
+    if unit not in MINUTES:
+        raise RulesError(f"Grit & Flesh counts time in {', '.join(u.label for u in TIME_UNITS)}, not {unit!r}.")
+    minutes = MINUTES[unit] * count
     burnt = burn(sheet.items, minutes, LIGHTS)
     words = list(burnt.words)
     state = st_of(sheet)

@@ -61,7 +61,9 @@ def test_a_fight_runs_on_the_gms_initiative_die_and_monsters_from_the_house_line
     assert Roll.objects.filter(procedure="combat_order").count() == 2
     _post(client, table, reverse("campaigns:encounter_action", args=[table.pk, "end"]))
     table.refresh_from_db()
-    assert table.game_minutes == 2 and not RollRequest.objects.exists()  # two one-minute rounds, nothing asked
+    assert table.game_minutes == 2  # two rounds, a minute each
+    asked = RollRequest.objects.get()
+    assert asked.procedure == "after_fight" and list(asked.answers.values_list("character", flat=True)) == [mara.pk]
 
 
 def test_the_clock_burns_a_torch_and_rest_heals_only_when_asked(table, mara, gm, player, as_user):

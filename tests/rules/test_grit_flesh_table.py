@@ -150,3 +150,21 @@ def test_unknown_time_unit_and_npc_roll_are_refused():
         SYSTEM.advance_time(_sheet(), "watch", 1, 0, ScriptedRandom([]))
     with pytest.raises(RulesError):
         SYSTEM.npc_roll("morale", OGRE, ScriptedRandom([]))
+
+
+def test_after_the_fight_names_what_to_restock_and_mend():
+    """Seed 004, Ranged Attacks (out of ammunition: a bubble or half the cost), Armor Degradation (5 gp and a
+    day a point; broken at 0) and Special Attacks (a feint is for the next round only)."""
+    sling = Item("Small ranged weapon", "weapon", 1, 1, {"size": "small", "cost": 2, "out_of_ammunition": True})
+    mail = Item("Medium armour", "armour", 2, 1, {"AC": 4, "current_AC": 2}, worn=True)
+    shield = Item("Shield", "shield", 1, 1, {"AC": 1, "current_AC": 0}, worn=True)
+    sheet = Sheet(state={**SYSTEM.default_state(), "feint": True, "bubbles": 1}, items=(sling, mail, shield))
+    assert SYSTEM.end_of_combat() == "after_fight"
+    after = SYSTEM.procedures()["after_fight"]
+    result = after.roll(sheet, {}, ScriptedRandom([]))
+    assert "gear bubble (4 left) or for 1 gp" in result.summary
+    assert "AC 2 of 4: a blacksmith mends it for 10 gp and 2 days" in result.summary
+    assert "Shield is broken for good" in result.summary
+    assert result.state["feint"] is False and after.odds(sheet, {}).of("noted") == 1
+    calm = after.roll(Sheet(state=SYSTEM.default_state()), {}, ScriptedRandom([]))
+    assert calm.summary == "Nothing to restock or mend." and calm.state is None

@@ -36,6 +36,7 @@ from rules.systems.grit_flesh.combat import AttackProcedure, IncomingProcedure, 
 from rules.systems.grit_flesh.creation import apply_settings, create, creation_params
 from rules.systems.grit_flesh.damage import ComeRoundProcedure, RestProcedure, SurgeonProcedure, TakeDamageProcedure
 from rules.systems.grit_flesh.gear import (
+    AfterFightProcedure,
     EmptyBubblesProcedure,
     FillBubbleProcedure,
     RepairProcedure,
@@ -89,6 +90,7 @@ PROCEDURES: dict[str, Procedure] = {
         LevelUpProcedure(),
         PayHelpersProcedure(),
         LIGHT_PROCEDURE,
+        AfterFightProcedure(),
     )
 }
 TABLE_PROCEDURES: dict[str, Procedure] = {"initiative": InitiativeProcedure()}
@@ -219,6 +221,9 @@ class GritFlesh(GameSystem):
 
     # --- the GM's table (table.py) ------------------------------------------------------------------------
     combat_round_seconds: int = 60  # the seed gives no length: Lantern counts a round as a minute
+
+    def end_of_combat(self) -> str | None:
+        return "after_fight"
 
     def npc_fields(self) -> tuple[Param, ...]:
         return NPC_FIELDS

@@ -131,8 +131,15 @@ def test_a_safe_nights_sleep_offers_one_purification_a_night():
     """Seed 004, Corrupted Spells: after 8 hours' sleep somewhere fairly safe, purify one corrupted spell."""
     book = [{"name": "Slumber", "level": 1, "corrupted": True}, {"name": "Glow", "level": 1, "corrupted": True}]
     sheet = _sheet(cls="Magic-User", spellbook=book)
-    assert "purify 1 corrupted spell" in SYSTEM.advance_time(sheet, "sleep", 1, 0, ScriptedRandom([])).summary
-    assert "purify" not in SYSTEM.advance_time(sheet, "hour", 8, 0, ScriptedRandom([])).summary
+    night = SYSTEM.advance_time(sheet, "sleep", 1, 0, ScriptedRandom([]))
+    assert "purify 1 corrupted spell" in night.summary and night.state["safe_nights"] == 1
+    assert SYSTEM.advance_time(sheet, "sleep", 5, 0, ScriptedRandom([])).state["safe_nights"] == 2  # one a spell
+    assert SYSTEM.advance_time(sheet, "hour", 8, 0, ScriptedRandom([])).state is None  # not said to be safe
+    rested = Sheet(state=night.state)
+    assert "purify" in [b.key for b in SYSTEM.banners(rested)]
+    purified = SYSTEM.procedures()["purify"].roll(rested, {"spell": "0"}, ScriptedRandom([]))
+    assert purified.state["safe_nights"] == 0 and not purified.state["spellbook"][0]["corrupted"]
+    assert "purify" not in [b.key for b in SYSTEM.banners(Sheet(state=purified.state))]
 
 
 def test_a_light_from_a_gear_bubble_is_one_the_clock_burns():

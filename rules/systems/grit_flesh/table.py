@@ -163,8 +163,9 @@ def advance_time(sheet: Sheet, unit: str, count: int, start: int, rng: RandomSou
     helpers = _helpers_weeks(sheet.hirelings, boundaries(start, minutes, WEEK), words)
     if unit == "sleep" and not state["dead"]:
         corrupted = [s["name"] for s in state["spellbook"] if s["corrupted"]]
-        if corrupted:
-            nights = min(count, len(corrupted))
+        nights = min(state["safe_nights"] + count, len(corrupted))
+        if nights > state["safe_nights"]:
+            state["safe_nights"], changed_state = nights, True
             words.append(
                 f"A safe night's sleep: purify {nights} corrupted spell{'s' if nights != 1 else ''} "
                 f"(one a night) with Purify a spell: {', '.join(corrupted)}."

@@ -120,18 +120,21 @@ TIME_UNITS = (
     TimeUnit("day", "Day", DAY),
     TimeUnit("week", "Week", WEEK),
 )
-_LIFE = (("torch", 6), ("lantern", 24), ("candle", 12))  # ten-minute turns, house readings
+# Ten-minute turns one burns, by the first word of its name (house readings: the seed gives none).
+_LIFE = {"torch": 6, "torches": 6, "lantern": 24, "lanterns": 24, "candle": 12, "candles": 12}
 
 
 def light_life(item: Item) -> int | None:
     """How many minutes one of this light burns: its own ``turns`` if it has them, else by its name."""
     turns = (item.data or {}).get("turns")
-    if turns is None:
-        turns = next((t for word, t in _LIFE if item.name.lower().startswith(word)), None)
+    words = item.name.lower().split()
+    if turns is None and words and "oil" not in words:
+        turns = _LIFE.get(words[0])
     return int(turns) * TURN if turns else None
 
 
 LIGHTS = Lights(life=light_life, refills=lambda item: item.name.lower().startswith("lantern"))
+"""A torch is used up; a lantern goes dark until refilled."""
 LIGHT_PROCEDURE = LightProcedure(LIGHTS)
 
 

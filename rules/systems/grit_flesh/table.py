@@ -40,7 +40,16 @@ BONUS_CHOICES = (("-1", "1d6−1 (small)"), ("0", "1d6 (medium)"), ("1", "1d6+1 
 _HD1_AV = min(20, int(DEFAULTS["monster_av_base"]) + 1)
 NPC_FIELDS: tuple[Param, ...] = (
     Param("grit", "Grit", "int", int(DEFAULTS["monster_grit_per_hd"]), 0, 999, help="Damage comes off Grit first."),
-    Param("flesh", "Flesh", "int", 1, 0, 999, help="Then Flesh: at 0 the monster is defeated."),
+    Param(
+        "flesh",
+        "Flesh",
+        "int",
+        1,
+        0,
+        999,
+        help="Then Flesh: at 0 it is defeated. Damage that ignores armour (a critical, an unaware target) "
+        "goes straight here.",
+    ),
     Param("hd", "HD", "int", 1, 0, HD_MAX, help=f"Worth {XP_PER_HD} XP for each HD, killed or avoided."),
     Param("ac", "AC", "int", 0, 0, 10, help="An attack must roll above it."),
     Param("av", "AV", "int", _HD1_AV, 1, 20, help="Its attacks hit at or under it; exactly it is a critical."),

@@ -5,8 +5,11 @@ Rest and Healing; rules-spec §004.4, §004.5."""
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from campaigns import session
 from campaigns.models import Encounter, Npc, RollRequest
 from characters.models import Roll
 from characters.services import item_add
@@ -88,3 +91,42 @@ def test_the_clock_burns_a_torch_and_rest_heals_only_when_asked(table, mara, gm,
     assert _post(as_user(player), table, answer, page_url=sheet_url).status_code == 200
     mara.refresh_from_db()
     assert mara.state["grit"] >= 1 and Roll.objects.get(procedure="rest").character == mara
+
+
+def test_a_monster_past_the_bounds_or_nameless_is_refused_and_nothing_changes(table, mara, gm, as_user):
+    """Bad input: 10⁹ Grit, an AV over 20 or an empty name is a sentence, not a row."""
+    client = as_user(gm)
+    _post(client, table, reverse("campaigns:encounter_action", args=[table.pk, "start"]))
+    add = reverse("campaigns:encounter_action", args=[table.pk, "add"])
+    refusals = (
+        ({"name": "Giant", "grit": "1000000000"}, "Grit"),
+        ({"name": "Giant", "av": "21"}, "AV"),
+        ({"name": ""}, "Give the NPC a name"),
+    )
+    for changes, words in refusals:
+        response = _post(client, table, add, **changes)
+        assert response.status_code == 422 and words in text_of(response)
+    assert not Npc.objects.exists()
+    advance = reverse("campaigns:time_advance", args=[table.pk])
+    response = _post(client, table, advance, unit="turn", count="-1")
+    assert response.status_code == 422 and text_of(response)
+    table.refresh_from_db()
+    assert table.game_minutes == 0
+
+
+def test_the_grit_and_flesh_table_page_costs_the_same_with_6_characters_and_10_monsters(table, gm, player, as_user):
+    """The GM's tools (the house monster lines) add no query per character or monster."""
+    client = as_user(gm)
+
+    def grow(characters: int, npcs: int) -> int:
+        for i in range(table.characters.count(), characters):
+            make_character(player, table, system="grit-flesh", name=f"PC {i}", seed=i)
+        if not table.encounters.filter(active=True).exists():
+            session.encounter_start(campaign_id=table.pk, name="Reavers", by=gm)
+        for i in range(table.npcs.count(), npcs):
+            session.npc_add(campaign_id=table.pk, name=f"Reaver {i}", stats={}, keep=i % 2 == 0)
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(reverse("campaigns:detail", args=[table.pk])).status_code == 200
+        return len(captured)
+
+    assert grow(1, 1) == grow(6, 10)

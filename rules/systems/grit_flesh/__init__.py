@@ -19,11 +19,14 @@ State layout (a JSON-able dict, normalised by ``validate_state``)::
       "coins": 120,                                      # gp; 200 coins a slot
       "out_rounds": 0, "dead": False,                    # out cold after a passed save vs death
       "feint": False,                                    # next round: two attacks with an advantage
+      "safe_nights": 0,                                  # safe nights' sleep the clock counted, to purify with
     }
 
 Items: weapons ``{"size", "hands", "damage_bonus" (on 1d6), "range" (feet, 0 melee), "cost", "out_of_ammunition"}``;
 armour and shields ``{"AC", "current_AC", "cost"}``, counted when worn. Helpers are hirelings of kind
-"helper" with ``{"role", "weekly", "grit", "flesh", "av", "st", "ac", "kit", "paid_weeks", "dead"}``.
+"helper" with ``{"role", "weekly", "grit", "flesh", "av", "st", "ac", "kit", "paid_weeks", "weeks", "dead"}``
+("weeks": weeks of service begun, counted by the table's clock). Light sources are items of kind "light"
+with ``{"lit", "burned", "turns"}`` (rules/clock.py). The GM's table (monsters, initiative, time): ``table.py``.
 
 Where the seed and the spec differ, or both are silent
 ------------------------------------------------------

@@ -54,6 +54,18 @@ def banners(sheet: Sheet) -> tuple[Banner, ...]:
                 "warning",
             )
         )
+    corrupted = sum(1 for spell in state["spellbook"] if spell["corrupted"])
+    if state["safe_nights"] and corrupted:
+        nights = min(state["safe_nights"], corrupted)
+        out.append(
+            Banner(
+                "purify",
+                "Rested safely",
+                f"A safe night's sleep: purify {nights} corrupted spell{'s' if nights != 1 else ''} "
+                "(Purify a spell), one for each night.",
+                "good",
+            )
+        )
     if level_ready(state, sheet.settings):
         out.append(Banner("level-ready", "Ready for the next level", "Enough XP: go up a level.", "good"))
     return tuple(out)
@@ -114,6 +126,7 @@ FIELD_LABELS = {
     "coins": "Gold",
     "out_rounds": "Rounds out cold",
     "feint": "Feint ready",
+    "safe_nights": "Safe nights to purify with",
 }
 
 OUTCOME_LABELS = {

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any
 
-from rules.base import Item, Param, RollResult, RulesError, Sheet, clean_params, entry_key, shown_inputs
+from rules.base import Item, Odds, Param, RollResult, RulesError, Sheet, clean_params, entry_key, shown_inputs
 from rules.dice import RandomSource
 from rules.systems.grit_flesh.inventory import weapons
 from rules.systems.grit_flesh.state import BUBBLES, st_of
+from rules.systems.grit_flesh.table import light_life
 
 EMPTY_BUBBLES_GP = 25  # seed 004, Gear Bubbles
 REPAIR_GP = 5  # seed 004, Armor Degradation: per point, and a day's work
@@ -46,6 +48,8 @@ class FillBubbleProcedure:
             raise RulesError("Name the mundane item the bubble brings out.")
         fill_bubble(state)
         item = Item(name, "gear", 0, 1, {"bubble": True})
+        if light_life(replace(item, kind="light")):  # a torch, lantern or candle: one the clock burns
+            item = replace(item, kind="light")
         summary = f"{name}, out of the pack: {state['bubbles']} of {BUBBLES} gear bubbles filled."
         return RollResult(
             self.key, self.label, "filled", summary, (), None, None, shown_inputs(p), state, items_added=(item,)
@@ -188,4 +192,55 @@ class RepairProcedure:
         summary = f"{item.name} mended to AC {now + points} for {cost} gp and {days} of work."
         return RollResult(
             self.key, self.label, "repaired", summary, (), cost, None, shown_inputs(p), state, items_changed=(changed,)
+        )
+
+
+@dataclass(frozen=True)
+class AfterFightProcedure:
+    """What a fight leaves to see to, asked of every character when the GM ends it (GameSystem.end_of_combat):
+    weapons out of ammunition (seed 004, Ranged Attacks: a gear bubble, or half the weapon's cost in a
+    settlement), armour worn down (seed 004, Armor Degradation: 5 gp and a day a point at a blacksmith; at 0
+    it is broken for good), and a feint's two attacks, which only the next round of the fight could use
+    (seed 004, Special Attacks). No dice."""
+
+    key: str = "after_fight"
+    label: str = "After the fight"
+    gm_only: bool = False
+
+    def params(self, sheet: Sheet) -> tuple[Param, ...]:
+        return ()
+
+    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
+        clean_params(self, sheet, params)
+        return Odds((("noted", Fraction(1)),), success_keys=("noted",))
+
+    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        p = clean_params(self, sheet, params)
+        state = st_of(sheet)
+        words = [
+            f"{item.name} is out of ammunition: restock it with a gear bubble ({BUBBLES - state['bubbles']} left) "
+            f"or for {-(-int(item.data.get('cost', 0)) // 2)} gp in a settlement."
+            for _, item in weapons(sheet)
+            if item.data.get("out_of_ammunition")
+        ]
+        for item in sheet.items:
+            start, now = int(item.data.get("AC", 0)), int(item.data.get("current_AC", item.data.get("AC", 0)))
+            if item.kind not in ("armour", "shield") or now >= start:
+                continue
+            if now == 0:
+                words.append(f"{item.name} is broken for good.")
+            else:
+                lost = start - now
+                words.append(
+                    f"{item.name} is down to AC {now} of {start}: a blacksmith mends it for {REPAIR_GP * lost} gp "
+                    f"and {lost} day{'s' if lost != 1 else ''}."
+                )
+        new = None
+        if state["feint"]:
+            state["feint"] = False
+            new = state
+            words.append("The feint's two attacks went unused.")
+        summary = " ".join(words) or "Nothing to restock or mend."
+        return RollResult(
+            self.key, self.label, "noted", summary, odds=self.odds(sheet, p), inputs=shown_inputs(p), state=new
         )

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from rules.base import CatalogueEntry, Hireling, Item, RulesError, Sheet, SlotSummary, entry_key
+from rules.clock import BURNED_MAX
 from rules.data import grit_flesh as data
 from rules.systems.grit_flesh.state import BUBBLES, COINS_PER_SLOT, SLOTS
 from rules.validation import boolean, bounded_int, bounded_text, fields, hireling_basics, item_basics, name_list
@@ -39,7 +40,14 @@ _ARMOUR = {
     "current_AC": ("current AC", _int(0, AC_MAX)),
     "cost": ("cost", _int(0, 1_000_000)),
 }
-_OTHER = {"cost": ("cost", _int(0, 1_000_000)), "bubble": ("from a gear bubble", boolean)}
+_OTHER = {
+    "cost": ("cost", _int(0, 1_000_000)),
+    "bubble": ("from a gear bubble", boolean),
+    # a light source (kind "light", rules/clock.py): alight now, minutes burned, and how long one burns
+    "lit": ("alight", boolean),
+    "burned": ("minutes burned", _int(0, BURNED_MAX)),
+    "turns": ("turns it burns", _int(1, 1000)),
+}
 
 
 def slot_cost(kind: str, item_data: Mapping[str, Any], given: int) -> int:
@@ -120,6 +128,7 @@ def validate_hireling(hireling: Hireling) -> Hireling:
         "ac": ("AC", _int(0, AC_MAX)),
         "kit": ("kit", lambda v, label: name_list(v, label, 10)),
         "paid_weeks": ("weeks paid", _int(0, 1000)),
+        "weeks": ("weeks served", _int(0, 1000)),
         "dead": ("dead", boolean),
     }
     state = fields(hireling.state, name, checks)

@@ -178,6 +178,7 @@ class PurifyProcedure:
         if not 0 <= index < len(state["spellbook"]) or not state["spellbook"][index]["corrupted"]:
             raise RulesError("No spell in your book is Corrupted.")
         state["spellbook"][index]["corrupted"] = False
+        state["safe_nights"] = max(0, state["safe_nights"] - 1)  # the clock's count of safe nights, if any
         summary = f"A night's safe sleep: {state['spellbook'][index]['name']} is pure again."
         return RollResult(self.key, self.label, "purified", summary, (), None, None, shown_inputs(p), state)
 

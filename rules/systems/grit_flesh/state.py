@@ -45,6 +45,7 @@ def default_state() -> dict[str, Any]:
         "out_rounds": 0,
         "dead": False,
         "feint": False,
+        "safe_nights": 0,  # nights of safe sleep the clock counted, each good for purifying one corrupted spell
     }
 
 
@@ -107,6 +108,7 @@ def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
     out["out_rounds"] = bounded_int(merged["out_rounds"], "Rounds out cold", 0, 6)
     out["dead"] = boolean(merged["dead"], "Dead")
     out["feint"] = boolean(merged["feint"], "Feint ready")
+    out["safe_nights"] = bounded_int(merged["safe_nights"], "Safe nights' sleep to purify with", 0, SPELLBOOK_MAX)
     return out
 
 

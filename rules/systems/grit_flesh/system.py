@@ -10,16 +10,20 @@ from typing import Any, ClassVar
 from rules.base import (
     Banner,
     CatalogueEntry,
+    CombatOrder,
     Creation,
     GameSystem,
     Hireling,
     Item,
+    NpcHarm,
     Param,
     Procedure,
     QuickRoll,
+    RollResult,
     RulesError,
     Sheet,
     SlotSummary,
+    TimeUnit,
     Track,
 )
 from rules.data import grit_flesh as data
@@ -32,6 +36,7 @@ from rules.systems.grit_flesh.combat import AttackProcedure, IncomingProcedure, 
 from rules.systems.grit_flesh.creation import apply_settings, create, creation_params
 from rules.systems.grit_flesh.damage import ComeRoundProcedure, RestProcedure, SurgeonProcedure, TakeDamageProcedure
 from rules.systems.grit_flesh.gear import (
+    AfterFightProcedure,
     EmptyBubblesProcedure,
     FillBubbleProcedure,
     RepairProcedure,
@@ -51,6 +56,16 @@ from rules.systems.grit_flesh.inventory import (
 from rules.systems.grit_flesh.magic import CastProcedure, FindScrollProcedure, PurifyProcedure, StudyScrollProcedure
 from rules.systems.grit_flesh.settings import SETTINGS, validate
 from rules.systems.grit_flesh.state import BUBBLES, SLOTS, default_state, st_of, validate_state
+from rules.systems.grit_flesh.table import (
+    LIGHT_PROCEDURE,
+    NPC_FIELDS,
+    NPC_ROLLS,
+    TIME_UNITS,
+    advance_time,
+    combat_order,
+)
+from rules.systems.grit_flesh.table import npc_damage as monster_damage
+from rules.systems.grit_flesh.table import npc_roll as monster_roll
 
 PROCEDURES: dict[str, Procedure] = {
     p.key: p
@@ -74,6 +89,8 @@ PROCEDURES: dict[str, Procedure] = {
         GainXpProcedure(),
         LevelUpProcedure(),
         PayHelpersProcedure(),
+        LIGHT_PROCEDURE,
+        AfterFightProcedure(),
     )
 }
 TABLE_PROCEDURES: dict[str, Procedure] = {"initiative": InitiativeProcedure()}
@@ -201,6 +218,35 @@ class GritFlesh(GameSystem):
 
     def table_procedures(self) -> Mapping[str, Procedure]:
         return TABLE_PROCEDURES
+
+    # --- the GM's table (table.py) ------------------------------------------------------------------------
+    combat_round_seconds: int = 60  # the seed gives no length: Lantern counts a round as a minute
+
+    def end_of_combat(self) -> str | None:
+        return "after_fight"
+
+    def npc_fields(self) -> tuple[Param, ...]:
+        return NPC_FIELDS
+
+    def npc_damage(
+        self, stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool = False
+    ) -> NpcHarm:
+        return monster_damage(stats, start, amount, ignore_armour)
+
+    def npc_rolls(self) -> Mapping[str, str]:
+        return NPC_ROLLS
+
+    def npc_roll(self, key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        return monster_roll(key, stats, rng)
+
+    def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
+        return combat_order(round_number, rng)
+
+    def time_units(self) -> tuple[TimeUnit, ...]:
+        return TIME_UNITS
+
+    def advance_time(self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource) -> RollResult:
+        return advance_time(sheet, unit, count, start_minutes, rng)
 
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         return CATALOGUE

@@ -26,7 +26,6 @@ from rules.base import (
     TimeUnit,
     Track,
 )
-from rules.clock import LightProcedure
 from rules.data import fell_late as data
 from rules.dice import RandomSource
 from rules.settings import Setting
@@ -60,10 +59,10 @@ from rules.systems.fell_late.rest import DeprivationProcedure, RestProcedure
 from rules.systems.fell_late.settings import SETTINGS
 from rules.systems.fell_late.state import ATTRIBUTES, HP_MAX, MAX_ARMOUR, default_state, st, step, validate_state
 from rules.systems.fell_late.table import (
-    LIGHTS,
     NPC_FIELDS,
     NPC_ROLLS,
     TIME_UNITS,
+    LightOrPutOut,
     advance_time,
     combat_order,
     light_level,
@@ -95,7 +94,7 @@ PROCEDURES: dict[str, Procedure] = {
         PayHirelingsProcedure(),
         ShareProcedure(),
         OrderHirelingProcedure(),
-        LightProcedure(LIGHTS),
+        LightOrPutOut(),
     )
 }
 

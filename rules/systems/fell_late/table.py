@@ -8,13 +8,13 @@ spec §001.2 (NPC defaults, the price list), §001.5.9-10, §001.6, §001.7, §0
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
 from rules.base import Banner, CombatOrder, Item, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
-from rules.clock import Lights, boundaries, burn, lit
+from rules.clock import LightProcedure, Lights, boundaries, burn, lit
 from rules.dice import RandomSource, roll_die
 from rules.errors import RulesError
 from rules.systems.fell_late.checks import DIE_CHOICES
@@ -129,6 +129,14 @@ LIGHTS = Lights(
     life=lambda item: next((m for word, m in _LIFE if item.name.lower().startswith(word)), None),
     refills=lambda item: item.name.lower().startswith("lantern"),
 )
+
+
+@dataclass(frozen=True)
+class LightOrPutOut(LightProcedure):
+    """Spec §001.2 (seed 001's kit and price list): a player lights a torch or lantern, or puts it out; no roll.
+    The table's clock burns it down."""
+
+    lights: Lights = LIGHTS
 
 
 def _minutes(unit: str) -> int:

@@ -112,3 +112,20 @@ def test_the_gm_asks_for_a_wil_test_and_the_player_answers(fell, wren, gm, playe
     assert roll.inputs["attribute"] == "WIL" and roll.roller == player
     request.refresh_from_db()
     assert request.answers.get().outcome == roll.outcome and request.group_summary == ""
+
+
+def test_the_morale_prompt_becomes_a_request_for_the_player_s_wil_contest(fell, wren, gm, player, as_user):
+    """Seed 001, Morale: the character who set it off rolls a WIL contest against the enemy's die; the GM fixes
+    the trigger and the NPC's WIL die (the tracker's prompt names both)."""
+    fields = as_user(gm).get(reverse("campaigns:request_fields", args=[fell.pk]), {"procedure": "morale"})
+    ask = reverse("campaigns:request_new", args=[fell.pk])
+    response = as_user(gm).post(
+        ask, form_fields(fields, ask, **{"fix-trigger": "lone", "fix-npc_die": "4", "characters": [wren.pk]}), **HTMX
+    )
+    assert response.status_code == 200, text_of(response)
+    request = RollRequest.objects.get()
+    assert request.procedure == "morale" and request.inputs == {"trigger": "lone", "npc_die": "4"}
+    page_url = reverse("campaigns:sheet_requests", args=[fell.pk, wren.pk])
+    _post(as_user(player), fell, reverse("campaigns:request_answer", args=[fell.pk, request.pk, wren.pk]), page_url)
+    roll = Roll.objects.get(character=wren, procedure="morale")
+    assert roll.inputs["npc_die"] == "4" and roll.summary.startswith("A lone enemy's HP reached zero")

@@ -148,3 +148,14 @@ def test_a_background_s_lantern_is_a_light():
     from rules.systems.fell_late.catalogue import source_item
 
     assert source_item("lantern").kind == "light" and source_item("torch (1 hour)").kind == "light"
+
+
+def test_a_detachment_attacks_with_advantage_and_breaks_at_half_its_force():
+    """Seed 001, Detachments: ADV and blast on its attacks; Morale: their force reduced by half."""
+    band = {**GOBLIN, "hp": 8, "attack_die": "6", "role": "detachment"}
+    attack = SYSTEM.npc_roll("attack", band, ScriptedRandom([2, 5]))
+    assert attack.total == 5 and len(attack.dice) == 2 and "blast" in attack.summary
+    assert dict(attack.odds.outcomes)["6"] == Fraction(11, 36)
+    assert not SYSTEM.npc_damage(band, band, 3).morale
+    half = SYSTEM.npc_damage(band, band, 4)
+    assert half.morale and "force is down by half" in half.words

@@ -49,9 +49,11 @@ At the GM's table (``table.py``, issue 16):
   tracker says how much harm went past HP and the GM rolls the NPC's "Critical harm test" (STR at DN 4, exact
   odds), which says whether it fights on, is taken out or dies. The tracker's Defeated mark is therefore not set
   by damage alone; the GM removes an NPC that is out. (Setting it would need the table to roll on damage.)
-- Morale: the tracker sees one NPC, so its "role" (one of a group, their leader, a lone enemy) says which of
-  this revision's triggers it can fire: a lone enemy at 0 HP (§001.11.9 [REC]); a leader or the first of a group
-  when critical harm may take it out. "Their force down by half" is the GM's call across the group. The
+- Morale: the tracker sees one NPC, so its "role" (one of a group, their leader, a lone enemy, a detachment)
+  says which of this revision's triggers it can fire: a lone enemy at 0 HP (§001.11.9 [REC]); a leader or the
+  first of a group when critical harm may take it out; a detachment (a group fought as one) brought to half its
+  HP is "their force reduced by half" (across separate NPCs that is the GM's call). A detachment's attack rolls
+  with ADV and has blast (seed 001, Detachments). The
   contest itself is the player's "Enemy morale" roll (a roll request), against the NPC's WIL die.
 - Time: the game clock starts at midnight of day 1; a day's rations are eaten at each midnight (they are sold by
   the day); "until dawn" ends at 06:00. Unfed, the sheet is deprived, and past the first day gains a fatigue

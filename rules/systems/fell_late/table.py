@@ -15,7 +15,7 @@ from typing import Any
 
 from rules.base import Banner, CombatOrder, Item, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
 from rules.clock import LightProcedure, Lights, boundaries, burn, lit
-from rules.dice import RandomSource, roll_die
+from rules.dice import RandomSource, adv_dis_pool, pool_dist, roll_die, roll_pool
 from rules.errors import RulesError
 from rules.systems.fell_late.checks import DIE_CHOICES
 from rules.systems.fell_late.npcs import LuckProcedure
@@ -28,6 +28,7 @@ ROLES = (
     ("group", "One of a group"),
     ("leader", "Their leader"),
     ("lone", "A lone enemy"),
+    ("detachment", "A detachment (a group as one)"),
 )
 NPC_FIELDS: tuple[Param, ...] = (
     Param("hp", "HP", "int", 4, 0, HP_MAX),
@@ -46,7 +47,7 @@ def npc_damage(stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, 
     once from the whole harm (spec §001.6 [REC]), goes first to HP; what is left is critical harm, which calls
     for a STR test (Harm and Death; the table rolls it, see ``npc_roll``). Seed 001, Morale, in this revision:
     a lone enemy's HP reaching zero (spec §001.11.9 [REC]: at that moment); a leader or the first of a group
-    defeated; their force down by half (the GM judges that across the group)."""
+    defeated; their force down by half (a detachment at half its HP; across separate NPCs, the GM's call)."""
     armour = 0 if ignore_armour else int(stats["armour"])
     dealt = max(0, amount - armour)
     before = int(stats["hp"])
@@ -57,12 +58,16 @@ def npc_damage(stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, 
     if before > 0 and left == 0 and stats["role"] == "lone":
         morale = True
         words.append(f"A lone enemy's HP reached zero: {_MORALE.format(die=stats['wil_die'])}.")
+    full = int(start.get("hp", before))
+    if stats["role"] == "detachment" and left * 2 <= full < before * 2:
+        morale = True
+        words.append(f"Their force is down by half: {_MORALE.format(die=stats['wil_die'])}.")
     if critical:
         words.append(
             f"{critical} critical harm: roll its Critical harm test (STR d{stats['str_die']}, DN {DN_DEFAULT}); "
             "a failure takes it out of the fight."
         )
-        if stats["role"] != "lone":
+        if stats["role"] in ("group", "leader"):
             morale = True
             who = "their leader" if stats["role"] == "leader" else "the first of them to fall"
             words.append(f"If it is taken out and is {who}, {_MORALE.format(die=stats['wil_die'])}.")
@@ -77,13 +82,23 @@ def _uniform(sides: int) -> Odds:
 
 def npc_roll(key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
     """Seed 001, Attacks: attacks always land; roll the attack die (the target's sheet takes its armour off
-    and adds +1 per extra attacker). Seed 001, Harm and Death: critical harm is a STR test at DN 4 (spec
-    §001.11.7 [REC]); a failure lowers STR a step and takes it out, below d4 it is dead."""
+    and adds +1 per extra attacker). Seed 001, Detachments: a detachment's attacks have ADV and blast.
+    Seed 001, Harm and Death: critical harm is a STR test at DN 4 (spec §001.11.7 [REC]); a failure lowers
+    STR a step and takes it out, below d4 it is dead."""
     if key == "attack":
         sides = int(stats["attack_die"])
-        die = roll_die(rng, sides, "attack")
-        words = f"Attack die d{sides} = {die.face}: that much harm before the target's armour."
-        return RollResult("attack", "Attack", str(die.face), words, (die,), die.face, _uniform(sides))
+        if stats["role"] != "detachment":
+            die = roll_die(rng, sides, "attack")
+            words = f"Attack die d{sides} = {die.face}: that much harm before the target's armour."
+            return RollResult("attack", "Attack", str(die.face), words, (die,), die.face, _uniform(sides))
+        pool, how = adv_dis_pool(sides, 1)
+        dice, kept = roll_pool(rng, pool, how, ["attack"] * len(pool))
+        odds = Odds(tuple((str(v), p) for v, p in sorted(pool_dist(pool, how).items())), success_keys=())
+        words = (
+            f"A detachment attacks with ADV: d{sides} twice, keeping {kept}, that much harm before armour. It has "
+            "blast: roll separately for each target close together."
+        )
+        return RollResult("attack", "Attack", str(kept), words, dice, kept, odds)
     if key == "critical":
         sides = int(stats["str_die"])
         lower = step(sides, -1)

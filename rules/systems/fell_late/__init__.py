@@ -43,6 +43,23 @@ Where the seed, the source and the spec differ, or leave a gap
   WIL impaired and a locked spell last until dawn (a comfortable night's rest).
 - Critical harm at a d4 that fails: the seed says lowering below d4 "from critical harm" is death; a hand
   adjustment below d4 is refused rather than killing.
+
+At the GM's table (``table.py``, issue 16):
+- An NPC's harm is typed at the table with no dice, so critical harm cannot roll its STR test there: the
+  tracker says how much harm went past HP and the GM rolls the NPC's "Critical harm test" (STR at DN 4, exact
+  odds), which says whether it fights on, is taken out or dies. The tracker's Defeated mark is therefore not set
+  by damage alone; the GM removes an NPC that is out. (Setting it would need the table to roll on damage.)
+- Morale: the tracker sees one NPC, so its "role" (one of a group, their leader, a lone enemy, a detachment)
+  says which of this revision's triggers it can fire: a lone enemy at 0 HP (§001.11.9 [REC]); a leader or the
+  first of a group when critical harm may take it out; a detachment (a group fought as one) brought to half its
+  HP is "their force reduced by half" (across separate NPCs that is the GM's call). A detachment's attack rolls
+  with ADV and has blast (seed 001, Detachments). The
+  contest itself is the player's "Enemy morale" roll (a roll request), against the NPC's WIL die.
+- Time: the game clock starts at midnight of day 1; a day's rations are eaten at each midnight (they are sold by
+  the day); "until dawn" ends at 06:00. Unfed, the sheet is deprived, and past the first day gains a fatigue
+  level a day, as the "A day deprived" roll counts; eating again ends that deprivation, and fatigue goes only
+  with nights of rest. A torch burns 1 hour and a lantern's oil 4 hours (the price list); the luck die (d6) is
+  rolled hidden for the GM at the start of every exploration and travel round advanced, none for a whole day.
 """
 
 from rules.systems.fell_late.system import PROCEDURES, SYSTEM, FellLate

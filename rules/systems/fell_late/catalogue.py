@@ -71,6 +71,8 @@ def source_item(text: str, quantity: int = 1) -> Item:
         kind = "weapon"
     elif listed is not None:
         kind = listed.kind
+    elif parsed.name.startswith(("torch", "lantern")):
+        kind = "light"  # a background's plain "lantern" burns like the price list's (the table's clock)
     else:
         kind = "gear"
     slots_ = 0 if kind in ("animal", "vehicle") else 2 if item_data.get("bulky") else 1

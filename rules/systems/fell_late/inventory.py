@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rules.base import Hireling, Item, RulesError, Sheet, SlotSummary
+from rules.clock import BURNED_MAX
 from rules.dice import LADDER
 from rules.systems.fell_late.state import COINS_PER_SLOT, MAX_ARMOUR, default_state, face, st, validate_state
 from rules.validation import (
@@ -31,6 +32,8 @@ ITEM_FIELDS: dict[str, tuple[str, Check]] = {
     "armour": ("armour", lambda v, label: bounded_int(v, label, 0, MAX_ARMOUR)),
     "value": ("worth in coin", lambda v, label: bounded_int(v, label, 0, 10_000_000)),
     "note": ("note", bounded_text),
+    "lit": ("lit", boolean),  # a torch or lantern alight, and the minutes it has burned (rules/clock.py)
+    "burned": ("minutes burned", lambda v, label: bounded_int(v, label, 0, BURNED_MAX)),
 }
 
 _TOKEN = re.compile(r"^(?:d(\d+)|bulky|blast|\+?(\d+) armou?r)$")

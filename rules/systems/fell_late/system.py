@@ -10,16 +10,20 @@ from typing import Any, ClassVar
 from rules.base import (
     Banner,
     CatalogueEntry,
+    CombatOrder,
     Creation,
     GameSystem,
     Hireling,
     Item,
+    NpcHarm,
     Param,
     Procedure,
     QuickRoll,
+    RollResult,
     RulesError,
     Sheet,
     SlotSummary,
+    TimeUnit,
     Track,
 )
 from rules.data import fell_late as data
@@ -54,6 +58,18 @@ from rules.systems.fell_late.npcs import LeverageProcedure, LuckProcedure, Moral
 from rules.systems.fell_late.rest import DeprivationProcedure, RestProcedure
 from rules.systems.fell_late.settings import SETTINGS
 from rules.systems.fell_late.state import ATTRIBUTES, HP_MAX, MAX_ARMOUR, default_state, st, step, validate_state
+from rules.systems.fell_late.table import (
+    NPC_FIELDS,
+    NPC_ROLLS,
+    TIME_UNITS,
+    LightOrPutOut,
+    advance_time,
+    combat_order,
+    light_level,
+    npc_damage,
+    npc_roll,
+    time_checks,
+)
 
 PROCEDURES: dict[str, Procedure] = {
     p.key: p
@@ -78,6 +94,7 @@ PROCEDURES: dict[str, Procedure] = {
         PayHirelingsProcedure(),
         ShareProcedure(),
         OrderHirelingProcedure(),
+        LightOrPutOut(),
     )
 }
 
@@ -227,6 +244,36 @@ class FellLate(GameSystem):
 
     def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
         return hire(sheet, choices, rng)
+
+    # --- the GM's table (issue 16): rules/systems/fell_late/table.py -----------------------------------------
+    def npc_fields(self) -> tuple[Param, ...]:
+        return NPC_FIELDS
+
+    def npc_damage(
+        self, stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool = False
+    ) -> NpcHarm:
+        return npc_damage(stats, start, amount, ignore_armour)
+
+    def npc_rolls(self) -> Mapping[str, str]:
+        return NPC_ROLLS
+
+    def npc_roll(self, key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        return npc_roll(key, stats, rng)
+
+    def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
+        return combat_order(round_number)
+
+    def time_units(self) -> tuple[TimeUnit, ...]:
+        return TIME_UNITS
+
+    def advance_time(self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource) -> RollResult:
+        return advance_time(sheet, unit, count, start_minutes, rng)
+
+    def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
+        return time_checks(unit, count, start_minutes, rng)
+
+    def light_level(self, party: Sequence[Sheet]) -> Banner | None:
+        return light_level(party)
 
 
 SYSTEM = FellLate()

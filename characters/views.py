@@ -257,9 +257,8 @@ def _roll_control(rules, procedure, sheet, table, gm: bool) -> dict:
         odds = procedure.odds(sheet, rules_base.check_params(procedure, sheet, {}))
     except RulesError:
         odds = None
-    # No dice decide it (taking damage, the end of a round): the button applies it instead of rolling.
-    certain = odds is not None and sum(1 for _, p in odds.outcomes if p > 0) == 1
-    return {"procedure": procedure, "fields": fields, "odds": odds, "certain": certain, "open": False}
+    # Whether the button reads "Apply" (no dice decide it) or "Roll" follows the odds box, in CSS.
+    return {"procedure": procedure, "fields": fields, "odds": odds, "open": False}
 
 
 LOG_FILTERS = (("party", "Everyone"), ("mine", "This character"), ("gm", "The GM"))

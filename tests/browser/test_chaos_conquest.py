@@ -82,7 +82,7 @@ def test_a_pushed_save_and_deaths_door_reach_the_gms_table_live(new_page, django
     damage.locator("summary").click()
     damage.locator("#id_take_damage-amount").fill("7")
     expect(damage.locator(".odds-line")).to_have_attribute("data-odds-dies", "1/2")
-    damage.get_by_role("button", name="Apply", exact=True).click()  # no dice at 1 damage: it applies
+    damage.get_by_role("button", name="Roll", exact=True).click()  # 1 damage applies; at 7 the d6 decides
     expect(damage.locator(".roll-result")).to_contain_text("Death's door:")
     hero.refresh_from_db()
     assert hero.state["stamina"] == -3 and hero.state["status"] in ("dying", "dead")

@@ -66,7 +66,8 @@ def test_a_fell_character_is_made_rolls_and_takes_harm_while_the_gm_watches(new_
     harm = player_page.locator('.roll-control[data-procedure="take_harm"]')
     harm.locator("summary").click()
     harm.locator("#id_take_harm-amount").fill("9")
-    harm.get_by_role("button", name="Apply", exact=True).click()
+    expect(harm.get_by_role("button", name="Apply", exact=True)).to_have_count(0)  # 9 harm brings a BOD test
+    harm.get_by_role("button", name="Roll", exact=True).click()
     expect(player_page.locator("#vitals [data-track=hp] [data-value]")).to_have_text("0")
     wren.refresh_from_db()
     assert wren.state["hp"] == 0 and wren.state["abilities"]["BOD"]["points"] == 1

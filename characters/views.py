@@ -382,7 +382,8 @@ def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         raise Http404
     try:
         sheet = character.checked_sheet()
-        result = services.character_odds(character, procedure, raw_params(proc, sheet, request.GET, gm=gm))
+        params = raw_params(proc, sheet, request.GET, gm=gm)
+        result = services.character_odds(character, procedure, params, sheet=sheet)  # read and checked once
         error = ""
     except RulesError as problem:
         result, error = None, str(problem)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
+from rules.base import Odds, Param, Procedure, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.data import fell_late as data
 from rules.dice import DieRoll, RandomSource, roll_die
 from rules.systems.fell_late.checks import ATTRIBUTE_CHOICES
@@ -99,6 +99,24 @@ def _learn_odds(outcome: str) -> Odds:
     return Odds(((outcome, Fraction(1)),), success_keys=(outcome,))
 
 
+def _learn(sheet: Sheet, field: str, name: str, attribute: str) -> tuple[str, dict[str, Any]]:
+    """Seed 001 (Skills, Spells): one more skill or spell, at most as many as the attribute die's top face."""
+    state = st(sheet)
+    name = name[:100]
+    limit = face(state, attribute)
+    if name in state[field]:
+        raise RulesError(f"You already know {name}.")
+    if len(state[field]) >= limit:
+        raise RulesError(f"You know {len(state[field])} {field}, as many as your {attribute} (d{limit}) allows.")
+    state[field].append(name)
+    return name, state
+
+
+def _learned(procedure: Procedure, summary: str, p: Mapping[str, Any], state: dict[str, Any]) -> RollResult:
+    odds = _learn_odds("learned")
+    return RollResult(procedure.key, procedure.label, "learned", summary, (), None, odds, shown_inputs(p), state)
+
+
 @dataclass(frozen=True)
 class LearnSkillProcedure:
     """Seed 001 (Skills): you know as many skills as INT (its die's highest face, spec §001.11.4 [REC])."""
@@ -114,15 +132,7 @@ class LearnSkillProcedure:
         )
 
     def _apply(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-        state = st(sheet)
-        name = (p["other"].strip() or p["skill"]).lower()[:100]
-        limit = face(state, "INT")
-        if name in state["skills"]:
-            raise RulesError(f"You already know {name}.")
-        if len(state["skills"]) >= limit:
-            raise RulesError(f"You know {len(state['skills'])} skills, as many as your INT (d{limit}) allows.")
-        state["skills"].append(name)
-        return name, state
+        return _learn(sheet, "skills", (p["other"].strip() or p["skill"]).lower(), "INT")
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         self._apply(sheet, clean_params(self, sheet, params))
@@ -131,17 +141,7 @@ class LearnSkillProcedure:
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = clean_params(self, sheet, params)
         name, state = self._apply(sheet, p)
-        return RollResult(
-            self.key,
-            self.label,
-            "learned",
-            f"You now count {name} among your skills.",
-            (),
-            None,
-            _learn_odds("learned"),
-            shown_inputs(p),
-            state,
-        )
+        return _learned(self, f"You now count {name} among your skills.", p, state)
 
 
 @dataclass(frozen=True)
@@ -159,15 +159,7 @@ class LearnSpellProcedure:
         )
 
     def _apply(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-        state = st(sheet)
-        name = (p["other"].strip() or p["spell"])[:100]
-        limit = face(state, "WIL")
-        if name in state["spells"]:
-            raise RulesError(f"You already know {name}.")
-        if len(state["spells"]) >= limit:
-            raise RulesError(f"You know {len(state['spells'])} spells, as many as your WIL (d{limit}) allows.")
-        state["spells"].append(name)
-        return name, state
+        return _learn(sheet, "spells", p["other"].strip() or p["spell"], "WIL")
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         self._apply(sheet, clean_params(self, sheet, params))
@@ -176,14 +168,4 @@ class LearnSpellProcedure:
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = clean_params(self, sheet, params)
         name, state = self._apply(sheet, p)
-        return RollResult(
-            self.key,
-            self.label,
-            "learned",
-            f"You now know {name}.",
-            (),
-            None,
-            _learn_odds("learned"),
-            shown_inputs(p),
-            state,
-        )
+        return _learned(self, f"You now know {name}.", p, state)

@@ -5,8 +5,13 @@ from __future__ import annotations
 from fractions import Fraction
 
 from django import template
+from django.template.defaultfilters import date as date_filter
+from django.template.defaultfilters import slugify
 from django.utils import timezone
+from django.utils.html import escape, format_html
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.timesince import timesince
+from django.utils.timezone import template_localtime
 
 from rules import SYSTEMS, system_for
 
@@ -87,3 +92,45 @@ def item_notes(data) -> str:
         else:
             notes.append(f"{words} {value}")
     return " · ".join(notes)
+
+
+@register.simple_tag(takes_context=True)
+def roll_line(context, roll) -> SafeString:
+    """One roll of a log, written in Python rather than as a template: a log draws 15-50 of these,
+    each with a dozen dice, and the template's per-variable work was most of a log's render time."""
+    system_id = context.get("system_id", "")
+    # The character who rolled, else the GM (or whoever rolled outside a character).
+    who = roll.character.name if roll.character_id else (roll.roller.username if roll.roller_id else "") or "GM"
+    badge = ""
+    if roll.visibility != "public":
+        badge = format_html(' <span class="badge">{}</span>', roll.get_visibility_display())
+    dice = "".join(_die_span(die) for die in roll.dice)
+    when = ""
+    if roll.created_at:
+        moment = template_localtime(roll.created_at)
+        when = format_html(' <time class="muted when" datetime="{}">{}</time>', date_filter(moment, "c"), ago(moment))
+    summary = format_html(' <div class="muted">{}</div>', roll.summary) if roll.summary else ""
+    return format_html(
+        '<div class="roll" data-roll="{}" data-outcome="{}"><strong>{}</strong>: {}{} <span class="dice">{}</span>'
+        ' → <span class="outcome-{}">{}</span>{}{}</div>',
+        roll.pk,
+        roll.outcome,
+        who,
+        roll.label,
+        badge,
+        mark_safe(dice),  # noqa: S308 - integers, and labels escaped
+        slugify(roll.outcome),
+        outcome_label(roll.outcome, system_id),
+        when,
+        summary,
+    )
+
+
+def _die_span(die) -> str:
+    """A stored die: sides and face are the server's integers; only a label is free text."""
+    kept = die.get("kept")  # as the template read it: a die not marked kept shows as dropped
+    sides, face = int(die.get("sides") or 0), int(die.get("face") or 0)
+    label = f" ({escape(die['label'])})" if die.get("label") else ""
+    if kept:
+        return f'<span class="die" title="d{sides}{label}">d{sides}:{face}</span>'
+    return f'<span class="die dropped" title="d{sides}{label}, not kept">d{sides}:{face}</span>'

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rules.base import BACKGROUND_AND_AGE, Banner, Odds, Param, QuickRoll, RulesError, Sheet
+from rules.base import BACKGROUND_AND_AGE, Banner, Odds, Param, QuickRoll, RulesError, Sheet, sheet_state
 from rules.systems.chaos_conquest.advancement import xp_for_level
 from rules.systems.chaos_conquest.catalogue import format_money
 from rules.systems.chaos_conquest.effects import deaths_door_death_chance
@@ -46,7 +46,7 @@ def banners(sheet: Sheet) -> tuple[Banner, ...]:
 
     Seed 002, Stamina & Death (Death's door d6, dying, Doomed) and Advancement (the XP of the next level).
     """
-    state = validate_state(sheet.state)
+    state = sheet_state(sheet, validate_state)
     status = state["status"]
     out: list[Banner] = []
     if status != "fine":
@@ -90,7 +90,7 @@ def _boxes(sheet: Sheet, state: Mapping[str, Any]) -> list[dict[str, str]]:
 
 def sheet_facts(sheet: Sheet) -> dict[str, Any]:
     """Everything the C&C "details" region shows beyond the raw state, from the sheet alone."""
-    state = validate_state(sheet.state)
+    state = sheet_state(sheet, validate_state)
     status_word, status_help = STATUS_WORDS[state["status"]]
     next_level = state["level"] + 1
     next_xp = xp_for_level(next_level)
@@ -136,7 +136,7 @@ def sheet_facts(sheet: Sheet) -> dict[str, Any]:
 def _readable(sheet: Sheet) -> bool:
     """Whether the rules can read every part of a sheet (one they cannot leads and joins nothing)."""
     try:
-        validate_state(sheet.state)
+        sheet_state(sheet, validate_state)
         for item in sheet.items:
             validate_item(item)
         for hireling in sheet.hirelings:

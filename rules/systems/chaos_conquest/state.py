@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import replace as _replace
 from typing import Any
 
-from rules.base import Hireling, Item, RulesError, Sheet, entry_key
+from rules.base import Hireling, Item, RulesError, Sheet, entry_key, sheet_state
 from rules.data import chaos_conquest as data
 from rules.validation import Check, boolean, bounded_int, bounded_text, die_on, fields, hireling_basics, name_list
 
@@ -188,7 +188,7 @@ def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _st(sheet: Sheet) -> dict[str, Any]:
-    return validate_state(sheet.state)
+    return sheet_state(sheet, validate_state)
 
 
 def _cur(state: Mapping[str, Any], attribute: str) -> int:

@@ -9,6 +9,7 @@ from typing import Any
 from rules.base import (
     RulesError,
     Sheet,
+    sheet_state,
 )
 from rules.data import fell_draft as data
 from rules.dice import (
@@ -148,7 +149,7 @@ def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _st(sheet: Sheet) -> dict[str, Any]:
-    return validate_state(sheet.state)
+    return sheet_state(sheet, validate_state)
 
 
 def _die_of(state: Mapping[str, Any], ab: str) -> int:

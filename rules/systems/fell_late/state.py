@@ -6,7 +6,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from rules.base import RulesError, Sheet
+from rules.base import RulesError, Sheet, sheet_state
 from rules.data import fell_late as data
 from rules.dice import LADDER, Overflow, ladder_index
 from rules.validation import boolean, bounded_int, bounded_text, name_list
@@ -150,7 +150,7 @@ def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def st(sheet: Sheet) -> dict[str, Any]:
-    return validate_state(sheet.state)
+    return sheet_state(sheet, validate_state)
 
 
 def die_of(state: Mapping[str, Any], attribute: str) -> int:

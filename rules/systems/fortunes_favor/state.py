@@ -9,7 +9,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from rules.base import RulesError, Sheet
+from rules.base import RulesError, Sheet, sheet_state
 from rules.data import fortunes_favor as data
 from rules.dice import ff_damage_step
 from rules.settings import Setting
@@ -216,7 +216,7 @@ def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _st(sheet: Sheet) -> dict[str, Any]:
-    return validate_state(sheet.state)
+    return sheet_state(sheet, validate_state)
 
 
 # --- derived numbers (rules-spec §003.2, from the source's PlayerCharacter.tsx) --------------------------

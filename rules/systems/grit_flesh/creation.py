@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rules.base import Creation, Param, RollResult, RulesError, Sheet
+from rules.base import Creation, Param, RollResult, RulesError, Sheet, sheet_state
 from rules.dice import DieRoll, RandomSource, roll_dice, roll_die
 from rules.systems.grit_flesh.advancement import av_growth
 from rules.systems.grit_flesh.inventory import catalogue_item
@@ -137,7 +137,7 @@ def apply_settings(sheet: Sheet) -> dict[str, Any]:
     attributes kept, Grit, gold) and everything the character earned stay as they are.
     """
     settings = sheet.settings
-    state = validate_state(sheet.state)
+    state = sheet_state(sheet, validate_state)
     count = int(value(settings, "attribute_dice"))
     state["attributes"] = {n: state["attributes"].get(n, (7 * count) // 2) for n in value(settings, "attributes")}
     grown = state["level"] - 1

@@ -6,7 +6,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from rules.base import RulesError, Sheet
+from rules.base import RulesError, Sheet, sheet_state
 from rules.dice import DieRoll, RandomSource, roll_die
 from rules.systems.grit_flesh.settings import ATTRIBUTE_NAME_MAX, COINS_PER_SLOT, SLOTS, SPELL_LEVEL_MAX, value
 from rules.validation import boolean, bounded_int, bounded_text, name_list
@@ -113,7 +113,7 @@ def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def st_of(sheet: Sheet) -> dict[str, Any]:
-    return validate_state(sheet.state)
+    return sheet_state(sheet, validate_state)
 
 
 def ordered_attributes(state: Mapping[str, Any], settings: Mapping[str, Any] | None) -> list[tuple[str, int]]:

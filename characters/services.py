@@ -97,7 +97,8 @@ def _record(
     reverts: Change | None = None,
     reason: str = "",
 ) -> Change:
-    return Change.objects.create(
+    # Kept on the row too: the write's own answer offers this change's Undo without reading it back.
+    character.latest_change = Change.objects.create(
         character=character,
         by=by,
         what=what[:200],
@@ -107,6 +108,7 @@ def _record(
         reverts=reverts,
         reason=reason[:200],
     )
+    return character.latest_change
 
 
 def _lock(character_id: int, *, with_rows: bool = False) -> Character:

@@ -36,7 +36,7 @@ from characters.forms import (
     raw_params,
 )
 from characters.models import CatalogueItem, Change, Character, Item, Roll
-from characters.selectors import catalogue_matching, characters_editable_by, characters_visible_to, rolls_visible_to
+from characters.selectors import catalogue_matching, character_for, characters_editable_by, rolls_visible_to
 from characters.system_templates import system_template
 from characters.templatetags.lantern import item_notes
 from characters.transfer import export_character, import_character, parse_document
@@ -66,7 +66,7 @@ def character_list(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def sheet(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    character = get_object_or_404(characters_visible_to(request.user).select_related("campaign", "owner"), pk=pk)
+    character = _visible(request, pk)
     return render(request, "characters/sheet.html", sheet_context(request, character))
 
 
@@ -78,7 +78,7 @@ def region(request: HtmxHttpRequest, pk: int, name: str) -> HttpResponse:
     """
     if name not in LIVE_PARTS:
         raise Http404
-    character = get_object_or_404(characters_visible_to(request.user).select_related("campaign", "owner"), pk=pk)
+    character = _visible(request, pk)
     context = sheet_context(request, character, regions=(name,), panel=request.GET)
     if name == "odds":
         return render(request, "characters/_panel_odds.html", context)
@@ -104,7 +104,9 @@ def sheet_context(
     wanted = set(regions)
     controls = wanted == set(REGIONS) if controls is None else controls
     if can_edit is None:
-        can_edit = characters_editable_by(request.user).filter(pk=character.pk).exists()
+        can_edit = getattr(character, "can_edit", None)  # character_for knows it already
+    if can_edit is None:
+        can_edit = character.can_edit
     # Only the roll panel (its GM-only rolls and inputs) asks who the GM is.
     panel_odds = can_edit and panel is not None and bool(wanted & {"details", "odds"})
     context = {
@@ -212,8 +214,13 @@ UNDO_WINDOW = timedelta(minutes=10)
 
 def _undo_offer(user, character: Character) -> dict | None:
     """The sheet offers Undo for the viewer's own latest change, for a few minutes, if it can be put back."""
-    latest = character.changes.select_related("reverted_by").first()
-    if latest is None or latest.by_id != user.pk or not latest.revertible or _reverted_by(latest) is not None:
+    latest = getattr(character, "latest_change", None)  # the write just made it: nothing reverts it yet
+    just_made = latest is not None
+    if not just_made:
+        latest = character.changes.select_related("reverted_by").first()
+    if latest is None or latest.by_id != user.pk or not latest.revertible:
+        return None
+    if not just_made and _reverted_by(latest) is not None:
         return None
     if latest.at < timezone.now() - UNDO_WINDOW:
         return None
@@ -245,6 +252,8 @@ def unreadable_notice(problem: RulesError) -> str:
 
 def acts_as_gm(user, character: Character) -> bool:
     """The campaign's GM; for a character at no table, its owner runs their own game."""
+    if getattr(character, "viewer_id", None) == user.pk:  # character_for asked it of this viewer already
+        return character.viewer_is_gm
     if character.campaign_id is None:
         return character.owner_id == user.pk
     membership = membership_of(user, character.campaign)
@@ -295,8 +304,19 @@ def _announcing(view):
     return wrapper
 
 
+def _visible(request, pk: int) -> Character:
+    """The character, if this viewer may see it (404 otherwise), with what they may do to it."""
+    character = character_for(request.user, pk)
+    if character is None:
+        raise Http404("No character here.")
+    return character
+
+
 def _editable(request, pk: int) -> Character:
-    return get_object_or_404(characters_editable_by(request.user).select_related("campaign", "owner"), pk=pk)
+    character = character_for(request.user, pk, edit=True)
+    if character is None:
+        raise Http404("No character here.")
+    return character
 
 
 def _respond(
@@ -350,6 +370,8 @@ def _reload(character: Character, fresh: Character | None = None) -> None:
     for column in _OWN_COLUMNS:
         setattr(character, column, getattr(fresh, column))
     character._prefetched_objects_cache = dict(getattr(fresh, "_prefetched_objects_cache", {}))
+    if hasattr(fresh, "latest_change"):
+        character.latest_change = fresh.latest_change
 
 
 _OWN_COLUMNS = [f.attname for f in Character._meta.concrete_fields if not f.is_relation and not f.primary_key]
@@ -689,8 +711,8 @@ def edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 def history(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Every change to a character, field by field (who, when, from → to), newest first; revert from here."""
-    character = get_object_or_404(characters_visible_to(request.user).select_related("campaign", "owner"), pk=pk)
-    can_edit = characters_editable_by(request.user).filter(pk=character.pk).exists()
+    character = _visible(request, pk)
+    can_edit = character.can_edit
     rules = SYSTEMS.get(character.system)
     hidden = () if rules is None or can_edit else rules.private_fields
     label = rules.field_label if rules is not None else (lambda path: path)

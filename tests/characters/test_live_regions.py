@@ -90,7 +90,7 @@ def test_adding_an_item_answers_with_inventory_vitals_and_details(hero, player, 
 @pytest.mark.parametrize("region", ["vitals", "details", "inventory", "hirelings", "log"])
 def test_a_region_request_builds_only_that_region(hero, player, as_user, region, django_assert_max_num_queries):
     client = as_user(player)
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(7):
         response = client.get(reverse("characters:region", args=[hero.pk, region]), **HTMX)
     assert response.status_code == 200
     assert _regions_in(response) == [region]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import pytest
 from django.urls import reverse
 
@@ -104,8 +106,8 @@ def test_my_campaigns_lists_each_campaign_with_my_role(campaign, gm, player, as_
 
 
 def test_the_campaign_form_offers_all_five_systems(player, as_user):
-    page = as_user(player).get(reverse("campaigns:list")).content.decode()
-    for name in ["Fell (draft", "Fell (late", "Chaos &amp; Conquest", "Fortune&#x27;s Favor", "Grit &amp; Flesh"]:
+    page = html.unescape(as_user(player).get(reverse("campaigns:list")).content.decode())
+    for name in ["Fell (draft", "Fell (late", "Chaos & Conquest", "Fortune's Favor", "Grit & Flesh"]:
         assert name in page
 
 

@@ -271,5 +271,6 @@ LOGGING = {
 }
 
 # Form fields are drawn by Jinja2 from Django's own Jinja2 copies of its form templates (same markup): Django's
-# template engine drew the GM's table's ~25 fields in about 40 % of that page's time.
-FORM_RENDERER = "django.forms.renderers.Jinja2"
+# template engine drew the GM's table's ~25 fields in about 40 % of that page's time. The admin's widgets keep
+# Django's renderer (config/templates.py).
+FORM_RENDERER = "config.templates.FormRenderer"

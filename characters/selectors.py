@@ -59,6 +59,19 @@ def rolls_visible_to(user):
     )
 
 
+def rolls_at_table(user, campaign_id: int, role: str | None) -> QuerySet[Roll]:
+    """rolls_visible_to(user) at one table, when the viewer's seat there (``role``, None for none) is known
+    already: the same rows, without the two membership subqueries."""
+    if not user.is_authenticated:
+        return Roll.objects.none()
+    seen = Q(roller=user)
+    if role is not None:
+        seen |= Q(visibility=Roll.Visibility.PUBLIC)
+    if role == Membership.Role.GM:
+        seen |= Q(visibility=Roll.Visibility.GM)
+    return Roll.objects.filter(seen, campaign_id=campaign_id)
+
+
 def catalogue_matching(system: str, text: str, limit: int) -> list[CatalogueItem]:
     """A system's equipment rows whose name or table holds every word typed, things to carry before
     services, then by table and name: one query, at most ``limit`` + 1 rows (the extra one says "more")."""

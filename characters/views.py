@@ -36,7 +36,13 @@ from characters.forms import (
     raw_params,
 )
 from characters.models import CatalogueItem, Change, Character, Item, Roll
-from characters.selectors import catalogue_matching, character_for, characters_editable_by, rolls_visible_to
+from characters.selectors import (
+    catalogue_matching,
+    character_for,
+    characters_editable_by,
+    rolls_at_table,
+    rolls_visible_to,
+)
 from characters.system_templates import system_template
 from characters.templatetags.lantern import item_notes
 from characters.transfer import export_character, import_character, parse_document
@@ -277,15 +283,17 @@ def _log_context(request, character: Character) -> dict:
     """The table's rolls this viewer may see, newest first: everyone's, this character's, or the GM's."""
     wanted = request.GET.get("log") or request.POST.get("log", "")  # a roll's answer keeps the log's filter
     log_filter = wanted if wanted in dict(LOG_FILTERS) else "party"
-    rolls = rolls_visible_to(request.user).select_related("roller", "character")
     if character.campaign_id is None or log_filter == "mine":
         log_filter = "mine" if character.campaign_id is None else log_filter
-        rolls = rolls.filter(character=character)
+        rolls = rolls_visible_to(request.user).filter(character=character)
+    elif getattr(character, "viewer_id", None) == request.user.pk:  # character_for knows the viewer's seat
+        rolls = rolls_at_table(request.user, character.campaign_id, character.viewer_role)
     else:
-        rolls = rolls.filter(campaign_id=character.campaign_id)
-        if log_filter == "gm":
-            gms = Membership.objects.filter(campaign_id=character.campaign_id, role=Membership.Role.GM)
-            rolls = rolls.filter(roller_id__in=gms.values("user_id"))
+        rolls = rolls_visible_to(request.user).filter(campaign_id=character.campaign_id)
+    if log_filter == "gm":
+        gms = Membership.objects.filter(campaign_id=character.campaign_id, role=Membership.Role.GM)
+        rolls = rolls.filter(roller_id__in=gms.values("user_id"))
+    rolls = rolls.select_related("roller", "character")
     return {"recent_rolls": list(rolls[:15]), "log_filter": log_filter, "log_filters": LOG_FILTERS}
 
 

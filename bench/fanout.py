@@ -17,6 +17,7 @@ import asyncio
 import json
 import os
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -292,6 +293,7 @@ async def baseline(path: str, seconds: float = 3.0, concurrency: int = 32) -> fl
 def start_server_process(workers: int) -> subprocess.Popen:
     command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", HOST, "--port", str(PORT)]
     command += ["--workers", str(workers), "--timeout-graceful-shutdown", "5", "--no-access-log"]
+    command += shlex.split(os.environ.get("UVICORN_ARGS", ""))  # e.g. "--loop asyncio --http h11"
     cores = "0" if workers == 1 else ",".join(str(n % (os.cpu_count() or 1)) for n in range(workers))
     return start_server(command, cwd=ROOT, env=server_env(), port=PORT, log=SERVER_LOG, cores=cores)
 

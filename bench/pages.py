@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import json
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -326,6 +327,7 @@ def start_server_process(db: str, contender: Contender, copy: int) -> subprocess
     else:
         command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", HOST, "--port", str(port)]
         command += ["--workers", "1", "--timeout-graceful-shutdown", "5", "--no-access-log"]
+        command += shlex.split(os.environ.get("UVICORN_ARGS", ""))  # e.g. "--loop asyncio --http h11"
     log = SERVER_LOG.with_suffix(f".{contender.label.replace(' ', '-')}.log")
     return start_server(command, cwd=contender.tree, env=server_env(db, copy), port=port, log=log)
 

@@ -152,7 +152,7 @@ def sheet_context(
     if can_edit and wanted & {"inventory"}:
         context["custom_item_fields"] = _custom_item_fields()
     try:
-        rules_base.check_sheet(rules, sheet)
+        sheet = rules_base.check_sheet(rules, sheet)  # the rules' questions below then start from its state
     except RulesError as problem:
         # Stored before a bound existed, or written past the app: show what can be shown, and the way out.
         context["sheet_problem"] = unreadable_notice(problem)

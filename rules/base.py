@@ -570,7 +570,7 @@ def sheet_state(sheet: Sheet, validate: Callable[[Mapping[str, Any]], dict[str, 
     """``validate(sheet.state)``, worked out once per sheet: a page asks the rules dozens of questions of one
     sheet, and each starts from the validated state. Callers get their own copy, free to change."""
     memo = sheet.__dict__.get("_validated_state")
-    if memo is None or memo[0] is not validate:
+    if memo is None or memo[0] not in (validate, _CHECKED):
         memo = (validate, validate(sheet.state))
         object.__setattr__(sheet, "_validated_state", memo)  # a cache, not a field: eq, hash, replace ignore it
     return plain_copy(memo[1])
@@ -596,12 +596,19 @@ def check_sheet(system: GameSystem, sheet: Sheet) -> Sheet:
     rolling or showing numbers from it: data written before a bound existed (or straight into the
     database) then ends in a sentence, not in an error page or a minute of arithmetic.
     """
-    return replace(
+    checked = replace(
         sheet,
         state=system.validate_state(sheet.state),
         items=tuple(system.validate_item(item) for item in sheet.items),
         hirelings=tuple(system.validate_hireling(h) for h in sheet.hirelings),
     )
+    # Its state is valid already (validation is idempotent: the contract suite holds every system to it), so
+    # the rules' own sheet_state() calls on it start from it without validating it again.
+    object.__setattr__(checked, "_validated_state", (_CHECKED, checked.state))
+    return checked
+
+
+_CHECKED = object()  # sheet_state's memo key for a state check_sheet validated
 
 
 def check_params(procedure: Procedure, sheet: Sheet | None, given: Mapping[str, Any]) -> dict[str, Any]:

@@ -41,12 +41,14 @@ format: $(VENV)/.installed-test
 	$(BIN)/ruff format .
 
 # Page/write throughput and CPU per request (SQLite and PostgreSQL) of this checkout against BASELINE (the
-# start of issue 12), each under uvicorn and gunicorn, rounds taken in turn; then the live table's fan-out.
+# start of issue 12), each under uvicorn and gunicorn, rounds taken in turn; the same pages' CPU in-process
+# (the steadiest figure on a shared machine); then the live table's fan-out.
 BASELINE ?= 40c1a8b
 BASELINE_DIR := $(or $(TMPDIR),/tmp)/lantern-bench-baseline
 bench: $(VENV)/.installed-test
 	rm -rf $(BASELINE_DIR) && mkdir -p $(BASELINE_DIR) && git archive $(BASELINE) | tar -x -C $(BASELINE_DIR)
 	$(BIN)/python bench/pages.py --baseline $(BASELINE_DIR) --server uvicorn,gunicorn
+	$(BIN)/python bench/inprocess.py --baseline $(BASELINE_DIR)
 	$(BIN)/python bench/fanout.py
 
 # Requests one change costs each open page, in Debian's chromium (apt-get install chromium).

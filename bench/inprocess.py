@@ -1,0 +1,170 @@
+"""Server CPU per request measured in-process: the steadiest figure on a shared machine.
+
+Run: .venv/bin/python bench/inprocess.py [--baseline DIR] [--rounds 4] [--profile PATH]
+
+No HTTP server and no load generator: a child process per checkout (this one and, with ``--baseline``,
+another, e.g. ``git archive 7b56cd1 | tar -x -C /tmp/before``) imports that checkout's Django with the
+production settings (``DEBUG=0``), logs the bench cast in (``bench/pages.py``'s: a GM, 6 players, one Fell
+campaign, 6 characters of 8 items, on a throwaway SQLite file), and requests each page through Django's
+test client: 3 warm-up requests, then batches of 10. The figure is the **lowest** batch's CPU time per
+request (``time.process_time``) over ``--rounds`` rounds, the checkouts taken in turn: other load on the
+machine only ever adds time, so the minimum is the closest to the code's own cost. It counts SQL queries and
+bytes too. It leaves out what a real server adds (the socket, HTTP parsing, uvicorn's thread hop; the
+login page shows that part: compare with ``bench/pages.py``). ``--profile PATH`` prints cProfile's top
+functions for one page of this checkout instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.common import production_env  # noqa: E402 - after the path
+from bench.pages import SQLITE_FILE, prepare_database  # noqa: E402
+
+BATCH = 10
+
+
+def pages(cast: dict) -> list[tuple[str, str, str, dict]]:
+    """(name, user, path, headers): the pages of bench/pages.py, and the HP change."""
+    c, htmx = cast["character"], {"HX-Request": "true"}
+    return [
+        ("sheet page (owner)", "pages-0", f"/characters/{c}/", {}),
+        ("sheet page (GM)", "pages-gm", f"/characters/{c}/", {}),
+        ("region: vitals", "pages-0", f"/characters/{c}/region/vitals/", htmx),
+        ("region: details", "pages-0", f"/characters/{c}/region/details/", htmx),
+        ("region: inventory", "pages-0", f"/characters/{c}/region/inventory/", htmx),
+        ("region: log", "pages-0", f"/characters/{c}/region/log/", htmx),
+        ("table page (GM)", "pages-gm", f"/campaigns/{cast['campaign']}/", {}),
+        ("HP change (POST, htmx)", "pages-0", f"/characters/{c}/adjust/", htmx),
+        ("login page", "", "/accounts/login/", {}),
+    ]
+
+
+def child(tree: Path, cast: dict, batches: int, profile: str) -> None:
+    """(in the checkout's own interpreter state) Measure each page; print one JSON line."""
+    sys.path.insert(0, str(tree))
+    os.chdir(tree)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test import Client
+
+    clients: dict[str, Client] = {}
+
+    def client_for(username: str) -> Client:
+        if username not in clients:
+            clients[username] = Client(HTTP_HOST="127.0.0.1")
+            if username:
+                clients[username].force_login(get_user_model().objects.get(username=username))
+        return clients[username]
+
+    def request(n: int, user: str, path: str, headers: dict):
+        if path.endswith("/adjust/"):  # HP −1 then +1: stays within the track's bounds
+            data = {"key": "hp", "delta": "-1" if n % 2 else "1"}
+            return client_for(user).post(path, data, headers=headers)
+        return client_for(user).get(path, headers=headers)
+
+    out = {}
+    for name, user, path, headers in pages(cast):
+        if profile and path != profile:
+            continue
+        for n in range(3):
+            response = request(n, user, path, headers)
+        assert response.status_code == 200, (path, response.status_code)
+        queries: list[str] = []  # an execute wrapper outlives the reconnection each request makes
+
+        def count(execute, sql, params, many, context, queries=queries):
+            queries.append(sql)
+            return execute(sql, params, many, context)
+
+        with connection.execute_wrapper(count):
+            request(1, user, path, headers)
+        if profile:
+            import cProfile
+            import pstats
+
+            profiler = cProfile.Profile()
+            profiler.enable()
+            for n in range(BATCH):
+                request(n, user, path, headers)
+            profiler.disable()
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(60)
+            return
+        best = float("inf")
+        for _ in range(batches):
+            started = time.process_time()
+            for n in range(BATCH):
+                request(n, user, path, headers)
+            best = min(best, (time.process_time() - started) / BATCH * 1000)
+        out[name] = {"cpu_ms": best, "queries": len(queries), "bytes": len(response.content)}
+    print(json.dumps(out))
+
+
+def run_child(tree: Path, cast: dict, batches: int, profile: str = "") -> dict:
+    env = {**production_env(SQLITE_NAME=str(SQLITE_FILE)), "SECURE_SSL_REDIRECT": "0"}
+    command = [sys.executable, __file__, "--child", str(tree), "--cast", json.dumps(cast), "--batches", str(batches)]
+    if profile:
+        command += ["--profile", profile]
+        subprocess.run(command, env=env, check=True, timeout=600)
+        return {}
+    done = subprocess.run(command, env=env, timeout=600, capture_output=True, text=True)
+    if done.returncode:
+        sys.exit(f"measuring {tree} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", help="another checkout, measured in turn with this one")
+    parser.add_argument("--rounds", type=int, default=4, help="rounds per checkout, taken in turn")
+    parser.add_argument("--batches", type=int, default=3, help="batches of 10 requests per page and round")
+    parser.add_argument("--profile", help="print cProfile's top functions for this path (this checkout)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--cast", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(Path(args.child), json.loads(args.cast), args.batches, args.profile or "")
+        return
+    trees = [("before", Path(args.baseline).resolve())] if args.baseline else []
+    trees.append(("now", ROOT))
+    cast = prepare_database("sqlite", {tree for _, tree in trees})
+    if args.profile:
+        run_child(ROOT, cast, args.batches, args.profile)
+        return
+    best: dict[str, dict[str, dict]] = {label: {} for label, _ in trees}
+    for _ in range(args.rounds):
+        for label, tree in trees:
+            for name, figures in run_child(tree, cast, args.batches).items():
+                kept = best[label].get(name)
+                if kept is None or figures["cpu_ms"] < kept["cpu_ms"]:
+                    best[label][name] = figures
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    print(
+        f"\ncommit {commit.stdout.strip()}{f' against {args.baseline}' if args.baseline else ''}, in-process, "
+        f"SQLite, load average {os.getloadavg()[0]:.1f}, lowest of {args.rounds}×{args.batches} batches of {BATCH}\n"
+    )
+    print("| page | " + " | ".join(f"{label} CPU ms | queries | bytes" for label, _ in trees) + " |")
+    print("|---|" + "---:|---:|---:|" * len(trees))
+    for name in best["now"]:
+        cells = " | ".join(
+            f"{best[label][name]['cpu_ms']:.1f} | {best[label][name]['queries']} | {best[label][name]['bytes']:,}"
+            for label, _ in trees
+            if name in best[label]
+        )
+        print(f"| {name} | {cells} |")
+
+
+if __name__ == "__main__":
+    main()

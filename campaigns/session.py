@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.names import clean_name
+from campaigns.conditions import refresh_conditions
 from campaigns.models import Campaign, Encounter, GmNote, Npc, RollRequest, RollRequestAnswer
 from campaigns.services import CLOCK_LIMIT, CampaignError
 from characters.models import Character
@@ -512,8 +513,24 @@ def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSou
     campaign.game_minutes = start + minutes
     campaign.clock_note = " ".join(words)[:1000]
     campaign.save(update_fields=["game_minutes", "clock_note"])
+    refresh_conditions(campaign.pk)  # lights burnt out: the party may be in darkness now
     publish(campaign.pk, "table")
     return words
+
+
+@transaction.atomic
+def set_daylight(*, campaign_id: int, daylight: bool) -> Campaign:
+    """The GM says whether the party is in daylight (its lights make no difference) or in the dark (its lit
+    light sources set the light level, and the rules apply what that level does to every sheet)."""
+    campaign = _lock_campaign(campaign_id)
+    _system(campaign)
+    if campaign.daylight == daylight:
+        raise CampaignError("The party is in daylight already." if daylight else "The party is in the dark already.")
+    campaign.daylight = daylight
+    campaign.save(update_fields=["daylight"])
+    campaign.conditions = refresh_conditions(campaign.pk)
+    publish(campaign.pk, "table")
+    return campaign
 
 
 # --- notes ---------------------------------------------------------------------------------------------------

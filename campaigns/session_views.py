@@ -40,7 +40,9 @@ def session_context(request, campaign: Campaign, membership, cards, *, procedure
     context: dict[str, Any] = {"requests": table_requests(campaign), "now": timezone.now()}
     system = SYSTEMS.get(campaign.system)
     if system is not None:
-        context["light"] = system.light_level([card.sheet for card in cards if card.sheet is not None])
+        level = system.light_level([card.sheet for card in cards if card.sheet is not None])
+        context["tracks_light"] = level is not None  # the system tracks light and a party sits here
+        context["light"] = None if campaign.daylight else level
     if membership.is_gm and system is not None:
         context["request_form"] = _request_form(system, cards, procedure)
         context["time_form"] = time_form(system.time_units())
@@ -407,6 +409,21 @@ def time_advance(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         data = _valid(time_form(system.time_units(), data=request.POST))
         session.clock_advance(campaign_id=campaign.pk, unit=data["unit"], count=data["count"], by=request.user)
         campaign.refresh_from_db()
+    except CampaignError as problem:
+        error = str(problem)
+    return _region(request, campaign, "time", error=error)
+
+
+@require_POST
+def time_daylight(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The GM says the party is in daylight, or in the dark where only its own lights shine."""
+    campaign = _gm_campaign(request, pk)
+    error = ""
+    choice = request.POST.get("daylight", "")
+    try:
+        if choice not in ("0", "1"):
+            raise CampaignError("Say whether the party is in daylight or in the dark.")
+        campaign = session.set_daylight(campaign_id=campaign.pk, daylight=choice == "1")
     except CampaignError as problem:
         error = str(problem)
     return _region(request, campaign, "time", error=error)

@@ -19,6 +19,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from accounts.names import clean_name
+from campaigns.conditions import conditions_changed, touches_light
 from campaigns.models import Campaign, Membership
 from characters import history
 from characters.models import NOTES_MAX, CatalogueItem, Change, Character, Hireling, Item, OfferedChange, Roll
@@ -150,6 +151,8 @@ def _save_state(
     after = {**(after or {}), **({"state": new_fields} if old_fields or new_fields else {})}
     _record(character, by=by, what=what, before=before, after=after, **record)
     _announce(character, tuple(dict.fromkeys(_state_regions(character, old, character.state) + also)))
+    if touches_light(before, after):
+        conditions_changed(character.campaign_id)
     return character
 
 
@@ -167,6 +170,8 @@ def _touch(
     character.save(update_fields=["version", "updated_at"])
     _record(character, by=by, what=what, **record)
     _announce(character, regions)
+    if touches_light(record.get("before"), record.get("after")):  # a torch lit, put out, taken or dropped
+        conditions_changed(character.campaign_id)
     return character
 
 
@@ -194,6 +199,7 @@ def character_create(
         _store_roll(character, _creation_roll(creation), by=owner, visibility=str(Roll.Visibility.PUBLIC))
     rules.validate_sheet(character.to_sheet())
     publish(character.campaign_id, "party")
+    conditions_changed(character.campaign_id)  # one more in the party, perhaps with a torch lit
     return character, creation
 
 
@@ -372,6 +378,8 @@ def character_set_campaign(*, character_id: int, campaign: Campaign | None, by) 
     character.save(update_fields=["campaign"])
     publish(old_campaign, "party")
     publish(character.campaign_id, "party")
+    conditions_changed(old_campaign)  # the party's size and lights change at both tables
+    conditions_changed(character.campaign_id)
     return _touch(
         character, (), by=by, what=f"Joined {campaign.name}" if campaign else "Left the campaign", check=False
     )
@@ -942,3 +950,4 @@ def character_delete(*, character_id: int, by) -> None:
     campaign_id = character.campaign_id
     character.delete()
     publish(campaign_id, "party")
+    conditions_changed(campaign_id)

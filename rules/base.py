@@ -66,6 +66,10 @@ class Sheet:
     # The campaign's rule settings in force (GameSystem.settings_in_force): every key, defaults filled in.
     # Empty for a sheet built outside a campaign's context; read them with GameSystem.setting(sheet, key).
     settings: Mapping[str, Any] = field(default_factory=dict)
+    # The table's conditions now (GameSystem.table_conditions of the whole party, e.g. {"light": "darkness"}),
+    # kept by the app on the campaign and given to every sheet at that table, so a rule about the party's
+    # situation (C&C darkness: saves at disadvantage) applies on its own. Empty away from a table.
+    table: Mapping[str, Any] = field(default_factory=dict)
 
     def with_state(self, state: Mapping[str, Any], items: tuple[Item, ...] | None = None) -> Sheet:
         """The same character with a new state (and, if given, new items): how rules look one step ahead."""
@@ -456,6 +460,13 @@ class GameSystem(Protocol):
         """How well the party sees, from the lights lit on its sheets (C&C: bright, dim, darkness); None:
         the system does not track it (the default)."""
         return None
+
+    def table_conditions(self, party: Sequence[Sheet]) -> dict[str, Any]:
+        """What the party's situation is now, as plain values every sheet at the table receives in
+        ``Sheet.table`` (the app recomputes them when a light is lit or put out, time passes or the party
+        changes). Default: ``{"light": key}`` of ``light_level`` when the system tracks light, else nothing."""
+        light = self.light_level(party)
+        return {} if light is None else {"light": light.key}
 
     # --- equipment and hired help ------------------------------------------------------------------------
     def catalogue(self) -> tuple[CatalogueEntry, ...]:

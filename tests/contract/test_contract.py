@@ -153,6 +153,26 @@ def test_a_roll_lands_only_on_an_outcome_whose_odds_are_above_zero(system, hero,
             assert odds.of(result.outcome) > 0, (key, result.outcome)
 
 
+def test_table_conditions_are_plain_values_and_every_odds_stay_exact_under_them(system, hero, table, gm, as_user):
+    """Sheet.table (issue 16): whatever a system's conditions say, they store as JSON, reach the sheet from the
+    campaign row, and the odds under them still sum to one."""
+    sheet = hero.checked_sheet()
+    for party in ([], [sheet], [sheet, sheet, sheet]):
+        conditions = system.table_conditions(party)
+        assert json.loads(json.dumps(conditions)) == conditions
+    as_user(gm).post(reverse("campaigns:time_daylight", args=[table.pk]), {"daylight": "0"}, **HTMX)
+    hero.refresh_from_db()
+    dark = hero.checked_sheet()
+    assert dict(dark.table) == system.table_conditions([sheet])
+    for _, procedure, params in _playable_procedures(system, dark):
+        try:
+            odds = procedure.odds(dark, params)
+        except RulesError:
+            continue
+        if odds is not None:
+            assert sum(p for _, p in odds.outcomes) == 1
+
+
 # --- export and import ----------------------------------------------------------------------------------
 
 

@@ -346,20 +346,33 @@ def _npc(campaign: Campaign, npc_id: int) -> Npc:
 
 
 @transaction.atomic
-def npc_damage(*, campaign_id: int, npc_id: int, amount: int, ignore_armour: bool = False) -> rules_base.NpcHarm:
+def npc_damage(
+    *,
+    campaign_id: int,
+    npc_id: int,
+    amount: int,
+    ignore_armour: bool = False,
+    by=None,
+    visibility: str = "public",
+    rng: RandomSource | None = None,
+) -> rules_base.NpcHarm:
+    """Damage typed at the table: the rules' new stats, prompts, and any dice they roll at that moment (Fell's
+    critical harm test), logged as the GM's."""
     campaign = _lock_campaign(campaign_id)
     system = _system(campaign)
     npc = _npc(campaign, npc_id)
     if not 0 <= amount <= 10_000:
         raise CampaignError("Damage is a whole number from 0 to 10000.")
-    harm = system.npc_damage(npc.stats, npc.start, amount, ignore_armour)
+    harm = system.npc_damage(npc.stats, npc.start, amount, ignore_armour, rng or system_random())
     _, npc.stats = clean_npc(system, npc.name, harm.stats)
+    for made in harm.rolls:
+        _store_made(campaign, replace(made, label=f"{npc.name}: {made.label}"[:200]), by=by, visibility=visibility)
     prompts = [harm.words]
     if harm.defeated and not npc.defeated:
         prompts.append(f"{npc.name} is defeated.")
     if harm.morale:
         prompts.append("The rules call for a morale check.")
-    npc.defeated = harm.defeated
+    npc.defeated = npc.defeated or harm.defeated  # more harm never brings one back
     npc.prompt = " ".join(p for p in prompts if p)[:300]
     npc.save(update_fields=["stats", "defeated", "prompt"])
     _publish_fight(campaign.pk)
@@ -381,15 +394,30 @@ def npc_roll(*, campaign_id: int, npc_id: int, key: str, visibility: str, by):
         result = system.npc_roll(key, stats, rng)
         return replace(result, label=f"{npc.name}: {result.label}"[:200])
 
+    made: list[rules_base.RollResult] = []
+
+    def kept(rng: RandomSource) -> rules_base.RollResult:
+        made.append(make(rng))
+        return made[0]
+
     try:
         roll = store_free_roll(
-            campaign=campaign, params={}, by=by, visibility=visibility, procedure=_TableRoll(key, label, make)
+            campaign=campaign, params={}, by=by, visibility=visibility, procedure=_TableRoll(key, label, kept)
         )
     except RulesError as problem:
         raise CampaignError(str(problem)) from None
-    if npc.prompt:
-        npc.prompt = ""
-        npc.save(update_fields=["prompt"])
+    result = made[0] if made else None
+    changed = ["prompt"] if npc.prompt else []
+    npc.prompt = ""
+    if result is not None and result.state is not None:  # the roll changed the NPC (a STR die lowered)
+        _, npc.stats = clean_npc(system, npc.name, result.state)
+        changed.append("stats")
+    if result is not None and result.details.get("defeated") and not npc.defeated:
+        npc.defeated = True
+        npc.prompt = f"{npc.name} is out of the fight."
+        changed += ["defeated", "prompt"]
+    if changed:
+        npc.save(update_fields=list(dict.fromkeys(changed)))
         _publish_fight(campaign.pk)
     return roll
 

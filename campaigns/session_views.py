@@ -340,6 +340,14 @@ def encounter_action(request: HtmxHttpRequest, pk: int, action: str) -> HttpResp
     return _encounter_answer(request, campaign, error, form)
 
 
+def _visibility(request) -> str:
+    """Who sees a roll the GM makes for an NPC: everyone (the default) or the GM alone."""
+    visibility = request.POST.get("visibility") or "public"
+    if visibility not in ("public", "gm"):
+        raise CampaignError("Pick who may see this roll.")
+    return visibility
+
+
 def _valid(form) -> dict[str, Any]:
     if not form.is_valid():
         raise CampaignError(_first(form))
@@ -363,7 +371,12 @@ def npc_action(request: HtmxHttpRequest, pk: int, npc_id: int, action: str) -> H
         if action == "damage":
             data = _valid(DamageForm(request.POST))
             session.npc_damage(
-                campaign_id=campaign.pk, npc_id=npc_id, amount=data["amount"], ignore_armour=data["ignore_armour"]
+                campaign_id=campaign.pk,
+                npc_id=npc_id,
+                amount=data["amount"],
+                ignore_armour=data["ignore_armour"],
+                by=request.user,
+                visibility=_visibility(request),
             )
         elif action == "status":
             data = _valid(StatusForm(request.POST))
@@ -373,14 +386,11 @@ def npc_action(request: HtmxHttpRequest, pk: int, npc_id: int, action: str) -> H
         elif action == "bring":
             session.npc_bring(campaign_id=campaign.pk, saved_id=npc_id)
         else:
-            visibility = request.POST.get("visibility") or "public"
-            if visibility not in ("public", "gm"):
-                raise CampaignError("Pick who may see this roll.")
             session.npc_roll(
                 campaign_id=campaign.pk,
                 npc_id=npc_id,
                 key=request.POST.get("key", ""),
-                visibility=visibility,
+                visibility=_visibility(request),
                 by=request.user,
             )
     except CampaignError as problem:

@@ -411,11 +411,18 @@ class GameSystem(Protocol):
         return DEFAULT_NPC_FIELDS
 
     def npc_damage(
-        self, stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool = False
+        self,
+        stats: Mapping[str, Any],
+        start: Mapping[str, Any],
+        amount: int,
+        ignore_armour: bool = False,
+        rng: RandomSource | None = None,
     ) -> NpcHarm:
         """An NPC's stats after ``amount`` damage typed at the table (``start``: the stats it entered the
-        fight with), and the prompts it raises. Default: an "armour" field takes its points off, the first
-        field goes down, 0 defeats; nothing calls for morale."""
+        fight with), and the prompts it raises. ``rng``: where the rules roll at the moment of harm (Fell (late):
+        critical harm's STR test), put the rolls in ``NpcHarm.rolls`` (the table logs them as the GM's); None
+        (a preview, a test) leaves them to the GM as prompts. Default: an "armour" field takes its points off,
+        the first field goes down, 0 defeats; nothing calls for morale; no dice."""
         track = self.npc_fields()[0].name
         armour = 0 if ignore_armour else int(stats.get("armour", 0) or 0)
         dealt = max(0, amount - armour)
@@ -428,7 +435,8 @@ class GameSystem(Protocol):
         return {}
 
     def npc_roll(self, key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        """One of ``npc_rolls`` for an NPC with these stats: logged as the GM's roll, never a character's."""
+        """One of ``npc_rolls`` for an NPC with these stats: logged as the GM's roll, never a character's. A roll
+        that changes the NPC returns its new stat block as ``state`` and ``details["defeated"]`` when it is out."""
         raise RulesError(f"{self.name} has no NPC roll called {key!r}.")
 
     def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
@@ -508,6 +516,7 @@ class NpcHarm:
     defeated: bool = False
     morale: bool = False  # the system's morale trigger fired: the table prompts a morale check
     words: str = ""
+    rolls: tuple[RollResult, ...] = ()  # dice the rules rolled at the moment of harm, logged as the GM's
 
 
 @dataclass(frozen=True)

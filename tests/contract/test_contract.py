@@ -173,6 +173,34 @@ def test_table_conditions_are_plain_values_and_every_odds_stay_exact_under_them(
             assert sum(p for _, p in odds.outcomes) == 1
 
 
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(amount=st.integers(min_value=0, max_value=50), seed=st.integers(min_value=0, max_value=2**32))
+def test_npc_damage_keeps_the_stat_block_in_bounds_and_its_dice_exact(system, amount, seed):
+    """GameSystem.npc_damage (issue 16): with a random source any dice it rolls come back with exact odds and
+    an outcome they allow; without one it rolls nothing; the stats stay within the system's NPC fields."""
+    fields = system.npc_fields()
+    stats = {p.name: p.default for p in fields}
+    harm = system.npc_damage(stats, stats, amount, False, random.Random(seed))
+    assert check_params(_NpcBlock(fields), None, harm.stats) == dict(harm.stats)
+    for made in harm.rolls:
+        assert made.odds is not None and sum(p for _, p in made.odds.outcomes) == 1
+        assert made.odds.of(made.outcome) > 0
+    assert system.npc_damage(stats, stats, amount).rolls == ()
+
+
+class _NpcBlock:
+    """The NPC fields as a procedure's params, so check_params bounds them as the app does."""
+
+    key = label = "npc"
+    gm_only = True
+
+    def __init__(self, fields):
+        self.fields = fields
+
+    def params(self, sheet):
+        return self.fields
+
+
 # --- export and import ----------------------------------------------------------------------------------
 
 

@@ -250,9 +250,14 @@ class FellLate(GameSystem):
         return NPC_FIELDS
 
     def npc_damage(
-        self, stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool = False
+        self,
+        stats: Mapping[str, Any],
+        start: Mapping[str, Any],
+        amount: int,
+        ignore_armour: bool = False,
+        rng: RandomSource | None = None,
     ) -> NpcHarm:
-        return npc_damage(stats, start, amount, ignore_armour)
+        return npc_damage(stats, start, amount, ignore_armour, rng)
 
     def npc_rolls(self) -> Mapping[str, str]:
         return NPC_ROLLS

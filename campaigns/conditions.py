@@ -50,6 +50,8 @@ def refresh_conditions(campaign_id: int | None, *, lock: bool = False) -> dict[s
     if campaign is None or system is None:
         return {}
     now = {} if campaign.daylight else system.table_conditions(_party(campaign, system))
+    if campaign.encounters.filter(active=True).exists():
+        now["fight"] = True  # the encounter tracker runs the rounds (GameSystem.round_passes for every PC)
     publish(campaign.pk, "light")
     if now != (campaign.conditions or {}):
         Campaign.objects.filter(pk=campaign.pk).update(conditions=now)

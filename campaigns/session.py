@@ -21,7 +21,7 @@ from campaigns.models import Campaign, Encounter, GmNote, Npc, RollRequest, Roll
 from campaigns.services import CLOCK_LIMIT, CampaignError
 from characters.models import Character
 from characters.selectors import characters_editable_by
-from characters.services import character_pass_time, character_roll, store_free_roll
+from characters.services import character_pass_time, character_roll, character_table_effect, store_free_roll
 from live.events import publish
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
@@ -299,6 +299,7 @@ def encounter_start(*, campaign_id: int, name: str, by, rng: RandomSource | None
     )
     campaign.round = 1
     campaign.save(update_fields=["round"])
+    refresh_conditions(campaign.pk)  # every sheet knows a fight is running (the tracker starts the rounds)
     _log_order(campaign, order, 1, by)
     _publish_fight(campaign.pk)
     return encounter
@@ -466,27 +467,53 @@ def encounter_next_round(*, campaign_id: int, by, rng: RandomSource | None = Non
             npc.prompt = f"No longer {', '.join(ended)}."[:300]
         npc.save(update_fields=["statuses", "prompt"])
     campaign.round = encounter.round
-    campaign.save(update_fields=["round"])
+    rng = rng or system_random()
+    words = _on_every_sheet(campaign, lambda rules, sheet: rules.round_passes(sheet, rng), by)
+    campaign.clock_note = " ".join(words)[:1000]
+    campaign.save(update_fields=["round", "clock_note"])
     _log_order(campaign, order, encounter.round, by)
     _publish_fight(campaign.pk)
     return encounter
 
 
+def _on_every_sheet(campaign: Campaign, effect, by) -> list[str]:
+    """The table's ``effect(system, sheet)`` applied to every PC's sheet; what it did, a sentence each. A sheet
+    the rules cannot read is named and left alone."""
+    words = []
+    for character in campaign.characters.order_by("name", "pk"):
+        try:
+            result = character_table_effect(character_id=character.pk, effect=effect, by=by)
+        except RulesError as problem:
+            words.append(f"{character.name}: {problem}")
+            continue
+        if result.summary:
+            words.append(f"{character.name}: {result.summary}")
+    return words
+
+
 @transaction.atomic
-def encounter_end(*, campaign_id: int, by) -> tuple[Encounter, int, RollRequest | None]:
+def encounter_end(
+    *, campaign_id: int, by, rng: RandomSource | None = None
+) -> tuple[Encounter, int, RollRequest | None]:
     """End the fight: its rounds become game time, and each PC is asked for the system's end-of-combat roll.
 
     Returns the encounter, the minutes added and the request made (None: the system has no such roll).
     """
+    rng = rng or system_random()
     campaign = _lock_campaign(campaign_id)
     system = _system(campaign)
     encounter = _active(campaign)
     encounter.active = False
     encounter.save(update_fields=["active"])
     minutes = -(-encounter.round * system.combat_round_seconds // 60)
+    minutes = min(minutes, CLOCK_LIMIT - campaign.game_minutes)
+    # The fight's minutes burn lit light sources as the clock's do; what lasted the fight ends.
+    words = _on_every_sheet(campaign, lambda rules, sheet: rules.fight_ends(sheet, minutes, rng), by)
     campaign.round = 0
-    campaign.game_minutes = min(CLOCK_LIMIT, campaign.game_minutes + minutes)
-    campaign.save(update_fields=["round", "game_minutes"])
+    campaign.game_minutes += minutes
+    campaign.clock_note = " ".join(words)[:1000]
+    campaign.save(update_fields=["round", "game_minutes", "clock_note"])
+    refresh_conditions(campaign.pk)  # no fight now; the lights may have burnt out
     asked = None
     procedure = system.end_of_combat()
     pcs = list(campaign.characters.values_list("pk", flat=True))

@@ -7,7 +7,7 @@ write lock at BEGIN: transaction_mode=IMMEDIATE), so two people clicking at once
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import replace
 from datetime import timedelta
@@ -545,6 +545,19 @@ def character_pass_time(
     character = _lock(character_id)
     rules = system_for(character.system)
     result = rules.advance_time(character.checked_sheet(), unit, count, start_minutes, rng or system_random())
+    if result.state is not None or _changes_items(result):
+        _apply_result(character, result, by=by)
+    return result
+
+
+@transaction.atomic
+def character_table_effect(
+    *, character_id: int, effect: Callable[[Any, rules_base.Sheet], rules_base.RollResult], by
+) -> rules_base.RollResult:
+    """What the table does to one sheet (a new combat round, a fight ending): ``effect(system, sheet)`` reads the
+    locked, checked sheet and the result is applied like a roll's changes: checked, in the history, live."""
+    character = _lock(character_id)
+    result = effect(system_for(character.system), character.checked_sheet())
     if result.state is not None or _changes_items(result):
         _apply_result(character, result, by=by)
     return result

@@ -460,6 +460,17 @@ class GameSystem(Protocol):
         carries the new state and item changes and a sentence; the default changes nothing."""
         return RollResult("time", "Time passes", "nothing", "")
 
+    def round_passes(self, sheet: Sheet, rng: RandomSource) -> RollResult:
+        """One PC's sheet as the encounter tracker starts a new round: effects timed in rounds tick down and end
+        (Fortune's Favor statuses and Last Stand; C&C armour lost to criticals comes back). The RollResult
+        carries the new state and a sentence; the default changes nothing."""
+        return RollResult("round", "A new round", "nothing", "")
+
+    def fight_ends(self, sheet: Sheet, minutes: int, rng: RandomSource) -> RollResult:
+        """One PC's sheet as the tracker ends a fight that lasted ``minutes`` of game time: lit light sources burn
+        that long (``rules.clock.burn``), effects that last the fight end. The default changes nothing."""
+        return RollResult("fight_over", "The fight is over", "nothing", "")
+
     def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
         """The table's own rolls as time passes (C&C encounter checks, Fell's luck die), logged as the GM's."""
         return ()

@@ -188,6 +188,21 @@ def test_npc_damage_keeps_the_stat_block_in_bounds_and_its_dice_exact(system, am
     assert system.npc_damage(stats, stats, amount).rolls == ()
 
 
+@pytest.mark.parametrize("minutes", [0, 1, 60, 24 * 60])
+def test_a_round_and_a_fights_end_leave_a_valid_sheet(system, hero, minutes):
+    """GameSystem.round_passes and fight_ends (issue 16): whatever they change, the sheet still keeps every rule."""
+    sheet = hero.checked_sheet()
+    for result in (
+        system.round_passes(sheet, random.Random(minutes)),
+        system.fight_ends(sheet, minutes, random.Random(1)),
+    ):
+        after = sheet.with_state(result.state) if result.state is not None else sheet
+        removed = set(result.items_removed)
+        changed = {item.id: item for item in result.items_changed}
+        items = tuple(changed.get(item.id, item) for item in after.items if item.id not in removed)
+        system.validate_sheet(after.with_state(after.state, items))
+
+
 class _NpcBlock:
     """The NPC fields as a procedure's params, so check_params bounds them as the app does."""
 

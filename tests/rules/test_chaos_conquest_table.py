@@ -184,3 +184,22 @@ def test_the_sheet_says_what_the_darkness_does():
     assert "light-darkness" in keys
     assert [b.key for b in SYSTEM.banners(_at("dim"))][-1:] == ["light-dim"]
     assert not any(b.key.startswith("light") for b in SYSTEM.banners(_at("bright")))
+
+
+def test_a_tracker_round_lands_the_armour_criticals_took():
+    """Seed 002, Critical Hits (spec §002.13.9 [REC]): the AV a critical takes away goes at the end of the round."""
+    hit = _at("", Item("Helmet", "helmet", 1, 1, {"av": 1}, worn=True, id=5))
+    hit = hit.with_state({**hit.state, "av_crit_pending": 1})
+    landed = SYSTEM.round_passes(hit, ScriptedRandom([]))
+    assert landed.state["av_crit_pending"] == 0 and landed.state["av_lost"] == 1
+    assert SYSTEM.round_passes(_at(""), ScriptedRandom([])).state is None
+
+
+def test_a_fights_minutes_burn_the_lit_torches():
+    """Equipment.md, Light: a torch burns 6 turns (60 minutes) whatever passes them: a fight's minutes too."""
+    sheet = Sheet(state=SYSTEM.default_state(), items=(TORCH, LANTERN))
+    over = SYSTEM.fight_ends(sheet, 5, ScriptedRandom([]))
+    torch, lantern = over.items_changed
+    assert torch.data["burned"] == 5 and lantern.data["burned"] == 235 and "55 min of light left" in over.summary
+    out = SYSTEM.fight_ends(sheet, 60, ScriptedRandom([]))
+    assert out.items_changed[0].quantity == 1 and out.items_changed[0].data["lit"] is False

@@ -235,3 +235,41 @@ def test_any_advance_leaves_a_valid_sheet(unit, count, start, awake, last_stand,
 def test_the_npc_attack_outcomes_are_worded_for_the_log():
     """Seed 003, 1s and 20s: the log says "natural 20" and "natural 1", not our keys."""
     assert SYSTEM.outcome_label("critical") == "natural 20" and SYSTEM.outcome_label("fumble") == "natural 1"
+
+
+# --- seed 003, Rounds and Statuses: the tracker's rounds and the fight's end (issue 16) -------------------------
+
+
+def test_a_tracker_round_ticks_every_status_and_the_fight_ends_the_ones_still_counting():
+    """Seed 003, Statuses and Rounds: durations count combat rounds; one on its last round ends at the next;
+    0 lasts until removed. When the fight ends, what still counts rounds ends with it (Lantern's reading)."""
+    held = sheet(statuses={"Prone": 1, "Rattled": 3, "Blind": 0}, defending=True)
+    first = SYSTEM.round_passes(held, ScriptedRandom([]))
+    assert first.state["statuses"] == {"Rattled": 2, "Blind": 0} and first.state["defending"] is False
+    assert "Prone ends" in first.summary and "Defend ends" in first.summary
+    over = SYSTEM.fight_ends(held.with_state(first.state), 1, ScriptedRandom([]))
+    assert over.state["statuses"] == {"Blind": 0} and "Rattled ends" in over.summary
+    counting = SYSTEM.round_passes(sheet(statuses={"Rattled": 3}), ScriptedRandom([]))
+    assert counting.state["statuses"] == {"Rattled": 2} and "Rattled 2 more" in counting.summary
+    calm = sheet(statuses={"Blind": 0})
+    assert SYSTEM.round_passes(calm, ScriptedRandom([])).state is None
+    assert SYSTEM.fight_ends(calm, 1, ScriptedRandom([])).state is None
+
+
+def test_a_last_stand_refills_at_each_tracker_round_and_kills_after_the_fifth():
+    """Seed 003, Last Stand; spec §003.6 [REC]: full Health and Stamina at the start of each round; dead at the end
+    of the 5th."""
+    standing = sheet(last_stand=2, health=1, stamina=1)
+    refilled = SYSTEM.round_passes(standing, ScriptedRandom([]))
+    assert refilled.state["last_stand"] == 3 and refilled.state["health"] == health_max(refilled.state)
+    done = SYSTEM.round_passes(sheet(last_stand=5, health=3, stamina=3), ScriptedRandom([]))
+    assert done.outcome == "dead" and done.state["dead"] is True
+
+
+def test_the_players_own_new_round_is_refused_while_the_tracker_runs_the_fight():
+    """Seed 003, Rounds: one new round at a time: the tracker starts it for everyone, not the player again."""
+    fighting = Sheet(state=sheet(statuses={"Prone": 2}).state, table={"fight": True})
+    with pytest.raises(RulesError, match="encounter tracker"):
+        SYSTEM.procedures()["new_round"].roll(fighting, {}, ScriptedRandom([]))
+    alone = SYSTEM.procedures()["new_round"].roll(sheet(statuses={"Prone": 2}), {}, ScriptedRandom([]))
+    assert alone.state["statuses"] == {"Prone": 1}

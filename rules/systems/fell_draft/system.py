@@ -26,7 +26,7 @@ from rules.base import (
     TimeUnit,
     Track,
 )
-from rules.clock import LightProcedure
+from rules.clock import LightProcedure, burnt_for
 from rules.data import fell_draft as data
 from rules.dice import (
     RandomSource,
@@ -168,6 +168,10 @@ class FellDraft(GameSystem):
 
     def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
         return time_checks(unit, count, start_minutes, rng)
+
+    def fight_ends(self, sheet: Sheet, minutes: int, rng: RandomSource) -> RollResult:
+        """The fight's minutes burn the lit light sources, as the clock's do."""
+        return burnt_for(sheet, minutes, LIGHTS)
 
     def light_level(self, party: Sequence[Sheet]) -> Banner | None:
         return light_level(party)

@@ -26,6 +26,7 @@ from rules.base import (
     TimeUnit,
     Track,
 )
+from rules.clock import burnt_for
 from rules.data import fell_late as data
 from rules.dice import RandomSource
 from rules.settings import Setting
@@ -59,6 +60,7 @@ from rules.systems.fell_late.rest import DeprivationProcedure, RestProcedure
 from rules.systems.fell_late.settings import SETTINGS
 from rules.systems.fell_late.state import ATTRIBUTES, HP_MAX, MAX_ARMOUR, default_state, st, step, validate_state
 from rules.systems.fell_late.table import (
+    LIGHTS,
     NPC_FIELDS,
     NPC_ROLLS,
     TIME_UNITS,
@@ -276,6 +278,10 @@ class FellLate(GameSystem):
 
     def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
         return time_checks(unit, count, start_minutes, rng)
+
+    def fight_ends(self, sheet: Sheet, minutes: int, rng: RandomSource) -> RollResult:
+        """The fight's minutes burn the lit light sources, as the clock's do."""
+        return burnt_for(sheet, minutes, LIGHTS)
 
     def light_level(self, party: Sequence[Sheet]) -> Banner | None:
         return light_level(party)

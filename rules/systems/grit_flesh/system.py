@@ -26,6 +26,7 @@ from rules.base import (
     TimeUnit,
     Track,
 )
+from rules.clock import burnt_for
 from rules.data import grit_flesh as data
 from rules.dice import RandomSource
 from rules.settings import Setting
@@ -58,6 +59,7 @@ from rules.systems.grit_flesh.settings import SETTINGS, validate
 from rules.systems.grit_flesh.state import BUBBLES, SLOTS, default_state, st_of, validate_state
 from rules.systems.grit_flesh.table import (
     LIGHT_PROCEDURE,
+    LIGHTS,
     NPC_FIELDS,
     NPC_ROLLS,
     TIME_UNITS,
@@ -252,6 +254,10 @@ class GritFlesh(GameSystem):
 
     def advance_time(self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource) -> RollResult:
         return advance_time(sheet, unit, count, start_minutes, rng)
+
+    def fight_ends(self, sheet: Sheet, minutes: int, rng: RandomSource) -> RollResult:
+        """The fight's minutes burn the lit light sources, as the clock's do."""
+        return burnt_for(sheet, minutes, LIGHTS)
 
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         return CATALOGUE

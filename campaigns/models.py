@@ -25,6 +25,8 @@ class Campaign(models.Model):
     # The table's clock: combat round (0 = not in combat) and elapsed game time in minutes.
     round = models.PositiveIntegerField(default=0)
     game_minutes = models.PositiveIntegerField(default=0)
+    # Seconds past game_minutes, 0-59: a unit shorter than a minute (Fortune's Favor's 30-second round) counts them.
+    game_seconds = models.PositiveSmallIntegerField(default=0)
     # The rule settings the GM changed from the system's defaults ({key: value}); GameSystem.settings_in_force
     # fills in the rest. Written only through campaigns.services.campaign_change_settings.
     rule_settings = models.JSONField(default=dict, blank=True)

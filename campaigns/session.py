@@ -505,14 +505,16 @@ def encounter_end(
     encounter = _active(campaign)
     encounter.active = False
     encounter.save(update_fields=["active"])
-    minutes = -(-encounter.round * system.combat_round_seconds // 60)
+    # The fight's rounds, from the seconds already past the minute, rounded up to the next whole minute.
+    minutes = -(-(campaign.game_seconds + encounter.round * system.combat_round_seconds) // 60)
     minutes = min(minutes, CLOCK_LIMIT - campaign.game_minutes)
     # The fight's minutes burn lit light sources as the clock's do; what lasted the fight ends.
     words = _on_every_sheet(campaign, lambda rules, sheet: rules.fight_ends(sheet, minutes, rng), by)
     campaign.round = 0
     campaign.game_minutes += minutes
+    campaign.game_seconds = 0
     campaign.clock_note = " ".join(words)[:1000]
-    campaign.save(update_fields=["round", "game_minutes", "clock_note"])
+    campaign.save(update_fields=["round", "game_minutes", "game_seconds", "clock_note"])
     refresh_conditions(campaign.pk)  # no fight now; the lights may have burnt out
     asked = None
     procedure = system.end_of_combat()
@@ -543,7 +545,8 @@ def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSou
         raise CampaignError("Time only moves forward: advance by one or more.")
     if count > CLOCK_COUNT_MAX:
         raise CampaignError(f"Advance at most {CLOCK_COUNT_MAX} at a time.")
-    minutes = units[unit].minutes * count
+    # Whole minutes and the seconds past the last one: a unit may be shorter than a minute (a 30-second round).
+    minutes, seconds = divmod(campaign.game_seconds + units[unit].length * count, 60)
     start = campaign.game_minutes
     if start + minutes > CLOCK_LIMIT:
         raise CampaignError("The game clock cannot count that far: it has reached its limit.")
@@ -552,7 +555,13 @@ def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSou
     for character in campaign.characters.order_by("name", "pk"):
         try:
             result = character_pass_time(
-                character_id=character.pk, unit=unit, count=count, start_minutes=start, by=by, rng=rng
+                character_id=character.pk,
+                unit=unit,
+                count=count,
+                start_minutes=start,
+                start_seconds=campaign.game_seconds,
+                by=by,
+                rng=rng,
             )
         except RulesError as problem:
             words.append(f"{character.name}: {problem}")
@@ -565,9 +574,9 @@ def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSou
         except RulesError as problem:
             raise CampaignError(str(problem)) from None
         words.append(check.summary)
-    campaign.game_minutes = start + minutes
+    campaign.game_minutes, campaign.game_seconds = start + minutes, seconds
     campaign.clock_note = " ".join(words)[:1000]
-    campaign.save(update_fields=["game_minutes", "clock_note"])
+    campaign.save(update_fields=["game_minutes", "game_seconds", "clock_note"])
     refresh_conditions(campaign.pk)  # lights burnt out: the party may be in darkness now
     publish(campaign.pk, "table")
     return words

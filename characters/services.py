@@ -538,13 +538,21 @@ def character_roll(
 
 @transaction.atomic
 def character_pass_time(
-    *, character_id: int, unit: str, count: int, start_minutes: int, by, rng: RandomSource | None = None
+    *,
+    character_id: int,
+    unit: str,
+    count: int,
+    start_minutes: int,
+    by,
+    rng: RandomSource | None = None,
+    start_seconds: int = 0,
 ) -> rules_base.RollResult:
     """What game time passing does to one sheet (lights burning down, food eaten, deprivation): applied like a
     roll's changes, so it is checked, kept in the history and seen live on the sheet."""
     character = _lock(character_id)
     rules = system_for(character.system)
-    result = rules.advance_time(character.checked_sheet(), unit, count, start_minutes, rng or system_random())
+    sheet = character.checked_sheet()
+    result = rules.advance_time(sheet, unit, count, start_minutes, rng or system_random(), start_seconds)
     if result.state is not None or _changes_items(result):
         _apply_result(character, result, by=by)
     return result

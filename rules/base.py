@@ -454,10 +454,13 @@ class GameSystem(Protocol):
         """The units the GM's clock advances by, in the system's words (turns, watches, days)."""
         return DEFAULT_TIME_UNITS
 
-    def advance_time(self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource) -> RollResult:
-        """One character's sheet after ``count`` of ``unit`` pass from game minute ``start_minutes``: light
-        burning down, food eaten at the system's rhythm, deprivation, timed effects ending. The RollResult
-        carries the new state and item changes and a sentence; the default changes nothing."""
+    def advance_time(
+        self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
+    ) -> RollResult:
+        """One character's sheet after ``count`` of ``unit`` pass from game minute ``start_minutes`` (and
+        ``start_seconds`` into it, for a unit shorter than a minute): light burning down, food eaten at the
+        system's rhythm, deprivation, timed effects ending. The RollResult carries the new state and item changes
+        and a sentence; the default changes nothing."""
         return RollResult("time", "Time passes", "nothing", "")
 
     def round_passes(self, sheet: Sheet, rng: RandomSource) -> RollResult:
@@ -541,11 +544,18 @@ class CombatOrder:
 
 @dataclass(frozen=True)
 class TimeUnit:
-    """A unit the clock advances by: its key, its name and how many game minutes it lasts."""
+    """A unit the clock advances by: its key, its name and how long it lasts: ``minutes`` and, for a unit that is
+    not a whole number of minutes (Fortune's Favor's 30-second round), ``seconds`` more."""
 
     key: str
     label: str
     minutes: int
+    seconds: int = 0
+
+    @property
+    def length(self) -> int:
+        """In seconds."""
+        return self.minutes * 60 + self.seconds
 
 
 DEFAULT_NPC_FIELDS: tuple[Param, ...] = (

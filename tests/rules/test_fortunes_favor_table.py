@@ -126,9 +126,9 @@ def test_every_round_runs_the_three_phases_without_dice():
 # --- time: seed 003, A Night's Rest (sleep deprivation); Treacherous Terrain; Statuses; Quick Retrieval -------
 
 
-def test_time_units_are_minutes_hours_terrain_hours_and_days():
-    units = {u.key: u.minutes for u in SYSTEM.time_units()}
-    assert units == {"minute": 1, "hour": 60, "terrain": 60, "day": 1440}
+def test_time_units_are_rounds_minutes_hours_terrain_hours_and_days():
+    units = {u.key: u.length for u in SYSTEM.time_units()}
+    assert units == {"round": 30, "minute": 60, "hour": 3600, "terrain": 3600, "day": 86400}
 
 
 def test_each_hour_is_an_hour_awake_with_no_test_up_to_24():
@@ -273,3 +273,16 @@ def test_the_players_own_new_round_is_refused_while_the_tracker_runs_the_fight()
         SYSTEM.procedures()["new_round"].roll(fighting, {}, ScriptedRandom([]))
     alone = SYSTEM.procedures()["new_round"].roll(sheet(statuses={"Prone": 2}), {}, ScriptedRandom([]))
     assert alone.state["statuses"] == {"Prone": 1}
+
+
+def test_the_clock_has_the_seeds_30_second_round():
+    """Seed 003, Combat: "each round of combat represents 30 seconds": a round is a clock unit of its own; a
+    status lasting one round ends after it, and rounds that cross the hour (from 59:30) count an hour awake."""
+    units = {u.key: u for u in SYSTEM.time_units()}
+    assert units["round"].length == 30 and units["minute"].length == 60
+    one = SYSTEM.advance_time(sheet(statuses={"Rattled": 1, "Slowed": 3}), "round", 1, 0, ScriptedRandom([]))
+    assert one.state["statuses"] == {"Slowed": 2} and one.state["hours_awake"] == 0
+    crossing = SYSTEM.advance_time(sheet(hours_awake=0), "round", 1, 59, ScriptedRandom([]), start_seconds=30)
+    assert crossing.state["hours_awake"] == 1  # 59:30 + 30 s = 60:00
+    short = SYSTEM.advance_time(sheet(hours_awake=0), "round", 1, 59, ScriptedRandom([]))
+    assert short.state is None  # 59:00 + 30 s: still in the first hour

@@ -280,8 +280,10 @@ class FortunesFavor(GameSystem):
     def time_units(self) -> tuple[TimeUnit, ...]:
         return TIME_UNITS
 
-    def advance_time(self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource) -> RollResult:
-        return advance_time(sheet, unit, count, start_minutes, rng)
+    def advance_time(
+        self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
+    ) -> RollResult:
+        return advance_time(sheet, unit, count, start_minutes, rng, start_seconds)
 
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         return CATALOGUE

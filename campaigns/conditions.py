@@ -37,14 +37,17 @@ def _party(campaign: Campaign, system: rules_base.GameSystem) -> list[rules_base
     return sheets
 
 
-def refresh_conditions(campaign_id: int | None, *, lock: bool = False) -> dict[str, Any]:
+def refresh_conditions(campaign_id: int | None, *, lock: bool = False, unless_locked: bool = False) -> dict[str, Any]:
     """Work the table's conditions out again from the party's sheets and store them if they changed.
 
     Announces "light" (the table's light banner) every time, and "conditions" (every open sheet's odds and
-    banners) when they changed. ``lock``: take the campaign's row lock first (see ``conditions_changed``)."""
+    banners) when they changed. ``lock``: take the campaign's row lock first, waiting for it; ``unless_locked``:
+    take it only if nobody holds it, else do nothing (see ``conditions_changed``)."""
     if campaign_id is None:
         return {}
-    rows = Campaign.objects.select_for_update() if lock else Campaign.objects
+    rows = Campaign.objects.all()
+    if lock or unless_locked:
+        rows = rows.select_for_update(skip_locked=unless_locked, no_key=True)
     campaign = rows.filter(pk=campaign_id).first()
     system = SYSTEMS.get(campaign.system) if campaign is not None else None
     if campaign is None or system is None:
@@ -62,12 +65,13 @@ def refresh_conditions(campaign_id: int | None, *, lock: bool = False) -> dict[s
 def conditions_changed(campaign_id: int | None) -> None:
     """What the conditions come from changed in this transaction (a character write: its row is locked).
 
-    They are worked out now, so the write's own answer reads them; and once more after the commit under the
-    campaign's lock, since two players lighting torches at once each saw only their own torch. The campaign is
-    not locked inside the character's transaction: the clock locks the campaign, then the characters."""
+    They are worked out now if the campaign's row is free (so the write's own answer reads them), and once more
+    after the commit under the campaign's lock, since two players lighting torches at once each saw only their
+    own torch. Inside the character's transaction the campaign is never waited for: the clock locks the campaign,
+    then the characters, and waiting here (holding a character) would deadlock with it."""
     if campaign_id is None:
         return
-    refresh_conditions(campaign_id)
+    refresh_conditions(campaign_id, unless_locked=True)
     if not connection.in_atomic_block:
         return
     pending = next((c for _, c, _ in connection.run_on_commit if isinstance(c, _AfterCommit)), None)

@@ -38,7 +38,10 @@ def _lock_campaign(campaign_id: int) -> Campaign:
     Without it "make X the GM" and "X leaves" can both read X as a player and both commit: the campaign is
     left without a GM for good (seen on PostgreSQL in 29 of 40 such races).
     """
-    campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()
+    # FOR NO KEY UPDATE: it excludes every other campaign write, yet lets a character's write insert rows that
+    # point at the campaign (a roll), which takes a key-share lock: FOR UPDATE would make the clock (campaign, then
+    # characters) and a roll (character, then that insert) wait on each other: a deadlock on PostgreSQL.
+    campaign = Campaign.objects.select_for_update(no_key=True).filter(pk=campaign_id).first()
     if campaign is None:
         raise CampaignError("That campaign no longer exists.")
     return campaign

@@ -34,7 +34,8 @@ FIXABLE_KINDS = ("int", "choice", "bool")  # what the GM may fix; characters and
 
 
 def _lock_campaign(campaign_id: int) -> Campaign:
-    campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()
+    # FOR NO KEY UPDATE, as campaigns.services._lock_campaign: a character's roll may still point at it.
+    campaign = Campaign.objects.select_for_update(no_key=True).filter(pk=campaign_id).first()
     if campaign is None:
         raise CampaignError("That campaign no longer exists.")
     return campaign

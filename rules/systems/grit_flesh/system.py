@@ -65,6 +65,7 @@ from rules.systems.grit_flesh.table import (
     TIME_UNITS,
     advance_time,
     combat_order,
+    round_passes,
 )
 from rules.systems.grit_flesh.table import npc_damage as monster_damage
 from rules.systems.grit_flesh.table import npc_roll as monster_roll
@@ -260,6 +261,9 @@ class GritFlesh(GameSystem):
     def fight_ends(self, sheet: Sheet, minutes: int, rng: RandomSource) -> RollResult:
         """The fight's minutes burn the lit light sources, as the clock's do."""
         return burnt_for(sheet, minutes, LIGHTS)
+
+    def round_passes(self, sheet: Sheet, rng: RandomSource) -> RollResult:
+        return round_passes(sheet)
 
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         return CATALOGUE

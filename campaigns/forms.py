@@ -38,7 +38,8 @@ class MemberForm(forms.Form):
 
 
 class ClockForm(forms.Form):
-    """The GM moves the table's clock: combat rounds and game time."""
+    """The GM moves the table's clock by minutes of game time (rounds belong to the encounter tracker; the old
+    round actions stay known so that a stale page gets a sentence, not a bare "invalid choice")."""
 
     action = forms.ChoiceField(
         choices=[("next_round", "Next round"), ("end_combat", "End combat"), ("advance", "Advance time")]

@@ -25,9 +25,18 @@ class Campaign(models.Model):
     # The table's clock: combat round (0 = not in combat) and elapsed game time in minutes.
     round = models.PositiveIntegerField(default=0)
     game_minutes = models.PositiveIntegerField(default=0)
+    # Seconds past game_minutes, 0-59: a unit shorter than a minute (Fortune's Favor's 30-second round) counts them.
+    game_seconds = models.PositiveSmallIntegerField(default=0)
     # The rule settings the GM changed from the system's defaults ({key: value}); GameSystem.settings_in_force
     # fills in the rest. Written only through campaigns.services.campaign_change_settings.
     rule_settings = models.JSONField(default=dict, blank=True)
+    # The party's situation as the rules read it (GameSystem.table_conditions: {"light": "darkness"}), given to
+    # every sheet at this table as Sheet.table. Kept by campaigns.conditions.refresh_conditions when lights,
+    # time or the party change, so reading a sheet costs no look at the other sheets.
+    conditions = models.JSONField(default=dict, blank=True)
+    # The GM says where the party is: in daylight its own lights make no difference (no light conditions);
+    # in the dark (a dungeon, a night) the party's lit light sources set the light level.
+    daylight = models.BooleanField(default=True)
     # What the clock's last move did (lights burnt out, rations eaten, checks rolled), for the GM's table.
     clock_note = models.CharField(max_length=1000, blank=True)
     # The session summary everyone at the table reads (the GM writes it).

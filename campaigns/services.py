@@ -38,7 +38,10 @@ def _lock_campaign(campaign_id: int) -> Campaign:
     Without it "make X the GM" and "X leaves" can both read X as a player and both commit: the campaign is
     left without a GM for good (seen on PostgreSQL in 29 of 40 such races).
     """
-    campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()
+    # FOR NO KEY UPDATE: it excludes every other campaign write, yet lets a character's write insert rows that
+    # point at the campaign (a roll), which takes a key-share lock: FOR UPDATE would make the clock (campaign, then
+    # characters) and a roll (character, then that insert) wait on each other: a deadlock on PostgreSQL.
+    campaign = Campaign.objects.select_for_update(no_key=True).filter(pk=campaign_id).first()
     if campaign is None:
         raise CampaignError("That campaign no longer exists.")
     return campaign
@@ -127,15 +130,12 @@ def campaign_transfer_gm(*, campaign: Campaign, to_user_id: int) -> None:
 
 @transaction.atomic
 def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0) -> Campaign:
-    """Rounds count up in combat; ending combat resets them; time passes in minutes of game time."""
+    """Time passes in minutes of game time. Combat rounds are the encounter tracker's alone (campaigns.session:
+    starting, running and ending a fight keep ``Campaign.round``), so only one thing runs rounds."""
     campaigns = Campaign.objects.filter(pk=campaign_id)
-    if action == "next_round":
-        # Checked in the UPDATE itself, so the column never overflows (a 500 on PostgreSQL).
-        if not campaigns.filter(round__lt=CLOCK_LIMIT).update(round=F("round") + 1):
-            raise CampaignError("This combat has run as many rounds as the clock can count: end combat first.")
-    elif action == "end_combat":
-        campaigns.update(round=0)
-    elif action == "advance":
+    if action in ("next_round", "end_combat"):
+        raise CampaignError("Combat rounds are run from the encounter tracker: start, advance or end the fight there.")
+    if action == "advance":
         if not 1 <= minutes <= 60 * 24 * 30:
             raise CampaignError("Time moves forward by 1 minute to 30 days at a time.")
         if not campaigns.filter(game_minutes__lte=CLOCK_LIMIT - minutes).update(

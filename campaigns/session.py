@@ -16,11 +16,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.names import clean_name
+from campaigns.conditions import refresh_conditions
 from campaigns.models import Campaign, Encounter, GmNote, Npc, RollRequest, RollRequestAnswer
 from campaigns.services import CLOCK_LIMIT, CampaignError
 from characters.models import Character
 from characters.selectors import characters_editable_by
-from characters.services import character_pass_time, character_roll, store_free_roll
+from characters.services import character_pass_time, character_roll, character_table_effect, store_free_roll
 from live.events import publish
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
@@ -33,7 +34,8 @@ FIXABLE_KINDS = ("int", "choice", "bool")  # what the GM may fix; characters and
 
 
 def _lock_campaign(campaign_id: int) -> Campaign:
-    campaign = Campaign.objects.select_for_update().filter(pk=campaign_id).first()
+    # FOR NO KEY UPDATE, as campaigns.services._lock_campaign: a character's roll may still point at it.
+    campaign = Campaign.objects.select_for_update(no_key=True).filter(pk=campaign_id).first()
     if campaign is None:
         raise CampaignError("That campaign no longer exists.")
     return campaign
@@ -298,6 +300,7 @@ def encounter_start(*, campaign_id: int, name: str, by, rng: RandomSource | None
     )
     campaign.round = 1
     campaign.save(update_fields=["round"])
+    refresh_conditions(campaign.pk)  # every sheet knows a fight is running (the tracker starts the rounds)
     _log_order(campaign, order, 1, by)
     _publish_fight(campaign.pk)
     return encounter
@@ -345,20 +348,33 @@ def _npc(campaign: Campaign, npc_id: int) -> Npc:
 
 
 @transaction.atomic
-def npc_damage(*, campaign_id: int, npc_id: int, amount: int, ignore_armour: bool = False) -> rules_base.NpcHarm:
+def npc_damage(
+    *,
+    campaign_id: int,
+    npc_id: int,
+    amount: int,
+    ignore_armour: bool = False,
+    by=None,
+    visibility: str = "public",
+    rng: RandomSource | None = None,
+) -> rules_base.NpcHarm:
+    """Damage typed at the table: the rules' new stats, prompts, and any dice they roll at that moment (Fell's
+    critical harm test), logged as the GM's."""
     campaign = _lock_campaign(campaign_id)
     system = _system(campaign)
     npc = _npc(campaign, npc_id)
     if not 0 <= amount <= 10_000:
         raise CampaignError("Damage is a whole number from 0 to 10000.")
-    harm = system.npc_damage(npc.stats, npc.start, amount, ignore_armour)
+    harm = system.npc_damage(npc.stats, npc.start, amount, ignore_armour, rng or system_random())
     _, npc.stats = clean_npc(system, npc.name, harm.stats)
+    for made in harm.rolls:
+        _store_made(campaign, replace(made, label=f"{npc.name}: {made.label}"[:200]), by=by, visibility=visibility)
     prompts = [harm.words]
     if harm.defeated and not npc.defeated:
         prompts.append(f"{npc.name} is defeated.")
     if harm.morale:
         prompts.append("The rules call for a morale check.")
-    npc.defeated = harm.defeated
+    npc.defeated = npc.defeated or harm.defeated  # more harm never brings one back
     npc.prompt = " ".join(p for p in prompts if p)[:300]
     npc.save(update_fields=["stats", "defeated", "prompt"])
     _publish_fight(campaign.pk)
@@ -380,15 +396,30 @@ def npc_roll(*, campaign_id: int, npc_id: int, key: str, visibility: str, by):
         result = system.npc_roll(key, stats, rng)
         return replace(result, label=f"{npc.name}: {result.label}"[:200])
 
+    made: list[rules_base.RollResult] = []
+
+    def kept(rng: RandomSource) -> rules_base.RollResult:
+        made.append(make(rng))
+        return made[0]
+
     try:
         roll = store_free_roll(
-            campaign=campaign, params={}, by=by, visibility=visibility, procedure=_TableRoll(key, label, make)
+            campaign=campaign, params={}, by=by, visibility=visibility, procedure=_TableRoll(key, label, kept)
         )
     except RulesError as problem:
         raise CampaignError(str(problem)) from None
-    if npc.prompt:
-        npc.prompt = ""
-        npc.save(update_fields=["prompt"])
+    result = made[0] if made else None
+    changed = ["prompt"] if npc.prompt else []
+    npc.prompt = ""
+    if result is not None and result.state is not None:  # the roll changed the NPC (a STR die lowered)
+        _, npc.stats = clean_npc(system, npc.name, result.state)
+        changed.append("stats")
+    if result is not None and result.details.get("defeated") and not npc.defeated:
+        npc.defeated = True
+        npc.prompt = f"{npc.name} is out of the fight."
+        changed += ["defeated", "prompt"]
+    if changed:
+        npc.save(update_fields=list(dict.fromkeys(changed)))
         _publish_fight(campaign.pk)
     return roll
 
@@ -437,27 +468,55 @@ def encounter_next_round(*, campaign_id: int, by, rng: RandomSource | None = Non
             npc.prompt = f"No longer {', '.join(ended)}."[:300]
         npc.save(update_fields=["statuses", "prompt"])
     campaign.round = encounter.round
-    campaign.save(update_fields=["round"])
+    rng = rng or system_random()
+    words = _on_every_sheet(campaign, lambda rules, sheet: rules.round_passes(sheet, rng), by)
+    campaign.clock_note = " ".join(words)[:1000]
+    campaign.save(update_fields=["round", "clock_note"])
     _log_order(campaign, order, encounter.round, by)
     _publish_fight(campaign.pk)
     return encounter
 
 
+def _on_every_sheet(campaign: Campaign, effect, by) -> list[str]:
+    """The table's ``effect(system, sheet)`` applied to every PC's sheet; what it did, a sentence each. A sheet
+    the rules cannot read is named and left alone."""
+    words = []
+    for character in campaign.characters.order_by("name", "pk"):
+        try:
+            result = character_table_effect(character_id=character.pk, effect=effect, by=by)
+        except RulesError as problem:
+            words.append(f"{character.name}: {problem}")
+            continue
+        if result.summary:
+            words.append(f"{character.name}: {result.summary}")
+    return words
+
+
 @transaction.atomic
-def encounter_end(*, campaign_id: int, by) -> tuple[Encounter, int, RollRequest | None]:
+def encounter_end(
+    *, campaign_id: int, by, rng: RandomSource | None = None
+) -> tuple[Encounter, int, RollRequest | None]:
     """End the fight: its rounds become game time, and each PC is asked for the system's end-of-combat roll.
 
     Returns the encounter, the minutes added and the request made (None: the system has no such roll).
     """
+    rng = rng or system_random()
     campaign = _lock_campaign(campaign_id)
     system = _system(campaign)
     encounter = _active(campaign)
     encounter.active = False
     encounter.save(update_fields=["active"])
-    minutes = -(-encounter.round * system.combat_round_seconds // 60)
+    # The fight's rounds, from the seconds already past the minute, rounded up to the next whole minute.
+    minutes = -(-(campaign.game_seconds + encounter.round * system.combat_round_seconds) // 60)
+    minutes = min(minutes, CLOCK_LIMIT - campaign.game_minutes)
+    # The fight's minutes burn lit light sources as the clock's do; what lasted the fight ends.
+    words = _on_every_sheet(campaign, lambda rules, sheet: rules.fight_ends(sheet, minutes, rng), by)
     campaign.round = 0
-    campaign.game_minutes = min(CLOCK_LIMIT, campaign.game_minutes + minutes)
-    campaign.save(update_fields=["round", "game_minutes"])
+    campaign.game_minutes += minutes
+    campaign.game_seconds = 0
+    campaign.clock_note = " ".join(words)[:1000]
+    campaign.save(update_fields=["round", "game_minutes", "game_seconds", "clock_note"])
+    refresh_conditions(campaign.pk)  # no fight now; the lights may have burnt out
     asked = None
     procedure = system.end_of_combat()
     pcs = list(campaign.characters.values_list("pk", flat=True))
@@ -487,7 +546,8 @@ def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSou
         raise CampaignError("Time only moves forward: advance by one or more.")
     if count > CLOCK_COUNT_MAX:
         raise CampaignError(f"Advance at most {CLOCK_COUNT_MAX} at a time.")
-    minutes = units[unit].minutes * count
+    # Whole minutes and the seconds past the last one: a unit may be shorter than a minute (a 30-second round).
+    minutes, seconds = divmod(campaign.game_seconds + units[unit].length * count, 60)
     start = campaign.game_minutes
     if start + minutes > CLOCK_LIMIT:
         raise CampaignError("The game clock cannot count that far: it has reached its limit.")
@@ -496,7 +556,13 @@ def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSou
     for character in campaign.characters.order_by("name", "pk"):
         try:
             result = character_pass_time(
-                character_id=character.pk, unit=unit, count=count, start_minutes=start, by=by, rng=rng
+                character_id=character.pk,
+                unit=unit,
+                count=count,
+                start_minutes=start,
+                start_seconds=campaign.game_seconds,
+                by=by,
+                rng=rng,
             )
         except RulesError as problem:
             words.append(f"{character.name}: {problem}")
@@ -509,11 +575,27 @@ def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSou
         except RulesError as problem:
             raise CampaignError(str(problem)) from None
         words.append(check.summary)
-    campaign.game_minutes = start + minutes
+    campaign.game_minutes, campaign.game_seconds = start + minutes, seconds
     campaign.clock_note = " ".join(words)[:1000]
-    campaign.save(update_fields=["game_minutes", "clock_note"])
+    campaign.save(update_fields=["game_minutes", "game_seconds", "clock_note"])
+    refresh_conditions(campaign.pk)  # lights burnt out: the party may be in darkness now
     publish(campaign.pk, "table")
     return words
+
+
+@transaction.atomic
+def set_daylight(*, campaign_id: int, daylight: bool) -> Campaign:
+    """The GM says whether the party is in daylight (its lights make no difference) or in the dark (its lit
+    light sources set the light level, and the rules apply what that level does to every sheet)."""
+    campaign = _lock_campaign(campaign_id)
+    _system(campaign)
+    if campaign.daylight == daylight:
+        raise CampaignError("The party is in daylight already." if daylight else "The party is in the dark already.")
+    campaign.daylight = daylight
+    campaign.save(update_fields=["daylight"])
+    campaign.conditions = refresh_conditions(campaign.pk)
+    publish(campaign.pk, "table")
+    return campaign
 
 
 # --- notes ---------------------------------------------------------------------------------------------------

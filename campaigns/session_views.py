@@ -40,7 +40,9 @@ def session_context(request, campaign: Campaign, membership, cards, *, procedure
     context: dict[str, Any] = {"requests": table_requests(campaign), "now": timezone.now()}
     system = SYSTEMS.get(campaign.system)
     if system is not None:
-        context["light"] = system.light_level([card.sheet for card in cards if card.sheet is not None])
+        level = system.light_level([card.sheet for card in cards if card.sheet is not None])
+        context["tracks_light"] = level is not None  # the system tracks light and a party sits here
+        context["light"] = None if campaign.daylight else level
     if membership.is_gm and system is not None:
         context["request_form"] = _request_form(system, cards, procedure)
         context["time_form"] = time_form(system.time_units())
@@ -338,6 +340,14 @@ def encounter_action(request: HtmxHttpRequest, pk: int, action: str) -> HttpResp
     return _encounter_answer(request, campaign, error, form)
 
 
+def _visibility(request) -> str:
+    """Who sees a roll the GM makes for an NPC: everyone (the default) or the GM alone."""
+    visibility = request.POST.get("visibility") or "public"
+    if visibility not in ("public", "gm"):
+        raise CampaignError("Pick who may see this roll.")
+    return visibility
+
+
 def _valid(form) -> dict[str, Any]:
     if not form.is_valid():
         raise CampaignError(_first(form))
@@ -361,7 +371,12 @@ def npc_action(request: HtmxHttpRequest, pk: int, npc_id: int, action: str) -> H
         if action == "damage":
             data = _valid(DamageForm(request.POST))
             session.npc_damage(
-                campaign_id=campaign.pk, npc_id=npc_id, amount=data["amount"], ignore_armour=data["ignore_armour"]
+                campaign_id=campaign.pk,
+                npc_id=npc_id,
+                amount=data["amount"],
+                ignore_armour=data["ignore_armour"],
+                by=request.user,
+                visibility=_visibility(request),
             )
         elif action == "status":
             data = _valid(StatusForm(request.POST))
@@ -371,14 +386,11 @@ def npc_action(request: HtmxHttpRequest, pk: int, npc_id: int, action: str) -> H
         elif action == "bring":
             session.npc_bring(campaign_id=campaign.pk, saved_id=npc_id)
         else:
-            visibility = request.POST.get("visibility") or "public"
-            if visibility not in ("public", "gm"):
-                raise CampaignError("Pick who may see this roll.")
             session.npc_roll(
                 campaign_id=campaign.pk,
                 npc_id=npc_id,
                 key=request.POST.get("key", ""),
-                visibility=visibility,
+                visibility=_visibility(request),
                 by=request.user,
             )
     except CampaignError as problem:
@@ -407,6 +419,21 @@ def time_advance(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         data = _valid(time_form(system.time_units(), data=request.POST))
         session.clock_advance(campaign_id=campaign.pk, unit=data["unit"], count=data["count"], by=request.user)
         campaign.refresh_from_db()
+    except CampaignError as problem:
+        error = str(problem)
+    return _region(request, campaign, "time", error=error)
+
+
+@require_POST
+def time_daylight(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The GM says the party is in daylight, or in the dark where only its own lights shine."""
+    campaign = _gm_campaign(request, pk)
+    error = ""
+    choice = request.POST.get("daylight", "")
+    try:
+        if choice not in ("0", "1"):
+            raise CampaignError("Say whether the party is in daylight or in the dark.")
+        campaign = session.set_daylight(campaign_id=campaign.pk, daylight=choice == "1")
     except CampaignError as problem:
         error = str(problem)
     return _region(request, campaign, "time", error=error)

@@ -49,7 +49,9 @@ def party_cards(campaign: Campaign, *, only_id: int | None = None) -> list[Card]
         if rules is None:
             cards.append(Card(character, (), (), None, ()))
             continue
-        sheet = character.to_sheet(character.items.all(), character.hirelings.all(), settings=settings)
+        sheet = character.to_sheet(
+            character.items.all(), character.hirelings.all(), settings=settings, table=campaign.conditions
+        )
         try:
             rules_base.check_sheet(rules, sheet)
         except RulesError as problem:

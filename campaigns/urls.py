@@ -42,6 +42,7 @@ urlpatterns = [
     path("<id:pk>/npcs/<id:npc_id>/<slug:action>/", session_views.npc_action, name="npc_action"),
     path("<id:pk>/time/", session_views.time_region, name="time"),
     path("<id:pk>/time/advance/", session_views.time_advance, name="time_advance"),
+    path("<id:pk>/time/daylight/", session_views.time_daylight, name="time_daylight"),
     path("<id:pk>/notes/", session_views.notes_region, name="notes"),
     path("<id:pk>/notes/save/", session_views.note_save, name="note_save"),
     path("<id:pk>/notes/<id:character_id>/save/", session_views.note_save, name="character_note_save"),

@@ -54,9 +54,10 @@ class Character(models.Model):
         """The event one region of this character's sheet listens to ("character-12-vitals")."""
         return f"{self.topic}-{region}"
 
-    def to_sheet(self, items=None, hirelings=None, settings=None) -> rules_base.Sheet:
+    def to_sheet(self, items=None, hirelings=None, settings=None, table=None) -> rules_base.Sheet:
         """The rules' view of this character. ``settings``: its table's rule settings, when the caller has
-        them already (a table page building every card); read from the campaign otherwise."""
+        them already (a table page building every card); read from the campaign otherwise. ``table``: the
+        table's conditions, likewise (Campaign.conditions)."""
         items = self.items.all() if items is None else items
         hirelings = self.hirelings.all() if hirelings is None else hirelings
         return rules_base.Sheet(
@@ -65,6 +66,7 @@ class Character(models.Model):
             hirelings=tuple(h.to_rules() for h in hirelings),
             name=self.name,
             settings=self.rule_settings() if settings is None else settings,
+            table=self.table_conditions() if table is None else table,
         )
 
     def rule_settings(self) -> dict:
@@ -76,6 +78,12 @@ class Character(models.Model):
             system = SYSTEMS.get(self.system)
             return {} if system is None else system.settings_in_force(None)
         return self.campaign.settings_in_force()
+
+    def table_conditions(self) -> dict:
+        """The conditions at this character's table (Campaign.conditions; nothing away from one)."""
+        if self.campaign_id is None:
+            return {}
+        return dict(self.campaign.conditions or {})
 
     def checked_sheet(self) -> rules_base.Sheet:
         """The stored sheet, refused with a sentence if its numbers fail the rules: data written before a

@@ -7,7 +7,7 @@ write lock at BEGIN: transaction_mode=IMMEDIATE), so two people clicking at once
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import replace
 from datetime import timedelta
@@ -19,6 +19,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from accounts.names import clean_name
+from campaigns.conditions import conditions_changed, touches_light
 from campaigns.models import Campaign, Membership
 from characters import history
 from characters.models import NOTES_MAX, CatalogueItem, Change, Character, Hireling, Item, OfferedChange, Roll
@@ -152,6 +153,8 @@ def _save_state(
     after = {**(after or {}), **({"state": new_fields} if old_fields or new_fields else {})}
     _record(character, by=by, what=what, before=before, after=after, **record)
     _announce(character, tuple(dict.fromkeys(_state_regions(character, old, character.state) + also)))
+    if touches_light(before, after):
+        conditions_changed(character.campaign_id)
     return character
 
 
@@ -169,6 +172,8 @@ def _touch(
     character.save(update_fields=["version", "updated_at"])
     _record(character, by=by, what=what, **record)
     _announce(character, regions)
+    if touches_light(record.get("before"), record.get("after")):  # a torch lit, put out, taken or dropped
+        conditions_changed(character.campaign_id)
     return character
 
 
@@ -196,6 +201,7 @@ def character_create(
         _store_roll(character, _creation_roll(creation), by=owner, visibility=str(Roll.Visibility.PUBLIC))
     rules.validate_sheet(character.to_sheet())
     publish(character.campaign_id, "party")
+    conditions_changed(character.campaign_id)  # one more in the party, perhaps with a torch lit
     return character, creation
 
 
@@ -374,6 +380,8 @@ def character_set_campaign(*, character_id: int, campaign: Campaign | None, by) 
     character.save(update_fields=["campaign"])
     publish(old_campaign, "party")
     publish(character.campaign_id, "party")
+    conditions_changed(old_campaign)  # the party's size and lights change at both tables
+    conditions_changed(character.campaign_id)
     return _touch(
         character, (), by=by, what=f"Joined {campaign.name}" if campaign else "Left the campaign", check=False
     )
@@ -532,13 +540,34 @@ def character_roll(
 
 @transaction.atomic
 def character_pass_time(
-    *, character_id: int, unit: str, count: int, start_minutes: int, by, rng: RandomSource | None = None
+    *,
+    character_id: int,
+    unit: str,
+    count: int,
+    start_minutes: int,
+    by,
+    rng: RandomSource | None = None,
+    start_seconds: int = 0,
 ) -> rules_base.RollResult:
     """What game time passing does to one sheet (lights burning down, food eaten, deprivation): applied like a
     roll's changes, so it is checked, kept in the history and seen live on the sheet."""
     character = _lock(character_id)
     rules = system_for(character.system)
-    result = rules.advance_time(character.checked_sheet(), unit, count, start_minutes, rng or system_random())
+    sheet = character.checked_sheet()
+    result = rules.advance_time(sheet, unit, count, start_minutes, rng or system_random(), start_seconds)
+    if result.state is not None or _changes_items(result):
+        _apply_result(character, result, by=by)
+    return result
+
+
+@transaction.atomic
+def character_table_effect(
+    *, character_id: int, effect: Callable[[Any, rules_base.Sheet], rules_base.RollResult], by
+) -> rules_base.RollResult:
+    """What the table does to one sheet (a new combat round, a fight ending): ``effect(system, sheet)`` reads the
+    locked, checked sheet and the result is applied like a roll's changes: checked, in the history, live."""
+    character = _lock(character_id)
+    result = effect(system_for(character.system), character.checked_sheet())
     if result.state is not None or _changes_items(result):
         _apply_result(character, result, by=by)
     return result
@@ -944,3 +973,4 @@ def character_delete(*, character_id: int, by) -> None:
     campaign_id = character.campaign_id
     character.delete()
     publish(campaign_id, "party")
+    conditions_changed(campaign_id)

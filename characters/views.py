@@ -145,6 +145,7 @@ def sheet_context(
         hirelings=tuple(h.to_rules() for h in hirelings),
         name=character.name,
         settings=character.rule_settings(),  # the facts, tracks and banners follow the table's settings
+        table=character.table_conditions(),  # and its conditions (darkness), read from the same campaign row
     )
     context.update(rules=rules, state=state, items=items, hirelings=hirelings)
     for row in items:

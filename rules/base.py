@@ -67,6 +67,10 @@ class Sheet:
     # The campaign's rule settings in force (GameSystem.settings_in_force): every key, defaults filled in.
     # Empty for a sheet built outside a campaign's context; read them with GameSystem.setting(sheet, key).
     settings: Mapping[str, Any] = field(default_factory=dict)
+    # The table's conditions now (GameSystem.table_conditions of the whole party, e.g. {"light": "darkness"}),
+    # kept by the app on the campaign and given to every sheet at that table, so a rule about the party's
+    # situation (C&C darkness: saves at disadvantage) applies on its own. Empty away from a table.
+    table: Mapping[str, Any] = field(default_factory=dict)
 
     def with_state(self, state: Mapping[str, Any], items: tuple[Item, ...] | None = None) -> Sheet:
         """The same character with a new state (and, if given, new items): how rules look one step ahead."""
@@ -408,11 +412,18 @@ class GameSystem(Protocol):
         return DEFAULT_NPC_FIELDS
 
     def npc_damage(
-        self, stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool = False
+        self,
+        stats: Mapping[str, Any],
+        start: Mapping[str, Any],
+        amount: int,
+        ignore_armour: bool = False,
+        rng: RandomSource | None = None,
     ) -> NpcHarm:
         """An NPC's stats after ``amount`` damage typed at the table (``start``: the stats it entered the
-        fight with), and the prompts it raises. Default: an "armour" field takes its points off, the first
-        field goes down, 0 defeats; nothing calls for morale."""
+        fight with), and the prompts it raises. ``rng``: where the rules roll at the moment of harm (Fell (late):
+        critical harm's STR test), put the rolls in ``NpcHarm.rolls`` (the table logs them as the GM's); None
+        (a preview, a test) leaves them to the GM as prompts. Default: an "armour" field takes its points off,
+        the first field goes down, 0 defeats; nothing calls for morale; no dice."""
         track = self.npc_fields()[0].name
         armour = 0 if ignore_armour else int(stats.get("armour", 0) or 0)
         dealt = max(0, amount - armour)
@@ -425,7 +436,8 @@ class GameSystem(Protocol):
         return {}
 
     def npc_roll(self, key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        """One of ``npc_rolls`` for an NPC with these stats: logged as the GM's roll, never a character's."""
+        """One of ``npc_rolls`` for an NPC with these stats: logged as the GM's roll, never a character's. A roll
+        that changes the NPC returns its new stat block as ``state`` and ``details["defeated"]`` when it is out."""
         raise RulesError(f"{self.name} has no NPC roll called {key!r}.")
 
     def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
@@ -443,11 +455,25 @@ class GameSystem(Protocol):
         """The units the GM's clock advances by, in the system's words (turns, watches, days)."""
         return DEFAULT_TIME_UNITS
 
-    def advance_time(self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource) -> RollResult:
-        """One character's sheet after ``count`` of ``unit`` pass from game minute ``start_minutes``: light
-        burning down, food eaten at the system's rhythm, deprivation, timed effects ending. The RollResult
-        carries the new state and item changes and a sentence; the default changes nothing."""
+    def advance_time(
+        self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
+    ) -> RollResult:
+        """One character's sheet after ``count`` of ``unit`` pass from game minute ``start_minutes`` (and
+        ``start_seconds`` into it, for a unit shorter than a minute): light burning down, food eaten at the
+        system's rhythm, deprivation, timed effects ending. The RollResult carries the new state and item changes
+        and a sentence; the default changes nothing."""
         return RollResult("time", "Time passes", "nothing", "")
+
+    def round_passes(self, sheet: Sheet, rng: RandomSource) -> RollResult:
+        """One PC's sheet as the encounter tracker starts a new round: effects timed in rounds tick down and end
+        (Fortune's Favor statuses and Last Stand; C&C armour lost to criticals comes back). The RollResult
+        carries the new state and a sentence; the default changes nothing."""
+        return RollResult("round", "A new round", "nothing", "")
+
+    def fight_ends(self, sheet: Sheet, minutes: int, rng: RandomSource) -> RollResult:
+        """One PC's sheet as the tracker ends a fight that lasted ``minutes`` of game time: lit light sources burn
+        that long (``rules.clock.burn``), effects that last the fight end. The default changes nothing."""
+        return RollResult("fight_over", "The fight is over", "nothing", "")
 
     def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
         """The table's own rolls as time passes (C&C encounter checks, Fell's luck die), logged as the GM's."""
@@ -457,6 +483,13 @@ class GameSystem(Protocol):
         """How well the party sees, from the lights lit on its sheets (C&C: bright, dim, darkness); None:
         the system does not track it (the default)."""
         return None
+
+    def table_conditions(self, party: Sequence[Sheet]) -> dict[str, Any]:
+        """What the party's situation is now, as plain values every sheet at the table receives in
+        ``Sheet.table`` (the app recomputes them when a light is lit or put out, time passes or the party
+        changes). Default: ``{"light": key}`` of ``light_level`` when the system tracks light, else nothing."""
+        light = self.light_level(party)
+        return {} if light is None else {"light": light.key}
 
     # --- equipment and hired help ------------------------------------------------------------------------
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
@@ -498,6 +531,7 @@ class NpcHarm:
     defeated: bool = False
     morale: bool = False  # the system's morale trigger fired: the table prompts a morale check
     words: str = ""
+    rolls: tuple[RollResult, ...] = ()  # dice the rules rolled at the moment of harm, logged as the GM's
 
 
 @dataclass(frozen=True)
@@ -511,11 +545,18 @@ class CombatOrder:
 
 @dataclass(frozen=True)
 class TimeUnit:
-    """A unit the clock advances by: its key, its name and how many game minutes it lasts."""
+    """A unit the clock advances by: its key, its name and how long it lasts: ``minutes`` and, for a unit that is
+    not a whole number of minutes (Fortune's Favor's 30-second round), ``seconds`` more."""
 
     key: str
     label: str
     minutes: int
+    seconds: int = 0
+
+    @property
+    def length(self) -> int:
+        """In seconds."""
+        return self.minutes * 60 + self.seconds
 
 
 DEFAULT_NPC_FIELDS: tuple[Param, ...] = (

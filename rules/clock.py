@@ -69,6 +69,20 @@ def burn(items: tuple[Item, ...], minutes: int, lights: Lights) -> Burn:
     return Burn(tuple(changed), tuple(removed), tuple(words))
 
 
+def burnt_for(sheet: Sheet, minutes: int, lights: Lights, label: str = "The fight is over") -> RollResult:
+    """A sheet's lights after ``minutes`` of burning, as a RollResult the app applies (a fight's time)."""
+    burnt = burn(sheet.items, minutes, lights)
+    words = " ".join(burnt.words)
+    return RollResult(
+        "fight_over",
+        label,
+        "burned" if burnt.changed or burnt.removed else "nothing",
+        words,
+        items_changed=burnt.changed,
+        items_removed=burnt.removed,
+    )
+
+
 def _span(minutes: int) -> str:
     hours, rest = divmod(minutes, 60)
     if hours and rest:

@@ -63,11 +63,12 @@ def ago(moment) -> str:
 
 
 @register.filter
-def game_time(minutes) -> str:
-    """Game minutes as "day 2, 13:05"."""
+def game_time(minutes, seconds=0) -> str:
+    """Game minutes as "day 2, 13:05" (and the seconds past the minute, when a unit counts them: "13:05:30")."""
     minutes = int(minutes or 0)
     days, rest = divmod(minutes, 24 * 60)
-    return f"day {days + 1}, {rest // 60:02d}:{rest % 60:02d}"
+    past = f":{int(seconds):02d}" if seconds else ""
+    return f"day {days + 1}, {rest // 60:02d}:{rest % 60:02d}{past}"
 
 
 @register.filter

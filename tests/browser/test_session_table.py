@@ -1,5 +1,6 @@
 """A whole session from the GM's table in three browsers (issue 16): a requested save answered from two sheets,
-two rounds of a fight with an NPC, the end-of-combat rolls asked of the players, and torches burning live."""
+two rounds of a fight with an NPC, the end-of-combat rolls asked of the players, torches burning live, and the
+darkness they leave reaching every sheet live."""
 
 from __future__ import annotations
 
@@ -98,5 +99,18 @@ def test_a_session_run_from_the_table_reaches_every_sheet_live(new_page, django_
     time.get_by_label("Unit").select_option("turn")
     time.get_by_label("How many").fill("3")
     time.get_by_role("button", name="Let time pass").click()
-    expect(wren_page.locator('[data-item="Pitch torch"]')).to_contain_text("burned 30", timeout=2000)
+    # The fight's two 20-second rounds burned a minute of it already (a fight's minutes burn light too).
+    expect(wren_page.locator('[data-item="Pitch torch"]')).to_contain_text("burned 31", timeout=2000)
+    expect(time.locator("[data-light]")).to_contain_text("Daylight")
+
+    # Underground, the party's light counts: bright with the torch, then darkness on every sheet, live, once it
+    # burns out (equipment.md, Light: saves at disadvantage, which the sheet now applies and says).
+    time.get_by_role("button", name="The party is in the dark").click()
     expect(time.locator("[data-light]")).to_contain_text("Bright light")
+    show_part(wren_page, "sheet")
+    expect(wren_page.locator('[data-banner="light-darkness"]')).to_have_count(0)
+    time.get_by_label("How many").fill("3")
+    time.get_by_role("button", name="Let time pass").click()
+    expect(time.locator("[data-light]")).to_contain_text("Darkness")
+    expect(wren_page.locator('[data-banner="light-darkness"]')).to_be_visible(timeout=2000)
+    expect(players["Ash"].locator('[data-banner="light-darkness"]')).to_have_count(1, timeout=2000)

@@ -36,7 +36,9 @@ def test_turns_burn_a_lit_torch_and_roll_encounter_checks(cc, wren, gm, player, 
     torch.refresh_from_db()
     carried = torch.quantity  # the kit's torches and these two make one stack
     table = as_user(gm).get(reverse("campaigns:detail", args=[cc.pk]))
-    assert "Darkness (0 LP for 1)" in text_of(table)
+    assert "Daylight." in text_of(table)  # the party's lights count once the GM says it is in the dark
+    dark = as_user(gm).post(reverse("campaigns:time_daylight", args=[cc.pk]), {"daylight": "0"}, **HTMX)
+    assert "Darkness (0 LP for 1)" in text_of(dark)
     _light(as_user(player), wren, torch)
     torch.refresh_from_db()
     assert torch.data["lit"] is True

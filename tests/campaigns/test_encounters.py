@@ -141,3 +141,63 @@ def test_encounter_urls_are_the_gms(who, expected, cc, gm, as_user, request):
 
 def test_unknown_actions_are_404(cc, gm, as_user):
     assert as_user(gm).post(reverse("campaigns:encounter_action", args=[cc.pk, "explode"])).status_code == 404
+
+
+def _action(client, campaign, action):
+    response = _post(client, campaign, reverse("campaigns:encounter_action", args=[campaign.pk, action]))
+    assert response.status_code == 200, text_of(response)
+    return response
+
+
+def test_a_fights_minutes_burn_the_lit_torch_like_the_clocks(cc, wren, gm, player, as_user):
+    """Equipment.md, Light: a torch burns 6 turns; seed 002, Time: a round is 20 seconds. Three rounds are a
+    minute of game time, and the torch lit through them has burned that minute when the fight ends."""
+    torch = wren.items.get(kind="light")
+    torch.data = {**torch.data, "lit": True}
+    torch.save(update_fields=["data"])
+    client = as_user(gm)
+    _start(client, cc)
+    _action(client, cc, "next")
+    _action(client, cc, "next")
+    _action(client, cc, "end")
+    cc.refresh_from_db()
+    torch.refresh_from_db()
+    assert cc.game_minutes == 1 and cc.round == 0
+    assert torch.data["burned"] == 1 and "59 min of light left" in cc.clock_note
+    assert wren.changes.filter(what__startswith="The fight is over").exists()  # in the sheet's history
+
+
+def test_fortunes_favor_statuses_set_in_a_fight_tick_with_its_rounds_and_end_with_it(gm, player, as_user):
+    """Seed 003, Statuses and Rounds: a status lasting 2 rounds ends at the second new round; one still counting
+    when the fight ends ends with it; the player's own "Start of my next turn" waits for the tracker."""
+    from tests.conftest import make_character, make_table
+
+    ff = make_table("fortunes-favor", gm, player, name="The Thistle Road")
+    wren = make_character(player, ff, system="fortunes-favor", name="Wren")
+    client = as_user(gm)
+    _start(client, ff)
+    mine = as_user(player)
+    status = reverse("characters:roll", args=[wren.pk, "status"])
+    wren.refresh_from_db()
+    set_it = mine.post(status, {"status": "Prone", "rounds": "2", "version": wren.version}, **HTMX)
+    assert set_it.status_code == 200, text_of(set_it)
+    _action(client, ff, "next")
+    wren.refresh_from_db()
+    assert wren.state["statuses"] == {"Prone": 1}
+    wren.refresh_from_db()
+    refused = mine.post(reverse("characters:roll", args=[wren.pk, "new_round"]), {"version": wren.version}, **HTMX)
+    assert "encounter tracker starts each round" in text_of(refused)
+    wren.refresh_from_db()
+    assert wren.state["statuses"] == {"Prone": 1}
+    _action(client, ff, "next")
+    wren.refresh_from_db()
+    assert wren.state["statuses"] == {}
+    wren.refresh_from_db()
+    mine.post(status, {"status": "Rattled", "rounds": "3", "version": wren.version}, **HTMX)
+    _action(client, ff, "end")
+    wren.refresh_from_db()
+    ff.refresh_from_db()
+    assert wren.state["statuses"] == {} and "Rattled ends" in ff.clock_note
+    assert ff.game_minutes == 2  # three 30-second rounds, rounded up
+    alone = mine.post(reverse("characters:roll", args=[wren.pk, "new_round"]), {"version": wren.version}, **HTMX)
+    assert alone.status_code == 200  # no fight: the player's button works again

@@ -9,8 +9,10 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from campaigns import session
 from campaigns.models import Encounter, Npc, RollRequest
 from characters.models import Item, Roll
+from rules.dice import ScriptedRandom
 from tests.conftest import make_character, make_table
 from tests.pages import HTMX, form_fields, text_of
 
@@ -34,7 +36,7 @@ def _post(client, campaign, url, page_url=None, **changes):
     return response
 
 
-def test_a_fell_late_fight_from_the_table(fell, wren, gm, as_user):
+def test_a_fell_late_fight_from_the_table(fell, wren, gm, as_user, monkeypatch):
     """The party first as a group; harm − armour to HP, a lone enemy at 0 HP calls for morale, harm past HP
     for its STR test; the NPC's rolls are the GM's; two 10-second rounds become a minute of game time."""
     client = as_user(gm)
@@ -50,14 +52,20 @@ def test_a_fell_late_fight_from_the_table(fell, wren, gm, as_user):
     goblin.refresh_from_db()
     assert goblin.stats["hp"] == 0 and not goblin.defeated and "Enemy morale" in goblin.prompt
     assert "morale check" in text_of(response)
-    _post(client, fell, damage, amount="3")
+    # Seed 001, Harm and Death: harm past HP is critical: the table rolls its STR test then and there.
+    monkeypatch.setattr(session, "system_random", lambda: ScriptedRandom([4]))
+    _post(client, fell, damage, amount="3", visibility="gm")
     goblin.refresh_from_db()
-    assert "2 critical harm" in goblin.prompt and "STR d4" in goblin.prompt
-    roll = reverse("campaigns:npc_action", args=[fell.pk, goblin.pk, "roll"])
-    _post(client, fell, roll, key="critical", visibility="gm")
+    assert "2 critical harm" in goblin.prompt and "STR d4 = 4" in goblin.prompt and not goblin.defeated
     test = Roll.objects.get(procedure="critical")
     assert test.character is None and test.roller == gm and test.visibility == "gm"
-    assert test.label == "Goblin: Critical harm test" and test.outcome in ("holds", "dead")
+    assert test.label == "Goblin: Critical harm test" and test.outcome == "holds"
+    monkeypatch.setattr(session, "system_random", lambda: ScriptedRandom([2]))
+    _post(client, fell, damage, amount="2")
+    goblin.refresh_from_db()
+    assert goblin.defeated and "It is dead" in goblin.prompt  # STR d4 failed: below d4
+    assert Roll.objects.filter(procedure="critical", outcome="dead", visibility="public").count() == 1
+    roll = reverse("campaigns:npc_action", args=[fell.pk, goblin.pk, "roll"])
     _post(client, fell, roll, key="attack", visibility="public")
     assert Roll.objects.get(procedure="attack").character is None
     _post(client, fell, reverse("campaigns:encounter_action", args=[fell.pk, "next"]))
@@ -77,6 +85,7 @@ def test_the_clock_burns_torches_eats_rations_ends_drawbacks_at_dawn_and_rolls_l
     torch = wren.items.get(kind="light")
     sheet_url = wren.get_absolute_url()
     light = reverse("characters:roll", args=[wren.pk, "light"])
+    as_user(gm).post(reverse("campaigns:time_daylight", args=[fell.pk]), {"daylight": "0"}, **HTMX)  # underground
     _post(as_user(player), fell, light, page_url=sheet_url, source=str(torch.pk), lit="on")
     wren.state = {**wren.state, "wil_impaired": True}
     wren.save(update_fields=["state"])

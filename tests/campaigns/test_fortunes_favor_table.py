@@ -109,3 +109,29 @@ def test_the_clock_keeps_hours_awake_and_rolls_treacherous_terrain(ff, party, gm
     assert wren.changes.filter(what__startswith="Time passes").count() == 2
     ff.refresh_from_db()
     assert "Treacherous terrain" in ff.clock_note
+
+
+def test_the_clock_counts_30_second_rounds_in_seconds(ff, party, gm, as_user):
+    """Seed 003, Combat: a round is 30 seconds; the clock keeps the half minute, and two rounds make a minute."""
+    wren, _ = party
+    Character.objects.filter(pk=wren.pk).update(state={**wren.state, "statuses": {"Rattled": 1}})
+    client = as_user(gm)
+    url = reverse("campaigns:time_advance", args=[ff.pk])
+    response = _post(client, ff, url, unit="round", count="1")
+    ff.refresh_from_db()
+    wren.refresh_from_db()
+    assert (ff.game_minutes, ff.game_seconds) == (0, 30) and "day 1, 00:00:30" in text_of(response)
+    assert wren.state["statuses"] == {}
+    _post(client, ff, url, unit="round", count="3")
+    ff.refresh_from_db()
+    assert (ff.game_minutes, ff.game_seconds) == (2, 0) and "day 1, 00:02" in text_of(
+        client.get(reverse("campaigns:time", args=[ff.pk]))
+    )
+    # A fight from the half minute: its three rounds (90 s) end on the next whole minute after 2:30 + 90 s.
+    _post(client, ff, url, unit="round", count="1")
+    _post(client, ff, reverse("campaigns:encounter_action", args=[ff.pk, "start"]), name="Wolves")
+    _post(client, ff, reverse("campaigns:encounter_action", args=[ff.pk, "next"]))
+    _post(client, ff, reverse("campaigns:encounter_action", args=[ff.pk, "next"]))
+    _post(client, ff, reverse("campaigns:encounter_action", args=[ff.pk, "end"]))
+    ff.refresh_from_db()
+    assert (ff.game_minutes, ff.game_seconds) == (4, 0)

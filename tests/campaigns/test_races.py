@@ -140,3 +140,63 @@ def test_locking_each_side_in_its_own_order_deadlocks_control():
 
         errors += _together(lambda: old_attack(first, second), lambda: old_attack(second, first))
     assert any("deadlock" in str(error).lower() for error in errors), errors
+
+
+def test_two_torches_lit_at_once_while_time_passes_leave_the_right_light():
+    """Table conditions (issue 16): two players light torches at the same moment the GM moves the clock. Each
+    write saw only its own torch, but the light is worked out again under the campaign's lock once each commits:
+    4 LP for 4 is bright (equipment.md, Light), and nothing deadlocks."""
+    from campaigns import session
+    from campaigns.conditions import refresh_conditions
+    from characters.models import Item
+
+    gm = make_user("lightgm")
+    owner = make_user("lightplayer")
+    for n in range(8):
+        campaign = Campaign.objects.create(name=f"Dark {n}", system="chaos-conquest", daylight=False)
+        Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
+        Membership.objects.create(campaign=campaign, user=owner)
+        party = [make_character(owner, campaign, system="chaos-conquest", name=f"P{i}", seed=i) for i in range(4)]
+        Item.objects.filter(character__campaign=campaign, kind="light").delete()
+        torches = [
+            Item.objects.create(character=pc, name="Torch", kind="light", quantity=1, data={"lp": 2, "turns": 6})
+            for pc in party[:2]
+        ]
+        refresh_conditions(campaign.pk)  # darkness: no light lit yet
+
+        def light(torch, pc):
+            return lambda: character_services.character_roll(
+                character_id=pc.pk, procedure="light", params={"source": str(torch.pk), "lit": True}, by=owner
+            )
+
+        errors = _together(
+            light(torches[0], party[0]),
+            light(torches[1], party[1]),
+            lambda c=campaign: session.clock_advance(campaign_id=c.pk, unit="turn", count=1, by=gm),
+        )
+        assert errors == []
+        campaign.refresh_from_db()
+        assert Item.objects.filter(pk__in=[t.pk for t in torches], data__lit=True).count() == 2
+        assert campaign.conditions == {"light": "bright"}, n
+
+
+def test_a_roll_while_the_gm_moves_the_clock_never_deadlocks():
+    """The clock locks the campaign, then each character; a roll locks its character, then stores a row pointing at
+    the campaign. The campaign's lock is FOR NO KEY UPDATE, which that row's key-share lock does not wait for: with
+    FOR UPDATE these two deadlocked on PostgreSQL."""
+    from campaigns import session
+
+    gm, owner = make_user("clockgm"), make_user("clockplayer")
+    errors: list[BaseException] = []
+    for n in range(8):
+        campaign = Campaign.objects.create(name=f"Clock {n}", system="chaos-conquest")
+        Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
+        Membership.objects.create(campaign=campaign, user=owner)
+        pcs = [make_character(owner, campaign, system="chaos-conquest", name=f"P{i}", seed=i) for i in range(2)]
+        errors += _together(
+            lambda pc=pcs[0]: character_services.character_roll(
+                character_id=pc.pk, procedure="save", params={"attribute": "STR"}, by=owner
+            ),
+            lambda c=campaign: session.clock_advance(campaign_id=c.pk, unit="turn", count=1, by=gm),
+        )
+    assert errors == []

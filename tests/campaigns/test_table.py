@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from characters.models import Roll
 from tests.characters.conftest import make_character
+from tests.pages import text_of
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -21,7 +22,7 @@ READS = [
 ]
 GM_WRITES = [
     ("campaigns:gm_roll", {"count": 1, "sides": "20", "label": "luck"}),
-    ("campaigns:clock", {"action": "next_round"}),
+    ("campaigns:clock", {"action": "advance", "minutes": "10"}),
 ]
 
 
@@ -45,7 +46,7 @@ def test_gm_tools_are_404_for_everyone_but_the_gm(name, data, who, expected, cam
     response = as_user(user).post(_url(name, campaign, {}), data, **HX)
     assert response.status_code == expected
     campaign.refresh_from_db()
-    assert (campaign.round == 1) == (who == "gm" and name == "campaigns:clock")
+    assert (campaign.game_minutes == 10) == (who == "gm" and name == "campaigns:clock")
     assert Roll.objects.filter(campaign=campaign).exists() == (who == "gm" and name == "campaigns:gm_roll")
 
 
@@ -73,17 +74,23 @@ def test_the_table_shows_a_card_per_character_with_its_vitals(hero, rival, gm, a
     assert 'sse-connect="/campaigns/' in page
 
 
-def test_the_clock_counts_rounds_and_game_time(campaign, gm, as_user):
+def test_the_clock_shows_the_encounter_trackers_rounds_and_counts_game_time(campaign, gm, as_user):
+    """One thing runs rounds: the encounter tracker. The clock shows its round and adds the fight's time."""
     client = as_user(gm)
-    url = reverse("campaigns:clock", args=[campaign.pk])
-    client.post(url, {"action": "next_round"}, **HX)
-    response = client.post(url, {"action": "next_round"}, **HX)
-    assert "round <span data-round>2</span>" in response.content.decode()
-    client.post(url, {"action": "end_combat"}, **HX)
-    response = client.post(url, {"action": "advance", "minutes": "90"}, **HX)
-    assert "day 1, 01:30" in response.content.decode()
+    fight = reverse("campaigns:encounter_action", args=[campaign.pk, "start"])
+    client.post(fight, {"name": "Ambush"}, **HX)
+    client.post(reverse("campaigns:encounter_action", args=[campaign.pk, "next"]), **HX)
+    clock = client.get(reverse("campaigns:region", args=[campaign.pk, "clock"]))
+    assert "round <span data-round>2</span>" in clock.content.decode()
+    assert "Next round" not in text_of(clock) and "End combat" not in text_of(clock)
+    client.post(reverse("campaigns:encounter_action", args=[campaign.pk, "end"]), **HX)
     campaign.refresh_from_db()
-    assert (campaign.round, campaign.game_minutes) == (0, 90)
+    fought = campaign.game_minutes  # two rounds, rounded up to whole minutes
+    assert campaign.round == 0 and fought >= 1
+    response = client.post(reverse("campaigns:clock", args=[campaign.pk]), {"action": "advance", "minutes": "90"}, **HX)
+    assert "Not in combat" in text_of(response)
+    campaign.refresh_from_db()
+    assert (campaign.round, campaign.game_minutes) == (0, fought + 90)
 
 
 @pytest.mark.parametrize(
@@ -92,6 +99,8 @@ def test_the_clock_counts_rounds_and_game_time(campaign, gm, as_user):
         ({"action": "advance"}, "how many minutes"),
         ({"action": "rewind"}, "valid choice"),
         ({"action": "advance", "minutes": "-5"}, "greater than or equal to 1"),
+        ({"action": "next_round"}, "run from the encounter tracker"),
+        ({"action": "end_combat"}, "run from the encounter tracker"),
     ],
 )
 def test_bad_clock_moves_are_refused_readably(data, message, campaign, gm, as_user):

@@ -153,6 +153,69 @@ def test_a_roll_lands_only_on_an_outcome_whose_odds_are_above_zero(system, hero,
             assert odds.of(result.outcome) > 0, (key, result.outcome)
 
 
+def test_table_conditions_are_plain_values_and_every_odds_stay_exact_under_them(system, hero, table, gm, as_user):
+    """Sheet.table (issue 16): whatever a system's conditions say, they store as JSON, reach the sheet from the
+    campaign row, and the odds under them still sum to one."""
+    sheet = hero.checked_sheet()
+    for party in ([], [sheet], [sheet, sheet, sheet]):
+        conditions = system.table_conditions(party)
+        assert json.loads(json.dumps(conditions)) == conditions
+    as_user(gm).post(reverse("campaigns:time_daylight", args=[table.pk]), {"daylight": "0"}, **HTMX)
+    hero.refresh_from_db()
+    dark = hero.checked_sheet()
+    assert dict(dark.table) == system.table_conditions([sheet])
+    for _, procedure, params in _playable_procedures(system, dark):
+        try:
+            odds = procedure.odds(dark, params)
+        except RulesError:
+            continue
+        if odds is not None:
+            assert sum(p for _, p in odds.outcomes) == 1
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(amount=st.integers(min_value=0, max_value=50), seed=st.integers(min_value=0, max_value=2**32))
+def test_npc_damage_keeps_the_stat_block_in_bounds_and_its_dice_exact(system, amount, seed):
+    """GameSystem.npc_damage (issue 16): with a random source any dice it rolls come back with exact odds and
+    an outcome they allow; without one it rolls nothing; the stats stay within the system's NPC fields."""
+    fields = system.npc_fields()
+    stats = {p.name: p.default for p in fields}
+    harm = system.npc_damage(stats, stats, amount, False, random.Random(seed))
+    assert check_params(_NpcBlock(fields), None, harm.stats) == dict(harm.stats)
+    for made in harm.rolls:
+        assert made.odds is not None and sum(p for _, p in made.odds.outcomes) == 1
+        assert made.odds.of(made.outcome) > 0
+    assert system.npc_damage(stats, stats, amount).rolls == ()
+
+
+@pytest.mark.parametrize("minutes", [0, 1, 60, 24 * 60])
+def test_a_round_and_a_fights_end_leave_a_valid_sheet(system, hero, minutes):
+    """GameSystem.round_passes and fight_ends (issue 16): whatever they change, the sheet still keeps every rule."""
+    sheet = hero.checked_sheet()
+    for result in (
+        system.round_passes(sheet, random.Random(minutes)),
+        system.fight_ends(sheet, minutes, random.Random(1)),
+    ):
+        after = sheet.with_state(result.state) if result.state is not None else sheet
+        removed = set(result.items_removed)
+        changed = {item.id: item for item in result.items_changed}
+        items = tuple(changed.get(item.id, item) for item in after.items if item.id not in removed)
+        system.validate_sheet(after.with_state(after.state, items))
+
+
+class _NpcBlock:
+    """The NPC fields as a procedure's params, so check_params bounds them as the app does."""
+
+    key = label = "npc"
+    gm_only = True
+
+    def __init__(self, fields):
+        self.fields = fields
+
+    def params(self, sheet):
+        return self.fields
+
+
 # --- export and import ----------------------------------------------------------------------------------
 
 

@@ -108,7 +108,7 @@ def test_a_nul_byte_in_a_rolls_text_is_refused_readably(gm, campaign):
 @pytest.mark.parametrize(
     ("field", "start", "data", "message"),
     [
-        ("round", CLOCK_LIMIT, {"action": "next_round"}, "as many rounds as the clock can count"),
+        ("round", 0, {"action": "next_round"}, "run from the encounter tracker"),
         ("game_minutes", CLOCK_LIMIT - 10, {"action": "advance", "minutes": "11"}, "cannot count that far"),
         ("game_minutes", CLOCK_LIMIT, {"action": "advance", "minutes": "1"}, "cannot count that far"),
     ],
@@ -123,9 +123,8 @@ def test_the_game_clock_at_its_limit_refuses_readably(field, start, data, messag
 
 
 def test_the_game_clock_reaches_its_limit_exactly(gm, campaign):
-    Campaign.objects.filter(pk=campaign.pk).update(round=CLOCK_LIMIT - 1, game_minutes=CLOCK_LIMIT - 11)
+    Campaign.objects.filter(pk=campaign.pk).update(game_minutes=CLOCK_LIMIT - 11)
     client = client_of(gm)
-    client.post(reverse("campaigns:clock", args=[campaign.pk]), {"action": "next_round"}, **HX)
     client.post(reverse("campaigns:clock", args=[campaign.pk]), {"action": "advance", "minutes": "11"}, **HX)
     campaign.refresh_from_db()
-    assert (campaign.round, campaign.game_minutes) == (CLOCK_LIMIT, CLOCK_LIMIT)
+    assert campaign.game_minutes == CLOCK_LIMIT

@@ -114,3 +114,92 @@ def test_explore_and_the_day_on_the_road():
     assert explore.roll(None, {"tries": 2}, ScriptedRandom([2])).outcome == "found"
     day = SYSTEM.table_procedures()["day_on_the_road"]
     assert day.roll(None, {"watches": 5, "camped": False}, ScriptedRandom([])).total == 3
+
+
+# --- the table's light reaches every sheet (Sheet.table; issue 16) -------------------------------------------
+
+SWORD = Item("Sword", "weapon", 1, 1, {"damage": 8}, id=3)
+BOW = Item("Bow", "weapon", 1, 1, {"damage": 6, "ranged": True}, id=4)
+
+
+def _at(light: str, *items: Item) -> Sheet:
+    state = {**SYSTEM.default_state(), "attributes": dict.fromkeys(("STR", "DEX", "WIL"), 10)}
+    return Sheet(state=state, items=items, name="Wren", table={"light": light} if light else {})
+
+
+def test_the_table_conditions_are_the_light_level_key():
+    """Equipment.md, Light: the level the party's light points give is what every sheet at the table reads."""
+    lit, dark = Sheet(state={}, items=(TORCH,)), Sheet(state={}, items=())
+    assert SYSTEM.table_conditions([lit, dark, dark, dark, dark]) == {"light": "darkness"}
+    assert SYSTEM.table_conditions([lit]) == {"light": "bright"}
+    assert SYSTEM.table_conditions([]) == {}
+
+
+@pytest.mark.parametrize("attribute", ["STR", "DEX", "WIL"])
+def test_darkness_puts_every_save_at_disadvantage_on_its_own(attribute):
+    """Equipment.md, Light: in darkness saves are at disadvantage: the odds are exact (10 of 20, squared)
+    and the roll keeps the worse of two d20s, with nothing ticked."""
+    save = SYSTEM.procedures()["save"]
+    assert save.odds(_at(""), {"attribute": attribute}).of("pass") == Fraction(1, 2)
+    assert save.odds(_at("bright"), {"attribute": attribute}).of("pass") == Fraction(1, 2)
+    assert save.odds(_at("darkness"), {"attribute": attribute}).of("pass") == Fraction(1, 4)
+    result = save.roll(_at("darkness"), {"attribute": attribute}, ScriptedRandom([4, 15]))
+    assert result.outcome == "fail" and len(result.dice) == 2 and "in darkness" in result.summary
+    assert "darkness: disadvantage" in result.details["notes"]
+    # Seed 002, Advantage & Disadvantage: a talent's advantage still cancels it to one d20.
+    cancel = save.odds(_at("darkness"), {"attribute": attribute, "advantage": True})
+    assert cancel.of("pass") == Fraction(1, 2)
+
+
+def test_darkness_reaches_a_spell_save_a_party_save_and_a_treatment():
+    """Equipment.md, Light: every save in darkness, whoever rolls it (the leader and members of a party save)."""
+    party = SYSTEM.procedures()["party_save"]
+    member = _at("darkness")
+    plain = party.odds(_at(""), {"attribute": "STR", "member1": _at("")}).of("fail")
+    dark = party.odds(_at("darkness"), {"attribute": "STR", "member1": member}).of("fail")
+    assert plain == Fraction(1, 4) and dark == (1 - Fraction(1, 4)) ** 2
+
+
+def test_darkness_impairs_every_attack_and_dim_light_ranged_ones():
+    """Equipment.md, Light: darkness impairs all attacks; dim light impairs ranged attacks (roll twice, keep
+    the lower)."""
+    attack = SYSTEM.procedures()["attack"]
+    for light, weapon, impaired in [
+        ("", SWORD, False),
+        ("bright", BOW, False),
+        ("dim", SWORD, False),
+        ("dim", BOW, True),
+        ("darkness", SWORD, True),
+    ]:
+        sheet = _at(light, weapon)
+        result = attack.roll(sheet, {"weapon": str(weapon.id)}, ScriptedRandom([5, 2]))
+        assert result.details["impaired"] is impaired, (light, weapon.name)
+        expected = attack.odds(_at("", weapon), {"weapon": str(weapon.id), "impaired": impaired})
+        assert attack.odds(sheet, {"weapon": str(weapon.id)}) == expected
+
+
+def test_the_sheet_says_what_the_darkness_does():
+    """Equipment.md, Light: the sheet's banner names the effect (no box to tick)."""
+    keys = [b.key for b in SYSTEM.banners(_at("darkness"))]
+    assert "light-darkness" in keys
+    assert [b.key for b in SYSTEM.banners(_at("dim"))][-1:] == ["light-dim"]
+    assert not any(b.key.startswith("light") for b in SYSTEM.banners(_at("bright")))
+
+
+def test_a_tracker_round_lands_the_armour_criticals_took():
+    """Seed 002, Critical Hits (spec §002.13.9 [REC]): the AV a critical takes away goes at the end of the round."""
+    hit = _at("", Item("Helmet", "helmet", 1, 1, {"av": 1}, worn=True, id=5))
+    hit = hit.with_state({**hit.state, "av_crit_pending": 1})
+    landed = SYSTEM.round_passes(hit, ScriptedRandom([]))
+    assert landed.state["av_crit_pending"] == 0 and landed.state["av_lost"] == 1
+    assert SYSTEM.round_passes(_at(""), ScriptedRandom([])).state is None
+
+
+def test_a_fights_minutes_burn_the_lit_torches():
+    """Equipment.md, Light: a torch burns 6 turns (60 minutes) whatever passes them: a fight's minutes too."""
+    sheet = Sheet(state=SYSTEM.default_state(), items=(TORCH, LANTERN))
+    over = SYSTEM.fight_ends(sheet, 5, ScriptedRandom([]))
+    torch, lantern = over.items_changed
+    assert torch.data["burned"] == 5 and lantern.data["burned"] == 235 and "55 min of light left" in over.summary
+    out = SYSTEM.fight_ends(sheet, 60, ScriptedRandom([]))
+    assert out.items_changed[0].quantity == 1 and out.items_changed[0].data["lit"] is False

@@ -159,3 +159,30 @@ def test_a_detachment_attacks_with_advantage_and_breaks_at_half_its_force():
     assert not SYSTEM.npc_damage(band, band, 3).morale
     half = SYSTEM.npc_damage(band, band, 4)
     assert half.morale and "force is down by half" in half.words
+
+
+def test_critical_harm_rolls_its_str_test_at_once_and_a_failure_takes_the_npc_out():
+    """Seed 001, Harm and Death: harm past HP is critical harm and calls for a STR test (DN 4, spec §001.11.7
+    [REC]); a failure lowers STR a step and takes the NPC out of the fight (defeated), below d4 it is dead. The
+    table rolls it as it types the damage: the roll comes back to be logged as the GM's."""
+    ogre = {**GOBLIN, "hp": 1, "str_die": "8"}
+    holds = SYSTEM.npc_damage(ogre, ogre, 3, rng=ScriptedRandom([5]))
+    assert [r.outcome for r in holds.rolls] == ["holds"] and not holds.defeated and holds.stats["str_die"] == "8"
+    out = SYSTEM.npc_damage(ogre, ogre, 3, rng=ScriptedRandom([2]))
+    assert out.defeated and out.stats["str_die"] == "6" and out.stats["hp"] == 0 and out.morale
+    assert out.rolls[0].odds.of("holds") == Fraction(5, 8) and "taken out" in out.words
+    dead = SYSTEM.npc_damage(GOBLIN, GOBLIN, 5, rng=ScriptedRandom([1]))
+    assert dead.defeated and dead.rolls[0].outcome == "dead" and dead.stats["str_die"] == "4"
+    # No dice given (a preview): the GM is told to roll it, nothing decided.
+    asked = SYSTEM.npc_damage(ogre, ogre, 3)
+    assert asked.rolls == () and not asked.defeated and "roll its Critical harm test" in asked.words
+    # Harm that stays within HP rolls nothing.
+    assert SYSTEM.npc_damage(ogre, ogre, 1, rng=ScriptedRandom([])).rolls == ()
+
+
+def test_the_gms_critical_harm_test_returns_the_npcs_new_stats():
+    """Seed 001, Harm and Death: the tracker's own button gives the lowered STR die and the defeat."""
+    out = SYSTEM.npc_roll("critical", {**GOBLIN, "str_die": "6"}, ScriptedRandom([2]))
+    assert out.state == {**GOBLIN, "str_die": "4"} and out.details["defeated"] is True
+    held = SYSTEM.npc_roll("critical", {**GOBLIN, "str_die": "6"}, ScriptedRandom([6]))
+    assert held.state is None and held.details["defeated"] is False

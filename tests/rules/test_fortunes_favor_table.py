@@ -126,9 +126,9 @@ def test_every_round_runs_the_three_phases_without_dice():
 # --- time: seed 003, A Night's Rest (sleep deprivation); Treacherous Terrain; Statuses; Quick Retrieval -------
 
 
-def test_time_units_are_minutes_hours_terrain_hours_and_days():
-    units = {u.key: u.minutes for u in SYSTEM.time_units()}
-    assert units == {"minute": 1, "hour": 60, "terrain": 60, "day": 1440}
+def test_time_units_are_rounds_minutes_hours_terrain_hours_and_days():
+    units = {u.key: u.length for u in SYSTEM.time_units()}
+    assert units == {"round": 30, "minute": 60, "hour": 3600, "terrain": 3600, "day": 86400}
 
 
 def test_each_hour_is_an_hour_awake_with_no_test_up_to_24():
@@ -235,3 +235,54 @@ def test_any_advance_leaves_a_valid_sheet(unit, count, start, awake, last_stand,
 def test_the_npc_attack_outcomes_are_worded_for_the_log():
     """Seed 003, 1s and 20s: the log says "natural 20" and "natural 1", not our keys."""
     assert SYSTEM.outcome_label("critical") == "natural 20" and SYSTEM.outcome_label("fumble") == "natural 1"
+
+
+# --- seed 003, Rounds and Statuses: the tracker's rounds and the fight's end (issue 16) -------------------------
+
+
+def test_a_tracker_round_ticks_every_status_and_the_fight_ends_the_ones_still_counting():
+    """Seed 003, Statuses and Rounds: durations count combat rounds; one on its last round ends at the next;
+    0 lasts until removed. When the fight ends, what still counts rounds ends with it (Lantern's reading)."""
+    held = sheet(statuses={"Prone": 1, "Rattled": 3, "Blind": 0}, defending=True)
+    first = SYSTEM.round_passes(held, ScriptedRandom([]))
+    assert first.state["statuses"] == {"Rattled": 2, "Blind": 0} and first.state["defending"] is False
+    assert "Prone ends" in first.summary and "Defend ends" in first.summary
+    over = SYSTEM.fight_ends(held.with_state(first.state), 1, ScriptedRandom([]))
+    assert over.state["statuses"] == {"Blind": 0} and "Rattled ends" in over.summary
+    counting = SYSTEM.round_passes(sheet(statuses={"Rattled": 3}), ScriptedRandom([]))
+    assert counting.state["statuses"] == {"Rattled": 2} and "Rattled 2 more" in counting.summary
+    calm = sheet(statuses={"Blind": 0})
+    assert SYSTEM.round_passes(calm, ScriptedRandom([])).state is None
+    assert SYSTEM.fight_ends(calm, 1, ScriptedRandom([])).state is None
+
+
+def test_a_last_stand_refills_at_each_tracker_round_and_kills_after_the_fifth():
+    """Seed 003, Last Stand; spec §003.6 [REC]: full Health and Stamina at the start of each round; dead at the end
+    of the 5th."""
+    standing = sheet(last_stand=2, health=1, stamina=1)
+    refilled = SYSTEM.round_passes(standing, ScriptedRandom([]))
+    assert refilled.state["last_stand"] == 3 and refilled.state["health"] == health_max(refilled.state)
+    done = SYSTEM.round_passes(sheet(last_stand=5, health=3, stamina=3), ScriptedRandom([]))
+    assert done.outcome == "dead" and done.state["dead"] is True
+
+
+def test_the_players_own_new_round_is_refused_while_the_tracker_runs_the_fight():
+    """Seed 003, Rounds: one new round at a time: the tracker starts it for everyone, not the player again."""
+    fighting = Sheet(state=sheet(statuses={"Prone": 2}).state, table={"fight": True})
+    with pytest.raises(RulesError, match="encounter tracker"):
+        SYSTEM.procedures()["new_round"].roll(fighting, {}, ScriptedRandom([]))
+    alone = SYSTEM.procedures()["new_round"].roll(sheet(statuses={"Prone": 2}), {}, ScriptedRandom([]))
+    assert alone.state["statuses"] == {"Prone": 1}
+
+
+def test_the_clock_has_the_seeds_30_second_round():
+    """Seed 003, Combat: "each round of combat represents 30 seconds": a round is a clock unit of its own; a
+    status lasting one round ends after it, and rounds that cross the hour (from 59:30) count an hour awake."""
+    units = {u.key: u for u in SYSTEM.time_units()}
+    assert units["round"].length == 30 and units["minute"].length == 60
+    one = SYSTEM.advance_time(sheet(statuses={"Rattled": 1, "Slowed": 3}), "round", 1, 0, ScriptedRandom([]))
+    assert one.state["statuses"] == {"Slowed": 2} and one.state["hours_awake"] == 0
+    crossing = SYSTEM.advance_time(sheet(hours_awake=0), "round", 1, 59, ScriptedRandom([]), start_seconds=30)
+    assert crossing.state["hours_awake"] == 1  # 59:30 + 30 s = 60:00
+    short = SYSTEM.advance_time(sheet(hours_awake=0), "round", 1, 59, ScriptedRandom([]))
+    assert short.state is None  # 59:00 + 30 s: still in the first hour

@@ -175,3 +175,14 @@ def test_after_the_fight_names_what_to_restock_and_mend():
     assert result.state["feint"] is False and after.odds(sheet, {}).of("noted") == 1
     calm = after.roll(Sheet(state=SYSTEM.default_state()), {}, ScriptedRandom([]))
     assert calm.summary == "Nothing to restock or mend." and calm.state is None
+
+
+def test_a_tracker_round_counts_down_the_rounds_out_cold():
+    """Seed 004, Grit and Flesh: a passed save vs death means waking with 1 Flesh after 1d6 rounds: each of the
+    tracker's rounds counts one; the last wakes them."""
+    out = Sheet(state={**SYSTEM.default_state(), "out_rounds": 2, "flesh": 0})
+    one = SYSTEM.round_passes(out, ScriptedRandom([]))
+    assert one.state["out_rounds"] == 1 and "1 more round" in one.summary
+    awake = SYSTEM.round_passes(out.with_state(one.state), ScriptedRandom([]))
+    assert awake.state["out_rounds"] == 0 and awake.state["flesh"] == 1 and "Comes round" in awake.summary
+    assert SYSTEM.round_passes(Sheet(state=SYSTEM.default_state()), ScriptedRandom([])).state is None

@@ -52,6 +52,7 @@ from rules.systems.chaos_conquest.state import (
     _lower,
     _scar_rolls,
     _st,
+    light_at_table,
 )
 
 
@@ -185,6 +186,12 @@ class AttackProcedure:
         if not impaired and 8 in _scar_rolls(state) and any(w.ranged for w in weapons):
             impaired = True
             notes.append("lost eye: ranged attacks are impaired")
+        light = light_at_table(sheet)  # equipment.md, Light: darkness impairs all attacks, dim light ranged ones
+        if not impaired and (light == "darkness" or light == "dim" and any(w.ranged for w in weapons)):
+            impaired = True
+            notes.append(
+                "darkness: attacks are impaired" if light == "darkness" else "dim light: ranged attacks are impaired"
+            )
         bonus: list[tuple[int, str]] = []
         if p["helpless"]:
             bonus.append((12, "helpless"))
@@ -401,7 +408,10 @@ class TreatProcedure:
             if "Healing" in hstate["talents"] and not advantage:
                 advantage = True
                 notes.append(f"{healer.name or 'the healer'}'s Healing talent: advantage")
-        mode = _mode(advantage, bool(p["disadvantage"]))
+        dark = light_at_table(sheet) == "darkness"  # equipment.md, Light: saves at disadvantage
+        if dark and p["method"] != "magic":
+            notes.append("darkness: disadvantage")
+        mode = _mode(advantage, bool(p["disadvantage"]) or dark)
         if not p["in_time"]:
             odds = Odds((("saved", Fraction(0)), ("dies", Fraction(1))), success_keys=("saved",))
         elif p["method"] == "magic":

@@ -17,7 +17,7 @@ from rules.systems.chaos_conquest.effects import deaths_door_death_chance
 from rules.systems.chaos_conquest.inventory import armour_summary, slots, validate_item
 from rules.systems.chaos_conquest.npcs import MORALE_DEFAULT, morale_odds
 from rules.systems.chaos_conquest.saves import PARTY_MEMBERS, PartySaveProcedure
-from rules.systems.chaos_conquest.state import ATTRIBUTES, validate_hireling, validate_state
+from rules.systems.chaos_conquest.state import ATTRIBUTES, light_at_table, validate_hireling, validate_state
 
 # Seed 002, Stamina & Death: what each status means for the player, in a few words.
 STATUS_WORDS: dict[str, tuple[str, str]] = {
@@ -31,6 +31,11 @@ ATTRIBUTE_HELP: dict[str, str] = {
     "STR": "strength, endurance, fighting",
     "DEX": "grace, finesse, reflexes",
     "WIL": "magic, charisma, mental endurance",
+}
+# Equipment.md, Light: the party's light as it bears on one sheet (the table works the level out).
+LIGHT_WORDS: dict[str, tuple[str, str, Any]] = {
+    "darkness": ("The party is in darkness", "Your saves are at disadvantage and your attacks impaired.", "bad"),
+    "dim": ("The party is in dim light", "Your ranged attacks are impaired.", "warning"),
 }
 LEDGER_SHOWN = 10  # the newest entries the sheet lists; it counts the rest
 BOXES_PAST_MAX = 30  # past the last slot a few boxes say "over"; 200,000 of them would say nothing more
@@ -65,6 +70,9 @@ def banners(sheet: Sheet) -> tuple[Banner, ...]:
     nxt = state["level"] + 1
     if state["xp"] >= xp_for_level(nxt):
         out.append(Banner("level-ready", "Ready to level up", f'Level {nxt} is waiting: roll "Level up".', "good"))
+    light = light_at_table(sheet)  # equipment.md, Light: what the party's light does to this sheet's rolls
+    if light in LIGHT_WORDS:
+        out.append(Banner(f"light-{light}", *LIGHT_WORDS[light]))
     return tuple(out)
 
 

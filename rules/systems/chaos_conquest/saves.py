@@ -22,7 +22,7 @@ from rules.systems.chaos_conquest.effects import (
     _stress_fates,
 )
 from rules.systems.chaos_conquest.inventory import _dex_disadvantage, _free_slots, _slots_max
-from rules.systems.chaos_conquest.state import ATTRIBUTE_CHOICES, _cur, _st
+from rules.systems.chaos_conquest.state import ATTRIBUTE_CHOICES, _cur, _st, light_at_table
 
 
 def _push_kills(save: _Save | None, state: Mapping[str, Any]) -> bool:
@@ -123,6 +123,9 @@ def _save_setup(sheet: Sheet, state: Mapping[str, Any], p: Mapping[str, Any]) ->
         if armour:
             disadvantage = True
             notes.append(armour)
+    if light_at_table(sheet) == "darkness":  # equipment.md, Light: saves in darkness are at disadvantage
+        disadvantage = True
+        notes.append("darkness: disadvantage")
     mode = _mode(advantage, disadvantage)
     if advantage and disadvantage:
         notes.append("advantage and disadvantage cancel: one d20")
@@ -161,6 +164,8 @@ def _roll_save(fx: _Effects, save: _Save, rng: RandomSource) -> tuple[bool, int 
     dice, ok, face = roll_under(rng, save.target, save.mode, label=save.attribute)
     fx.dice += dice
     how = "" if save.mode == "plain" else f" with {save.mode}"
+    if "darkness: disadvantage" in save.notes:
+        how += " (in darkness)" if save.mode == "disadvantage" else " (darkness cancelled by advantage)"
     fx.say(f"{save.attribute} save{how}: {_kept(save.mode)} {face}, needing {save.target} or less: {_verdict(ok)}.")
     return ok, face
 
@@ -286,7 +291,7 @@ class PartySaveProcedure:
         return (
             Param("attribute", "Attribute", "choice", "DEX", choices=ATTRIBUTE_CHOICES),
             Param("advantage", "Advantage for everyone", "bool", False),
-            Param("disadvantage", "Disadvantage for everyone", "bool", False, help="Darkness, for one."),
+            Param("disadvantage", "Disadvantage for everyone", "bool", False, help="Darkness counts on its own."),
             *members,
             _drop_param(sheet),
         )
@@ -302,7 +307,8 @@ class PartySaveProcedure:
                 _able(st)
             if st["status"] != "fine":
                 continue  # the dying and the dead take no part
-            dis = bool(p["disadvantage"]) or bool(a == "DEX" and _dex_disadvantage(who, st))
+            dark = light_at_table(who) == "darkness"  # equipment.md, Light
+            dis = bool(p["disadvantage"]) or dark or bool(a == "DEX" and _dex_disadvantage(who, st))
             people.append((who.name or "someone", _cur(st, a), _mode(bool(p["advantage"]), dis)))
         leader_pass = save_chance(people[0][1], people[0][2])
         chances = [save_chance(t, m) for _, t, m in people[1:]]

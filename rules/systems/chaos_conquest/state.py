@@ -213,6 +213,13 @@ def _scar_rolls(state: Mapping[str, Any]) -> set[int]:
     return {int(s["roll"]) for s in state["scars"]}
 
 
+def light_at_table(sheet: Sheet) -> str:
+    """The party's light as the table last worked it out (``Sheet.table``): "bright", "dim", "darkness", or ""
+    away from a table. Equipment.md, Light: darkness impairs every attack and puts saves at disadvantage;
+    dim light impairs ranged attacks."""
+    return str((sheet.table or {}).get("light") or "")
+
+
 def _data(item: Item) -> Mapping[str, Any]:
     return item.data or {}
 

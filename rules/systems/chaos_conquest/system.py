@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -26,7 +26,7 @@ from rules.base import (
     TimeUnit,
     Track,
 )
-from rules.clock import LightProcedure
+from rules.clock import LightProcedure, burnt_for
 from rules.data import chaos_conquest as data
 from rules.dice import RandomSource
 from rules.settings import Setting
@@ -193,7 +193,12 @@ class ChaosConquest(GameSystem):
         return NPC_FIELDS
 
     def npc_damage(
-        self, stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool = False
+        self,
+        stats: Mapping[str, Any],
+        start: Mapping[str, Any],
+        amount: int,
+        ignore_armour: bool = False,
+        rng: RandomSource | None = None,
     ) -> NpcHarm:
         return npc_damage(stats, start, amount, ignore_armour)
 
@@ -212,11 +217,29 @@ class ChaosConquest(GameSystem):
     def time_units(self) -> tuple[TimeUnit, ...]:
         return TIME_UNITS
 
-    def advance_time(self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource) -> RollResult:
+    def advance_time(
+        self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
+    ) -> RollResult:
         return advance_time(sheet, unit, count, start_minutes, rng)
 
     def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
         return time_checks(unit, count, start_minutes, rng)
+
+    def round_passes(self, sheet: Sheet, rng: RandomSource) -> RollResult:
+        """Seed 002, Critical Hits (spec §002.13.9 [REC]): AV lost to criticals lands at the end of the round."""
+        if not sheet.state.get("av_crit_pending"):
+            return RollResult("round", "A new round", "nothing", "")
+        return EndRoundProcedure().roll(sheet, {}, rng)
+
+    def fight_ends(self, sheet: Sheet, minutes: int, rng: RandomSource) -> RollResult:
+        """The last round's criticals land (as ``round_passes``), and the fight's minutes burn the lit light
+        sources (equipment.md, Light), as the clock's do."""
+        ended = self.round_passes(sheet, rng)
+        after = sheet.with_state(ended.state) if ended.state is not None else sheet
+        burnt = burnt_for(after, minutes, LIGHTS)
+        words = " ".join(w for w in (ended.summary, burnt.summary) if w)
+        changed = ended.state is not None or burnt.outcome != "nothing"
+        return replace(burnt, outcome="over" if changed else "nothing", summary=words, state=ended.state)
 
     def light_level(self, party: Sequence[Sheet]) -> Banner | None:
         return light_level(party)

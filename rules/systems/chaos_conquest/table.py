@@ -160,13 +160,13 @@ def light_level(party: Sequence[Sheet]) -> Banner | None:
         return Banner(
             "dim",
             f"Dim light ({points} LP for {size})",
-            "Ranged attacks are impaired (roll twice, keep the lower).",
+            "Ranged attacks are impaired (roll twice, keep the lower; the sheets apply it).",
             "warning",
         )
     return Banner(
         "darkness",
         f"Darkness ({points} LP for {size})",
-        "Every attack is impaired, every save is at disadvantage (tick it on the sheet), and the party is "
+        "Every attack is impaired and every save is at disadvantage (the sheets apply both), and the party is "
         "always surprised.",
         "bad",
     )

@@ -26,7 +26,7 @@ from rules.base import (
     TimeUnit,
     Track,
 )
-from rules.clock import LightProcedure
+from rules.clock import LightProcedure, burnt_for
 from rules.data import fell_draft as data
 from rules.dice import (
     RandomSource,
@@ -141,7 +141,12 @@ class FellDraft(GameSystem):
         return NPC_FIELDS
 
     def npc_damage(
-        self, stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool = False
+        self,
+        stats: Mapping[str, Any],
+        start: Mapping[str, Any],
+        amount: int,
+        ignore_armour: bool = False,
+        rng: RandomSource | None = None,
     ) -> NpcHarm:
         return npc_damage(stats, start, amount, ignore_armour)
 
@@ -158,11 +163,17 @@ class FellDraft(GameSystem):
     def time_units(self) -> tuple[TimeUnit, ...]:
         return TIME_UNITS
 
-    def advance_time(self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource) -> RollResult:
+    def advance_time(
+        self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
+    ) -> RollResult:
         return advance_time(sheet, unit, count, start_minutes, rng)
 
     def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
         return time_checks(unit, count, start_minutes, rng)
+
+    def fight_ends(self, sheet: Sheet, minutes: int, rng: RandomSource) -> RollResult:
+        """The fight's minutes burn the lit light sources, as the clock's do."""
+        return burnt_for(sheet, minutes, LIGHTS)
 
     def light_level(self, party: Sequence[Sheet]) -> Banner | None:
         return light_level(party)

@@ -45,10 +45,10 @@ Where the seed, the source and the spec differ, or leave a gap
   adjustment below d4 is refused rather than killing.
 
 At the GM's table (``table.py``, issue 16):
-- An NPC's harm is typed at the table with no dice, so critical harm cannot roll its STR test there: the
-  tracker says how much harm went past HP and the GM rolls the NPC's "Critical harm test" (STR at DN 4, exact
-  odds), which says whether it fights on, is taken out or dies. The tracker's Defeated mark is therefore not set
-  by damage alone; the GM removes an NPC that is out. (Setting it would need the table to roll on damage.)
+- An NPC's harm is typed at the table, and harm past its HP is critical harm: the table rolls the NPC's STR test
+  (DN 4, exact odds) as the damage is typed (``npc_damage`` with a random source), logs it as the GM's roll, and a
+  failure lowers its STR die a step and marks it defeated (taken out; below d4, dead). The GM's own "Critical
+  harm test" button does the same for harm the table did not see.
 - Morale: the tracker sees one NPC, so its "role" (one of a group, their leader, a lone enemy, a detachment)
   says which of this revision's triggers it can fire: a lone enemy at 0 HP (§001.11.9 [REC]); a leader or the
   first of a group when critical harm may take it out; a detachment (a group fought as one) brought to half its

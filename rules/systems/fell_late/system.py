@@ -26,6 +26,7 @@ from rules.base import (
     TimeUnit,
     Track,
 )
+from rules.clock import burnt_for
 from rules.data import fell_late as data
 from rules.dice import RandomSource
 from rules.settings import Setting
@@ -59,6 +60,7 @@ from rules.systems.fell_late.rest import DeprivationProcedure, RestProcedure
 from rules.systems.fell_late.settings import SETTINGS
 from rules.systems.fell_late.state import ATTRIBUTES, HP_MAX, MAX_ARMOUR, default_state, st, step, validate_state
 from rules.systems.fell_late.table import (
+    LIGHTS,
     NPC_FIELDS,
     NPC_ROLLS,
     TIME_UNITS,
@@ -250,9 +252,14 @@ class FellLate(GameSystem):
         return NPC_FIELDS
 
     def npc_damage(
-        self, stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool = False
+        self,
+        stats: Mapping[str, Any],
+        start: Mapping[str, Any],
+        amount: int,
+        ignore_armour: bool = False,
+        rng: RandomSource | None = None,
     ) -> NpcHarm:
-        return npc_damage(stats, start, amount, ignore_armour)
+        return npc_damage(stats, start, amount, ignore_armour, rng)
 
     def npc_rolls(self) -> Mapping[str, str]:
         return NPC_ROLLS
@@ -266,11 +273,17 @@ class FellLate(GameSystem):
     def time_units(self) -> tuple[TimeUnit, ...]:
         return TIME_UNITS
 
-    def advance_time(self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource) -> RollResult:
+    def advance_time(
+        self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
+    ) -> RollResult:
         return advance_time(sheet, unit, count, start_minutes, rng)
 
     def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
         return time_checks(unit, count, start_minutes, rng)
+
+    def fight_ends(self, sheet: Sheet, minutes: int, rng: RandomSource) -> RollResult:
+        """The fight's minutes burn the lit light sources, as the clock's do."""
+        return burnt_for(sheet, minutes, LIGHTS)
 
     def light_level(self, party: Sequence[Sheet]) -> Banner | None:
         return light_level(party)

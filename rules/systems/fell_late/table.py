@@ -42,10 +42,17 @@ NPC_ROLLS = MappingProxyType({"attack": "Attack", "critical": "Critical harm tes
 _MORALE = "ask the character who did it for Enemy morale (a WIL contest against its WIL d{die})"
 
 
-def npc_damage(stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool) -> NpcHarm:
+def npc_damage(
+    stats: Mapping[str, Any],
+    start: Mapping[str, Any],
+    amount: int,
+    ignore_armour: bool,
+    rng: RandomSource | None = None,
+) -> NpcHarm:
     """Seed 001, Attacks and Armor: the harm typed (the attack die, +1 per extra attacker) less armour, taken
     once from the whole harm (spec §001.6 [REC]), goes first to HP; what is left is critical harm, which calls
-    for a STR test (Harm and Death; the table rolls it, see ``npc_roll``). Seed 001, Morale, in this revision:
+    for a STR test (Harm and Death): rolled then and there with ``rng`` (a failure takes it out: defeated), else
+    left to the GM's "Critical harm test" (``npc_roll``). Seed 001, Morale, in this revision:
     a lone enemy's HP reaching zero (spec §001.11.9 [REC]: at that moment); a leader or the first of a group
     defeated; their force down by half (a detachment at half its HP; across separate NPCs, the GM's call)."""
     armour = 0 if ignore_armour else int(stats["armour"])
@@ -62,18 +69,31 @@ def npc_damage(stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, 
     if stats["role"] == "detachment" and left * 2 <= full < before * 2:
         morale = True
         words.append(f"Their force is down by half: {_MORALE.format(die=stats['wil_die'])}.")
-    if critical:
+    after: dict[str, Any] = {**stats, "hp": left}
+    rolls: tuple[RollResult, ...] = ()
+    defeated = False
+    who = "their leader" if stats["role"] == "leader" else "the first of them to fall"
+    if critical and rng is not None:
+        test = npc_roll("critical", stats, rng)
+        rolls = (test,)
+        words.append(f"{critical} critical harm. {test.summary}")
+        if test.outcome != "holds":
+            defeated = True
+            after = {**(test.state or stats), "hp": left}  # taken out: its STR die a step lower
+            if stats["role"] in ("group", "leader"):
+                morale = True
+                words.append(f"If it is {who}, {_MORALE.format(die=stats['wil_die'])}.")
+    elif critical:
         words.append(
             f"{critical} critical harm: roll its Critical harm test (STR d{stats['str_die']}, DN {DN_DEFAULT}); "
             "a failure takes it out of the fight."
         )
         if stats["role"] in ("group", "leader"):
             morale = True
-            who = "their leader" if stats["role"] == "leader" else "the first of them to fall"
             words.append(f"If it is taken out and is {who}, {_MORALE.format(die=stats['wil_die'])}.")
     elif left == 0 and before > 0:
         words.append("At 0 HP: the next harm is critical.")
-    return NpcHarm({**stats, "hp": left}, dealt, defeated=False, morale=morale, words=" ".join(words))
+    return NpcHarm(after, dealt, defeated=defeated, morale=morale, words=" ".join(words), rolls=rolls)
 
 
 def _uniform(sides: int) -> Odds:
@@ -114,7 +134,11 @@ def npc_roll(key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResul
             words += "failed: STR falls below d4. It is dead."
         else:
             words += f"failed: STR drops to d{lower}; taken out of the fight, dying without treatment."
-        return RollResult(key, "Critical harm test", outcome, words, (die,), die.face, odds)
+        details = {"str_die": lower if outcome == "taken_out" else sides, "defeated": outcome != "holds"}
+        after = {**stats, "str_die": str(lower)} if outcome == "taken_out" else None
+        return RollResult(
+            key, "Critical harm test", outcome, words, (die,), die.face, odds, state=after, details=details
+        )
     raise RulesError(f"Fell (late revision) has no NPC roll called {key!r}.")
 
 

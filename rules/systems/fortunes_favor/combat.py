@@ -602,30 +602,51 @@ class NewRoundProcedure:
         state = _st(sheet)
         if is_dead(state):
             raise RulesError("The dead take no more turns.")
+        if (sheet.table or {}).get("fight"):  # the tracker starts each round for everyone: not twice
+            raise RulesError("The GM's encounter tracker starts each round for the whole party.")
         odds = self.odds(sheet, p)
-        notes = []
-        for name, rounds in list(state["statuses"].items()):
-            if rounds == 1:
-                del state["statuses"][name]
-                notes.append(f"{name} ends")
-            elif rounds > 1:
-                state["statuses"][name] = rounds - 1
-        if state["defending"]:
-            state["defending"] = False
-            notes.append("Defend ends")
-        outcome = "next_round"
-        if state["last_stand"]:
-            if state["last_stand"] >= LAST_STAND_ROUNDS:
-                state["dead"] = True
-                outcome = "dead"
-                notes.append("the Last Stand is over: dead")
-            else:
-                state["last_stand"] += 1
-                state["health"] = health_max(state)
-                state["stamina"] = stamina_max(state)
-                notes.append(f"Last Stand round {state['last_stand']}: Health and Stamina full")
+        state, outcome, notes = new_round(state)
         summary = "A new round" + (f": {'; '.join(notes)}." if notes else ".")
         return RollResult(self.key, self.label, outcome, summary, odds=odds, inputs=shown_inputs(p), state=state)
+
+
+def new_round(state: dict[str, Any]) -> tuple[dict[str, Any], str, list[str]]:
+    """Seed 003, Rounds and Statuses: durations tick down (a status on its last round ends; 0 lasts until
+    removed); Defend ends; a Last Stand refills Health and Stamina at the start of each round, and kills at the
+    end of its 5th (spec §003.6 [REC]). The state (changed in place), the outcome and the notes."""
+    notes: list[str] = []
+    for name, rounds in list(state["statuses"].items()):
+        if rounds == 1:
+            del state["statuses"][name]
+            notes.append(f"{name} ends")
+        elif rounds > 1:
+            state["statuses"][name] = rounds - 1
+    if state["defending"]:
+        state["defending"] = False
+        notes.append("Defend ends")
+    outcome = "next_round"
+    if state["last_stand"]:
+        if state["last_stand"] >= LAST_STAND_ROUNDS:
+            state["dead"] = True
+            outcome = "dead"
+            notes.append("the Last Stand is over: dead")
+        else:
+            state["last_stand"] += 1
+            state["health"] = health_max(state)
+            state["stamina"] = stamina_max(state)
+            notes.append(f"Last Stand round {state['last_stand']}: Health and Stamina full")
+    return state, outcome, notes
+
+
+def fight_over(state: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Seed 003, Statuses: durations count combat rounds, so when the fight ends the ones still counting end
+    with it (Lantern's reading); statuses that last until removed stay. Defend ends with the fight."""
+    notes = [f"{name} ends" for name, rounds in state["statuses"].items() if rounds > 0]
+    state["statuses"] = {name: rounds for name, rounds in state["statuses"].items() if rounds == 0}
+    if state["defending"]:
+        state["defending"] = False
+        notes.append("Defend ends")
+    return state, notes
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,8 @@ from rules.systems.fortunes_favor.combat import (
     NewRoundProcedure,
     StatusProcedure,
     TakeDamageProcedure,
+    fight_over,
+    new_round,
 )
 from rules.systems.fortunes_favor.creation import NAMES, create, creation_params
 from rules.systems.fortunes_favor.display import (
@@ -60,6 +62,7 @@ from rules.systems.fortunes_favor.state import (
     _st,
     favor_max,
     health_max,
+    is_dead,
     stamina_max,
     validate_state,
 )
@@ -227,7 +230,12 @@ class FortunesFavor(GameSystem):
         return NPC_FIELDS
 
     def npc_damage(
-        self, stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool = False
+        self,
+        stats: Mapping[str, Any],
+        start: Mapping[str, Any],
+        amount: int,
+        ignore_armour: bool = False,
+        rng: RandomSource | None = None,
     ) -> NpcHarm:
         return npc_damage(stats, start, amount, ignore_armour)
 
@@ -246,11 +254,36 @@ class FortunesFavor(GameSystem):
         """Seed 003 asks for no roll when a fight ends (Catching Your Breath is the players' choice)."""
         return None
 
+    def round_passes(self, sheet: Sheet, rng: RandomSource) -> RollResult:
+        """Seed 003, Rounds: what "Start of my next turn" does, for every PC at once as the tracker starts a
+        round (statuses tick down and end, Defend ends, a Last Stand refills or ends)."""
+        state = _st(sheet)
+        if is_dead(state):
+            return RollResult("round", "A new round", "nothing", "")
+        before = {**state, "statuses": dict(state["statuses"])}
+        state, outcome, notes = new_round(state)
+        if state == before:
+            return RollResult("round", "A new round", "nothing", "")
+        counting = [f"{name} {rounds} more" for name, rounds in state["statuses"].items() if rounds]
+        words = "; ".join(notes + counting)
+        return RollResult("round", "A new round", outcome, f"A new round: {words}.", state=state)
+
+    def fight_ends(self, sheet: Sheet, minutes: int, rng: RandomSource) -> RollResult:
+        """Seed 003, Statuses: what counts in rounds ends with the fight (see ``fight_over``)."""
+        state, notes = fight_over(_st(sheet))
+        if not notes:
+            return RollResult("fight_over", "The fight is over", "nothing", "")
+        return RollResult(
+            "fight_over", "The fight is over", "over", f"The fight is over: {'; '.join(notes)}.", state=state
+        )
+
     def time_units(self) -> tuple[TimeUnit, ...]:
         return TIME_UNITS
 
-    def advance_time(self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource) -> RollResult:
-        return advance_time(sheet, unit, count, start_minutes, rng)
+    def advance_time(
+        self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
+    ) -> RollResult:
+        return advance_time(sheet, unit, count, start_minutes, rng, start_seconds)
 
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         return CATALOGUE

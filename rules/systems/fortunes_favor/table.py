@@ -131,8 +131,8 @@ def combat_order(round_number: int, rng: RandomSource) -> CombatOrder:
 # --- time (seed 003, A Night's Rest; Treacherous Terrain; Statuses; spec §003.5, §003.8) ---------------------
 
 HOUR, DAY = 60, 24 * 60
-ROUNDS_PER_MINUTE = 60 // ROUND_SECONDS
 TIME_UNITS = (
+    TimeUnit("round", "Round (30 seconds)", 0, ROUND_SECONDS),
     TimeUnit("minute", "Minute (2 rounds)", 1),
     TimeUnit("hour", "Hour", HOUR),
     TimeUnit("terrain", "Hour through treacherous terrain", HOUR),
@@ -141,25 +141,30 @@ TIME_UNITS = (
 RESTING_ASLEEP = ("night", "rr")  # a Night's Rest or an R&R in progress: those hours are not spent awake
 
 
-def _minutes(unit: str) -> int:
+def _seconds(unit: str) -> int:
     for known in TIME_UNITS:
         if known.key == unit:
-            return known.minutes
-    raise RulesError(f"Fortune's Favor counts time in minutes, hours and days, not {unit!r}.")
+            return known.length
+    raise RulesError(f"Fortune's Favor counts time in rounds, minutes, hours and days, not {unit!r}.")
 
 
-def advance_time(sheet: Sheet, unit: str, count: int, start: int, rng: RandomSource) -> RollResult:
-    """Time passing for one character. Statuses that last some rounds run down, two rounds a minute, and Defend
-    ends (seed 003, Statuses; Combat). Each hour is an hour awake unless a Night's Rest or an R&R is under way;
-    past 24 hours awake, each hour is a Mettle test that can cut Stamina and its maximum (seed 003, A Night's
-    Rest). Each hour through treacherous terrain is a Mettle test 13/8, a Mixed costing 1 Stamina and a Fail 2
-    (seed 003, Treacherous Terrain). Quick Retrieval's slots stay held: only an R&R frees them (Quick Retrieval).
+def advance_time(
+    sheet: Sheet, unit: str, count: int, start: int, rng: RandomSource, start_seconds: int = 0
+) -> RollResult:
+    """Time passing for one character. Statuses that last some rounds run down, a round each 30 seconds (seed
+    003, Combat: each round of combat is 30 seconds of game time), and Defend ends (seed 003, Statuses). Each hour
+    is an hour awake unless a Night's Rest or an R&R is under way; past 24 hours awake, each hour is a Mettle test
+    that can cut Stamina and its maximum (seed 003, A Night's Rest). Each hour through treacherous terrain is a
+    Mettle test 13/8, a Mixed costing 1 Stamina and a Fail 2 (seed 003, Treacherous Terrain). Quick Retrieval's
+    slots stay held: only an R&R frees them (Quick Retrieval). ``start_seconds``: how far into the minute the
+    clock stands, so that rounds crossing a minute (and an hour) count it.
     """
-    minutes = _minutes(unit) * count
+    seconds = _seconds(unit) * count
+    minutes = (start_seconds + seconds) // 60  # the whole minutes the clock passes (a round is half of one)
     state = _st(sheet)
     if is_dead(state):
         return RollResult("time", "Time passes", "passed", "")
-    words = _rounds_pass(state, minutes * ROUNDS_PER_MINUTE)
+    words = _rounds_pass(state, seconds // ROUND_SECONDS)
     dice: list[DieRoll] = []
     tested = False
     for _ in range(boundaries(start, minutes, HOUR)):

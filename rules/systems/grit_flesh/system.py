@@ -26,6 +26,7 @@ from rules.base import (
     TimeUnit,
     Track,
 )
+from rules.clock import burnt_for
 from rules.data import grit_flesh as data
 from rules.dice import RandomSource
 from rules.settings import Setting
@@ -58,11 +59,13 @@ from rules.systems.grit_flesh.settings import SETTINGS, validate
 from rules.systems.grit_flesh.state import BUBBLES, SLOTS, default_state, st_of, validate_state
 from rules.systems.grit_flesh.table import (
     LIGHT_PROCEDURE,
+    LIGHTS,
     NPC_FIELDS,
     NPC_ROLLS,
     TIME_UNITS,
     advance_time,
     combat_order,
+    round_passes,
 )
 from rules.systems.grit_flesh.table import npc_damage as monster_damage
 from rules.systems.grit_flesh.table import npc_roll as monster_roll
@@ -229,7 +232,12 @@ class GritFlesh(GameSystem):
         return NPC_FIELDS
 
     def npc_damage(
-        self, stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool = False
+        self,
+        stats: Mapping[str, Any],
+        start: Mapping[str, Any],
+        amount: int,
+        ignore_armour: bool = False,
+        rng: RandomSource | None = None,
     ) -> NpcHarm:
         return monster_damage(stats, start, amount, ignore_armour)
 
@@ -245,8 +253,17 @@ class GritFlesh(GameSystem):
     def time_units(self) -> tuple[TimeUnit, ...]:
         return TIME_UNITS
 
-    def advance_time(self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource) -> RollResult:
+    def advance_time(
+        self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
+    ) -> RollResult:
         return advance_time(sheet, unit, count, start_minutes, rng)
+
+    def fight_ends(self, sheet: Sheet, minutes: int, rng: RandomSource) -> RollResult:
+        """The fight's minutes burn the lit light sources, as the clock's do."""
+        return burnt_for(sheet, minutes, LIGHTS)
+
+    def round_passes(self, sheet: Sheet, rng: RandomSource) -> RollResult:
+        return round_passes(sheet)
 
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         return CATALOGUE

@@ -194,6 +194,21 @@ def advance_time(sheet: Sheet, unit: str, count: int, start: int, rng: RandomSou
     )
 
 
+def round_passes(sheet: Sheet) -> RollResult:
+    """Seed 004, Grit and Flesh: someone out cold wakes with 1 Flesh after their rounds: the tracker's new round
+    counts one down (the clock counts the rest of them in minutes, a round each)."""
+    state = st_of(sheet)
+    if not state["out_rounds"] or state["dead"]:
+        return RollResult("round", "A new round", "nothing", "")
+    state["out_rounds"] -= 1
+    if state["out_rounds"]:
+        words = f"Out cold for {state['out_rounds']} more round{'s' if state['out_rounds'] != 1 else ''}."
+    else:
+        state["flesh"] = max(1, state["flesh"])
+        words = f"Comes round with {state['flesh']} Flesh."
+    return RollResult("round", "A new round", "passed", words, state=state)
+
+
 def _helpers_weeks(hirelings: Sequence[Hireling], weeks: int, words: list[str]) -> tuple[Hireling, ...]:
     """Each living helper serves ``weeks`` more weeks; the wages not yet paid are named."""
     if not weeks:

@@ -1,0 +1,101 @@
+"""The table's conditions (GameSystem.table_conditions): the party's situation, kept on the campaign row.
+
+Every sheet at a table reads them as ``Sheet.table`` (C&C darkness puts its saves at disadvantage), from the
+campaign row it loads anyway, so no sheet, odds or roll view looks at the other sheets. They are worked out
+again whenever what they come from changes: a light source lit, put out, burnt, taken or dropped; time
+passing; a character joining or leaving the table; the GM saying the party is in daylight or in the dark
+(in daylight the party's lights make no difference, and there are no light conditions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from django.db import connection, transaction
+
+from campaigns.models import Campaign
+from characters.models import Character
+from live.events import publish
+from rules import SYSTEMS, RulesError
+from rules import base as rules_base
+
+LIGHT_KIND = "light"  # items of this kind decide the light (rules/clock.py)
+
+
+def _party(campaign: Campaign, system: rules_base.GameSystem) -> list[rules_base.Sheet]:
+    """Every sheet at the table with its items (two queries); a row the rules cannot read is left out."""
+    sheets = []
+    for character in Character.objects.filter(campaign_id=campaign.pk).prefetch_related("items"):
+        items = []
+        for row in character.items.all():
+            try:
+                items.append(system.validate_item(row.to_rules()))
+            except RulesError:
+                continue
+        sheets.append(rules_base.Sheet(state=character.state, items=tuple(items), name=character.name))
+    return sheets
+
+
+def refresh_conditions(campaign_id: int | None, *, lock: bool = False, unless_locked: bool = False) -> dict[str, Any]:
+    """Work the table's conditions out again from the party's sheets and store them if they changed.
+
+    Announces "light" (the table's light banner) every time, and "conditions" (every open sheet's odds and
+    banners) when they changed. ``lock``: take the campaign's row lock first, waiting for it; ``unless_locked``:
+    take it only if nobody holds it, else do nothing (see ``conditions_changed``)."""
+    if campaign_id is None:
+        return {}
+    rows = Campaign.objects.all()
+    if lock or unless_locked:
+        rows = rows.select_for_update(skip_locked=unless_locked, no_key=True)
+    campaign = rows.filter(pk=campaign_id).first()
+    system = SYSTEMS.get(campaign.system) if campaign is not None else None
+    if campaign is None or system is None:
+        return {}
+    now = {} if campaign.daylight else system.table_conditions(_party(campaign, system))
+    if campaign.encounters.filter(active=True).exists():
+        now["fight"] = True  # the encounter tracker runs the rounds (GameSystem.round_passes for every PC)
+    publish(campaign.pk, "light")
+    if now != (campaign.conditions or {}):
+        Campaign.objects.filter(pk=campaign.pk).update(conditions=now)
+        publish(campaign.pk, "conditions")
+    return now
+
+
+def conditions_changed(campaign_id: int | None) -> None:
+    """What the conditions come from changed in this transaction (a character write: its row is locked).
+
+    They are worked out now if the campaign's row is free (so the write's own answer reads them), and once more
+    after the commit under the campaign's lock, since two players lighting torches at once each saw only their
+    own torch. Inside the character's transaction the campaign is never waited for: the clock locks the campaign,
+    then the characters, and waiting here (holding a character) would deadlock with it."""
+    if campaign_id is None:
+        return
+    refresh_conditions(campaign_id, unless_locked=True)
+    if not connection.in_atomic_block:
+        return
+    pending = next((c for _, c, _ in connection.run_on_commit if isinstance(c, _AfterCommit)), None)
+    if pending is None:
+        pending = _AfterCommit()
+        transaction.on_commit(pending)
+    pending.campaigns.add(campaign_id)
+
+
+class _AfterCommit:
+    """The campaigns whose conditions a transaction changed, worked out once each after it commits."""
+
+    def __init__(self) -> None:
+        self.campaigns: set[int] = set()
+
+    def __call__(self) -> None:
+        for campaign_id in sorted(self.campaigns):
+            with transaction.atomic():
+                refresh_conditions(campaign_id, lock=True)
+
+
+def touches_light(*records: Mapping[str, Any] | None, kinds: Iterable[str] = ()) -> bool:
+    """Whether a history record's item rows (``{"items": [snapshot, ...]}``) or the kinds given include a
+    light source."""
+    if LIGHT_KIND in kinds:
+        return True
+    return any((row or {}).get("kind") == LIGHT_KIND for record in records for row in (record or {}).get("items", ()))

@@ -5,11 +5,13 @@ from __future__ import annotations
 from datetime import timedelta
 from functools import cache, wraps
 from typing import Any
+from urllib.parse import quote
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import SafeString
@@ -183,8 +185,10 @@ def sheet_context(
         # Only the control open at first is drawn here; the others are a summary whose inputs and odds
         # load when first opened (characters.views.control): most are never opened on a given visit.
         # The GM's rolls (NPC reactions, morale...) stand apart from the player's.
-        context["roll_forms"] = [{"procedure": p, "lazy": True} for p in procedures if not p.gm_only]
-        context["gm_roll_forms"] = [{"procedure": p, "lazy": True} for p in procedures if p.gm_only]
+        base = reverse("characters:control", args=[character.pk, "-"])[:-2]  # one reverse() for all of them
+        lazy = [{"procedure": p, "lazy": True, "url": f"{base}{quote(p.key)}/"} for p in procedures]
+        context["roll_forms"] = [c for c in lazy if not c["procedure"].gm_only]
+        context["gm_roll_forms"] = [c for c in lazy if c["procedure"].gm_only]
         if context["roll_forms"]:
             first = context["roll_forms"][0]["procedure"]
             context["roll_forms"][0] = _roll_control(rules, first, sheet, character, context["is_gm"], is_open=True)
@@ -414,7 +418,8 @@ def control(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         status = 200
     if request.htmx:
         return render(request, "characters/_roll_control.html#control-body", context, status=status)
-    return render(request, "characters/control.html", {**context, "procedure": proc}, status=status)
+    context.update(procedure=proc, controls=[context["control"]])
+    return render(request, "characters/control.html", context, status=status)
 
 
 @require_POST

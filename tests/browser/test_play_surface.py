@@ -217,7 +217,7 @@ def test_without_javascript_a_closed_roll_control_is_a_link_to_its_page(
         harm = page.locator('.roll-control[data-procedure="take_harm"]')
         harm.locator("summary").click()
         expect(harm.get_by_text("Loading…")).to_be_hidden()
-        harm.get_by_role("link", name="Open the Take harm roll").click()
+        harm.get_by_role("link", name="Open the form for Take harm").click()
         expect(page.get_by_role("heading", name="Wren: Take harm")).to_be_visible()
         page.locator("#id_take_harm-amount").fill("1")
         page.get_by_role("button", name="Apply", exact=True).click()

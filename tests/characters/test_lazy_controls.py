@@ -37,7 +37,7 @@ def test_the_sheet_draws_the_first_control_and_a_placeholder_for_each_other(hero
         # htmx loads it on the first opening; without JavaScript the placeholder is a link to it.
         assert f'hx-get="{url}" hx-trigger="toggle once from:closest details"' in body
         assert 'aria-busy="true"' in body and "Loading…" in body
-        assert f'<a href="{url}">Open the {rules.procedures()[key].label} roll</a>' in body
+        assert f'<a href="{url}">Open the form for {rules.procedures()[key].label}</a>' in body
 
 
 def test_the_gm_rolls_load_the_same_way(hero, gm, as_user):

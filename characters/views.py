@@ -181,17 +181,19 @@ def sheet_context(
             hire = _ParamsOnly("Hire", rules.hire_params(sheet))
             context.update(hiring=True, hire_fields=procedure_fields(hire, sheet, id_prefix="hire"))
     if can_edit and controls:
-        procedures = [p for p in rules.procedures().values() if context["is_gm"] or not p.gm_only]
         # Only the control open at first is drawn here; the others are a summary whose inputs and odds
         # load when first opened (characters.views.control): most are never opened on a given visit.
-        # The GM's rolls (NPC reactions, morale...) stand apart from the player's.
         base = reverse("characters:control", args=[character.pk, "-"])[:-2]  # one reverse() for all of them
-        lazy = [{"procedure": p, "lazy": True, "url": f"{base}{quote(p.key)}/"} for p in procedures]
-        context["roll_forms"] = [c for c in lazy if not c["procedure"].gm_only]
-        context["gm_roll_forms"] = [c for c in lazy if c["procedure"].gm_only]
-        if context["roll_forms"]:
-            first = context["roll_forms"][0]["procedure"]
-            context["roll_forms"][0] = _roll_control(rules, first, sheet, character, context["is_gm"], is_open=True)
+        procedures = [p for p in rules.procedures().values() if context["is_gm"] or not p.gm_only]
+        players = [p for p in procedures if not p.gm_only]
+        context["roll_forms"] = [
+            _roll_control(rules, p, sheet, character, context["is_gm"], is_open=True)
+            if n == 0
+            else _closed_control(p, base)
+            for n, p in enumerate(players)
+        ]
+        # The GM's rolls (NPC reactions, morale...) stand apart from the player's.
+        context["gm_roll_forms"] = [_closed_control(p, base) for p in procedures if p.gm_only]
         context["quick_rolls"] = rules.quick_rolls(sheet)
         context["visibility_form"] = VisibilityForm()
     if panel_odds:
@@ -263,6 +265,11 @@ def _roll_control(rules, procedure, sheet, character: Character, gm: bool, *, is
         odds = None
     # Whether the button reads "Apply" (no dice decide it) or "Roll" follows the odds box, in CSS.
     return {"procedure": procedure, "fields": fields, "odds": odds, "open": is_open}
+
+
+def _closed_control(procedure, base: str) -> dict:
+    """A roll control drawn as its summary: its inputs and odds load from its URL when it is first opened."""
+    return {"procedure": procedure, "lazy": True, "url": f"{base}{quote(procedure.key)}/"}
 
 
 LOG_FILTERS = (("party", "Everyone"), ("mine", "This character"), ("gm", "The GM"))

@@ -143,7 +143,8 @@ def form_fields(response, action: str, **changes) -> dict[str, list[str]]:
     """The fields a browser would post from the page's form with this ``action``, then ``changes`` on top.
 
     Posting these instead of a hand-built dict means a broken form (a field pasted into an attribute,
-    a renamed input) fails the test that uses it. A value of None in ``changes`` removes that field; a
+    a renamed input) fails the test that uses it. A roll control the sheet draws only when opened is
+    loaded first, as htmx loads it (``_load_control``). A value of None in ``changes`` removes that field; a
     change named like a field without its form's prefix (``helper`` for ``test-helper``) sets that field.
     """
     reader = _FormReader(action)

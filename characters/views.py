@@ -5,11 +5,13 @@ from __future__ import annotations
 from datetime import timedelta
 from functools import cache, wraps
 from typing import Any
+from urllib.parse import quote
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import SafeString
@@ -188,21 +190,19 @@ def sheet_context(
             hire = _ParamsOnly("Hire", rules.hire_params(sheet))
             context.update(hiring=True, hire_fields=procedure_fields(hire, sheet, id_prefix="hire"))
     if can_edit and controls:
-        table = []
-        if character.campaign_id:
-            # Not through the related manager: it sets .campaign on each row, a query per row with only().
-            others = Character.objects.filter(campaign_id=character.campaign_id).exclude(pk=character.pk)
-            table = list(others.only("pk", "name"))
-        controls_ = [
-            _roll_control(rules, procedure, sheet, table, context["is_gm"])
-            for procedure in rules.procedures().values()
-            if context["is_gm"] or not procedure.gm_only
+        # Only the control open at first is drawn here; the others are a summary whose inputs and odds
+        # load when first opened (characters.views.control): most are never opened on a given visit.
+        base = reverse("characters:control", args=[character.pk, "-"])[:-2]  # one reverse() for all of them
+        procedures = [p for p in rules.procedures().values() if context["is_gm"] or not p.gm_only]
+        players = [p for p in procedures if not p.gm_only]
+        context["roll_forms"] = [
+            _roll_control(rules, p, sheet, character, context["is_gm"], is_open=True)
+            if n == 0
+            else _closed_control(p, base)
+            for n, p in enumerate(players)
         ]
         # The GM's rolls (NPC reactions, morale...) stand apart from the player's.
-        context["roll_forms"] = [c for c in controls_ if not c["procedure"].gm_only]
-        context["gm_roll_forms"] = [c for c in controls_ if c["procedure"].gm_only]
-        if context["roll_forms"]:
-            context["roll_forms"][0]["open"] = True
+        context["gm_roll_forms"] = [_closed_control(p, base) for p in procedures if p.gm_only]
         context["quick_rolls"] = rules.quick_rolls(sheet)
         context["visibility_form"] = VisibilityForm()
     if panel_odds:
@@ -267,14 +267,25 @@ def acts_as_gm(user, character: Character) -> bool:
     return bool(membership and membership.is_gm)
 
 
-def _roll_control(rules, procedure, sheet, table, gm: bool) -> dict:
+def _roll_control(rules, procedure, sheet, character: Character, gm: bool, *, is_open: bool = False) -> dict:
+    """One roll control drawn in full: its inputs, at their defaults, and their odds."""
+    table = []
+    if character.campaign_id and any(p.kind == "character" for p in procedure.params(sheet)):
+        # Not through the related manager: it sets .campaign on each row, a query per row with only().
+        others = Character.objects.filter(campaign_id=character.campaign_id).exclude(pk=character.pk)
+        table = list(others.only("pk", "name"))
     fields = procedure_fields(procedure, sheet, table_characters=table, gm=gm)
     try:
         odds = procedure.odds(sheet, rules_base.check_params(procedure, sheet, {}))
     except RulesError:
         odds = None
     # Whether the button reads "Apply" (no dice decide it) or "Roll" follows the odds box, in CSS.
-    return {"procedure": procedure, "fields": fields, "odds": odds, "open": False}
+    return {"procedure": procedure, "fields": fields, "odds": odds, "open": is_open}
+
+
+def _closed_control(procedure, base: str) -> dict:
+    """A roll control drawn as its summary: its inputs and odds load from its URL when it is first opened."""
+    return {"procedure": procedure, "lazy": True, "url": f"{base}{quote(procedure.key)}/"}
 
 
 LOG_FILTERS = (("party", "Everyone"), ("mine", "This character"), ("gm", "The GM"))
@@ -420,6 +431,33 @@ def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         result, error = None, str(problem)
     context = {"odds": result, "error": error, "procedure": proc, "system_id": character.system}
     return render(request, "characters/_odds.html", context, status=200 if not error or request.htmx else 400)
+
+
+@require_GET
+def control(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
+    """One roll control of the sheet, drawn when first opened: its inputs, odds box, button and result box
+    for htmx to put in the placeholder; for a plain GET (no JavaScript), a small page holding it.
+
+    Who may see it is who may make the roll: the character's editors, and the GM for the GM's rolls."""
+    character = _editable(request, pk)
+    rules = _rules_or_404(character)
+    proc = rules.procedures().get(procedure)
+    gm = acts_as_gm(request.user, character)
+    if proc is None or (proc.gm_only and not gm):
+        raise Http404
+    context: dict[str, Any] = {"character": character, "system_id": character.system}
+    try:
+        sheet = character.checked_sheet()
+    except RulesError as problem:
+        context.update(error=str(problem), control={"procedure": proc, "open": True})
+        status = 422 if request.htmx else 400
+    else:
+        context["control"] = _roll_control(rules, proc, sheet, character, gm, is_open=True)
+        status = 200
+    if request.htmx:
+        return render(request, "characters/_roll_control.html#control-body", context, status=status)
+    context.update(procedure=proc, controls=[context["control"]])
+    return render(request, "characters/control.html", context, status=status)
 
 
 @require_POST

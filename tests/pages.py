@@ -5,8 +5,10 @@ from __future__ import annotations
 import html
 import re
 from html.parser import HTMLParser
+from urllib.parse import urlsplit
 
 import pytest
+from django.urls import Resolver404, resolve, reverse
 
 from characters.models import Character, Roll
 
@@ -118,15 +120,38 @@ class _FormReader(HTMLParser):
             self._textarea = None
 
 
+def _load_control(response, action: str) -> str | None:
+    """The sheet's closed roll controls are placeholders that htmx fills on first opening: if the page holds
+    the placeholder of the control posting to ``action``, its markup as the browser loads it (None if not)."""
+    try:
+        match = resolve(urlsplit(action).path)
+    except Resolver404:
+        return None
+    if match.view_name != "characters:roll":
+        return None
+    url = reverse("characters:control", kwargs=match.kwargs)
+    page = response.content.decode()
+    if f'hx-get="{url}"' not in page or getattr(response, "client", None) is None:
+        return None
+    current = response.wsgi_request.build_absolute_uri()
+    loaded = response.client.get(url, HTTP_HX_REQUEST="true", HTTP_HX_CURRENT_URL=current)
+    assert loaded.status_code == 200, f"the control at {url} did not load: {loaded.status_code}"
+    return loaded.content.decode()
+
+
 def form_fields(response, action: str, **changes) -> dict[str, list[str]]:
     """The fields a browser would post from the page's form with this ``action``, then ``changes`` on top.
 
     Posting these instead of a hand-built dict means a broken form (a field pasted into an attribute,
-    a renamed input) fails the test that uses it. A value of None in ``changes`` removes that field; a
+    a renamed input) fails the test that uses it. A roll control the sheet draws only when opened is
+    loaded first, as htmx loads it (``_load_control``). A value of None in ``changes`` removes that field; a
     change named like a field without its form's prefix (``helper`` for ``test-helper``) sets that field.
     """
     reader = _FormReader(action)
     reader.feed(response.content.decode())
+    if not reader.found and (loaded := _load_control(response, action)) is not None:
+        reader = _FormReader(action)  # a roll control drawn only when opened: read it as the browser loads it
+        reader.feed(loaded)
     assert reader.found, f"no form posting to {action} on the page"
     fields: dict[str, list[str]] = {}
     for name, value in reader.fields:

@@ -28,6 +28,14 @@ document.addEventListener("htmx:afterRequest", (event) => {
   if (changed) form.dispatchEvent(new Event("change", { bubbles: true }));
 });
 
+// A roll control that could not load offers its page instead of "Loading…" (see .control-loader in the CSS).
+document.addEventListener("htmx:afterRequest", (event) => {
+  const loader = event.detail.elt;
+  if (!(loader instanceof HTMLElement) || !loader.matches(".control-loader") || event.detail.successful) return;
+  loader.dataset.failed = "true";
+  loader.removeAttribute("aria-busy");
+});
+
 // A region another page changed flashes where it lands; the same content arriving again does not.
 function liveRefresh(event) {
   const trigger = event.detail.requestConfig && event.detail.requestConfig.triggeringEvent;

@@ -2,8 +2,8 @@
 
 No violation of impact serious or critical is allowed: on each system's sheet (every part of the phone layout:
 Sheet, Roll, Gear, Log, with rolls in the log so kept and dropped dice both show) and its table page, the two
-lists, the creation form, the login page and a form shown with its errors. Each check prints its counts by
-impact (run with ``-s`` to read them).
+lists, the creation form, the login page, a form shown with its errors, and a roll control on a page of its
+own. Each check prints its counts by impact (run with ``-s`` to read them).
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from collections import Counter
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from django.urls import reverse
+from playwright.sync_api import expect
 
 from characters.services import character_roll
 from tests.browser.conftest import log_in, show_part
@@ -62,7 +64,12 @@ def _check_sheet(page, hero, name: str) -> None:
         show_part(page, part)
         # Every procedure, equipment and hiring form open, so each control is checked, not only the summaries.
         page.evaluate(f"document.querySelectorAll('#part-{part} details').forEach(d => d.open = true)")
+        # Closed roll controls load when opened: wait until every one has.
+        expect(page.locator(f"#part-{part} .control-loader")).to_have_count(0)
         check(page, f"{name}/{part}")
+    # A roll control on a page of its own (where the sheet's placeholders lead without JavaScript).
+    page.goto(reverse("characters:control", args=[hero.pk, ROLLS[hero.system][0]]))
+    check(page, f"{name}/control page")
 
 
 def _check_table(page, campaign, hero, name: str) -> None:

@@ -170,3 +170,58 @@ def test_printing_a_sheet_gives_at_most_two_pages_with_no_controls(new_page, dja
     if SHOTS:
         with open(os.path.join(SHOTS, f"print-{system}.pdf"), "wb") as out:
             out.write(pdf)
+
+
+def test_a_closed_roll_control_loads_once_when_opened_and_its_odds_follow_the_sheet(new_page, django_user_model):
+    campaign, hero, gm, player = _table(django_user_model)
+    assert hero.state["hp"] == 3
+    page = new_page(*SIZES["desktop"])
+    log_in(page, "player_play", PASSWORD)
+    loads: list[str] = []
+    page.on("request", lambda request: loads.append(request.url) if "/control/" in request.url else None)
+    page.goto(f"/characters/{hero.pk}/")
+    harm = page.locator('.roll-control[data-procedure="take_harm"]')
+    expect(harm.locator("form")).to_have_count(0)  # not drawn until opened
+    harm.locator("summary").click()
+    harm.locator("#id_take_harm-amount").fill("2")
+    line = harm.locator(".odds-line")
+    expect(line).to_have_attribute("data-odds-hp-only", "1/1")
+    harm.locator("summary").click()  # closed and opened again: loaded already
+    harm.locator("summary").click()
+    expect(harm.locator("#id_take_harm-amount")).to_have_value("2")
+    assert len(loads) == 1, loads
+
+    # The GM takes 2 HP on another page: the open, loaded form's odds follow (2 harm at 1 HP reaches BOD).
+    gm_page = new_page(*SIZES["desktop"])
+    log_in(gm_page, "gm_play", PASSWORD)
+    gm_page.goto(f"/characters/{hero.pk}/")
+    for left in ("2", "1"):
+        gm_page.get_by_role("button", name="HP minus one").click()
+        expect(gm_page.locator("#vitals [data-track=hp] [data-value]")).to_have_text(left)
+    expect(page.locator("#vitals [data-track=hp] [data-value]")).to_have_text("1", timeout=3000)
+    expect(line).to_have_attribute("data-odds-standing", "1/1", timeout=3000)
+    harm.get_by_role("button", name="Apply", exact=True).click()
+    expect(harm.locator(".roll-result")).to_contain_text("harm", ignore_case=True)
+    assert len(loads) == 1, loads
+
+
+def test_without_javascript_a_closed_roll_control_is_a_link_to_its_page(
+    browser, live_url, transactional_db, django_user_model
+):
+    campaign, hero, gm, player = _table(django_user_model)
+    context = browser.new_context(base_url=live_url, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        log_in(page, "player_play", PASSWORD)
+        page.goto(f"/characters/{hero.pk}/")
+        harm = page.locator('.roll-control[data-procedure="take_harm"]')
+        harm.locator("summary").click()
+        expect(harm.get_by_text("Loading…")).to_be_hidden()
+        harm.get_by_role("link", name="Open the form for Take harm").click()
+        expect(page.get_by_role("heading", name="Wren: Take harm")).to_be_visible()
+        page.locator("#id_take_harm-amount").fill("1")
+        page.get_by_role("button", name="Apply", exact=True).click()
+        page.wait_for_url(f"**/characters/{hero.pk}/")
+        expect(page.locator("#vitals [data-track=hp] [data-value]")).to_have_text("2")
+    finally:
+        context.close()

@@ -117,6 +117,9 @@ def test_a_sheet_the_rules_cannot_read_answers_every_request_quickly_and_never_5
         _timed(client.get, reverse("characters:odds", args=[hero.pk, procedure]), **HTMX)
     odds = _timed(client.get, reverse("characters:odds", args=[hero.pk, "attack"]))
     assert odds.status_code == 400 and "holds numbers the rules can't read" in text_of(odds)
+    control = reverse("characters:control", args=[hero.pk, "attack"])
+    for response, status in ((_timed(client.get, control, **HTMX), 422), (_timed(client.get, control), 400)):
+        assert response.status_code == status and "holds numbers the rules can't read" in text_of(response)
     roll = _timed(client.post, reverse("characters:roll", args=[hero.pk, "attack"]), {}, **HTMX)
     assert roll.status_code == 422 and "holds numbers the rules can't read" in text_of(roll)
     adjust = _timed(client.post, reverse("characters:adjust", args=[hero.pk]), {"key": "coins", "delta": 1}, **HTMX)

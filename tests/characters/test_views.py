@@ -54,6 +54,7 @@ def test_only_the_owner_and_the_gm_change_a_sheet(who, expected, hero, as_user, 
     [
         ("characters:roll", "post", ["test"], {"ability": "BOD"}),
         ("characters:odds", "get", ["test"], {}),
+        ("characters:control", "get", ["take_harm"], {}),
         ("characters:item_add", "post", [], {"name": "Rope", "kind": "gear", "slots": 1, "quantity": 1}),
         ("characters:hire", "post", [], {"name": "Pim"}),
         ("characters:rename", "post", [], {"name": "X", "version": 1}),

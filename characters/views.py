@@ -413,15 +413,21 @@ def adjust(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return _respond(request, character, "vitals", fresh=fresh)
 
 
-@require_GET
-def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
-    """The exact odds for the modifiers currently picked; re-fetched whenever a toggle changes."""
+def _procedure_of(request, pk: int, key: str):
+    """The character this viewer edits, its procedure ``key`` and whether the viewer is its GM; 404 for an
+    unknown procedure or a GM-only one asked by a player (odds and controls say no more than that)."""
     character = _editable(request, pk)
-    rules = _rules_or_404(character)
-    proc = rules.procedures().get(procedure)
+    proc = _rules_or_404(character).procedures().get(key)
     gm = acts_as_gm(request.user, character)
     if proc is None or (proc.gm_only and not gm):
         raise Http404
+    return character, proc, gm
+
+
+@require_GET
+def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
+    """The exact odds for the modifiers currently picked; re-fetched whenever a toggle changes."""
+    character, proc, gm = _procedure_of(request, pk, procedure)
     try:
         sheet = character.checked_sheet()
         params = raw_params(proc, sheet, request.GET, gm=gm)
@@ -439,12 +445,7 @@ def control(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     for htmx to put in the placeholder; for a plain GET (no JavaScript), a small page holding it.
 
     Who may see it is who may make the roll: the character's editors, and the GM for the GM's rolls."""
-    character = _editable(request, pk)
-    rules = _rules_or_404(character)
-    proc = rules.procedures().get(procedure)
-    gm = acts_as_gm(request.user, character)
-    if proc is None or (proc.gm_only and not gm):
-        raise Http404
+    character, proc, gm = _procedure_of(request, pk, procedure)
     context: dict[str, Any] = {"character": character, "system_id": character.system}
     try:
         sheet = character.checked_sheet()
@@ -452,7 +453,7 @@ def control(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         context.update(error=str(problem), control={"procedure": proc, "open": True})
         status = 422 if request.htmx else 400
     else:
-        context["control"] = _roll_control(rules, proc, sheet, character, gm, is_open=True)
+        context["control"] = _roll_control(_rules_or_404(character), proc, sheet, character, gm, is_open=True)
         status = 200
     if request.htmx:
         return render(request, "characters/_roll_control.html#control-body", context, status=status)

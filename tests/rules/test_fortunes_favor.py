@@ -113,6 +113,32 @@ def test_spec_003_engine_vectors_armour(changes, expected):
     assert (armor(state), counter(state)) == expected
 
 
+# Seed 003, Armor: every row of the seed's table, across Agility from −2 to 4 (Counter is Armor − 5).
+@pytest.mark.parametrize("agility", [-2, -1, 0, 1, 2, 3, 4])
+@pytest.mark.parametrize(
+    ("armour", "klass", "formula"),
+    [
+        ("none", "RANGER", lambda a: 10 + a),  # No Armor: 10 + Agility
+        ("light", "RANGER", lambda a: 12 + a),  # Light Armor: 12 + Agility
+        ("medium", "RANGER", lambda a: 14 + min(a, 2)),  # Medium Armor: 14 + Agility (max 2)
+        ("heavy", "KNIGHT", lambda a: 17),  # Heavy Armor: 17, Agility counts neither way
+    ],
+)
+def test_seed_003_armor_every_row(armour, klass, formula, agility):
+    """Seed 003, Armor: each armour row's own formula, a negative Agility included."""
+    state = ff_state(**{"class": klass, "attack_stat": "agility"}, armour=armour, stats={"agility": agility})
+    assert (armor(state), counter(state)) == (formula(agility), formula(agility) - 5)
+
+
+def test_seed_003_armor_heavy_is_17_for_a_clumsy_knight():
+    """Seed 003, Armor ("Heavy Armor: 17"): a Knight at Agility −2 in heavy armour has Armor 17 / Counter 12, so
+    an attacker at +3 hits on 14 or more (35 %), not 12 or more (45 % when −2 was taken off)."""
+    knight = sheet(armour="heavy", stats={"agility": -2})
+    assert (armor(knight.state), counter(knight.state)) == (17, 12)
+    result = odds("attack", sheet(), target=knight)
+    assert dict(result.outcomes)["hit"] == Fraction(7, 20)
+
+
 def test_spec_003_engine_vectors_knight():
     """rules-spec §003.12 and §003.2: a Knight with Mettle 3 at levels 1, 2 and 5."""
     state = ff_state()

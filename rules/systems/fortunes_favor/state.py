@@ -271,11 +271,8 @@ def armor(state: Mapping[str, Any]) -> int:
         # Muscle Bound Body: 10 + Mettle + Agility (at most 2) when unarmoured.
         value = base + stat(state, "mettle") + min(agility, data.BRAWLER_AGILITY_MAX)
     else:
-        value = base + {
-            "all": agility,
-            "max 2": min(agility, data.ARMOUR_AGILITY_MAX),
-            "none": 0,
-        }[agility_counts]
+        counted = {"all": agility, "max 2": min(agility, data.ARMOUR_AGILITY_MAX), "none": 0}
+        value = base + counted[agility_counts]
     if state["armour"] == "none" and "Tough Skin/Shell" in state["animal_features"]:
         value += data.ANIMAL_FEATURES["Tough Skin/Shell"][1]["unarmoured_armor"]
     if state["shield"] != "none" and shield_works(state):

@@ -18,7 +18,6 @@ from rules.errors import RulesError
 from rules.settings import Setting, in_force, validated
 from rules.validation import TEXT_MAX
 
-
 # What a ticked checkbox (no value attribute, as every yes/no input Lantern draws) sends; an unticked one
 # sends nothing, which the app reads as no. A yes/no input takes a real bool or that word, nothing else:
 # reading any other text as yes once made a posted "False" tick the box (issue 23).

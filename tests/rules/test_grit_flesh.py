@@ -467,6 +467,26 @@ def test_level_up_follows_the_house_defaults_and_a_magic_user_gains_a_spell():
         roll("level_up", mage.with_state(state), [])
 
 
+def test_level_up_shows_exact_odds_before_it_rolls():
+    """spec §004.12 house defaults (the Grit die again at each level); seed 004 (Acquiring Spells): a random
+    spell, each open one alike. The odds come first and the roll lands on one of their outcomes."""
+    fighter = sheet(state=make_state(xp=2000))
+    shown = odds("level_up", fighter)
+    assert dict(shown.outcomes) == {f"{n}_more_grit": Fraction(1, 6) for n in range(1, 7)}
+    result = roll("level_up", fighter, [4])
+    assert result.outcome == "4_more_grit" and result.odds == shown
+    with pytest.raises(RulesError, match="4000 XP"):
+        odds("level_up", fighter.with_state(result.state))
+    no_grit = {**DEFAULTS, "grit_each_level": False}
+    mage = sheet(state=make_state(cls="Magic-User", xp=2000), settings=no_grit)
+    spells = odds("level_up", mage)
+    assert len(spells.outcomes) > 1 and {p for _, p in spells.outcomes} == {Fraction(1, len(spells.outcomes))}
+    learned = roll("level_up", mage, [1])
+    assert learned.outcome == spells.outcomes[0][0] == f"learns_{learned.state['spellbook'][0]['name']}"
+    plain = odds("level_up", sheet(state=make_state(xp=2000), settings=no_grit))
+    assert plain.outcomes == (("levelled", Fraction(1)),)
+
+
 # --- settings, creation and applying them ---------------------------------------------------------------
 
 

@@ -84,7 +84,9 @@ def raw_params(procedure, sheet: rules_base.Sheet | None, query, *, gm: bool = T
         if param.kind == "multichoice":
             values[param.name] = query.getlist(param.name)
         elif param.kind == "bool":
-            values[param.name] = query.get(param.name, "") not in ("", "0", "false", "off")
+            # An unticked box sends nothing: no. What a ticked one sends ("on") the rules check, refusing
+            # anything else (check_params), so a stray "False" is never read as ticked.
+            values[param.name] = query.get(param.name) if param.name in query else False
         elif param.name in query:
             values[param.name] = query.get(param.name)
     return values

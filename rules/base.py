@@ -18,6 +18,11 @@ from rules.errors import RulesError
 from rules.settings import Setting, in_force, validated
 from rules.validation import TEXT_MAX
 
+# What a ticked checkbox (no value attribute, as every yes/no input Lantern draws) sends; an unticked one
+# sends nothing, which the app reads as no. A yes/no input takes a real bool or that word, nothing else:
+# reading any other text as yes once made a posted "False" tick the box (issue 23).
+CHECKBOX_ON = "on"
+
 
 @dataclass(frozen=True)
 class Track:
@@ -583,6 +588,19 @@ class QuickRoll:
     params: Mapping[str, Any] = field(default_factory=dict)
     stat: str = ""  # the stat it sits beside ("BOD", "STR"); "" for the bar above the panel
 
+    @property
+    def posted(self) -> tuple[tuple[str, str], ...]:
+        """The inputs as its button posts them, the way the roll panel's form would: a yes sends "on", a no
+        sends nothing (so an unticked box reads as no, and never as the text "False")."""
+        out: list[tuple[str, str]] = []
+        for name, value in self.params.items():
+            if isinstance(value, bool):
+                if value:
+                    out.append((name, CHECKBOX_ON))
+            else:
+                out.append((name, str(value)))
+        return tuple(out)
+
 
 @dataclass(frozen=True)
 class CatalogueEntry:
@@ -695,9 +713,11 @@ def entry_key(entry: Item | Hireling, index: int, prefix: str = "i") -> str:
 
 def _coerce(p: Param, raw: Any) -> Any:
     if p.kind == "bool":
-        if isinstance(raw, str):
-            return raw.lower() in {"1", "true", "on", "yes"}
-        return bool(raw)
+        if isinstance(raw, bool):
+            return raw
+        if raw == CHECKBOX_ON:
+            return True
+        raise RulesError(f"{p.label}: tick the box or leave it unticked.")
     if p.kind == "int":
         if raw is None or raw == "":
             raw = p.default

@@ -166,3 +166,20 @@ def form_fields(response, action: str, **changes) -> dict[str, list[str]]:
         else:
             fields[name] = [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
     return fields
+
+
+def quick_roll_fields(response, stat: str) -> tuple[str, dict[str, list[str]]]:
+    """The URL and fields the sheet's quick-roll button beside ``stat`` (its data-quick) posts, as a browser would."""
+    page = response.content.decode()
+    for match in re.finditer(r"<form[^>]*\bdata-quick-roll\b[^>]*>.*?</form>", page, re.S):
+        form = match.group(0)
+        if f'data-quick="{stat}"' not in form:
+            continue
+        action = html.unescape(re.search(r'\baction="([^"]*)"', form).group(1))
+        reader = _FormReader(action)
+        reader.feed(form.replace("data-quick-roll", "", 1))  # the reader skips quick forms for form_fields
+        fields: dict[str, list[str]] = {}
+        for name, value in reader.fields:
+            fields.setdefault(name, []).append(value)
+        return action, fields
+    raise AssertionError(f"no quick roll beside {stat} on the page")

@@ -533,12 +533,14 @@ VETERAN_FEATURES: dict[str, str] = {
     "Weapon Master": "one trained weapon class deals damage one step up",
 }
 
-# Seed 003, Armor: armour types, base Armor and the most Agility that counts (None: all; 0 for heavy).
-ARMOUR: dict[str, tuple[str, int, int | None]] = {
-    "none": ("No armour", 10, None),
-    "light": ("Light armour", 12, None),
-    "medium": ("Medium armour", 14, 2),
-    "heavy": ("Heavy armour", 17, 0),
+# Seed 003, Armor: armour types, base Armor and how Agility counts: "all" of it, at most 2 ("max 2", a
+# negative Agility still counts in full), or "none" (heavy armour is a flat 17 whatever the Agility).
+ARMOUR_AGILITY_MAX = 2
+ARMOUR: dict[str, tuple[str, int, str]] = {
+    "none": ("No armour", 10, "all"),
+    "light": ("Light armour", 12, "all"),
+    "medium": ("Medium armour", 14, "max 2"),
+    "heavy": ("Heavy armour", 17, "none"),
 }
 # Seed 003, Shields: requirement (stat, minimum) pairs, Armor bonus, deflect effect.
 SHIELDS: dict[str, tuple[str, tuple[tuple[str, int], ...], int]] = {

@@ -15,10 +15,10 @@ from campaigns import services as campaign_services
 from campaigns.models import Campaign, Membership
 from characters import services
 from characters.catalogue import load_catalogue
-from characters.models import CatalogueItem, Character, Hireling, Item
+from characters.models import CatalogueItem, Character, Hireling, Item, Roll
 from rules.systems.grit_flesh import SYSTEM
 from tests.conftest import make_character
-from tests.pages import BOTH, HTMX, field_text, form_fields, post, refused, text_of, unchanged
+from tests.pages import BOTH, HTMX, field_text, form_fields, post, quick_roll_fields, refused, text_of, unchanged
 
 pytestmark = pytest.mark.django_db
 HOUSE = "house default, not from the rules"
@@ -125,6 +125,52 @@ def test_check_odds_show_cannot_succeed_and_automatic(as_user, player, hero):
     assert 'data-odds="3/5"' in one
 
 
+@pytest.mark.parametrize(
+    ("skills", "tools", "posted", "outcomes"),
+    [
+        (["climbing"], [], {"check-skill": ["on"]}, {"pass", "fail"}),  # its skill: d20 ≤ DEX
+        ([], ["rope and hooks"], {"check-tools": ["on"]}, {"pass", "fail"}),  # its tools: d20 ≤ DEX
+        (["climbing"], ["rope and hooks"], {"check-skill": ["on"]}, {"pass", "fail"}),  # a roll, never automatic
+        ([], [], {}, {"cannot_succeed"}),  # neither: the seed says it cannot succeed
+    ],
+)
+def test_seed_004_attribute_checks_a_quick_check_claims_only_what_the_sheet_has(
+    as_user, player, hero, skills, tools, posted, outcomes
+):
+    """Seed 004 (Attribute Checks) through the sheet's quick "Check DEX" button, posting exactly what it posts:
+    it once sent tools=False, read as ticked, so every quick check succeeded without a roll while the panel
+    showed 3/5 for the same check."""
+    hero.state = known_state(skills=skills, tools=tools)
+    hero.save(update_fields=["state"])
+    client = as_user(player)
+    url, fields = quick_roll_fields(client.get(hero.get_absolute_url()), "DEX")
+    assert url == reverse("characters:roll", args=[hero.pk, "check"])
+    assert {k: v for k, v in fields.items() if k not in ("csrfmiddlewaretoken", "panel")} == {
+        "check-attribute": ["DEX"],
+        **posted,
+    }
+    shown = client.get(reverse("characters:odds", args=[hero.pk, "check"]), fields).content.decode()
+    assert ('data-odds="3/5"' in shown) == (outcomes == {"pass", "fail"})
+    response = client.post(url, fields, **HTMX)
+    assert response.status_code == 200, text_of(response)
+    roll = Roll.objects.filter(character=hero).latest("pk")
+    assert roll.outcome in outcomes and "without a roll" not in roll.summary
+
+
+@BOTH
+@pytest.mark.parametrize("value", ["False", "false", "0", "True", "yes", "maybe", ""])
+def test_a_check_box_takes_only_what_a_ticked_box_sends(as_user, player, hero, htmx, value):
+    """A yes/no input is ticked ("on") or absent; any other text is refused with a sentence and changes nothing."""
+    client = as_user(player)
+    url = reverse("characters:roll", args=[hero.pk, "check"])
+    before = unchanged(hero)
+    response = post(client, url, {"panel": "check", "check-attribute": "DEX", "check-tools": value}, htmx)
+    refused(response, htmx, "You have the proper tools: tick the box or leave it unticked.")
+    assert unchanged(hero) == before
+    odds = client.get(reverse("characters:odds", args=[hero.pk, "check"]), {"check-tools": value})
+    assert odds.status_code == 400 and "tick the box or leave it unticked" in text_of(odds)
+
+
 def test_a_hit_spills_from_grit_into_flesh_and_calls_the_save_vs_death(as_user, player, hero, monkeypatch):
     """seed 004 (Melee Attacks, Grit and Flesh): spec §004.13's damage vector through the app."""
     faces = iter([9, 6, 10, 3])  # attack 9 vs AV 12, damage 6, save vs death 10 ≤ ST 12, out 3 rounds
@@ -156,7 +202,7 @@ def test_every_procedure_answers_odds_and_rolls_without_a_server_error(as_user, 
     )
     hero.save(update_fields=["state"])
     odds = client.get(reverse("characters:odds", args=[hero.pk, key]))
-    assert odds.status_code in (200, 422)
+    assert odds.status_code in (200, 400, 422)  # 400: refused with a sentence, as level-up is without the XP
     response = client.post(reverse("characters:roll", args=[hero.pk, key]), {"visibility": "public"}, **HTMX)
     assert response.status_code in (200, 422), text_of(response)
 

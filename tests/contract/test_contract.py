@@ -13,6 +13,7 @@ from fractions import Fraction
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
+from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
@@ -22,12 +23,13 @@ import rules
 from campaigns.models import Campaign, Membership
 from characters import services
 from characters.catalogue import load_catalogue
+from characters.forms import raw_params
 from characters.models import CatalogueItem, Character, Item
 from characters.views import REGIONS
-from rules.base import Odds, RulesError, check_params, check_sheet
+from rules.base import CHECKBOX_ON, Odds, RulesError, Sheet, check_params, check_sheet
 from tests.conftest import make_character
 from tests.contract.coin_flip import SYSTEM as COIN_FLIP
-from tests.pages import form_fields, text_of
+from tests.pages import form_fields, quick_roll_fields, text_of
 
 REAL_SYSTEMS = list(rules.SYSTEMS)
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -137,6 +139,75 @@ def test_every_procedures_odds_are_exact_and_sum_to_one(system, hero):
         assert sum(p for _, p in odds.outcomes) == 1
         checked += 1
     assert checked, "a system with no odds to show"
+
+
+class _CountingRandom(random.Random):
+    """A seeded random source that counts the dice it rolls."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.rolled = 0
+
+    def randint(self, a: int, b: int) -> int:
+        self.rolled += 1
+        return super().randint(a, b)
+
+
+# Procedures that never roll a die (bookkeeping, buying, resting by the clock): the only ones whose odds may be
+# None. Any other procedure shows exact odds before its dice (issue 23: Fell (late) blast and Grit & Flesh
+# level-up rolled without them), so a new procedure, or one whose odds are dropped again, fails here.
+DICE_FREE: dict[str, set[str]] = {
+    "fell-draft": {"buy", "deprivation", "dying", "learn_skill", "learn_spell", "pay_hirelings", "rest", "spell_die"},
+    "chaos-conquest": {"end_round", "swap", "xp"},
+    "grit-flesh": {
+        "empty_bubbles",
+        "fill_bubble",
+        "find_scroll",
+        "gain_xp",
+        "light",
+        "pay_helpers",
+        "purify",
+        "repair",
+        "restock",
+        "study_scroll",
+        "surgeon",
+    },
+}
+
+
+def _sheets(system, hero):
+    """The contract's hero and characters made by the system's own creation with other dice."""
+    yield hero.checked_sheet()
+    defaults = system.settings_in_force(None)
+    for seed in range(6):
+        made = system.create({}, random.Random(seed), settings=defaults)
+        items = tuple(system.validate_item(item) for item in made.items)
+        yield check_sheet(system, Sheet(state=system.validate_state(made.state), items=items, settings=defaults))
+
+
+def test_every_procedure_that_rolls_dice_shows_odds_for_its_default_inputs(system_id, system, hero):
+    free = DICE_FREE.get(system_id, set())
+    assert free <= set(system.procedures()), "a dice-free procedure that no longer exists"
+    rolled: set[str] = set()
+    for sheet in _sheets(system, hero):
+        for key, procedure, params in _playable_procedures(system, sheet):
+            try:
+                odds = procedure.odds(sheet, params)
+            except RulesError:
+                continue  # refused before any dice: nothing to show
+            rng = _CountingRandom(len(rolled))
+            try:
+                result = procedure.roll(sheet, params, rng)
+            except RulesError:
+                result = None
+            if key in free:
+                assert rng.rolled == 0, f"{key} rolled dice: it is not dice-free, give it odds"
+                continue
+            assert odds is not None, f"{key} rolls dice (or may) and shows no odds first"
+            if result is not None and rng.rolled:
+                rolled.add(key)
+                assert result.odds is not None, key
+    assert rolled, "no procedure rolled any dice"
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -381,6 +452,70 @@ def test_bad_inputs_are_refused_with_a_sentence_and_change_nothing(system, hero,
             assert response.status_code == 422, (key, bad, response.status_code)
             assert 'role="alert"' in response.content.decode(), (key, bad)
             assert _snapshot(hero) == before
+
+
+# --- yes/no inputs -------------------------------------------------------------------------------------
+
+JUNK_TICKS = ("False", "false", "0", "off", "true", "True", "1", "yes", "maybe", "")
+
+
+def test_a_yes_no_input_takes_a_bool_or_what_a_ticked_box_sends_and_nothing_else(system, hero):
+    """Issue 23: every yes/no input of every procedure reads "on" (a ticked box) as yes, a missing one as its
+    default, a real bool as itself; any other text is refused with a sentence, never read as ticked."""
+    sheet = hero.checked_sheet()
+    for procedure in system.procedures().values():
+        for param in procedure.params(sheet):
+            if param.kind != "bool":
+                continue
+            try:
+                assert check_params(procedure, sheet, {param.name: CHECKBOX_ON})[param.name] is True
+            except RulesError:
+                continue  # another input's default is refused for this sheet (no weapon to choose): not this one
+            assert check_params(procedure, sheet, {param.name: False})[param.name] is False
+            assert check_params(procedure, sheet, {param.name: True})[param.name] is True
+            assert check_params(procedure, sheet, {})[param.name] is bool(param.default)
+            for junk in JUNK_TICKS:
+                with pytest.raises(RulesError, match="tick the box or leave it unticked"):
+                    check_params(procedure, sheet, {param.name: junk})
+
+
+def test_a_posted_yes_no_input_that_is_not_a_tick_is_refused_and_changes_nothing(system, hero, gm, as_user):
+    client = as_user(gm)
+    sheet = hero.checked_sheet()
+    for key, procedure in system.procedures().items():
+        url = reverse("characters:roll", args=[hero.pk, key])
+        for param in procedure.params(sheet):
+            if param.kind != "bool":
+                continue
+            for junk in ("False", "maybe"):
+                before = _snapshot(hero)
+                response = client.post(url, {param.name: junk, "visibility": "public"}, **HTMX)
+                assert response.status_code == 422, (key, param.name, junk)
+                assert "tick the box or leave it unticked" in text_of(response), (key, param.name)
+                assert _snapshot(hero) == before
+
+
+def test_a_quick_roll_button_posts_what_the_quick_roll_means(system, hero, player, as_user):
+    """Issue 23: a quick button's yes/no inputs arrive as the quick roll set them (Grit & Flesh's posted
+    "tools=False", read as ticked, made every quick check succeed without a roll)."""
+    client = as_user(player)
+    page = client.get(hero.get_absolute_url())
+    sheet = hero.checked_sheet()
+    quick = system.quick_rolls(sheet)
+    stats = [q.stat for q in quick]
+    for roll in quick:
+        if not roll.stat or stats.count(roll.stat) > 1:
+            continue  # the button is found by the stat it sits beside
+        url, fields = quick_roll_fields(page, roll.stat)
+        procedure = system.procedures()[roll.procedure]
+        query = QueryDict(mutable=True)
+        for name, values in fields.items():
+            query.setlist(name, values)
+        clean = check_params(procedure, sheet, raw_params(procedure, sheet, query, prefixed=True))
+        for name, meant in roll.params.items():
+            assert clean[name] == meant, (roll.label, name, fields)
+        response = client.post(url, fields, **HTMX)
+        assert response.status_code == 200, (roll.label, text_of(response))
 
 
 # --- private fields -------------------------------------------------------------------------------------

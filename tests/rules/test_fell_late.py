@@ -6,6 +6,7 @@ creating-a-character.md @ 95e0caa (../shared/sources/fell-late-95e0caa/); "spec"
 
 from __future__ import annotations
 
+import itertools
 import random
 from fractions import Fraction
 from typing import Any
@@ -423,6 +424,24 @@ def test_blast_rolls_each_target_and_the_count():
     sh = sheet(items=[weapon("firebomb", 6, 3, blast=True)])
     _, result = run("blast", sh, [2, 6, 1], weapon="3", armour=1)
     assert result.details["harms"] == [5, 0]
+    assert result.outcome == "5_harm" and result.odds is not None and result.odds.of("5_harm") > 0
+
+
+def test_blast_shows_exact_odds_of_the_total_harm():
+    """seed 001 (Blast; Armor): each target's die less armour, summed; with the count unknown, the weapon's die
+    says how many. Counted face by face against the odds shown before the roll."""
+    sh = sheet(items=[weapon("firebomb", 6, 3, blast=True)])
+    counted: dict[str, Fraction] = {}
+    for a in range(1, 7):
+        for b in range(1, 7):
+            key = f"{max(0, a - 1) + max(0, b - 1)}_harm"
+            counted[key] = counted.get(key, Fraction(0)) + Fraction(1, 36)
+    assert dict(odds("blast", sh, weapon="3", targets=2, armour=1).outcomes) == counted
+    unknown: dict[str, Fraction] = {}
+    for faces in itertools.product(range(1, 7), repeat=7):  # the count, then up to six targets
+        key = f"{sum(faces[1 : 1 + faces[0]])}_harm"
+        unknown[key] = unknown.get(key, Fraction(0)) + Fraction(1, 6**7)
+    assert dict(odds("blast", sh, weapon="3").outcomes) == unknown
 
 
 def test_attack_on_a_character_harms_them():

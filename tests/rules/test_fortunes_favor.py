@@ -113,6 +113,32 @@ def test_spec_003_engine_vectors_armour(changes, expected):
     assert (armor(state), counter(state)) == expected
 
 
+# Seed 003, Armor: every row of the seed's table, across Agility from −2 to 4 (Counter is Armor − 5).
+@pytest.mark.parametrize("agility", [-2, -1, 0, 1, 2, 3, 4])
+@pytest.mark.parametrize(
+    ("armour", "klass", "formula"),
+    [
+        ("none", "RANGER", lambda a: 10 + a),  # No Armor: 10 + Agility
+        ("light", "RANGER", lambda a: 12 + a),  # Light Armor: 12 + Agility
+        ("medium", "RANGER", lambda a: 14 + min(a, 2)),  # Medium Armor: 14 + Agility (max 2)
+        ("heavy", "KNIGHT", lambda a: 17),  # Heavy Armor: 17, Agility counts neither way
+    ],
+)
+def test_seed_003_armor_every_row(armour, klass, formula, agility):
+    """Seed 003, Armor: each armour row's own formula, a negative Agility included."""
+    state = ff_state(**{"class": klass, "attack_stat": "agility"}, armour=armour, stats={"agility": agility})
+    assert (armor(state), counter(state)) == (formula(agility), formula(agility) - 5)
+
+
+def test_seed_003_armor_heavy_is_17_for_a_clumsy_knight():
+    """Seed 003, Armor ("Heavy Armor: 17"): a Knight at Agility −2 in heavy armour has Armor 17 / Counter 12, so
+    an attacker at +3 hits on 14 or more (35 %), not 12 or more (45 % when −2 was taken off)."""
+    knight = sheet(armour="heavy", stats={"agility": -2})
+    assert (armor(knight.state), counter(knight.state)) == (17, 12)
+    result = odds("attack", sheet(), target=knight)
+    assert dict(result.outcomes)["hit"] == Fraction(7, 20)
+
+
 def test_spec_003_engine_vectors_knight():
     """rules-spec §003.12 and §003.2: a Knight with Mettle 3 at levels 1, 2 and 5."""
     state = ff_state()
@@ -389,6 +415,80 @@ def test_acting_while_dying_costs_stamina_unless_helped():
     assert helped.state["stamina"] == 2
     last = run("act", sheet(health=0, stamina=1), [], action="sprint")
     assert last.state["dead"]
+
+
+# Seed 003, Dying: every procedure that is an Action, with the params that make it one and the faces it rolls.
+DYING_ACTIONS = {
+    "attack": ({}, [10, 1]),
+    "act": ({"action": "defend"}, []),
+    "hide": ({}, [10]),  # Hide is one of the Basic Actions
+    "heal_dying": ({"ally": "dying ally"}, [15]),  # Healing a Dying Ally: "use an Action"
+}
+# Not an Action: reactions (damage, deflect, Last Stand), the round's clock, bookkeeping, rests and travel,
+# levelling, gear; a test or contest the GM calls for; a feat (movement and falls, not an Action).
+NOT_ACTIONS = {
+    "test",
+    "contest",
+    "take_damage",
+    "last_stand",
+    "new_round",
+    "status",
+    "rest",
+    "stay_awake",
+    "level_up",
+    "feat",
+    "push_pace",
+    "quick_retrieval",
+    "equip",
+}
+
+
+def test_seed_003_dying_every_procedure_is_audited():
+    """Seed 003, Dying: each procedure is either an Action (charged while dying) or listed as not one."""
+    assert set(DYING_ACTIONS) | NOT_ACTIONS == set(P)
+    assert not set(DYING_ACTIONS) & NOT_ACTIONS
+    for key in DYING_ACTIONS:
+        assert "ally_helps" in [p.name for p in P[key].params(None)], key
+
+
+def _action_params(key: str) -> tuple[dict, list[int]]:
+    params, faces = DYING_ACTIONS[key]
+    params = dict(params)
+    if "ally" in params:
+        params["ally"] = sheet(health=0, stamina=4)
+    return params, faces
+
+
+@pytest.mark.parametrize("key", sorted(DYING_ACTIONS))
+def test_seed_003_dying_each_action_costs_1_stamina(key):
+    """Seed 003, Dying: taking an Action at 0 Health costs 1 Stamina; an ally's Help within 5 ft removes it."""
+    params, faces = _action_params(key)
+    paid = run(key, sheet(health=0, stamina=3), faces, **params)
+    assert paid.state["stamina"] == 2 and not paid.state["dead"]
+    helped = run(key, sheet(health=0, stamina=3), faces, ally_helps=True, **params)
+    assert helped.state["stamina"] == 3
+    well = run(key, sheet(), faces, **params)
+    assert well.state["stamina"] == sheet().state["stamina"]
+
+
+@pytest.mark.parametrize("key", sorted(DYING_ACTIONS))
+def test_seed_003_dying_the_last_stamina_spent_on_an_action_is_death(key):
+    """Seed 003, Dying and Death: the last Stamina paid for an Action leaves 0 Health and 0 Stamina: dead.
+    Fatigued (costs doubled) with 1 Stamina left, the Action is refused before any odds are shown."""
+    params, faces = _action_params(key)
+    last = run(key, sheet(health=0, stamina=1), faces, **params)
+    assert last.state["stamina"] == 0 and last.state["dead"]
+    with pytest.raises(RulesError, match="no Stamina left"):
+        odds(key, sheet(health=0, stamina=1, statuses={"Fatigued": 0}), **params)
+
+
+def test_seed_003_dying_healer_with_1_stamina_heals_then_dies():
+    """Seed 003, Healing a Dying Ally and Dying: a dying healer on 1 Stamina still heals, then is dead."""
+    ally = sheet(health=0, stamina=4)
+    result = run("heal_dying", sheet(health=0, stamina=1), [15], ally=ally)
+    assert result.other_states["ally"]["health"] == 1
+    assert (result.state["health"], result.state["stamina"], result.state["dead"]) == (0, 0, True)
+    assert "healing while dying" in result.summary
 
 
 def test_counter_actions_put_statuses_on_the_target_without_stacking():

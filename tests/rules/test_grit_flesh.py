@@ -256,6 +256,40 @@ def test_a_feint_gives_two_attacks_with_advantage_next_round():
     assert two.outcome == "crit" and two.state is not None and two.state["feint"] is False
 
 
+def _seed_feint_beyond_range_odds(av: int, ac: int) -> dict[str, Fraction]:
+    """Seed 004, Ranged Attacks and Special Attacks, counted face by face: two attacks, each rolling twice
+    and keeping the worse; the better attack stands (ranked miss < hit < crit, spec §004.11.3)."""
+
+    def result(face: int) -> tuple[int, int, str]:
+        name = "miss" if face > av else "blocked" if face <= ac else "crit" if face == av else "hit"
+        return ({"miss": 0, "blocked": 0, "hit": 1, "crit": 2}[name], face, name)
+
+    counts: dict[str, int] = {}
+    for a1 in range(1, 21):
+        for a2 in range(1, 21):
+            first = min(result(a1), result(a2))
+            for b1 in range(1, 21):
+                for b2 in range(1, 21):
+                    name = max(first, min(result(b1), result(b2)))[2]
+                    counts[name] = counts.get(name, 0) + 1
+    return {k: Fraction(n, 20**4) for k, n in counts.items()}
+
+
+def test_seed_004_ranged_attacks_a_feint_beyond_range_rolls_twice_for_each_attack():
+    """Seed 004, Ranged Attacks ("roll to hit twice and take the worse") with Special Attacks (a feint's two
+    attacks): AV 12 (+2 from the feint), AC 2, a medium bow beyond range hits or crits 369/625 (59 %), not 84 %."""
+    ready = sheet(state=make_state(av=12, feint=True), items=[weapon("medium", 40)])
+    shown = odds("attack", ready, weapon="1", target_ac=2, range="far")
+    assert shown.success == Fraction(369, 625)
+    assert dict(shown.outcomes) == _seed_feint_beyond_range_odds(14, 2)
+    # Attack 1 rolls 5 (hit) and 18 (miss): the miss stands. Attack 2 rolls 9 and 3, both hits: the lower
+    # stands, then 4 damage. Each attack shows both of its dice, the kept one marked.
+    result = roll("attack", ready, [5, 18, 9, 3, 4], weapon="1", target_ac=2, range="far")
+    assert result.details["results"] == ["miss", "hit"] and result.outcome == "hit"
+    assert [(d.face, d.kept) for d in result.dice if d.sides == 20] == [(5, False), (18, True), (9, False), (3, True)]
+    assert "3: a hit against AC 2 with AV 14, 6 damage" in result.summary  # 1d6 4 + 2 for the advantage
+
+
 def test_free_attacks_are_limited_by_class():
     """seed 004 (Free Attacks): Fighter = level, Magic-User 1; spec §004.11.8: others 1."""
     fighter = sheet(state=make_state(cls="Fighter", level=3), items=[weapon()])
@@ -431,6 +465,26 @@ def test_level_up_follows_the_house_defaults_and_a_magic_user_gains_a_spell():
     assert state["spellbook"][0]["name"] == "Slumber"
     with pytest.raises(RulesError, match="4000 XP"):
         roll("level_up", mage.with_state(state), [])
+
+
+def test_level_up_shows_exact_odds_before_it_rolls():
+    """spec §004.12 house defaults (the Grit die again at each level); seed 004 (Acquiring Spells): a random
+    spell, each open one alike. The odds come first and the roll lands on one of their outcomes."""
+    fighter = sheet(state=make_state(xp=2000))
+    shown = odds("level_up", fighter)
+    assert dict(shown.outcomes) == {f"{n}_more_grit": Fraction(1, 6) for n in range(1, 7)}
+    result = roll("level_up", fighter, [4])
+    assert result.outcome == "4_more_grit" and result.odds == shown
+    with pytest.raises(RulesError, match="4000 XP"):
+        odds("level_up", fighter.with_state(result.state))
+    no_grit = {**DEFAULTS, "grit_each_level": False}
+    mage = sheet(state=make_state(cls="Magic-User", xp=2000), settings=no_grit)
+    spells = odds("level_up", mage)
+    assert len(spells.outcomes) > 1 and {p for _, p in spells.outcomes} == {Fraction(1, len(spells.outcomes))}
+    learned = roll("level_up", mage, [1])
+    assert learned.outcome == spells.outcomes[0][0] == f"learns_{learned.state['spellbook'][0]['name']}"
+    plain = odds("level_up", sheet(state=make_state(xp=2000), settings=no_grit))
+    assert plain.outcomes == (("levelled", Fraction(1)),)
 
 
 # --- settings, creation and applying them ---------------------------------------------------------------

@@ -9,7 +9,18 @@ from fractions import Fraction
 from typing import Any
 
 from rules.base import Item, Odds, Param, RollResult, RulesError, Sheet, clean_params, entry_key, shown_inputs
-from rules.dice import DieRoll, Dist, RandomSource, adv_dis_pool, combine, constant, pool_dist, roll_die, roll_pool
+from rules.dice import (
+    DieRoll,
+    Dist,
+    RandomSource,
+    adv_dis_pool,
+    combine,
+    constant,
+    die_dist,
+    pool_dist,
+    roll_die,
+    roll_pool,
+)
 from rules.systems.fell_late.checks import ATTRIBUTE_CHOICES, DIE_CHOICES, character_roll, pass_chance, roll_dice
 from rules.systems.fell_late.inventory import armour, damage_die, effective_hp, over_slots
 from rules.systems.fell_late.settings import ARMOUR_SPILL, setting
@@ -355,16 +366,36 @@ class BlastProcedure:
             Param("armour", "Their armour", "int", 0, 0, MAX_ARMOUR),
         )
 
-    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> None:
-        clean_params(self, sheet, params)
-        return None
-
-    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = clean_params(self, sheet, params)
+    def _weapon(self, sheet: Sheet, p: Mapping[str, Any]) -> Item:
         can_act(st(sheet))
         weapon = _weapons(sheet).get(p["weapon"])
         if weapon is None or not weapon.data.get("blast"):
             raise RulesError("Pick a blast weapon on this sheet.")
+        return weapon
+
+    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
+        """The total harm dealt (each target's die less their armour, never below 0), over the number of
+        targets given or, left at 0, over the weapon's die for how many."""
+        p = clean_params(self, sheet, params)
+        sides = damage_die(self._weapon(sheet, p))
+        each: Dist = {}
+        for face, q in die_dist(sides).items():
+            harm = max(0, face - p["armour"])
+            each[harm] = each.get(harm, Fraction(0)) + q
+        counts = {p["targets"]: Fraction(1)} if p["targets"] else die_dist(sides)
+        total: Dist = {}
+        sum_of = constant(0)
+        for n in range(1, max(counts) + 1):
+            sum_of = combine(sum_of, each, lambda a, b: a + b)
+            if n in counts:
+                for harm, q in sum_of.items():
+                    total[harm] = total.get(harm, Fraction(0)) + q * counts[n]
+        return Odds(tuple((f"{h}_harm", q) for h, q in sorted(total.items())), success_keys=())
+
+    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        p = clean_params(self, sheet, params)
+        odds = self.odds(sheet, p)
+        weapon = self._weapon(sheet, p)
         sides = damage_die(weapon)
         dice: list[DieRoll] = []
         count = p["targets"]
@@ -382,6 +413,7 @@ class BlastProcedure:
             + ", ".join(f"{h} harm" for h in harms)
             + "."
         )
+        outcome = f"{sum(harms)}_harm"
         return RollResult(
-            self.key, self.label, "blast", summary, tuple(dice), count, None, shown_inputs(p), None, {"harms": harms}
+            self.key, self.label, outcome, summary, tuple(dice), count, odds, shown_inputs(p), None, {"harms": harms}
         )

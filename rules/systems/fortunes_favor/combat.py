@@ -71,12 +71,20 @@ def add_status(statuses: dict[str, int], name: str, rounds: int) -> None:
     statuses[name] = rounds
 
 
-def _dying_cost(state: dict[str, Any], params: Mapping[str, Any], what: str) -> list[str]:
-    """Seed 003, Dying: acting at 0 Health costs 1 Stamina unless an ally helps within 5 ft."""
+def _dying_check(state: Mapping[str, Any], params: Mapping[str, Any]) -> None:
+    """Refuse, before any odds are shown, an Action a dying character cannot pay for."""
     if state["health"] > 0 or params.get("ally_helps"):
-        return []
+        return
     if state["stamina"] < stamina_cost(state, DYING_ACTION_COST):
         raise RulesError("Dying with no Stamina left: you cannot act.")
+
+
+def _dying_cost(state: dict[str, Any], params: Mapping[str, Any], what: str) -> list[str]:
+    """Seed 003, Dying: an Action at 0 Health costs 1 Stamina unless an ally helps within 5 ft; the last
+    Stamina paid this way leaves 0 Health and 0 Stamina, which is death (spend_stamina marks it)."""
+    _dying_check(state, params)
+    if state["health"] > 0 or params.get("ally_helps"):
+        return []
     return spend_stamina(state, DYING_ACTION_COST, f"{what} while dying")
 
 
@@ -140,9 +148,7 @@ class ExchangeProcedure:
         s.bonus = s.bonus - state["stats"][state["attack_stat"]] + attack_bonus(state)
         if p["ranged_in_melee"]:
             s.notes.append("ranged in melee: Misfortune")
-        dying = state["health"] == 0 and not p.get("ally_helps")
-        if dying and state["stamina"] < stamina_cost(state, DYING_ACTION_COST):
-            raise RulesError("Dying with no Stamina left: you cannot act.")
+        _dying_check(state, p)
         return state, s, success, failure
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
@@ -448,6 +454,7 @@ class HideProcedure:
             *test_params(),
             Param("retry", "Tried last round", "bool", False, help="A second try is 3 easier."),
             *favor_params(pushing=False),
+            _dying_param(),
         )
 
     def _setup(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], Any, int, int]:
@@ -455,7 +462,9 @@ class HideProcedure:
         success, failure = points(p)
         if p["retry"]:
             success, failure = success - 3, failure - 3
-        return state, setup(sheet, state, p, stat="agility"), success, failure
+        s = setup(sheet, state, p, stat="agility")
+        _dying_check(state, p)  # seed 003: Hide is one of the Basic Actions
+        return state, s, success, failure
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
@@ -466,7 +475,7 @@ class HideProcedure:
         p = clean_params(self, sheet, params)
         state, s, success, failure = self._setup(sheet, p)
         odds = odds_of(s, success, failure)
-        pay(state, s)
+        notes = pay(state, s) + _dying_cost(state, p, "hiding")
         dice, outcome, total, _ = roll_test(rng, s, success, failure)
         if outcome == "pass":
             add_status(state["statuses"], "Hidden", 0)
@@ -476,6 +485,8 @@ class HideProcedure:
         else:
             gain_favor(state, sheet)
             summary = f"Hide {total}: seen. Fortune's Favor gained."
+        if notes:
+            summary += f" ({'; '.join(notes)})"
         return RollResult(self.key, self.label, outcome, summary, dice, total, odds, shown_inputs(p), state)
 
 
@@ -491,6 +502,7 @@ class HealDyingProcedure:
         return (
             Param("ally", "The dying ally", "character"),
             *favor_params(pushing=False, helping=False),
+            _dying_param(),
         )
 
     def _setup(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any], Any]:
@@ -502,7 +514,9 @@ class HealDyingProcedure:
         if other["health"] > 0 or is_dead(other):
             raise RulesError(f"{ally.name or 'That character'} is not dying.")
         medical = 1 if "Medical Training" in state["novice_features"] else 0
-        return state, other, setup(sheet, state, p, stat="intellect", extra_favor=medical)
+        s = setup(sheet, state, p, stat="intellect", extra_favor=medical)
+        _dying_check(state, p)  # seed 003: healing a dying ally takes your Action
+        return state, other, s
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
@@ -513,7 +527,7 @@ class HealDyingProcedure:
         p = clean_params(self, sheet, params)
         state, other, s = self._setup(sheet, p)
         odds = odds_of(s, *HEAL_DYING)
-        pay(state, s)
+        notes = pay(state, s) + _dying_cost(state, p, "healing")
         dice, outcome, total, _ = roll_test(rng, s, *HEAL_DYING)
         name = p["ally"].name or "the ally"
         if outcome == "pass":
@@ -527,6 +541,8 @@ class HealDyingProcedure:
             summary = f"Intellect {total}: {name} loses 1 Stamina. Fortune's Favor gained."
         else:
             summary = f"Intellect {total}: no change (mixed)."
+        if notes:
+            summary += f" ({'; '.join(notes)})"
         return RollResult(
             self.key,
             self.label,

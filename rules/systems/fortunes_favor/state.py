@@ -265,13 +265,14 @@ def shield_works(state: Mapping[str, Any]) -> bool:
 
 def armor(state: Mapping[str, Any]) -> int:
     """Seed 003, Armor: armour type + Agility (capped), shield bonus, Defend +2; Brawler and Tough Skin."""
-    _, base, cap = data.ARMOUR[state["armour"]]
+    _, base, agility_counts = data.ARMOUR[state["armour"]]
     agility = stat(state, "agility")
     if state["armour"] == "none" and state["class"] == "BRAWLER":
         # Muscle Bound Body: 10 + Mettle + Agility (at most 2) when unarmoured.
         value = base + stat(state, "mettle") + min(agility, data.BRAWLER_AGILITY_MAX)
     else:
-        value = base + (agility if cap is None else min(agility, cap))
+        counted = {"all": agility, "max 2": min(agility, data.ARMOUR_AGILITY_MAX), "none": 0}
+        value = base + counted[agility_counts]
     if state["armour"] == "none" and "Tough Skin/Shell" in state["animal_features"]:
         value += data.ANIMAL_FEATURES["Tough Skin/Shell"][1]["unarmoured_armor"]
     if state["shield"] != "none" and shield_works(state):

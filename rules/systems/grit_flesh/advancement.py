@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
-from rules.base import Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
+from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.dice import DieRoll, RandomSource, roll_die
 from rules.systems.grit_flesh.settings import spell_list, value
 from rules.systems.grit_flesh.state import FIGHTER, LEVEL_MAX, MAGIC_USER, STAT_MAX, st_of
@@ -71,6 +72,10 @@ class GainXpProcedure:
         return RollResult(self.key, self.label, "gained", summary, (), share, None, shown_inputs(p), state)
 
 
+def _learns(name: str) -> str:
+    return f"learns_{name}"[:60]  # an outcome key, kept within what the roll log stores
+
+
 @dataclass(frozen=True)
 class LevelUpProcedure:
     """A new level (house defaults for the growth); a Magic-User adds a spell (seed 004, Acquiring Spells):
@@ -93,20 +98,47 @@ class LevelUpProcedure:
             ),
         )
 
-    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> None:
-        return None
-
-    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        p = clean_params(self, sheet, params)
+    def _check(self, sheet: Sheet, p: Mapping[str, Any]) -> dict[str, Any]:
         state = st_of(sheet)
-        settings = sheet.settings
         if state["dead"]:
             raise RulesError("The dead gain no levels.")
-        need = next_level_xp(state, settings)
+        need = next_level_xp(state, sheet.settings)
         if need is None:
             raise RulesError(f"Level {state['level']} is the top of the table's XP table.")
         if state["xp"] < need:
             raise RulesError(f"Level {state['level'] + 1} needs {need} XP; you have {state['xp']}.")
+        if state["cls"] == MAGIC_USER and p["spell"] != "random":
+            scroll = state["scrolls"][int(p["spell"])]
+            if scroll["name"].lower() in {s["name"].lower() for s in state["spellbook"]}:
+                raise RulesError(f"{scroll['name']} is in your spellbook already.")
+        return state
+
+    def _random_spells(self, state: Mapping[str, Any], p: Mapping[str, Any], settings: Any) -> list[tuple[str, int]]:
+        """The spells a Magic-User's random pick is drawn from, one die face each (none for a scroll copy)."""
+        if state["cls"] != MAGIC_USER or p["spell"] != "random":
+            return []
+        known = {s["name"].lower() for s in state["spellbook"]}
+        return [s for s in spell_list(settings) if s[0].lower() not in known]
+
+    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
+        """The Grit die's roll when the table rolls it at each level, each face alike; without it, a
+        Magic-User's random spell, each open one alike; with neither, nothing is left to chance."""
+        p = clean_params(self, sheet, params)
+        state = self._check(sheet, p)
+        if value(sheet.settings, "grit_each_level"):
+            sides = int(value(sheet.settings, "grit_die"))
+            return Odds(tuple((f"{n}_more_grit", Fraction(1, sides)) for n in range(1, sides + 1)), ())
+        spells = self._random_spells(state, p, sheet.settings)
+        if spells:
+            return Odds(tuple((_learns(name), Fraction(1, len(spells))) for name, _ in spells), ())
+        return Odds((("levelled", Fraction(1)),), ("levelled",))
+
+    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        p = clean_params(self, sheet, params)
+        odds = self.odds(sheet, p)
+        state = self._check(sheet, p)
+        settings = sheet.settings
+        outcome = "levelled"
         dice: list[DieRoll] = []
         state["level"] += 1
         state["st"] = min(STAT_MAX, state["st"] + int(value(settings, "st_per_level")))
@@ -115,6 +147,7 @@ class LevelUpProcedure:
         if value(settings, "grit_each_level"):
             die = roll_die(rng, int(value(settings, "grit_die")), "Grit")
             dice.append(die)
+            outcome = f"{die.face}_more_grit"
             state["grit_max"] = min(999, state["grit_max"] + die.face)
             state["grit"] = min(state["grit_max"], state["grit"] + die.face)
         flesh = int(value(settings, "flesh_per_level"))
@@ -122,19 +155,18 @@ class LevelUpProcedure:
         state["flesh"] = min(state["flesh_max"], state["flesh"] + flesh)
         words.append(f"Grit {state['grit_max']}, Flesh {state['flesh_max']}")
         if state["cls"] == MAGIC_USER:
-            known = {s["name"].lower() for s in state["spellbook"]}
             if p["spell"] != "random":
                 scroll = state["scrolls"][int(p["spell"])]
                 picked: tuple[str, int] | None = (scroll["name"], scroll["level"])
-                if scroll["name"].lower() in known:
-                    raise RulesError(f"{scroll['name']} is in your spellbook already.")
             else:
-                open_ = [s for s in spell_list(settings) if s[0].lower() not in known]
+                open_ = self._random_spells(state, p, settings)
                 picked = None
                 if open_:
                     die = roll_die(rng, len(open_), "spell")
                     dice.append(die)
                     picked = open_[die.face - 1]
+                    if outcome == "levelled":
+                        outcome = _learns(picked[0])
             if picked is not None:
                 state["spellbook"].append({"name": picked[0], "level": picked[1], "corrupted": False})
                 words.append(f"new spell: {picked[0]} (level {picked[1]})")
@@ -143,11 +175,11 @@ class LevelUpProcedure:
         return RollResult(
             self.key,
             self.label,
-            "levelled",
+            outcome,
             "; ".join(words) + ".",
             tuple(dice),
             state["level"],
-            None,
+            odds,
             shown_inputs(p),
             state,
         )

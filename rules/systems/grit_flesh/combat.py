@@ -50,19 +50,33 @@ def kept(faces: Sequence[int], av: int, ac: int, keep: Keep) -> int:
     return ranked[0] if keep == "worse" else ranked[-1]
 
 
-@lru_cache(maxsize=512)
-def attack_odds(av: int, ac: int, keep: Keep = "one") -> Odds:
-    """Exact odds of each result of one attack (or the kept one of two rolls)."""
-    counts = dict.fromkeys(ORDER, 0)
+def _face_counts(av: int, ac: int, keep: Keep) -> dict[int, int]:
+    """How many ways each d20 face is the one that stands for one attack: out of 20 rolls, or 400 pairs."""
+    counts = dict.fromkeys(range(1, 21), 0)
     if keep == "one":
-        for face in range(1, 21):
-            counts[attack_outcome(face, av, ac)] += 1
-        total = 20
+        for face in counts:
+            counts[face] = 1
     else:
         for a in range(1, 21):
             for b in range(1, 21):
-                counts[attack_outcome(kept((a, b), av, ac, keep), av, ac)] += 1
-        total = 400
+                counts[kept((a, b), av, ac, keep)] += 1
+    return counts
+
+
+@lru_cache(maxsize=512)
+def attack_odds(av: int, ac: int, keep: Keep = "one", attacks: int = 1) -> Odds:
+    """Exact odds of each result of one attack (or the kept one of two rolls). With ``attacks=2`` (a
+    feint's two attacks) each attack rolls as ``keep`` says, and the better of the two results stands."""
+    counts = dict.fromkeys(ORDER, 0)
+    faces = _face_counts(av, ac, keep)
+    if attacks == 1:
+        for face, n in faces.items():
+            counts[attack_outcome(face, av, ac)] += n
+    else:
+        for a, n in faces.items():
+            for b, m in faces.items():
+                counts[attack_outcome(kept((a, b), av, ac, "better"), av, ac)] += n * m
+    total = sum(counts.values())
     outcomes = tuple((k, Fraction(counts[k], total)) for k in ORDER if counts[k])
     return Odds(outcomes, success_keys=("crit", "hit"))
 
@@ -135,7 +149,7 @@ class AttackProcedure:
             Param("free_used", "Free attacks already made this round", "int", 0, 0, 20),
         )
 
-    def _setup(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[Item, int, int, Keep, int]:
+    def _setup(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[Item, int, int, Keep, int, int]:
         state = st_of(sheet)
         item = dict(weapons(sheet)).get(p["weapon"])
         if item is None:
@@ -159,21 +173,23 @@ class AttackProcedure:
         av = state["av"] + (ADVANTAGE if p["advantage"] or feint else 0) + (DUAL_WIELD if p["dual"] else 0)
         # Seed 004, Melee Weapons: a small melee weapon treats the enemy's AC as 1 lower.
         ac = max(0, p["target_ac"] - 1) if item.data.get("size") == "small" and not ranged else p["target_ac"]
-        keep: Keep = "better" if feint else "worse" if p["range"] == "far" else "one"
+        # Beyond range every attack rolls twice and keeps the worse, each of a feint's two attacks included.
+        keep: Keep = "worse" if p["range"] == "far" else "one"
+        attacks = 2 if feint else 1
         bonus = int(item.data.get("damage_bonus", 0)) + (ADVANTAGE if p["advantage"] or feint else 0)
-        return item, av, ac, keep, bonus
+        return item, av, ac, keep, bonus, attacks
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
-        _, av, ac, keep, _ = self._setup(sheet, p)
-        return attack_odds(av, ac, keep)
+        _, av, ac, keep, _, attacks = self._setup(sheet, p)
+        return attack_odds(av, ac, keep, attacks)
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = clean_params(self, sheet, params)
         state = st_of(sheet)
         refuse_if_down(state, "attack")
-        item, av, ac, keep, bonus = self._setup(sheet, p)
-        odds = attack_odds(av, ac, keep)
+        item, av, ac, keep, bonus, attacks = self._setup(sheet, p)
+        odds = attack_odds(av, ac, keep, attacks)
         dice: list[DieRoll] = []
         words: list[str] = []
         if p["melee_count"] > 1:
@@ -181,21 +197,21 @@ class AttackProcedure:
             dice.append(pick)
             who = "your intended target" if pick.face == 1 else f"combatant {pick.face} of {p['melee_count']}"
             words.append(f"Into the melee: the shot goes at {who}.")
-        feint = bool(state["feint"])
-        attacks = 2 if feint else 1
+        feint = attacks == 2
         results: list[str] = []
         faces: list[int] = []
         ranged = int(item.data.get("range", 0)) > 0
         empty = False
         trick_done = ""
         for n in range(attacks):
+            label = f"attack {n + 1}" if feint else "attack"
             if keep == "worse":
-                pair = (roll_die(rng, 20, "attack"), roll_die(rng, 20, "attack"))
+                pair = (roll_die(rng, 20, label), roll_die(rng, 20, label))
                 face = kept((pair[0].face, pair[1].face), av, ac, "worse")
                 stand = next(d for d in pair if d.face == face)
                 dice += [replace(d, kept=d is stand) for d in pair]
             else:
-                stand = roll_die(rng, 20, f"attack {n + 1}" if feint else "attack")
+                stand = roll_die(rng, 20, label)
                 dice.append(stand)
                 face = stand.face
             result = attack_outcome(face, av, ac)

@@ -142,9 +142,12 @@ OUTCOME_LABELS = {
 
 
 def quick_rolls(sheet: Sheet) -> tuple[QuickRoll, ...]:
+    """A quick check claims only what the sheet lists: its skill if it has one, else its tools, never both
+    (both would succeed without a roll); with neither it claims nothing, and the seed says it cannot succeed."""
     state = st_of(sheet)
+    has = {"skill": bool(state["skills"]), "tools": not state["skills"] and bool(state["tools"])}
     checks = tuple(
-        QuickRoll(f"Check {k}", "check", {"attribute": k, "skill": True, "tools": False}, stat=k)
+        QuickRoll(f"Check {k}", "check", {"attribute": k, **has}, stat=k)
         for k, _ in ordered_attributes(state, sheet.settings)
     )
     return (QuickRoll("Saving throw", "save", {}, stat="ST"), *checks)

@@ -9,20 +9,26 @@ RELOAD_DIRS := --reload-dir config --reload-dir rules --reload-dir accounts --re
 
 .PHONY: run test lint format bench bench-live clean
 
-$(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
+# Without Debian's python3-venv, `python3 -m venv` fails half-way and leaves a .venv with no pip in it: a venv
+# without pip is made afresh, and a failure says which package is missing.
+$(BIN)/pip:
+	rm -rf $(VENV)
+	$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); echo "Python could not make a virtual environment:" \
+		"install python3-venv (apt-get install python3-venv), then make again." >&2; exit 1; }
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-run: pyproject.toml | $(BIN)/pip
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/pip
 	$(BIN)/python -m pip install -q -e ".[test]"
 	touch $@ $(VENV)/.installed-run
 
 # The ASGI server streams the live table's events; plain `runserver` (WSGI) cannot.
+# On SQLite a second server would refuse in its worker while the reloader waits on: stop before that.
 run: $(VENV)/.installed-run
+	$(BIN)/python manage.py check_one_server
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py demo
 	$(BIN)/python -m uvicorn config.asgi:application --host $(HOST) --port $(PORT) \

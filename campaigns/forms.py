@@ -3,12 +3,12 @@ from __future__ import annotations
 from django import forms
 
 from accounts import names
-from campaigns.models import SYSTEM_CHOICES, Campaign
+from campaigns.models import Campaign, system_choices
 from config.converters import MAX_ID
 
 
 class CampaignForm(forms.ModelForm):
-    system = forms.ChoiceField(choices=SYSTEM_CHOICES, label="Game system")
+    system = forms.ChoiceField(choices=system_choices, label="Game system")
 
     class Meta:
         model = Campaign

@@ -10,7 +10,10 @@ from django.urls import reverse
 
 from rules import SYSTEM_NAMES, SYSTEMS
 
-SYSTEM_CHOICES = list(SYSTEM_NAMES.items())
+
+def system_choices() -> list[tuple[str, str]]:
+    """The systems a campaign or character can be about, read when asked: a new system changes no migration."""
+    return list(SYSTEM_NAMES.items())
 
 
 def new_invite_code() -> str:
@@ -20,7 +23,7 @@ def new_invite_code() -> str:
 
 class Campaign(models.Model):
     name = models.CharField(max_length=100)
-    system = models.CharField(max_length=32, choices=SYSTEM_CHOICES)
+    system = models.CharField(max_length=32, choices=system_choices)
     invite_code = models.CharField(max_length=32, unique=True, default=new_invite_code)
     # The table's clock: combat round (0 = not in combat) and elapsed game time in minutes.
     round = models.PositiveIntegerField(default=0)

@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.urls import reverse
 
-from campaigns.models import SYSTEM_CHOICES, Campaign
+from campaigns.models import Campaign, system_choices
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules import base as rules_base
 
@@ -23,7 +23,7 @@ NOTES_MAX = 2000
 class Character(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="characters")
     campaign = models.ForeignKey(Campaign, on_delete=models.SET_NULL, null=True, blank=True, related_name="characters")
-    system = models.CharField(max_length=32, choices=SYSTEM_CHOICES)
+    system = models.CharField(max_length=32, choices=system_choices)
     name = models.CharField(max_length=100)
     state = models.JSONField(default=dict)
     notes = models.TextField(blank=True, max_length=NOTES_MAX, help_text="The player's own notes: looks, goals, debts.")
@@ -181,7 +181,7 @@ class Hireling(models.Model):
 class CatalogueItem(models.Model):
     """One row of a system's equipment table; staff edit these in the admin."""
 
-    system = models.CharField(max_length=32, choices=SYSTEM_CHOICES, db_index=True)
+    system = models.CharField(max_length=32, choices=system_choices, db_index=True)
     name = models.CharField(max_length=100)
     kind = models.CharField(max_length=16, choices=Item.Kind.choices, default=Item.Kind.GEAR)
     group = models.CharField(max_length=60, blank=True, help_text="The table it comes from.")

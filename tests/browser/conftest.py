@@ -1,12 +1,14 @@
 """Real-browser tests: Debian's Chromium driven by Playwright against the real ASGI server.
 
 The app runs as a uvicorn subprocess on the test database (pytest-django's live_server is WSGI and
-cannot stream events). In CI a missing browser is a failure, never a silent skip.
+cannot stream events). A missing browser, or a Playwright driver that cannot start, is said once in one
+sentence naming the package to install: locally every browser test is skipped with it, in CI the run stops.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -109,13 +111,51 @@ def live_url(django_db_setup, django_db_blocker, tmp_path_factory):
     log.close()
 
 
+# Debian packages of the shared libraries Playwright's bundled node may lack on a minimal system (`ldd` on
+# playwright/driver/node: libatomic is the one a bare Debian with only chromium installed does not have).
+LIBRARY_PACKAGES = {"libatomic.so.1": "libatomic1", "libstdc++.so.6": "libstdc++6", "libgcc_s.so.1": "libgcc-s1"}
+MISSING_LIBRARY = re.compile(r"([\w.+-]+\.so[\w.]*): cannot open shared object file")
+
+
+def driver_problem(returncode: int, output: str) -> str | None:
+    """What keeps Playwright's driver from starting, as one sentence naming what to install; None if it ran."""
+    if returncode == 0:
+        return None
+    missing = MISSING_LIBRARY.search(output)
+    if missing:
+        library = missing.group(1)
+        package = LIBRARY_PACKAGES.get(library)
+        if package:
+            return f"Playwright's driver cannot start without {library}: install {package} (apt-get install {package})."
+        return f"Playwright's driver cannot start without {library}: install the Debian package that provides it."
+    first_line = next((line.strip() for line in output.splitlines() if line.strip()), "no output")
+    return f"Playwright's driver did not start (exit {returncode}): {first_line}"
+
+
+def check_driver(command: list[str]) -> str | None:
+    """Run the driver once (``--version``) and say what keeps it from starting, or None."""
+    try:
+        result = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=60)
+    except OSError as error:
+        return f"Playwright's driver did not start: {error}."
+    return driver_problem(result.returncode, result.stdout + result.stderr)
+
+
+def _browser_unavailable(message: str) -> None:
+    if os.environ.get("CI"):
+        pytest.exit(f"Browser tests cannot run: {message}", returncode=1)  # once, not one error per test
+    pytest.skip(message)
+
+
 @pytest.fixture(scope="session")
 def browser():
     if not os.path.exists(CHROMIUM):
-        message = f"Chromium not found at {CHROMIUM} (apt-get install chromium)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+        _browser_unavailable(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
+    from playwright._impl._driver import compute_driver_executable
+
+    problem = check_driver(list(compute_driver_executable()))
+    if problem:
+        _browser_unavailable(problem)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

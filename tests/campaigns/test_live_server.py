@@ -8,6 +8,7 @@ may hold the test database's single-process lock at the same time.
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -117,6 +118,49 @@ def test_a_second_server_on_the_same_sqlite_file_refuses_to_start(db, tmp_path):
         second = _start(_free_port(), env, second_log)
         assert second.wait(timeout=30) != 0
         assert "SQLite serves one process only" in second_log.read_text()
+        assert first.poll() is None  # the first one keeps serving
+    finally:
+        _stop(first)
+
+
+def _venv_of_this_python(folder: Path) -> Path:
+    """A VENV for the Makefile that is this test run's interpreter, already installed (make installs nothing)."""
+    (folder / "bin").mkdir(parents=True)
+    python = folder / "bin" / "python"
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    (folder / "bin" / "pip").touch()
+    (folder / ".installed-run").touch()
+    return folder
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="the single-process rule is SQLite's")
+def test_a_second_make_run_on_the_same_sqlite_file_stops_with_a_sentence(db, tmp_path):
+    """`make run` serves under uvicorn's reloader: a worker that refuses used to leave the reloader waiting."""
+    env = _server_env(tmp_path)
+    first_log, first_port = tmp_path / "first.log", _free_port()
+    first = _start(first_port, env, first_log)
+    try:
+        _wait_listening(first, first_port, first_log)
+        venv = _venv_of_this_python(tmp_path / "venv")
+        env.pop("MAKEFLAGS", None)
+        second = subprocess.Popen(
+            ["make", "-C", str(ROOT), "run", f"VENV={venv}", f"PORT={_free_port()}"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,  # its reloader and worker go with it if it hangs
+        )
+        try:
+            output, _ = second.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(second.pid, signal.SIGKILL)
+            output, _ = second.communicate()
+            pytest.fail(f"the second make run still runs after 20 s: {output}")
+        assert second.returncode != 0
+        assert "SQLite serves one process only" in output
+        assert "Another server process already serves" in output
         assert first.poll() is None  # the first one keeps serving
     finally:
         _stop(first)

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connection
+from django.db import connection, transaction
 from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -547,6 +547,62 @@ def test_private_fields_never_reach_another_player(system, hero, player, other_p
     for user in (player, gm):
         body = as_user(user).get(hero.get_absolute_url()).content.decode()
         assert body.count(secret) > seen_before["sheet"].count(secret)
+
+
+def _secrets(system, field: str) -> list[str]:
+    """Two values the system takes for a private field: free text if it takes any, else what creation offers."""
+    offered = [v for p in system.creation_params() if p.name == field for v, _ in p.choices if v]
+    found: list[str] = []
+    for value in ["Zzyzx", "Qwvxq", *offered]:
+        try:
+            system.validate_state({**system.default_state(), field: value})
+        except RulesError:
+            continue
+        found.append(value)
+    return found[:2]
+
+
+def _write_state(character: Character, state: dict, by) -> None:
+    # No page changes a secret after creation yet (a revert or a future rule would): this is the one
+    # writer every state change goes through, so the history records it as it would any other.
+    with transaction.atomic():
+        services._save_state(services._lock(character.pk), state, by=by, what="Changed in secret")
+
+
+def test_changes_to_private_fields_never_reach_another_player_through_the_history(
+    system, hero, player, other_player, as_user
+):
+    """Every private field changed twice (so a secret is both a "was" and a "now"): another player at the table
+    reads the history (every field, that field alone, as htmx) and tries the export, and sees neither value."""
+    if not system.private_fields:
+        pytest.skip("this system keeps nothing private")
+    other, owner = as_user(other_player), as_user(player)
+    history = reverse("characters:history", args=[hero.pk])
+    pages = {"history": (history, {}), "history as htmx": (history, HTMX)}
+    pages |= {f"history of {f}": (f"{history}?field={f}", {}) for f in system.private_fields}
+    pages["export"] = (reverse("characters:export", args=[hero.pk]), {})
+    for field in system.private_fields:
+        hero.refresh_from_db()
+        _write_state(hero, {**hero.state, field: ""}, by=player)
+    secrets = {field: _secrets(system, field) for field in system.private_fields}
+    assert all(len(values) == 2 for values in secrets.values()), secrets
+    words = [value for values in secrets.values() for value in values]
+
+    def counts(client) -> dict[tuple[str, str], int]:
+        seen = {}
+        for name, (url, headers) in pages.items():
+            body = client.get(url, **headers).content.decode()
+            seen |= {(name, word): body.count(word) for word in words}  # the word may be elsewhere on the page
+        return seen
+
+    other_before, owner_before = counts(other), counts(owner)
+    for field, values in secrets.items():
+        for value in values:
+            hero.refresh_from_db()
+            _write_state(hero, {**hero.state, field: value}, by=player)
+    assert counts(other) == other_before
+    owner_after = counts(owner)  # the owner sees them: the changes are there to leak
+    assert all(owner_after[("history", word)] > owner_before[("history", word)] for word in words)
 
 
 # --- Coin Flip plays with no line of its own in the app --------------------------------------------------

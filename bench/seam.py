@@ -7,7 +7,8 @@ Run: .venv/bin/python bench/seam.py. It reads the source (an AST walk, nothing i
   split into required (no default: a body of ``...`` or an annotation without a value) and defaulted;
 - per system: its lines, its methods, and its one-line forwarders: methods whose whole body (a docstring
   aside) is ``return f(...)`` for a function that is not the system's own (``self.x``), passing the method's
-  arguments on in order ("strict"), or any arguments at all ("loose", e.g. one argument dropped).
+  arguments on in order ("strict"), or any arguments at all ("loose", e.g. one argument dropped);
+- and its one-line methods of any kind (a body of one ``return``: a forwarder, a constant, a sum).
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def _callee_is_own(func: ast.expr) -> bool:
 
 
 def forwarder(node: ast.FunctionDef) -> str | None:
-    """"strict", "loose" or None: whether this method only calls another function with its arguments."""
+    """Whether this method only calls another function with its arguments: "strict", "loose" or None."""
     body = _body(node)
     if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Call):
         return None
@@ -108,6 +109,7 @@ class SystemCount:
     methods: int
     strict: int
     loose: int
+    one_line: int
     forwarders: tuple[str, ...]
 
 
@@ -130,6 +132,7 @@ def system_counts(root: Path = SYSTEMS) -> list[SystemCount]:
                 len(methods),
                 sum(1 for k in kinds.values() if k == "strict"),
                 sum(1 for k in kinds.values() if k == "loose"),
+                sum(1 for node in methods if len(_body(node)) == 1 and isinstance(_body(node)[0], ast.Return)),
                 tuple(name for name, kind in kinds.items() if kind),
             )
         )
@@ -149,16 +152,17 @@ def main(argv: list[str]) -> int:
             print(f"    defaulted: {', '.join(members.defaulted) or '-'}")
     print(f"  {'total':<22} {total_required:>3} required {total_defaulted:>3} defaulted")
     print()
-    print(f"{'system.py':<16} {'lines':>5} {'methods':>7} {'forwarders':>10} (strict + loose)")
-    totals = [0, 0, 0, 0]
+    print(f"{'system.py':<16} {'lines':>5} {'methods':>7} {'one-line':>8} {'forwarders':>10} (strict + loose)")
+    totals = [0, 0, 0, 0, 0]
     for c in system_counts():
-        print(f"{c.name:<16} {c.lines:>5} {c.methods:>7} {c.strict + c.loose:>10} ({c.strict} + {c.loose})")
+        forwarders = f"{c.strict + c.loose:>10} ({c.strict} + {c.loose})"
+        print(f"{c.name:<16} {c.lines:>5} {c.methods:>7} {c.one_line:>8} {forwarders}")
         if verbose and c.forwarders:
             print(f"    {', '.join(c.forwarders)}")
-        for i, value in enumerate((c.lines, c.methods, c.strict, c.loose)):
+        for i, value in enumerate((c.lines, c.methods, c.one_line, c.strict, c.loose)):
             totals[i] += value
-    lines, methods, strict, loose = totals
-    print(f"{'total':<16} {lines:>5} {methods:>7} {strict + loose:>10} ({strict} + {loose})")
+    lines, methods, one_line, strict, loose = totals
+    print(f"{'total':<16} {lines:>5} {methods:>7} {one_line:>8} {strict + loose:>10} ({strict} + {loose})")
     return 0
 
 

@@ -44,3 +44,14 @@ def test_a_param_spec_is_checked_like_a_procedures_inputs():
     with pytest.raises(RulesError, match="HP must be at most 6"):
         check_params(spec, None, {"hp": "7"})
     assert not hasattr(spec, "roll") and not hasattr(spec, "odds")  # not a roll in disguise
+
+
+def test_the_guide_names_every_member_and_capability():
+    # docs/adding-a-system.md is how a new system is written: a member it does not name is one nobody finds.
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "adding-a-system.md").read_text()
+    for members in protocol_members():
+        assert f"`{members.name}`" in guide
+        for name in (*members.required, *members.defaulted):
+            assert f"`{name}" in guide, f"{members.name}.{name}"

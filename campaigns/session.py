@@ -222,32 +222,13 @@ class _TableRoll:
         return self.make(rng)
 
 
-@dataclass(frozen=True)
-class _StatBlock:
-    """The system's NPC fields as a procedure's inputs, so the rules' own checks bound them."""
-
-    params_: tuple[rules_base.Param, ...]
-    key: str = "npc"
-    label: str = "NPC"
-    gm_only: bool = True
-
-    def params(self, sheet: Any) -> tuple[rules_base.Param, ...]:
-        return self.params_
-
-    def odds(self, sheet: Any, params: Mapping[str, Any]) -> None:
-        return None
-
-    def roll(self, sheet: Any, params: Mapping[str, Any], rng: RandomSource) -> rules_base.RollResult:
-        raise RulesError("An NPC's stat block is not rolled.")
-
-
 def clean_npc(system: rules_base.GameSystem, name: str, stats: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     """A name and stat block the system accepts, or CampaignError with the sentence to show."""
     cleaned = clean_name(str(name or ""))[:100]
     if not cleaned:
         raise CampaignError("Give the NPC a name.")
     try:
-        block = rules_base.check_params(_StatBlock(system.npc_fields()), None, stats)
+        block = rules_base.check_params(rules_base.ParamSpec("NPC", system.npc_fields(), "npc"), None, stats)
     except RulesError as problem:
         raise CampaignError(f"{cleaned}: {problem}") from None
     return cleaned, block

@@ -187,7 +187,7 @@ def sheet_context(
             hireling_template=system_template(character.system, "hireling"),
         )
         if can_edit:
-            hire = _ParamsOnly("Hire", rules.hire_params(sheet))
+            hire = rules_base.ParamSpec("Hire", rules.hire_params(sheet))
             context.update(hiring=True, hire_fields=procedure_fields(hire, sheet, id_prefix="hire"))
     if can_edit and controls:
         # Only the control open at first is drawn here; the others are a summary whose inputs and odds
@@ -673,7 +673,7 @@ def hire(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     rules = _rules_or_404(character)
     try:
         sheet = character.checked_sheet()
-        form = _ParamsOnly("Hire", rules.hire_params(sheet))
+        form = rules_base.ParamSpec("Hire", rules.hire_params(sheet))
         choices = rules_base.check_params(form, sheet, raw_params(form, sheet, request.POST))
         choices = {key: value for key, value in choices.items() if value not in (None, "")}
         services.hireling_hire(character_id=character.pk, choices=choices, by=request.user)
@@ -846,7 +846,7 @@ def create(request: HtmxHttpRequest) -> HttpResponse:
             messages.error(request, "You can only bring a character to a campaign you sit at.")
             return redirect("characters:list")
     params = rules.creation_params()
-    dummy = _ParamsOnly(f"New {rules.name} character", params)
+    dummy = rules_base.ParamSpec(f"New {rules.name} character", params)
     empty = rules_base.Sheet(state={})
     form = procedure_form(dummy, empty, data=request.POST or None, id_prefix="new")
     context = {
@@ -879,26 +879,6 @@ def _creation_settings(rules, campaign) -> list[dict[str, Any]]:
         for s in rules.rule_settings()
         if s.scope == "creation"
     ]
-
-
-class _ParamsOnly:
-    """Creation and hiring choices use the same Param machinery as rolls: one way to build and check forms."""
-
-    key = "choices"
-    gm_only = False
-
-    def __init__(self, label: str, params: tuple):
-        self.label = label
-        self._params = params
-
-    def params(self, sheet):
-        return self._params
-
-    def odds(self, sheet, params) -> None:  # choices, not a roll: no odds
-        return None
-
-    def roll(self, sheet, params, rng):
-        raise RulesError(f"{self.label} is not a roll.")
 
 
 def export(request: HtmxHttpRequest, pk: int) -> HttpResponse:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
+from typing import Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
 
 from rules.dice import DieRoll, RandomSource
 from rules.errors import RulesError
@@ -180,6 +180,19 @@ class Procedure(Protocol):
 
 
 @dataclass(frozen=True)
+class ParamSpec:
+    """Inputs a person fills in that are not a roll (creation choices, a hire, an NPC's stat block): the part of a
+    ``Procedure`` that ``check_params`` and the forms read, and nothing else (no odds, no roll)."""
+
+    label: str  # names the form in a refusal: "Hire has no option colour."
+    fields: tuple[Param, ...]
+    key: str = "choices"  # the forms' field-id prefix
+
+    def params(self, sheet: Any) -> tuple[Param, ...]:
+        return self.fields
+
+
+@dataclass(frozen=True)
 class Banner:
     """A line the sheet shows above the numbers: a state the player must not miss ("On Death's door")."""
 
@@ -189,12 +202,23 @@ class Banner:
     tone: Literal["info", "good", "warning", "bad"] = "info"
 
 
-@runtime_checkable
-class GameSystem(Protocol):
-    """The one interface every system package offers as ``SYSTEM``; the app reaches a system only here.
+_T = TypeVar("_T")
 
-    A system class subclasses this protocol explicitly, so it inherits the defaults written below for the
-    optional members, and ``mypy`` checks it against the rest.
+
+def returns(value: _T) -> staticmethod[[], _T]:
+    """A member that answers a constant, bound in a system class as ``procedures = returns(PROCEDURES)``: one
+    line instead of a method re-typing its signature, and mypy still checks the value against the member."""
+
+    def answer() -> _T:
+        return value
+
+    return staticmethod(answer)
+
+
+@runtime_checkable
+class SheetRules(Protocol):
+    """The core every system has: who it is, its state and what may be carried, creation, the sheet's vitals
+    and its rolls. The capabilities below each build on it with defaults; ``GameSystem`` composes them all.
     """
 
     # --- who it is ---------------------------------------------------------------------------------------
@@ -204,24 +228,11 @@ class GameSystem(Protocol):
     @property
     def name(self) -> str: ...
 
-    @property
-    def coin_label(self) -> str:
-        """How the sheet names money, e.g. "coin" or "pennies"."""
-        ...
-
-    credit: str = ""  # whose tables the catalogue comes from, shown with them
-
     # --- optional facts, with defaults -------------------------------------------------------------------
     private_fields: tuple[str, ...] = ()  # state keys only the owner and the GM see (a secret faction)
-    limited_hireling_kinds: tuple[str, ...] | None = None  # kinds that count against hireling_limit; None: all
     wearable_kinds: frozenset[str] = frozenset({"armour", "shield", "helmet"})  # items with Wear/Take off
     # Kinds whose units are alike: taking one you already hold raises that row's quantity (see ``stacks``).
     stacking_kinds: frozenset[str] = frozenset({"gear", "ration", "light", "ammo", "treasure", "coins"})
-    money_note: str = ""  # the units explained once, where prices are listed ("12 pennies make a shilling...")
-    # What history calls a state field: a path ("hp", "abilities.BOD.points") or its first part ("hp").
-    field_labels: ClassVar[Mapping[str, str]] = MappingProxyType({})
-    # What the log and the odds call an outcome key ("new_max" → "new maximum"); unnamed keys lose "_".
-    outcome_labels: ClassVar[Mapping[str, str]] = MappingProxyType({})
 
     # --- state -------------------------------------------------------------------------------------------
     def default_state(self) -> dict[str, Any]: ...
@@ -272,7 +283,38 @@ class GameSystem(Protocol):
         self.validate_sheet(with_item)
         return self.slots(with_item)
 
-    # --- per-campaign rule settings (rules-spec §5.1) ------------------------------------------------------
+    # --- creation ----------------------------------------------------------------------------------------
+    def creation_params(self) -> tuple[Param, ...]:
+        """The choices the creation form offers; an empty choice leaves it to the dice."""
+        return ()
+
+    def create(
+        self, choices: Mapping[str, Any], rng: RandomSource, settings: Mapping[str, Any] | None = None
+    ) -> Creation:
+        """A new character. ``settings``: the campaign's settings in force (None: the defaults)."""
+        ...
+
+    # --- what the sheet shows -----------------------------------------------------------------------------
+    def tracks(self, sheet: Sheet) -> tuple[Track, ...]: ...
+
+    def adjust(self, sheet: Sheet, key: str, delta: int) -> dict[str, Any]:
+        """Change one track by delta, clamped by the rules; returns the new state."""
+        ...
+
+    def slots(self, sheet: Sheet) -> SlotSummary: ...
+
+    def conditions(self, sheet: Sheet) -> tuple[str, ...]:
+        """Short plain words for the table card: "Dead", "Dying", "Deprived", "Over-encumbered"..."""
+        ...
+
+    # --- rolls -------------------------------------------------------------------------------------------
+    def procedures(self) -> Mapping[str, Procedure]: ...
+
+
+@runtime_checkable
+class RuleSettings(SheetRules, Protocol):
+    """Per-campaign rule settings (rules-spec §5.1): the readings a GM may change. By default none."""
+
     def rule_settings(self) -> tuple[Setting, ...]:
         """The readings a GM may change for a campaign, each with its default (none by default)."""
         return ()
@@ -299,29 +341,16 @@ class GameSystem(Protocol):
         campaign changed a house default), or None when this system has nothing to apply (the default)."""
         return None
 
-    # --- creation ----------------------------------------------------------------------------------------
-    def creation_params(self) -> tuple[Param, ...]:
-        """The choices the creation form offers; an empty choice leaves it to the dice."""
-        return ()
 
-    def create(
-        self, choices: Mapping[str, Any], rng: RandomSource, settings: Mapping[str, Any] | None = None
-    ) -> Creation:
-        """A new character. ``settings``: the campaign's settings in force (None: the defaults)."""
-        ...
+@runtime_checkable
+class Presentation(SheetRules, Protocol):
+    """What the sheet, the history and the table show beyond the vitals: banners, facts, quick rolls,
+    the words for fields and outcomes, descriptive details. By default nothing more than the core."""
 
-    # --- what the sheet and the table show ---------------------------------------------------------------
-    def tracks(self, sheet: Sheet) -> tuple[Track, ...]: ...
-
-    def adjust(self, sheet: Sheet, key: str, delta: int) -> dict[str, Any]:
-        """Change one track by delta, clamped by the rules; returns the new state."""
-        ...
-
-    def slots(self, sheet: Sheet) -> SlotSummary: ...
-
-    def conditions(self, sheet: Sheet) -> tuple[str, ...]:
-        """Short plain words for the table card: "Dead", "Dying", "Deprived", "Over-encumbered"..."""
-        ...
+    # What history calls a state field: a path ("hp", "abilities.BOD.points") or its first part ("hp").
+    field_labels: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    # What the log and the odds call an outcome key ("new_max" → "new maximum"); unnamed keys lose "_".
+    outcome_labels: ClassVar[Mapping[str, str]] = MappingProxyType({})
 
     def banners(self, sheet: Sheet) -> tuple[Banner, ...]:
         """What the sheet shows above the numbers, in order (none by default)."""
@@ -379,7 +408,19 @@ class GameSystem(Protocol):
         """Plain values the system's GM tools on the table page show, from the party's (id, sheet) pairs."""
         return {}
 
-    # --- money -------------------------------------------------------------------------------------------
+
+@runtime_checkable
+class Economy(SheetRules, Protocol):
+    """Money and the equipment catalogue: every price, purse and money error a person reads."""
+
+    @property
+    def coin_label(self) -> str:
+        """How the sheet names money, e.g. "coin" or "pennies"."""
+        ...
+
+    credit: str = ""  # whose tables the catalogue comes from, shown with them
+    money_note: str = ""  # the units explained once, where prices are listed ("12 pennies make a shilling...")
+
     def format_money(self, amount: int) -> str:
         """Money is stored as an int of the smallest coin; this writes it the system's way."""
         return f"{amount} {self.coin_label}"
@@ -398,14 +439,44 @@ class GameSystem(Protocol):
             raise RulesError(f"{what} costs {self.format_money(amount)}; you have {self.format_money(held)}.")
         return self.validate_state({**sheet.state, "coins": held - amount})
 
-    # --- rolls -------------------------------------------------------------------------------------------
-    def procedures(self) -> Mapping[str, Procedure]: ...
+    def catalogue(self) -> tuple[CatalogueEntry, ...]:
+        """The equipment tables of the rules text, loaded into the admin-editable catalogue."""
+        ...
+
+
+@runtime_checkable
+class HiredHelp(SheetRules, Protocol):
+    """Hirelings, retainers and helpers: how many, the hire form, the hire itself."""
+
+    limited_hireling_kinds: tuple[str, ...] | None = None  # kinds that count against hireling_limit; None: all
+
+    def hireling_limit(self, sheet: Sheet) -> int | None:
+        return None
+
+    def counts_against_limit(self, hireling: Hireling) -> bool:
+        kinds = self.limited_hireling_kinds
+        return kinds is None or hireling.kind in kinds
+
+    def hire_params(self, sheet: Sheet) -> tuple[Param, ...]:
+        """The choices the hire form offers (name, kind, how HP are set...)."""
+        return (Param("name", "Name", "text", "", help="Leave blank for a random name."),)
+
+    def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
+        """A new hireling/retainer/helper row (RulesError past the limit or when unaffordable).
+
+        The campaign's settings are in ``sheet.settings``."""
+        ...
+
+
+@runtime_checkable
+class TableRules(SheetRules, Protocol):
+    """The GM's table (issue 16): roll requests, the encounter tracker, the clock. Every member has a
+    default, so a system with none of these rules runs a whole session already; implement what your rules say."""
 
     def table_procedures(self) -> Mapping[str, Procedure]:
         """Rolls the GM makes from the table for no character (an NPC's morale): called with ``sheet=None``."""
         return {}
 
-    # --- the GM's table: roll requests, encounters, the clock (issue 16) ------------------------------------
     def group_result(self, procedure: str, outcomes: Sequence[str]) -> GroupResult | None:
         """What a roll the GM asked of several characters means for the group, from each one's outcome key
         (C&C: a party save passes when anyone passes). None (the default): the system has no group result."""
@@ -496,27 +567,17 @@ class GameSystem(Protocol):
         light = self.light_level(party)
         return {} if light is None else {"light": light.key}
 
-    # --- equipment and hired help ------------------------------------------------------------------------
-    def catalogue(self) -> tuple[CatalogueEntry, ...]:
-        """The equipment tables of the rules text, loaded into the admin-editable catalogue."""
-        ...
 
-    def hireling_limit(self, sheet: Sheet) -> int | None:
-        return None
+@runtime_checkable
+class GameSystem(TableRules, HiredHelp, Economy, Presentation, RuleSettings, SheetRules, Protocol):
+    """The one interface every system package offers as ``SYSTEM``; the app reaches a system only here.
 
-    def counts_against_limit(self, hireling: Hireling) -> bool:
-        kinds = self.limited_hireling_kinds
-        return kinds is None or hireling.kind in kinds
-
-    def hire_params(self, sheet: Sheet) -> tuple[Param, ...]:
-        """The choices the hire form offers (name, kind, how HP are set...)."""
-        return (Param("name", "Name", "text", "", help="Leave blank for a random name."),)
-
-    def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
-        """A new hireling/retainer/helper row (RulesError past the limit or when unaffordable).
-
-        The campaign's settings are in ``sheet.settings``."""
-        ...
+    It is the core (``SheetRules``) and every capability, each with its defaults: a system class subclasses it
+    explicitly, inherits the defaults of what it leaves out (they do nothing, or the common rule), and ``mypy``
+    checks it against the rest. A system binds its module functions rather than re-typing their signatures:
+    ``validate_state = staticmethod(state.validate_state)``, ``procedures = returns(PROCEDURES)``; mypy checks
+    the bound function against the member it replaces.
+    """
 
 
 @dataclass(frozen=True)
@@ -648,7 +709,7 @@ def plain_copy(value: Any) -> Any:
     return value
 
 
-def check_sheet(system: GameSystem, sheet: Sheet) -> Sheet:
+def check_sheet(system: SheetRules, sheet: Sheet) -> Sheet:
     """The sheet with its state, every item and every hireling validated by the system.
 
     Rules functions may assume what validation promises, so the app checks a stored sheet before
@@ -670,8 +731,9 @@ def check_sheet(system: GameSystem, sheet: Sheet) -> Sheet:
 _CHECKED = object()  # sheet_state's memo key for a state check_sheet validated
 
 
-def check_params(procedure: Procedure, sheet: Sheet | None, given: Mapping[str, Any]) -> dict[str, Any]:
-    """Fill defaults, coerce and range-check the inputs a person sent; RulesError on nonsense."""
+def check_params(procedure: Procedure | ParamSpec, sheet: Sheet | None, given: Mapping[str, Any]) -> dict[str, Any]:
+    """Fill defaults, coerce and range-check the inputs a person sent to a roll or a form (a ``ParamSpec``);
+    RulesError on nonsense."""
     clean: dict[str, Any] = {}
     params = procedure.params(sheet)
     known = {p.name for p in params}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 from rules.base import Item, Odds, Param, RollResult, Sheet, check_params, entry_key
 from rules.dice import RandomSource
@@ -81,6 +81,22 @@ def burnt_for(sheet: Sheet, minutes: int, lights: Lights, label: str = "The figh
         items_changed=burnt.changed,
         items_removed=burnt.removed,
     )
+
+
+class FightEnds(Protocol):
+    """The signature of ``GameSystem.fight_ends``, for ``burning``."""
+
+    def __call__(self, sheet: Sheet, minutes: int, rng: RandomSource) -> RollResult: ...
+
+
+def burning(lights: Lights) -> FightEnds:
+    """``fight_ends`` for a system whose only rule as a fight ends is its lights burning for the fight's minutes:
+    ``fight_ends = staticmethod(burning(LIGHTS))``."""
+
+    def fight_ends(sheet: Sheet, minutes: int, rng: RandomSource) -> RollResult:
+        return burnt_for(sheet, minutes, lights)
+
+    return fight_ends
 
 
 def _span(minutes: int) -> str:

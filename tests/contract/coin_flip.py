@@ -2,8 +2,11 @@
 
 It is registered for a test with ``rules.registered(SYSTEM)`` and has no template, no template tag and no
 line in ``characters/`` or ``campaigns/``: if it plays, renders a sheet and a table card and passes the
-contract suite, then docs/adding-a-system.md tells the truth. Every member it writes is a required one of
-``rules.base.GameSystem``, plus ``private_fields``; everything else is the protocol's default.
+contract suite, then docs/adding-a-system.md tells the truth. It is the smallest whole system: every member it
+writes is a required one of ``rules.base.GameSystem`` (the core ``SheetRules``, ``Economy``'s ``coin_label`` and
+``catalogue``, ``HiredHelp``'s ``hire``) or one the contract suite exercises (``private_fields``, ``rule_settings``,
+``creation_params``, ``hireling_limit``); everything else, the whole of ``Presentation`` and ``TableRules``
+included, is the capabilities' defaults.
 """
 
 from __future__ import annotations

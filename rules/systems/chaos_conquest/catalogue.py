@@ -9,10 +9,10 @@ from rules.base import CatalogueEntry
 from rules.data import chaos_conquest as data
 
 
-def format_money(pennies: int) -> str:
-    """Pennies written the rules' way (equipment.md, Currency): 1 m = 20 s = 240 p -> "1m 3s 4p"."""
-    sign = "-" if pennies < 0 else ""
-    marks, rest = divmod(abs(int(pennies)), data.PENNIES_PER_MARK)
+def format_money(amount: int) -> str:
+    """An amount in pennies written the rules' way (equipment.md, Currency): 1 m = 20 s = 240 p -> "1m 3s 4p"."""
+    sign = "-" if amount < 0 else ""
+    marks, rest = divmod(abs(int(amount)), data.PENNIES_PER_MARK)
     shillings, pence = divmod(rest, data.PENNIES_PER_SHILLING)
     parts = [f"{n}{unit}" for n, unit in ((marks, "m"), (shillings, "s"), (pence, "p")) if n]
     return sign + (" ".join(parts) or "0p")

@@ -86,7 +86,7 @@ def _parse_swap(value: Any) -> tuple[str, str] | None:
     return parts[0], parts[1]
 
 
-def create(choices: Mapping[str, Any], rng: RandomSource) -> Creation:
+def create(choices: Mapping[str, Any], rng: RandomSource, settings: Mapping[str, Any] | None = None) -> Creation:
     """character-creation.md, rolled in this order: STR, DEX, WIL (3d6 each, in order, then the
     chosen swap), stamina (1d8), background (d20 unless chosen; talents and kit, a mage's grimoire
     spell on d66), 4d10 shillings, age (2d10+16 unless given). Every roll is in ``Creation.rolls``."""

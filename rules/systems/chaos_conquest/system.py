@@ -2,34 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rules.base import (
-    Banner,
-    CatalogueEntry,
-    CombatOrder,
-    Creation,
     GameSystem,
-    GroupResult,
-    Hireling,
-    Item,
-    NpcHarm,
-    Param,
     Procedure,
-    QuickRoll,
     RollResult,
     Sheet,
-    SlotSummary,
-    TimeUnit,
-    Track,
+    returns,
 )
 from rules.clock import LightProcedure, burnt_for
 from rules.data import chaos_conquest as data
 from rules.dice import RandomSource
-from rules.settings import Setting
 from rules.systems.chaos_conquest.advancement import LevelUpProcedure, SwapProcedure, XpProcedure
 from rules.systems.chaos_conquest.catalogue import CATALOGUE, MONEY_NOTE, format_money
 from rules.systems.chaos_conquest.combat import (
@@ -54,7 +41,6 @@ from rules.systems.chaos_conquest.display import (
 from rules.systems.chaos_conquest.hired_help import (
     HelperDamageProcedure,
     LoyaltyProcedure,
-    Shares,
     heir_split,
     hire,
     hire_params,
@@ -134,96 +120,51 @@ class ChaosConquest(GameSystem):
     field_labels: ClassVar[Mapping[str, str]] = MappingProxyType(FIELD_LABELS)
     outcome_labels: ClassVar[Mapping[str, str]] = MappingProxyType(OUTCOME_LABELS)
 
-    def quick_rolls(self, sheet: Sheet) -> tuple[QuickRoll, ...]:
-        return quick_rolls(sheet)
+    # Each member is the module function itself (mypy checks it against the protocol's signature).
+    # --- the core: rules/systems/chaos_conquest/{state,creation,sheet,inventory}.py ------------------------
+    default_state = staticmethod(_default_state)
+    validate_state = staticmethod(validate_state)
+    validate_item = staticmethod(validate_item)
+    validate_hireling = staticmethod(validate_hireling)
+    check_can_carry = staticmethod(check_can_carry)
+    item_slots = staticmethod(row_slots)
+    creation_params = staticmethod(creation_params)
+    create = staticmethod(create)
+    tracks = staticmethod(tracks)
+    adjust = staticmethod(adjust)
+    slots = staticmethod(slots)
+    conditions = staticmethod(conditions)
+    procedures = returns(PROCEDURES)
 
-    def detail_params(self) -> tuple[Param, ...]:
-        return detail_params()
+    # --- settings, presentation (settings.py, display.py) -------------------------------------------------
+    rule_settings = returns(SETTINGS)
+    quick_rolls = staticmethod(quick_rolls)
+    detail_params = staticmethod(detail_params)
+    banners = staticmethod(banners)
+    sheet_facts = staticmethod(sheet_facts)
+    table_facts = staticmethod(table_facts)
 
-    def default_state(self) -> dict[str, Any]:
-        return _default_state()
+    # --- economy and hired help (catalogue.py, hired_help.py) ---------------------------------------------
+    catalogue = returns(CATALOGUE)
+    format_money = staticmethod(format_money)
+    hireling_limit = staticmethod(hireling_limit)
+    hire_params = staticmethod(hire_params)
+    hire = staticmethod(hire)
 
-    def validate_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
-        return validate_state(state)
-
-    def rule_settings(self) -> tuple[Setting, ...]:
-        return SETTINGS
-
-    def create(
-        self, choices: Mapping[str, Any], rng: RandomSource, settings: Mapping[str, Any] | None = None
-    ) -> Creation:
-        return create(choices, rng)
-
-    def creation_params(self) -> tuple[Param, ...]:
-        return creation_params()
-
-    def tracks(self, sheet: Sheet) -> tuple[Track, ...]:
-        return tracks(sheet)
-
-    def adjust(self, sheet: Sheet, key: str, delta: int) -> dict[str, Any]:
-        return adjust(sheet, key, delta)
-
-    def slots(self, sheet: Sheet) -> SlotSummary:
-        return slots(sheet)
-
-    def conditions(self, sheet: Sheet) -> tuple[str, ...]:
-        return conditions(sheet)
-
-    def banners(self, sheet: Sheet) -> tuple[Banner, ...]:
-        return banners(sheet)
-
-    def sheet_facts(self, sheet: Sheet) -> dict[str, Any]:
-        return sheet_facts(sheet)
-
-    def table_facts(self, party: Sequence[tuple[int, Sheet]]) -> dict[str, Any]:
-        return table_facts(party)
-
-    def procedures(self) -> Mapping[str, Procedure]:
-        return PROCEDURES
-
-    def table_procedures(self) -> Mapping[str, Procedure]:
-        return TABLE_PROCEDURES
-
-    def group_result(self, procedure: str, outcomes: Sequence[str]) -> GroupResult | None:
-        return group_result(procedure, outcomes)
-
+    # --- the GM's table (table.py) --------------------------------------------------------------------------
+    table_procedures = returns(TABLE_PROCEDURES)
+    group_result = staticmethod(group_result)
     combat_round_seconds: int = 20  # seed 002, Time: a round is 20 seconds
-
-    def npc_fields(self) -> tuple[Param, ...]:
-        return NPC_FIELDS
-
-    def npc_damage(
-        self,
-        stats: Mapping[str, Any],
-        start: Mapping[str, Any],
-        amount: int,
-        ignore_armour: bool = False,
-        rng: RandomSource | None = None,
-    ) -> NpcHarm:
-        return npc_damage(stats, start, amount, ignore_armour)
-
-    def npc_rolls(self) -> Mapping[str, str]:
-        return NPC_ROLLS
-
-    def npc_roll(self, key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        return npc_roll(key, stats, rng)
-
-    def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
-        return combat_order(round_number, rng)
-
-    def end_of_combat(self) -> str | None:
-        return "end_combat"  # seed 002, Worn Weapons and Ammo: each PC rolls for what they used
-
-    def time_units(self) -> tuple[TimeUnit, ...]:
-        return TIME_UNITS
-
-    def advance_time(
-        self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
-    ) -> RollResult:
-        return advance_time(sheet, unit, count, start_minutes, rng)
-
-    def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
-        return time_checks(unit, count, start_minutes, rng)
+    npc_fields = returns(NPC_FIELDS)
+    npc_damage = staticmethod(npc_damage)
+    npc_rolls = returns(NPC_ROLLS)
+    npc_roll = staticmethod(npc_roll)
+    combat_order = staticmethod(combat_order)
+    end_of_combat = returns("end_combat")  # seed 002, Worn Weapons and Ammo: each PC rolls for what they used
+    time_units = returns(TIME_UNITS)
+    advance_time = staticmethod(advance_time)
+    time_checks = staticmethod(time_checks)
+    light_level = staticmethod(light_level)
 
     def round_passes(self, sheet: Sheet, rng: RandomSource) -> RollResult:
         """Seed 002, Critical Hits (spec §002.13.9 [REC]): AV lost to criticals lands at the end of the round."""
@@ -241,45 +182,10 @@ class ChaosConquest(GameSystem):
         changed = ended.state is not None or burnt.outcome != "nothing"
         return replace(burnt, outcome="over" if changed else "nothing", summary=words, state=ended.state)
 
-    def light_level(self, party: Sequence[Sheet]) -> Banner | None:
-        return light_level(party)
-
-    def catalogue(self) -> tuple[CatalogueEntry, ...]:
-        return CATALOGUE
-
-    def format_money(self, amount: int) -> str:
-        return format_money(amount)
-
-    def hireling_limit(self, sheet: Sheet) -> int:
-        return hireling_limit(sheet)
-
-    def hire_params(self, sheet: Sheet) -> tuple[Param, ...]:
-        return hire_params(sheet)
-
-    def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
-        return hire(sheet, choices, rng)
-
-    def validate_item(self, item: Item) -> Item:
-        return validate_item(item)
-
-    def validate_hireling(self, hireling: Hireling) -> Hireling:
-        return validate_hireling(hireling)
-
-    # helpers the app calls beyond the protocol
-    def check_can_carry(self, sheet: Sheet, item: Item) -> SlotSummary:
-        return check_can_carry(sheet, item)
-
-    def item_slots(self, sheet: Sheet, item: Item) -> int:
-        return row_slots(sheet, item)
-
-    def armour_value(self, sheet: Sheet) -> int:
-        return armour_value(sheet)
-
-    def treasure_shares(self, total: int, pcs: int, retainers: int = 0) -> Shares:
-        return treasure_shares(total, pcs, retainers)
-
-    def heir_split(self, share: int) -> tuple[int, int]:
-        return heir_split(share)
+    # helpers beyond the protocol (the tests and the rules texts' own questions)
+    armour_value = staticmethod(armour_value)
+    treasure_shares = staticmethod(treasure_shares)
+    heir_split = staticmethod(heir_split)
 
 
 SYSTEM = ChaosConquest()

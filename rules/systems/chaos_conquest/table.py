@@ -50,15 +50,21 @@ NPC_FIELDS: tuple[Param, ...] = (
 NPC_ROLLS = MappingProxyType({"attack": "Attack", "morale": "Morale"})
 
 
-def npc_damage(stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, critical: bool) -> NpcHarm:
-    """Seed 002, Combat: damage = roll − AV (at least 0); a critical bypasses armour. Falling to 0 stamina
-    defeats an NPC. Seed 002, Morale: a shock (one falling, or being brought to half) calls for a check."""
-    av = 0 if critical else int(stats["av"])
+def npc_damage(
+    stats: Mapping[str, Any],
+    start: Mapping[str, Any],
+    amount: int,
+    ignore_armour: bool = False,
+    rng: RandomSource | None = None,
+) -> NpcHarm:
+    """Seed 002, Combat: damage = roll − AV (at least 0); a critical (``ignore_armour``) bypasses armour. Falling
+    to 0 stamina defeats an NPC. Seed 002, Morale: a shock (one falling, or being brought to half) calls for a check."""
+    av = 0 if ignore_armour else int(stats["av"])
     dealt = max(0, amount - av)
     before, full = int(stats["stamina"]), int(start.get("stamina", stats["stamina"]))
     left = max(0, before - dealt)
     halved = left * 2 <= full < before * 2
-    words = f"{dealt} damage" + (f" after AV {av}" if av else " (armour bypassed)" if critical else "") + "."
+    words = f"{dealt} damage" + (f" after AV {av}" if av else " (armour bypassed)" if ignore_armour else "") + "."
     return NpcHarm({**stats, "stamina": left}, dealt, defeated=left <= 0, morale=left <= 0 or halved, words=words)
 
 
@@ -113,7 +119,9 @@ LIGHTS = Lights(
 )
 
 
-def advance_time(sheet: Sheet, unit: str, count: int, start: int, rng: RandomSource) -> RollResult:
+def advance_time(
+    sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
+) -> RollResult:
     """Equipment.md, Light: a torch burns 6 turns, a lantern 24 on its oil; each lit one burns down."""
     minutes = _minutes(unit) * count
     burnt = burn(sheet.items, minutes, LIGHTS)
@@ -134,11 +142,12 @@ def _minutes(unit: str) -> int:
     raise RulesError(f"Chaos & Conquest counts time in turns and watches, not {unit!r}.")
 
 
-def time_checks(unit: str, count: int, start: int, rng: RandomSource) -> tuple[RollResult, ...]:
+def time_checks(unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
     """Seed 002, Time: every two turns, and every two watches, the GM rolls a d6: on a 1 an encounter occurs."""
     minutes = _minutes(unit) * count
     every = 2 * TURN if unit == "turn" else 2 * WATCH
-    return tuple(EncounterCheckProcedure().roll(None, {}, rng) for _ in range(boundaries(start, minutes, every)))
+    checks = boundaries(start_minutes, minutes, every)
+    return tuple(EncounterCheckProcedure().roll(None, {}, rng) for _ in range(checks))
 
 
 def light_level(party: Sequence[Sheet]) -> Banner | None:

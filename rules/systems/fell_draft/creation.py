@@ -61,7 +61,7 @@ def _rolled_dice(rng: RandomSource, rolls: list[RollResult]) -> dict[str, int]:
     return out
 
 
-def create(choices: Mapping[str, Any], rng: RandomSource) -> Creation:
+def create(choices: Mapping[str, Any], rng: RandomSource, settings: Mapping[str, Any] | None = None) -> Creation:
     """Creation rules (creating-a-character.md), rolling in this order whatever is not chosen:
 
     name (d20 given, d20 family), age (2d20+10), ability dice (d8 BOD, INT, WIL), HP (all ability

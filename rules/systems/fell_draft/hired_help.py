@@ -177,6 +177,11 @@ _BACKGROUND_CHOICES = tuple((b[0], f"{b[0]} ({b[1]})") for b in data.BACKGROUNDS
 _RAISE_STEPS = len(LADDER) - 1
 
 
+def hireling_limit(sheet: Sheet) -> int:
+    """Seed 000 (Hirelings): as many as WIL, the WIL die's highest face (spec §000.12.2)."""
+    return _die_of(_st(sheet), "WIL")
+
+
 def hire_params(sheet: Sheet) -> tuple[Param, ...]:
     """The hire form (seed 000, Hirelings): what ``hire`` takes, with the wage each raise adds."""
     raises = tuple(

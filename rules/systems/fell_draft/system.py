@@ -2,36 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
 
 from rules.base import (
-    Banner,
-    CatalogueEntry,
     CombatOrder,
-    Creation,
     GameSystem,
-    Hireling,
     Item,
-    NpcHarm,
-    Param,
     Procedure,
-    QuickRoll,
-    RollResult,
     RulesError,
     Sheet,
-    SlotSummary,
-    TimeUnit,
     Track,
+    returns,
 )
-from rules.clock import LightProcedure, burnt_for
+from rules.clock import LightProcedure, burning
 from rules.data import fell_draft as data
 from rules.dice import (
     RandomSource,
 )
-from rules.settings import Setting
 from rules.systems.fell_draft.advancement import AdvanceProcedure
 from rules.systems.fell_draft.catalogue import CATALOGUE
 from rules.systems.fell_draft.checks import ContestProcedure, TestProcedure
@@ -45,7 +35,13 @@ from rules.systems.fell_draft.display import (
     quick_rolls,
     sheet_facts,
 )
-from rules.systems.fell_draft.hired_help import OrderHirelingProcedure, PayHirelingsProcedure, hire, hire_params
+from rules.systems.fell_draft.hired_help import (
+    OrderHirelingProcedure,
+    PayHirelingsProcedure,
+    hire,
+    hire_params,
+    hireling_limit,
+)
 from rules.systems.fell_draft.inventory import (
     MONEY_NOTE,
     _item_slots,
@@ -72,7 +68,6 @@ from rules.systems.fell_draft.state import (
     ABILITIES,
     MAX_PROTECTION,
     _default_state,
-    _die_of,
     _is_dead,
     _st,
     retired,
@@ -134,66 +129,20 @@ class FellDraft(GameSystem):
     field_labels: ClassVar[Mapping[str, str]] = MappingProxyType(FIELD_LABELS)
     outcome_labels: ClassVar[Mapping[str, str]] = MappingProxyType(OUTCOME_LABELS)
 
-    def quick_rolls(self, sheet: Sheet) -> tuple[QuickRoll, ...]:
-        return quick_rolls(sheet)
+    # Each member is the module function itself (mypy checks it against the protocol's signature).
+    # --- the core: state.py, inventory.py, creation.py -------------------------------------------------------
+    default_state = staticmethod(_default_state)
+    validate_state = staticmethod(validate_state)
+    validate_item = staticmethod(validate_item)
+    validate_hireling = staticmethod(validate_hireling)
+    check_can_carry = staticmethod(check_can_carry)
+    creation_params = staticmethod(creation_params)
+    create = staticmethod(create)
+    slots = staticmethod(slots)
+    procedures = returns(PROCEDURES)
 
-    def npc_fields(self) -> tuple[Param, ...]:
-        return NPC_FIELDS
-
-    def npc_damage(
-        self,
-        stats: Mapping[str, Any],
-        start: Mapping[str, Any],
-        amount: int,
-        ignore_armour: bool = False,
-        rng: RandomSource | None = None,
-    ) -> NpcHarm:
-        return npc_damage(stats, start, amount, ignore_armour)
-
-    def npc_rolls(self) -> Mapping[str, str]:
-        return NPC_ROLLS
-
-    def npc_roll(self, key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        return npc_roll(key, stats, rng)
-
-    def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
-        """Seed 000, Combat: the PCs act first, as a group; no dice."""
-        return ORDER
-
-    def time_units(self) -> tuple[TimeUnit, ...]:
-        return TIME_UNITS
-
-    def advance_time(
-        self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
-    ) -> RollResult:
-        return advance_time(sheet, unit, count, start_minutes, rng)
-
-    def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
-        return time_checks(unit, count, start_minutes, rng)
-
-    def fight_ends(self, sheet: Sheet, minutes: int, rng: RandomSource) -> RollResult:
-        """The fight's minutes burn the lit light sources, as the clock's do."""
-        return burnt_for(sheet, minutes, LIGHTS)
-
-    def light_level(self, party: Sequence[Sheet]) -> Banner | None:
-        return light_level(party)
-
-    def detail_params(self) -> tuple[Param, ...]:
-        return detail_params()
-
-    def default_state(self) -> dict[str, Any]:
-        return _default_state()
-
-    def validate_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
-        return validate_state(state)
-
-    def rule_settings(self) -> tuple[Setting, ...]:
-        return SETTINGS
-
-    def create(
-        self, choices: Mapping[str, Any], rng: RandomSource, settings: Mapping[str, Any] | None = None
-    ) -> Creation:
-        return create(choices, rng)
+    def item_slots(self, sheet: Sheet, item: Item) -> int:
+        return _item_slots(item)
 
     def tracks(self, sheet: Sheet) -> tuple[Track, ...]:
         state = _st(sheet)
@@ -233,15 +182,6 @@ class FellDraft(GameSystem):
             state["fatigue"] = max(0, state["fatigue"] + delta)
         return state
 
-    def slots(self, sheet: Sheet) -> SlotSummary:
-        return slots(sheet)
-
-    def banners(self, sheet: Sheet) -> tuple[Banner, ...]:
-        return banners(sheet)
-
-    def sheet_facts(self, sheet: Sheet) -> Mapping[str, Any]:
-        return sheet_facts(sheet)
-
     def conditions(self, sheet: Sheet) -> tuple[str, ...]:
         state = _st(sheet)
         if _is_dead(state):
@@ -261,46 +201,37 @@ class FellDraft(GameSystem):
             out.append("Ready to retire")
         return tuple(out)
 
-    def procedures(self) -> Mapping[str, Procedure]:
-        return PROCEDURES
+    # --- settings, presentation: settings.py, display.py ---------------------------------------------------
+    rule_settings = returns(SETTINGS)
+    detail_params = staticmethod(detail_params)
+    quick_rolls = staticmethod(quick_rolls)
+    banners = staticmethod(banners)
+    sheet_facts = staticmethod(sheet_facts)
 
-    def catalogue(self) -> tuple[CatalogueEntry, ...]:
-        return CATALOGUE
+    # --- economy and hired help: catalogue.py, hired_help.py (money is "<n> coin", the default) -------------
+    catalogue = returns(CATALOGUE)
+    hireling_limit = staticmethod(hireling_limit)
+    hire_params = staticmethod(hire_params)
+    hire = staticmethod(hire)
 
-    def format_money(self, amount: int) -> str:
-        return f"{amount} coin"
+    # --- the GM's table: table.py -----------------------------------------------------------------------------
+    npc_fields = returns(NPC_FIELDS)
+    npc_damage = staticmethod(npc_damage)
+    npc_rolls = returns(NPC_ROLLS)
+    npc_roll = staticmethod(npc_roll)
+    time_units = returns(TIME_UNITS)
+    advance_time = staticmethod(advance_time)
+    time_checks = staticmethod(time_checks)
+    fight_ends = staticmethod(burning(LIGHTS))  # the fight's minutes burn the lit light sources, as the clock's do
+    light_level = staticmethod(light_level)
 
-    def hireling_limit(self, sheet: Sheet) -> int:
-        """Seed 000 (Hirelings): as many as WIL, the WIL die's highest face (spec §000.12.2)."""
-        return _die_of(_st(sheet), "WIL")
+    def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
+        """Seed 000, Combat: the PCs act first, as a group; no dice."""
+        return ORDER
 
-    def creation_params(self) -> tuple[Param, ...]:
-        return creation_params()
-
-    def hire_params(self, sheet: Sheet) -> tuple[Param, ...]:
-        return hire_params(sheet)
-
-    def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
-        return hire(sheet, choices, rng)
-
-    def validate_item(self, item: Item) -> Item:
-        return validate_item(item)
-
-    def validate_hireling(self, hireling: Hireling) -> Hireling:
-        return validate_hireling(hireling)
-
-    # helpers the app calls beyond the protocol
-    def check_can_carry(self, sheet: Sheet, item: Item) -> SlotSummary:
-        return check_can_carry(sheet, item)
-
-    def item_slots(self, sheet: Sheet, item: Item) -> int:
-        return _item_slots(item)
-
-    def buy(self, sheet: Sheet, entry: CatalogueEntry, quantity: int = 1) -> RollResult:
-        return buy(sheet, entry, quantity)
-
-    def protection(self, sheet: Sheet) -> int:
-        return protection(sheet)
+    # helpers beyond the protocol
+    buy = staticmethod(buy)
+    protection = staticmethod(protection)
 
     def retired(self, sheet: Sheet) -> bool:
         return retired(_st(sheet))

@@ -27,7 +27,13 @@ NPC_ROLLS = MappingProxyType({"attack": "Attack"})
 ORDER = CombatOrder(("The party acts, as a group", "The enemies act"), "The party acts first, as a group.")
 
 
-def npc_damage(stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool) -> NpcHarm:
+def npc_damage(
+    stats: Mapping[str, Any],
+    start: Mapping[str, Any],
+    amount: int,
+    ignore_armour: bool = False,
+    rng: RandomSource | None = None,
+) -> NpcHarm:
     """Seed 000, Combat: harm = the steel die's roll − protection (at least 0). Seed 000, Morale: bringing a
     lone enemy to half its HP (or defeating one) calls for a morale check: the character who did it rolls a
     WIL contest against the enemy's die (spec §000.12.10 [REC]), then the morale table."""
@@ -78,7 +84,9 @@ def _minutes(unit: str) -> int:
     raise RulesError(f"Fell counts time in exploration rounds, travel rounds and days, not {unit!r}.")
 
 
-def advance_time(sheet: Sheet, unit: str, count: int, start: int, rng: RandomSource) -> RollResult:
+def advance_time(
+    sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
+) -> RollResult:
     """Lit lights burn down (spec §000.8); each new day eats a day of rations, and a day without them is a
     day deprived (seed 000, Deprivation and Fatigue: fatigue from the second full day, spec §000.7 [REC])."""
     minutes = _minutes(unit) * count
@@ -87,7 +95,7 @@ def advance_time(sheet: Sheet, unit: str, count: int, start: int, rng: RandomSou
     rations = [i for i in sheet.items if i.kind == "ration" and i.id is not None]
     words = list(burnt.words)
     state = _st(sheet)
-    days = boundaries(start, minutes, DAY)
+    days = boundaries(start_minutes, minutes, DAY)
     for _ in range(days):
         left = [now for now in (changed.get(r.id or 0, r) for r in rations) if now.quantity > 0]
         if left:
@@ -130,7 +138,7 @@ def _eat(ration: Item, changed: dict[int, Item]) -> str:
     return f"The last of {ration.name} is eaten."
 
 
-def time_checks(unit: str, count: int, start: int, rng: RandomSource) -> tuple[RollResult, ...]:
+def time_checks(unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
     """Spec §000.10: the luck die (d6) after each exploration or travel round; the GM reads it."""
     if unit not in ("exploration", "travel"):
         return ()

@@ -58,7 +58,7 @@ def _pick(name: str, value: Any, allowed: Sequence[str]) -> str | None:
     return str(value)
 
 
-def create(choices: Mapping[str, Any], rng: RandomSource) -> Creation:
+def create(choices: Mapping[str, Any], rng: RandomSource, settings: Mapping[str, Any] | None = None) -> Creation:
     """Roll, in the source's order, whatever is not chosen: name, attributes (d8 each), HP (the DEX die),
     background (d20), spell (d100 when WIL is d8), coin (3d6), age (2d20+10), alignment (d8), drive (d20),
     traits (d10 on each table). Chosen instead: any name, background or a custom one, d6 in each with steps

@@ -2,34 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
 
 from rules.base import (
-    Banner,
-    CatalogueEntry,
-    CombatOrder,
-    Creation,
     GameSystem,
-    Hireling,
-    Item,
-    NpcHarm,
-    Param,
     Procedure,
-    QuickRoll,
-    RollResult,
     RulesError,
     Sheet,
-    SlotSummary,
-    TimeUnit,
     Track,
+    returns,
 )
-from rules.clock import burnt_for
+from rules.clock import burning
 from rules.data import fell_late as data
-from rules.dice import RandomSource
-from rules.settings import Setting
 from rules.systems.fell_late import display
 from rules.systems.fell_late.advancement import AdvanceProcedure, LearnSkillProcedure, LearnSpellProcedure
 from rules.systems.fell_late.catalogue import CATALOGUE
@@ -117,31 +104,17 @@ class FellLate(GameSystem):
     field_labels: ClassVar[Mapping[str, str]] = MappingProxyType(display.FIELD_LABELS)
     outcome_labels: ClassVar[Mapping[str, str]] = MappingProxyType(display.OUTCOME_LABELS)
 
-    def rule_settings(self) -> tuple[Setting, ...]:
-        return SETTINGS
-
-    def default_state(self) -> dict[str, Any]:
-        return default_state()
-
-    def validate_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
-        return validate_state(state)
-
-    def validate_item(self, item: Item) -> Item:
-        return validate_item(item)
-
-    def validate_hireling(self, hireling: Hireling) -> Hireling:
-        return validate_hireling(hireling)
-
-    def check_can_carry(self, sheet: Sheet, item: Item) -> SlotSummary:
-        return check_can_carry(sheet, item)
-
-    def creation_params(self) -> tuple[Param, ...]:
-        return creation_params()
-
-    def create(
-        self, choices: Mapping[str, Any], rng: RandomSource, settings: Mapping[str, Any] | None = None
-    ) -> Creation:
-        return create(choices, rng)
+    # Each member is the module function itself (mypy checks it against the protocol's signature).
+    # --- the core: state.py, inventory.py, creation.py -------------------------------------------------------
+    default_state = staticmethod(default_state)
+    validate_state = staticmethod(validate_state)
+    validate_item = staticmethod(validate_item)
+    validate_hireling = staticmethod(validate_hireling)
+    check_can_carry = staticmethod(check_can_carry)
+    creation_params = staticmethod(creation_params)
+    create = staticmethod(create)
+    slots = staticmethod(slots)
+    procedures = returns(PROCEDURES)
 
     def tracks(self, sheet: Sheet) -> tuple[Track, ...]:
         state = st(sheet)
@@ -184,9 +157,6 @@ class FellLate(GameSystem):
             state["fatigue"] = max(0, state["fatigue"] + delta)
         return state
 
-    def slots(self, sheet: Sheet) -> SlotSummary:
-        return slots(sheet)
-
     def conditions(self, sheet: Sheet) -> tuple[str, ...]:
         state = st(sheet)
         if state["dead"]:
@@ -211,82 +181,32 @@ class FellLate(GameSystem):
             out.append("Unpaid")
         return tuple(out)
 
-    def banners(self, sheet: Sheet) -> tuple[Banner, ...]:
-        return display.banners(sheet)
+    # --- settings, presentation: settings.py, display.py ---------------------------------------------------
+    rule_settings = returns(SETTINGS)
+    banners = staticmethod(display.banners)
+    sheet_facts = staticmethod(display.sheet_facts)
+    table_facts = staticmethod(display.table_facts)
+    quick_rolls = staticmethod(display.quick_rolls)
+    detail_params = staticmethod(display.detail_params)
 
-    def sheet_facts(self, sheet: Sheet) -> Mapping[str, Any]:
-        return display.sheet_facts(sheet)
+    # --- economy and hired help: catalogue.py, hired_help.py (money is "<n> C", the default) ----------------
+    catalogue = returns(CATALOGUE)
+    hireling_limit = staticmethod(hireling_limit)
+    hire_params = staticmethod(hire_params)
+    hire = staticmethod(hire)
 
-    def table_facts(self, party: Sequence[tuple[int, Sheet]]) -> Mapping[str, Any]:
-        return display.table_facts(party)
-
-    def quick_rolls(self, sheet: Sheet) -> tuple[QuickRoll, ...]:
-        return display.quick_rolls(sheet)
-
-    def detail_params(self) -> tuple[Param, ...]:
-        return display.detail_params()
-
-    def procedures(self) -> Mapping[str, Procedure]:
-        return PROCEDURES
-
-    def table_procedures(self) -> Mapping[str, Procedure]:
-        return TABLE_PROCEDURES
-
-    def catalogue(self) -> tuple[CatalogueEntry, ...]:
-        return CATALOGUE
-
-    def format_money(self, amount: int) -> str:
-        return f"{amount} C"
-
-    def hireling_limit(self, sheet: Sheet) -> int:
-        return hireling_limit(sheet)
-
-    def hire_params(self, sheet: Sheet) -> tuple[Param, ...]:
-        return hire_params(sheet)
-
-    def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
-        return hire(sheet, choices, rng)
-
-    # --- the GM's table (issue 16): rules/systems/fell_late/table.py -----------------------------------------
-    def npc_fields(self) -> tuple[Param, ...]:
-        return NPC_FIELDS
-
-    def npc_damage(
-        self,
-        stats: Mapping[str, Any],
-        start: Mapping[str, Any],
-        amount: int,
-        ignore_armour: bool = False,
-        rng: RandomSource | None = None,
-    ) -> NpcHarm:
-        return npc_damage(stats, start, amount, ignore_armour, rng)
-
-    def npc_rolls(self) -> Mapping[str, str]:
-        return NPC_ROLLS
-
-    def npc_roll(self, key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        return npc_roll(key, stats, rng)
-
-    def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
-        return combat_order(round_number)
-
-    def time_units(self) -> tuple[TimeUnit, ...]:
-        return TIME_UNITS
-
-    def advance_time(
-        self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
-    ) -> RollResult:
-        return advance_time(sheet, unit, count, start_minutes, rng)
-
-    def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
-        return time_checks(unit, count, start_minutes, rng)
-
-    def fight_ends(self, sheet: Sheet, minutes: int, rng: RandomSource) -> RollResult:
-        """The fight's minutes burn the lit light sources, as the clock's do."""
-        return burnt_for(sheet, minutes, LIGHTS)
-
-    def light_level(self, party: Sequence[Sheet]) -> Banner | None:
-        return light_level(party)
+    # --- the GM's table (issue 16): table.py ---------------------------------------------------------------------
+    table_procedures = returns(TABLE_PROCEDURES)
+    npc_fields = returns(NPC_FIELDS)
+    npc_damage = staticmethod(npc_damage)
+    npc_rolls = returns(NPC_ROLLS)
+    npc_roll = staticmethod(npc_roll)
+    combat_order = staticmethod(combat_order)
+    time_units = returns(TIME_UNITS)
+    advance_time = staticmethod(advance_time)
+    time_checks = staticmethod(time_checks)
+    fight_ends = staticmethod(burning(LIGHTS))  # the fight's minutes burn the lit light sources, as the clock's do
+    light_level = staticmethod(light_level)
 
 
 SYSTEM = FellLate()

@@ -46,7 +46,7 @@ def npc_damage(
     stats: Mapping[str, Any],
     start: Mapping[str, Any],
     amount: int,
-    ignore_armour: bool,
+    ignore_armour: bool = False,
     rng: RandomSource | None = None,
 ) -> NpcHarm:
     """Seed 001, Attacks and Armor: the harm typed (the attack die, +1 per extra attacker) less armour, taken
@@ -149,7 +149,7 @@ FIRST_ROUND = CombatOrder(
 )
 
 
-def combat_order(round_number: int) -> CombatOrder:
+def combat_order(round_number: int, rng: RandomSource | None = None) -> CombatOrder:
     return FIRST_ROUND if round_number == 1 else ORDER
 
 
@@ -215,7 +215,9 @@ def _dawn(state: dict[str, Any], words: list[str]) -> None:
     state["drawbacks"] = [d for d in state["drawbacks"] if d["until"] != "dawn"]
 
 
-def advance_time(sheet: Sheet, unit: str, count: int, start: int, rng: RandomSource) -> RollResult:
+def advance_time(
+    sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
+) -> RollResult:
     """Lit lights burn down; each new day eats a day's rations or deprives; each dawn ends until-dawn drawbacks."""
     minutes = _minutes(unit) * count
     burnt = burn(sheet.items, minutes, LIGHTS)
@@ -223,8 +225,8 @@ def advance_time(sheet: Sheet, unit: str, count: int, start: int, rng: RandomSou
     words = list(burnt.words)
     state = st(sheet)
     before = dict(state)
-    days = boundaries(start, minutes, DAY)
-    dawns = boundaries(start - DAWN, minutes, DAY)
+    days = boundaries(start_minutes, minutes, DAY)
+    dawns = boundaries(start_minutes - DAWN, minutes, DAY)
     if not state["dead"]:
         rations = [i for i in sheet.items if i.kind == "ration" and i.id is not None]
         eaten: dict[int, int] = {}
@@ -251,7 +253,7 @@ def advance_time(sheet: Sheet, unit: str, count: int, start: int, rng: RandomSou
 LUCK = LuckProcedure()
 
 
-def time_checks(unit: str, count: int, start: int, rng: RandomSource) -> tuple[RollResult, ...]:
+def time_checks(unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
     """Seed 001, Luck (spec §001.5.10): the GM's luck die, a d6, at the start of each exploration and travel
     round; a day passed whole rolls none (the GM rolls for the rounds they play out)."""
     if unit not in ("exploration", "travel"):

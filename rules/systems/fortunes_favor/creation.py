@@ -66,7 +66,7 @@ def _stats(choices: Mapping[str, Any], rng: RandomSource, dice: list[DieRoll]) -
     return out
 
 
-def create(choices: Mapping[str, Any], rng: RandomSource) -> Creation:
+def create(choices: Mapping[str, Any], rng: RandomSource, settings: Mapping[str, Any] | None = None) -> Creation:
     """A level 1 character: class, lineage, culture, stats from the array plus +1 and +1 on two different
     stats, novice feature(s), languages, 5 Coin and the starting kit. Whatever is not chosen is rolled."""
     if not isinstance(choices, Mapping):

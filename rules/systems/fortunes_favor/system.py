@@ -8,28 +8,18 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from rules.base import (
-    Banner,
     CatalogueEntry,
-    CombatOrder,
-    Creation,
     GameSystem,
-    GroupResult,
     Hireling,
-    Item,
-    NpcHarm,
-    Param,
     Procedure,
-    QuickRoll,
     RollResult,
     RulesError,
     Sheet,
-    SlotSummary,
-    TimeUnit,
     Track,
+    returns,
 )
 from rules.data import fortunes_favor as data
 from rules.dice import RandomSource, roll_die
-from rules.settings import Setting
 from rules.systems.fortunes_favor.checks import ContestProcedure, GroupTestProcedure, TestProcedure
 from rules.systems.fortunes_favor.combat import (
     ActionProcedure,
@@ -131,31 +121,23 @@ class FortunesFavor(GameSystem):
     field_labels: ClassVar[Mapping[str, str]] = MappingProxyType(FIELD_LABELS)
     outcome_labels: ClassVar[Mapping[str, str]] = MappingProxyType(OUTCOME_LABELS)
 
-    def rule_settings(self) -> tuple[Setting, ...]:
-        return SETTINGS
+    # Each member is the module function itself (mypy checks it against the protocol's signature).
+    # --- the core: state.py, inventory.py, creation.py -------------------------------------------------------
+    default_state = staticmethod(_default_state)
+    validate_state = staticmethod(validate_state)
+    validate_item = staticmethod(validate_item)
+    validate_hireling = staticmethod(validate_hireling)
+    creation_params = staticmethod(creation_params)
+    create = staticmethod(create)
+    slots = staticmethod(slots)
+    procedures = returns(PROCEDURES)
 
-    def default_state(self) -> dict[str, Any]:
-        return _default_state()
-
-    def validate_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
-        return validate_state(state)
-
-    def validate_item(self, item: Item) -> Item:
-        return validate_item(item)
-
-    def validate_hireling(self, hireling: Hireling) -> Hireling:
-        return validate_hireling(hireling)
-
-    def creation_params(self) -> tuple[Param, ...]:
-        return creation_params()
-
-    def create(
-        self, choices: Mapping[str, Any], rng: RandomSource, settings: Mapping[str, Any] | None = None
-    ) -> Creation:
-        return create(choices, rng)
-
-    def detail_params(self) -> tuple[Param, ...]:
-        return detail_params()
+    # --- settings, presentation: state.py, display.py ------------------------------------------------------
+    rule_settings = returns(SETTINGS)
+    detail_params = staticmethod(detail_params)
+    banners = staticmethod(banners)
+    sheet_facts = staticmethod(sheet_facts)
+    quick_rolls = staticmethod(quick_rolls)
 
     def tracks(self, sheet: Sheet) -> tuple[Track, ...]:
         state = _st(sheet)
@@ -186,9 +168,6 @@ class FortunesFavor(GameSystem):
             state["resting"] = ""
         return validate_state(state)
 
-    def slots(self, sheet: Sheet) -> SlotSummary:
-        return slots(sheet)
-
     def conditions(self, sheet: Sheet) -> tuple[str, ...]:
         state = _st(sheet)
         now = statuses_now(sheet, state)
@@ -201,58 +180,25 @@ class FortunesFavor(GameSystem):
             out.insert(0, f"Last Stand ({state['last_stand']}/5)")
         return tuple(out)
 
-    def banners(self, sheet: Sheet) -> tuple[Banner, ...]:
-        return banners(sheet)
-
-    def sheet_facts(self, sheet: Sheet) -> Mapping[str, Any]:
-        return sheet_facts(sheet)
-
-    def quick_rolls(self, sheet: Sheet) -> tuple[QuickRoll, ...]:
-        return quick_rolls(sheet)
-
-    def procedures(self) -> Mapping[str, Procedure]:
-        return PROCEDURES
-
-    def table_procedures(self) -> Mapping[str, Procedure]:
-        return TABLE_PROCEDURES
-
     def table_facts(self, party: Sequence[tuple[int, Sheet]]) -> Mapping[str, Any]:
         """Seed 003, Rounds: three phases; and who holds Fortune's Favor now."""
         # read, not validated: a broken sheet shows its own problem on its card, not an error page here
         favoured = [sheet.name for _, sheet in party if _holds_favor(sheet)]
         return {"phases": ROUND_PHASES, "favoured": favoured}
 
-    # --- the GM's table (issue 16): see table.py ------------------------------------------------------------
-    def group_result(self, procedure: str, outcomes: Sequence[str]) -> GroupResult | None:
-        return group_result(procedure, outcomes)
-
-    def npc_fields(self) -> tuple[Param, ...]:
-        return NPC_FIELDS
-
-    def npc_damage(
-        self,
-        stats: Mapping[str, Any],
-        start: Mapping[str, Any],
-        amount: int,
-        ignore_armour: bool = False,
-        rng: RandomSource | None = None,
-    ) -> NpcHarm:
-        return npc_damage(stats, start, amount, ignore_armour)
-
-    def npc_rolls(self) -> Mapping[str, str]:
-        return NPC_ROLLS
-
-    def npc_roll(self, key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        return npc_roll(key, stats, rng)
-
-    def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
-        return combat_order(round_number, rng)
-
+    # --- the GM's table (issue 16): table.py ---------------------------------------------------------------------
+    # Seed 003 asks for no roll when a fight ends (Catching Your Breath is the players' choice): end_of_combat's
+    # default.
+    table_procedures = returns(TABLE_PROCEDURES)
+    group_result = staticmethod(group_result)
+    npc_fields = returns(NPC_FIELDS)
+    npc_damage = staticmethod(npc_damage)
+    npc_rolls = returns(NPC_ROLLS)
+    npc_roll = staticmethod(npc_roll)
+    combat_order = staticmethod(combat_order)
     combat_round_seconds: int = ROUND_SECONDS  # seed 003, Combat: a round is 30 seconds
-
-    def end_of_combat(self) -> str | None:
-        """Seed 003 asks for no roll when a fight ends (Catching Your Breath is the players' choice)."""
-        return None
+    time_units = returns(TIME_UNITS)
+    advance_time = staticmethod(advance_time)
 
     def round_passes(self, sheet: Sheet, rng: RandomSource) -> RollResult:
         """Seed 003, Rounds: what "Start of my next turn" does, for every PC at once as the tracker starts a
@@ -277,16 +223,7 @@ class FortunesFavor(GameSystem):
             "fight_over", "The fight is over", "over", f"The fight is over: {'; '.join(notes)}.", state=state
         )
 
-    def time_units(self) -> tuple[TimeUnit, ...]:
-        return TIME_UNITS
-
-    def advance_time(
-        self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
-    ) -> RollResult:
-        return advance_time(sheet, unit, count, start_minutes, rng, start_seconds)
-
-    def catalogue(self) -> tuple[CatalogueEntry, ...]:
-        return CATALOGUE
+    catalogue = returns(CATALOGUE)
 
     def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
         """1b has no hireling rules: a helper is a name on the sheet, played by the GM, with no numbers."""

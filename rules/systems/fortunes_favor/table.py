@@ -73,7 +73,13 @@ ATTACK_ODDS = Odds(
 )
 
 
-def npc_damage(stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, ignore_armour: bool) -> NpcHarm:
+def npc_damage(
+    stats: Mapping[str, Any],
+    start: Mapping[str, Any],
+    amount: int,
+    ignore_armour: bool = False,
+    rng: RandomSource | None = None,
+) -> NpcHarm:
     """Seed 003, Taking Damage: damage comes off Health, never below 0 (Armor decides whether an attack lands,
     it takes nothing off the damage); at 0 Health the creature is defeated. The seed has no morale."""
     before = int(stats["health"])
@@ -149,7 +155,7 @@ def _seconds(unit: str) -> int:
 
 
 def advance_time(
-    sheet: Sheet, unit: str, count: int, start: int, rng: RandomSource, start_seconds: int = 0
+    sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
 ) -> RollResult:
     """Time passing for one character. Statuses that last some rounds run down, a round each 30 seconds (seed
     003, Combat: each round of combat is 30 seconds of game time), and Defend ends (seed 003, Statuses). Each hour
@@ -167,7 +173,7 @@ def advance_time(
     words = _rounds_pass(state, seconds // ROUND_SECONDS)
     dice: list[DieRoll] = []
     tested = False
-    for _ in range(boundaries(start, minutes, HOUR)):
+    for _ in range(boundaries(start_minutes, minutes, HOUR)):
         if is_dead(state):
             break
         out_cold = "Incapacitated" in state["statuses"]  # unconscious: no test, no choice of path

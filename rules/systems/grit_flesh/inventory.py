@@ -10,7 +10,7 @@ from typing import Any
 from rules.base import CatalogueEntry, Hireling, Item, RulesError, Sheet, SlotSummary, entry_key
 from rules.clock import BURNED_MAX
 from rules.data import grit_flesh as data
-from rules.systems.grit_flesh.state import BUBBLES, COINS_PER_SLOT, SLOTS
+from rules.systems.grit_flesh.state import BUBBLES, COINS_PER_SLOT, SLOTS, st_of
 from rules.validation import boolean, bounded_int, bounded_text, fields, hireling_basics, item_basics, name_list
 
 SIZES = ("small", "medium", "large")
@@ -89,7 +89,8 @@ def slots_used(sheet: Sheet, state: Mapping[str, Any]) -> int:
     return goods + -(-treasure(sheet, state) // COINS_PER_SLOT)
 
 
-def slots(sheet: Sheet, state: Mapping[str, Any]) -> SlotSummary:
+def slots(sheet: Sheet, state: Mapping[str, Any] | None = None) -> SlotSummary:
+    state = st_of(sheet) if state is None else state
     notes = ("Mundane gear takes no slot; 200 coins or gems fill one.",)
     return SlotSummary(slots_used(sheet, state), SLOTS, SLOTS, notes)
 

@@ -2,34 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
 
 from rules.base import (
-    Banner,
-    CatalogueEntry,
-    CombatOrder,
-    Creation,
     GameSystem,
-    Hireling,
-    Item,
-    NpcHarm,
-    Param,
     Procedure,
-    QuickRoll,
-    RollResult,
     RulesError,
     Sheet,
-    SlotSummary,
-    TimeUnit,
     Track,
+    returns,
 )
-from rules.clock import burnt_for
+from rules.clock import burning
 from rules.data import grit_flesh as data
-from rules.dice import RandomSource
-from rules.settings import Setting
 from rules.systems.grit_flesh import display
 from rules.systems.grit_flesh.advancement import GainXpProcedure, LevelUpProcedure
 from rules.systems.grit_flesh.checks import CheckProcedure, SaveProcedure
@@ -65,10 +52,10 @@ from rules.systems.grit_flesh.table import (
     TIME_UNITS,
     advance_time,
     combat_order,
+    npc_damage,
+    npc_roll,
     round_passes,
 )
-from rules.systems.grit_flesh.table import npc_damage as monster_damage
-from rules.systems.grit_flesh.table import npc_roll as monster_roll
 
 PROCEDURES: dict[str, Procedure] = {
     p.key: p
@@ -112,42 +99,29 @@ class GritFlesh(GameSystem):
     field_labels: ClassVar[Mapping[str, str]] = MappingProxyType(display.FIELD_LABELS)
     outcome_labels: ClassVar[Mapping[str, str]] = MappingProxyType(display.OUTCOME_LABELS)
 
-    # --- settings ----------------------------------------------------------------------------------------
-    def rule_settings(self) -> tuple[Setting, ...]:
-        return SETTINGS
+    # Each member is the module function itself (mypy checks it against the protocol's signature).
+    # --- the core: state.py, inventory.py, creation.py -------------------------------------------------------
+    default_state = staticmethod(default_state)
+    validate_state = staticmethod(validate_state)
+    validate_item = staticmethod(validate_item)
+    validate_hireling = staticmethod(validate_hireling)
+    creation_params = staticmethod(creation_params)
+    create = staticmethod(create)
+    slots = staticmethod(slots)
+    procedures = returns(PROCEDURES)
+
+    # --- settings: settings.py, creation.py -----------------------------------------------------------------
+    rule_settings = returns(SETTINGS)
+    apply_settings = staticmethod(apply_settings)
 
     def validate_settings(self, values: Mapping[str, Any]) -> dict[str, Any]:
         return validate(values, self.name, KIT_SLOTS)
-
-    def apply_settings(self, sheet: Sheet) -> dict[str, Any]:
-        return apply_settings(sheet)
-
-    # --- state -------------------------------------------------------------------------------------------
-    def default_state(self) -> dict[str, Any]:
-        return default_state()
-
-    def validate_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
-        return validate_state(state)
-
-    def validate_item(self, item: Item) -> Item:
-        return validate_item(item)
-
-    def validate_hireling(self, hireling: Hireling) -> Hireling:
-        return validate_hireling(hireling)
 
     def validate_sheet(self, sheet: Sheet) -> Sheet:
         checked = super().validate_sheet(sheet)
         if len(checked.hirelings) > HELPER_LIMIT:
             raise RulesError(f"Nobody keeps more than {HELPER_LIMIT} helpers at once.")
         return checked
-
-    def creation_params(self) -> tuple[Param, ...]:
-        return creation_params()
-
-    def create(
-        self, choices: Mapping[str, Any], rng: RandomSource, settings: Mapping[str, Any] | None = None
-    ) -> Creation:
-        return create(choices, rng, settings)
 
     # --- the sheet ---------------------------------------------------------------------------------------
     def tracks(self, sheet: Sheet) -> tuple[Track, ...]:
@@ -185,9 +159,6 @@ class GritFlesh(GameSystem):
             state["xp"] = max(0, min(100_000_000, state["xp"] + delta))
         return state
 
-    def slots(self, sheet: Sheet) -> SlotSummary:
-        return slots(sheet, st_of(sheet))
-
     def conditions(self, sheet: Sheet) -> tuple[str, ...]:
         state = st_of(sheet)
         if state["dead"]:
@@ -203,82 +174,33 @@ class GritFlesh(GameSystem):
             out.append("Feint ready")
         return tuple(out)
 
-    def banners(self, sheet: Sheet) -> tuple[Banner, ...]:
-        return display.banners(sheet)
+    # --- presentation: display.py ----------------------------------------------------------------------------
+    banners = staticmethod(display.banners)
+    sheet_facts = staticmethod(display.sheet_facts)
+    table_facts = staticmethod(display.table_facts)
+    quick_rolls = staticmethod(display.quick_rolls)
 
-    def sheet_facts(self, sheet: Sheet) -> Mapping[str, Any]:
-        return display.sheet_facts(sheet)
-
-    def table_facts(self, party: Sequence[tuple[int, Sheet]]) -> Mapping[str, Any]:
-        return display.table_facts(party)
-
-    def quick_rolls(self, sheet: Sheet) -> tuple[QuickRoll, ...]:
-        return display.quick_rolls(sheet)
-
-    # --- rolls, equipment, help --------------------------------------------------------------------------
-    def procedures(self) -> Mapping[str, Procedure]:
-        return PROCEDURES
-
-    def table_procedures(self) -> Mapping[str, Procedure]:
-        return TABLE_PROCEDURES
-
-    # --- the GM's table (table.py) ------------------------------------------------------------------------
-    combat_round_seconds: int = 60  # the seed gives no length: Lantern counts a round as a minute
-
-    def end_of_combat(self) -> str | None:
-        return "after_fight"
-
-    def npc_fields(self) -> tuple[Param, ...]:
-        return NPC_FIELDS
-
-    def npc_damage(
-        self,
-        stats: Mapping[str, Any],
-        start: Mapping[str, Any],
-        amount: int,
-        ignore_armour: bool = False,
-        rng: RandomSource | None = None,
-    ) -> NpcHarm:
-        return monster_damage(stats, start, amount, ignore_armour)
-
-    def npc_rolls(self) -> Mapping[str, str]:
-        return NPC_ROLLS
-
-    def npc_roll(self, key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
-        return monster_roll(key, stats, rng)
-
-    def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
-        return combat_order(round_number, rng)
-
-    def time_units(self) -> tuple[TimeUnit, ...]:
-        return TIME_UNITS
-
-    def advance_time(
-        self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
-    ) -> RollResult:
-        return advance_time(sheet, unit, count, start_minutes, rng)
-
-    def fight_ends(self, sheet: Sheet, minutes: int, rng: RandomSource) -> RollResult:
-        """The fight's minutes burn the lit light sources, as the clock's do."""
-        return burnt_for(sheet, minutes, LIGHTS)
-
-    def round_passes(self, sheet: Sheet, rng: RandomSource) -> RollResult:
-        return round_passes(sheet)
-
-    def catalogue(self) -> tuple[CatalogueEntry, ...]:
-        return CATALOGUE
-
-    def format_money(self, amount: int) -> str:
-        return f"{amount} gp"
+    # --- economy and hired help: inventory.py, hired_help.py (money is "<n> gp", the default) ---------------
+    catalogue = returns(CATALOGUE)
+    hire_params = staticmethod(hire_params)
+    hire = staticmethod(hire)
 
     def hireling_limit(self, sheet: Sheet) -> int:
         return HELPER_LIMIT
 
-    def hire_params(self, sheet: Sheet) -> tuple[Param, ...]:
-        return hire_params(sheet)
-
-    def hire(self, sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hireling:
-        return hire(sheet, choices, rng)
+    # --- the GM's table: table.py -------------------------------------------------------------------------------
+    table_procedures = returns(TABLE_PROCEDURES)
+    combat_round_seconds: int = 60  # the seed gives no length: Lantern counts a round as a minute
+    end_of_combat = returns("after_fight")
+    npc_fields = returns(NPC_FIELDS)
+    npc_damage = staticmethod(npc_damage)
+    npc_rolls = returns(NPC_ROLLS)
+    npc_roll = staticmethod(npc_roll)
+    combat_order = staticmethod(combat_order)
+    time_units = returns(TIME_UNITS)
+    advance_time = staticmethod(advance_time)
+    fight_ends = staticmethod(burning(LIGHTS))  # the fight's minutes burn the lit light sources, as the clock's do
+    round_passes = staticmethod(round_passes)
 
 
 SYSTEM = GritFlesh()

@@ -58,14 +58,20 @@ NPC_FIELDS: tuple[Param, ...] = (
 NPC_ROLLS = MappingProxyType({"attack": "Attack"})
 
 
-def npc_damage(stats: Mapping[str, Any], start: Mapping[str, Any], amount: int, to_flesh: bool) -> NpcHarm:
+def npc_damage(
+    stats: Mapping[str, Any],
+    start: Mapping[str, Any],
+    amount: int,
+    ignore_armour: bool = False,
+    rng: RandomSource | None = None,
+) -> NpcHarm:
     """Seed 004, Grit and Flesh: damage comes off Grit, then Flesh (what is left of a hit spills, spec
-    §004.11.1 [REC]); a critical hit or an unaware target (``to_flesh``) goes straight to Flesh. A monster
+    §004.11.1 [REC]); a critical hit or an unaware target (``ignore_armour``) goes straight to Flesh. A monster
     with no Flesh left is defeated, worth 50 XP for each HD (seed 004, Getting XP)."""
     before = {"grit": int(stats["grit"]), "flesh": int(stats["flesh"])}
-    after = after_damage(before, amount, to_flesh, spills=True)
+    after = after_damage(before, amount, ignore_armour, spills=True)
     dealt = before["grit"] - after["grit"] + before["flesh"] - after["flesh"]
-    how = " straight to Flesh (a critical hit or an unaware target)" if to_flesh else ""
+    how = " straight to Flesh (a critical hit or an unaware target)" if ignore_armour else ""
     words = f"{amount} damage{how}: Grit {after['grit']}, Flesh {after['flesh']}."
     defeated = after["flesh"] <= 0
     if defeated:
@@ -150,7 +156,9 @@ LIGHT_PROCEDURE = LightProcedure(LIGHTS)
 MINUTES = {u.key: u.minutes for u in TIME_UNITS}
 
 
-def advance_time(sheet: Sheet, unit: str, count: int, start: int, rng: RandomSource) -> RollResult:
+def advance_time(
+    sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
+) -> RollResult:
     """What time does to one sheet: lit lights burn down; someone out cold comes round with 1 Flesh once
     their rounds have passed (seed 004, Grit and Flesh); each new week of service puts a week of every
     helper's wage on the bill (seed 004, Hiring Helpers); a night's safe sleep lets a Magic-User purify one
@@ -172,7 +180,7 @@ def advance_time(sheet: Sheet, unit: str, count: int, start: int, rng: RandomSou
             state["out_rounds"] -= rounds
             words.append(f"Out cold for {state['out_rounds']} more round{'s' if state['out_rounds'] != 1 else ''}.")
         changed_state = True
-    helpers = _helpers_weeks(sheet.hirelings, boundaries(start, minutes, WEEK), words)
+    helpers = _helpers_weeks(sheet.hirelings, boundaries(start_minutes, minutes, WEEK), words)
     if unit == "sleep" and not state["dead"]:
         corrupted = [s["name"] for s in state["spellbook"] if s["corrupted"]]
         nights = min(state["safe_nights"] + count, len(corrupted))
@@ -194,7 +202,7 @@ def advance_time(sheet: Sheet, unit: str, count: int, start: int, rng: RandomSou
     )
 
 
-def round_passes(sheet: Sheet) -> RollResult:
+def round_passes(sheet: Sheet, rng: RandomSource | None = None) -> RollResult:
     """Seed 004, Grit and Flesh: someone out cold wakes with 1 Flesh after their rounds: the tracker's new round
     counts one down (the clock counts the rest of them in minutes, a round each)."""
     state = st_of(sheet)

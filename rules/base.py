@@ -823,7 +823,3 @@ def _coerce(p: Param, raw: Any) -> Any:
             f"{p.label} can't be left empty." if p.minimum == 1 else f"{p.label}: at least {p.minimum} characters."
         )
     return text
-
-
-def dice_sum(dice: Sequence[DieRoll]) -> int:
-    return sum(d.face for d in dice if d.kept)

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from rules.base import Odds, Param, Procedure, RollResult, RulesError, Sheet, check_params, dice_sum
-from rules.dice import DieRoll, RandomSource
+from rules.base import Odds, Param, Procedure, RollResult, RulesError, Sheet, check_params
+from rules.dice import RandomSource
 
 
 @dataclass(frozen=True)
@@ -141,10 +141,6 @@ def test_check_params_caps_free_text():
 
 def test_rules_error_is_a_value_error_so_callers_can_catch_either():
     assert issubclass(RulesError, ValueError)
-
-
-def test_dice_sum_counts_only_kept_dice():
-    assert dice_sum((DieRoll(6, 5), DieRoll(6, 2, kept=False), DieRoll(4, 3))) == 8
 
 
 @dataclass(frozen=True)

@@ -6,4 +6,4 @@ class CampaignsConfig(AppConfig):
     verbose_name = "Campaigns"
 
     def ready(self) -> None:
-        from campaigns import signals  # noqa: F401 - connects the logout receiver
+        from campaigns import signals  # noqa: F401 - connects the logout and new-password receivers

@@ -1,12 +1,17 @@
-"""A logout closes that session's open pages of every table (issue 9: streams follow permissions)."""
+"""A logout closes that session's open pages of every table; a new password closes every page of that account
+(issue 9: streams follow permissions; issue 23, item 12)."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.signals import user_logged_out
+from django.db.models.signals import post_save, pre_save
 from django.dispatch import receiver
 
 from campaigns.models import Membership
 from live.events import revoke_streams, session_hash
+
+PASSWORD_CHANGED = "_lantern_password_changed"
 
 
 @receiver(user_logged_out, dispatch_uid="lantern-logout-closes-streams")
@@ -16,3 +21,25 @@ def close_the_sessions_streams(sender, request, user, **kwargs) -> None:
     session = session_hash(request.session.session_key)
     for campaign_id in Membership.objects.filter(user=user).values_list("campaign_id", flat=True):
         revoke_streams(campaign_id, session=session)
+
+
+@receiver(pre_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="lantern-notice-a-new-password")
+def notice_a_new_password(sender, instance, raw=False, update_fields=None, **kwargs) -> None:
+    """Whatever set it (the password form, the admin, ``manage.py changepassword``): a new password hash logs
+    every other session of the account out, since Django checks each session against it."""
+    if raw or instance.pk is None or (update_fields is not None and "password" not in update_fields):
+        return  # a fixture load, a new account, or a save that leaves the password alone (last_login)
+    stored = sender._default_manager.filter(pk=instance.pk).values_list("password", flat=True).first()
+    setattr(instance, PASSWORD_CHANGED, stored is not None and stored != instance.password)
+
+
+@receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="lantern-new-password-closes-streams")
+def close_the_accounts_streams(sender, instance, **kwargs) -> None:
+    """Close every open page of the account, as a logout closes its session's: the logged-out sessions must
+    stop hearing the tables. The session that changed the password stays logged in (Django gives it a new
+    key), so its pages simply reconnect."""
+    if not getattr(instance, PASSWORD_CHANGED, False):
+        return
+    setattr(instance, PASSWORD_CHANGED, False)
+    for campaign_id in Membership.objects.filter(user=instance).values_list("campaign_id", flat=True):
+        revoke_streams(campaign_id, user_id=instance.pk)

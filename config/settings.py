@@ -240,11 +240,18 @@ X_FRAME_OPTIONS = "DENY"
 if env_bool("BEHIND_TLS_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
-# Login limits (django-axes): lock an account, and separately an address, after this many wrong
-# passwords, for this long. The address is REMOTE_ADDR: behind a proxy, uvicorn --proxy-headers sets it.
+# Login limits (django-axes): lock an account *from one address* after this many wrong passwords, and an
+# address on its own after LOGIN_ADDRESS_FAILURE_LIMIT across accounts, for this long; never an account from
+# everywhere (anyone could lock anyone out). The address is REMOTE_ADDR: behind a proxy, uvicorn
+# --proxy-headers sets it. accounts/login_limits.py counts both; django-axes' own helpers read the parameters.
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+LOGIN_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 20, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
+AXES_HANDLER = "accounts.login_limits.LoginLimits"
+# A try refused while locked writes nothing and does not push the lock's end back: it stays cheap, and
+# the lockout page's "try again in N minutes" stays true.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "accounts.views.login_locked_out"
 AXES_HTTP_RESPONSE_CODE = 429

@@ -23,7 +23,7 @@ from django.contrib import auth
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import DisallowedHost
 from django.core.handlers.asgi import ASGIRequest
-from django.db import connections
+from django.db import InterfaceError, OperationalError, connections
 from django.http import (
     Http404,
     HttpRequest,
@@ -50,6 +50,7 @@ HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", **SECURITY_HE
 # First bytes: the browser fires "open" on the headers; retry sets its reconnect delay (ms).
 OPEN = b": open\nretry: 2000\n\n"
 MAX_BATCH = 64  # frames written in one send when several are waiting
+ATTEMPTS = 3  # an authorisation whose connection PostgreSQL dropped under it runs again, this often in all
 
 
 def _is_member(user, campaign_id: int) -> bool:
@@ -57,12 +58,33 @@ def _is_member(user, campaign_id: int) -> bool:
     return import_string(settings.LIVE_MEMBERSHIP_CHECK)(user, campaign_id)
 
 
+def _reads_then_release(function: Callable[..., Any], *args: Any) -> Any:
+    """Run a stream's read-only authorisation, then hand the connection back before a stream that may stay
+    open for hours (pitfall 3), in the thread that used it.
+
+    The pool checks a connection only when it hands it out: one PostgreSQL drops while the reads use it (a
+    restart, a failover, pg_terminate_backend) failed the stream with a 500. These reads change nothing, so
+    they run again on a fresh connection; the dead one is handed back too, and the pool discards it.
+    """
+    attempt = 1
+    while True:
+        try:
+            return function(*args)
+        except (OperationalError, InterfaceError):
+            if attempt == ATTEMPTS or not _connection_dropped():
+                raise  # not a dropped connection (a pool timeout, a bad query): nothing runs again
+        finally:
+            connections.close_all()
+        attempt += 1
+
+
+def _connection_dropped() -> bool:
+    """True once this thread's connection has been lost (psycopg marks it closed); never on SQLite."""
+    return bool(getattr(connections["default"].connection, "closed", False))
+
+
 def _is_member_then_release(user, campaign_id: int) -> bool:
-    try:
-        return user.is_authenticated and _is_member(user, campaign_id)
-    finally:
-        # Hand the connection back before a stream that may stay open for hours (pitfall 3).
-        connections.close_all()
+    return _reads_then_release(lambda: user.is_authenticated and _is_member(user, campaign_id))
 
 
 async def events(request: HttpRequest, pk: int) -> HttpResponse:
@@ -99,27 +121,28 @@ async def _frames(campaign_id: int, user_id: int, session: str) -> AsyncIterator
 
 def _authorise(scope: Scope, campaign_id: int) -> tuple[int, str] | HttpResponse:
     """A member's user id and session hash, or the response that turns the request away (as Django would)."""
+    return _reads_then_release(_authorise_once, scope, campaign_id)
+
+
+def _authorise_once(scope: Scope, campaign_id: int) -> tuple[int, str] | HttpResponse:
+    request = ASGIRequest(scope, io.BytesIO())
+    if request.method != "GET":
+        return HttpResponseNotAllowed(["GET"])
     try:
-        request = ASGIRequest(scope, io.BytesIO())
-        if request.method != "GET":
-            return HttpResponseNotAllowed(["GET"])
-        try:
-            request.get_host()  # ALLOWED_HOSTS
-        except DisallowedHost:
-            return HttpResponseBadRequest()
-        redirect = SecurityMiddleware(lambda r: HttpResponse()).process_request(request)  # SECURE_SSL_REDIRECT
-        if redirect is not None:
-            return redirect
-        engine = import_module(settings.SESSION_ENGINE)
-        request.session = engine.SessionStore(request.COOKIES.get(settings.SESSION_COOKIE_NAME))
-        user = auth.get_user(request)
-        if not user.is_authenticated:
-            return redirect_to_login(request.get_full_path())  # what LoginRequiredMiddleware does
-        if not _is_member(user, campaign_id):
-            return HttpResponseNotFound(b"Not found")
-        return user.pk, session_hash(request.session.session_key)
-    finally:
-        connections.close_all()  # same thread as the queries above: the connection goes back now
+        request.get_host()  # ALLOWED_HOSTS
+    except DisallowedHost:
+        return HttpResponseBadRequest()
+    redirect = SecurityMiddleware(lambda r: HttpResponse()).process_request(request)  # SECURE_SSL_REDIRECT
+    if redirect is not None:
+        return redirect
+    engine = import_module(settings.SESSION_ENGINE)
+    request.session = engine.SessionStore(request.COOKIES.get(settings.SESSION_COOKIE_NAME))
+    user = auth.get_user(request)
+    if not user.is_authenticated:
+        return redirect_to_login(request.get_full_path())  # what LoginRequiredMiddleware does
+    if not _is_member(user, campaign_id):
+        return HttpResponseNotFound(b"Not found")
+    return user.pk, session_hash(request.session.session_key)
 
 
 async def asgi_events(scope: Scope, receive: Receive, send: Send, campaign_id: int) -> None:

@@ -1,7 +1,7 @@
 """Streams follow permissions (issue 9, finding 9), through the real ASGI application on both engines.
 
-Removing a player, a player leaving and a logout close the streams that lost their right; a roll's signal
-reaches only the pages of those who may see the roll; a roll is announced once.
+Removing a player, a player leaving, a logout and a new password close the streams that lost their right; a
+roll's signal reaches only the pages of those who may see the roll; a roll is announced once.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import asyncio
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.contrib.auth import get_user_model
 from django.db import connections
 from django.test import Client
 from django.urls import reverse
@@ -17,7 +18,8 @@ from django.urls import reverse
 import live.hub as live
 from campaigns import services
 from characters import services as character_services
-from tests.campaigns.live_helpers import TIMEOUT, Stream, run, session_cookie
+from tests.campaigns.live_helpers import TIMEOUT, Stream, run, session_cookie, write
+from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -98,6 +100,105 @@ def test_logging_out_closes_that_sessions_streams_only(campaign, player):
     status, closed, open_left = run(scenario())
     assert status == 302 and closed
     assert open_left == 1  # the other session's page is still live
+
+
+NEW_PASSWORD = "a-new-lantern-passphrase"
+
+
+def _still_logged_in(cookie: str) -> bool:
+    client = Client()
+    client.cookies["sessionid"] = cookie
+    return client.get(reverse("campaigns:list")).status_code == 200
+
+
+def test_a_password_change_closes_the_other_sessions_streams(campaign, gm, player):
+    phone, laptop, gm_cookie = session_cookie(player), session_cookie(player), session_cookie(gm)
+
+    def change_on_laptop() -> tuple[int, str]:
+        client = Client()
+        client.cookies["sessionid"] = laptop
+        response = client.post(
+            reverse("password_change"),
+            {"old_password": PASSWORD, "new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+        )
+        return response.status_code, client.cookies["sessionid"].value  # Django gave the session a new key
+
+    async def scenario():
+        on_phone = await Stream(_path(campaign), phone).open()
+        on_laptop = await Stream(_path(campaign), laptop).open()
+        watcher = await Stream(_path(campaign), gm_cookie).open()
+        status, laptop_now = await call(change_on_laptop)
+        phone_closed = await ended(on_phone)
+        # The laptop's page closes too and reconnects with its new session key; the phone's cannot.
+        laptop_closed = await ended(on_laptop)
+        again = {
+            name: await Stream(_path(campaign), cookie).open()
+            for name, cookie in [("phone", phone), ("laptop", laptop_now)]
+        }
+        statuses = {name: stream.status for name, stream in again.items()}
+        await again["laptop"].close()
+        await again["phone"].task
+        gm_streams = live.hub.streams_of(gm.pk)
+        await watcher.close()
+        return status, laptop_now, phone_closed, laptop_closed, statuses, gm_streams
+
+    status, laptop_now, phone_closed, laptop_closed, statuses, gm_streams = run(scenario())
+    assert status == 302
+    assert phone_closed, "the logged-out phone's stream kept receiving"
+    assert laptop_closed
+    assert statuses == {"phone": 302, "laptop": 200}  # the phone is sent to the login page
+    assert not _still_logged_in(phone)
+    assert _still_logged_in(laptop_now)
+    assert gm_streams == 1  # nobody else's page closed
+
+
+def test_an_admin_setting_a_password_closes_that_accounts_streams(campaign, gm, player):
+    admin = get_user_model().objects.create_superuser("root", password=PASSWORD)
+    cookie, gm_cookie, admin_cookie = session_cookie(player), session_cookie(gm), session_cookie(admin)
+
+    def set_players_password() -> int:
+        client = Client()
+        client.cookies["sessionid"] = admin_cookie
+        response = client.post(
+            reverse("admin:auth_user_password_change", args=[player.pk]),
+            {"usable_password": "true", "password1": NEW_PASSWORD, "password2": NEW_PASSWORD},
+        )
+        return response.status_code
+
+    async def scenario():
+        stream = await Stream(_path(campaign), cookie).open()
+        watcher = await Stream(_path(campaign), gm_cookie).open()
+        status = await call(set_players_password)
+        closed = await ended(stream)
+        gm_streams = live.hub.streams_of(gm.pk)
+        await watcher.close()
+        return status, closed, gm_streams
+
+    status, closed, gm_streams = run(scenario())
+    assert status == 302
+    assert closed, "the player's stream kept receiving after the admin set a new password"
+    assert gm_streams == 1
+    assert not _still_logged_in(cookie)
+
+
+def test_saving_an_account_without_a_new_password_closes_nothing(campaign, player):
+    cookie = session_cookie(player)
+
+    def touch_the_account() -> None:
+        player.first_name = "Wren"
+        player.save()  # every field, the password unchanged
+        Client().force_login(player)  # a login saves last_login
+
+    async def scenario():
+        stream = await Stream(_path(campaign), cookie).open()
+        await stream.events_until_quiet()  # presence
+        await call(touch_the_account)
+        await write(campaign.pk, "rolls")
+        topics = await stream.events_until_quiet(0.5)
+        await stream.close()
+        return topics
+
+    assert run(scenario()) == ["rolls"]  # still open, still hearing the table
 
 
 def _roll(character, by, visibility):

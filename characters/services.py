@@ -22,7 +22,17 @@ from accounts.names import clean_name
 from campaigns.conditions import conditions_changed, touches_light
 from campaigns.models import Campaign, Membership
 from characters import history
-from characters.models import NOTES_MAX, CatalogueItem, Change, Character, Hireling, Item, OfferedChange, Roll
+from characters.models import (
+    NOTES_MAX,
+    OFFERS_PENDING_MAX,
+    CatalogueItem,
+    Change,
+    Character,
+    Hireling,
+    Item,
+    OfferedChange,
+    Roll,
+)
 from characters.selectors import characters_editable_by
 from live.events import publish, publish_many
 from rules import RulesError, system_for
@@ -521,6 +531,7 @@ def character_roll(
     if strangers and visibility != Roll.Visibility.PUBLIC:
         names = ", ".join(c.name for c in strangers)
         raise RulesError(f"A roll that involves {names} is seen by the whole table: choose Everyone.")
+    _check_offer_room(strangers)  # before the dice: a roll is never made only to be thrown away
     result = proc.roll(sheet, resolved, rng or system_random())
     changes = _changes_to_others(result, others)
     offered = [others[name] for name in changes if others[name].pk not in editable]
@@ -576,6 +587,20 @@ def character_table_effect(
 def _changes_to_others(result: rules_base.RollResult, others: Mapping[str, Character]) -> dict[str, Mapping]:
     """New states of the other characters a roll changed, by the name of the input that named them."""
     return {name: state for name, state in result.other_states.items() if name in others}
+
+
+def _check_offer_room(targets: list[Character]) -> None:
+    """Refuse a roll that could offer one more change to a character already holding the most its sheet shows.
+
+    Refused rather than making room by dropping the oldest offer: that would throw away a hit its player has not
+    seen. The targets are locked (character_roll locks them in id order), so two rolls cannot both take the
+    last place."""
+    for target in targets:
+        if target.offers.filter(status=OfferedChange.Status.PENDING).count() >= OFFERS_PENDING_MAX:
+            raise RulesError(
+                f"{target.name} has {OFFERS_PENDING_MAX} changes waiting for their player or the GM: "
+                "ask them to apply or decline some before rolling again."
+            )
 
 
 def _offer(target: Character, new_state: Mapping[str, Any], *, roll: Roll, result, by, from_character) -> None:

@@ -41,6 +41,8 @@ from rules.dice import RandomSource, system_random
 from rules.free import FREE_ROLL
 
 MAX_ITEMS = 500  # a sanity bound: no sheet needs more rows, and it keeps pages fast
+# The same for hired help, where the rules set no number (Fortune's Favor's helpers, Chaos & Conquest's porters).
+MAX_HIRELINGS = 50
 
 
 class StaleVersion(RulesError):
@@ -951,6 +953,8 @@ def item_remove(*, character_id: int, item_id: int, by) -> None:
 @transaction.atomic
 def hireling_hire(*, character_id: int, choices: Mapping[str, Any], by, rng: RandomSource | None = None) -> Hireling:
     character = _lock(character_id)
+    if character.hirelings.count() >= MAX_HIRELINGS:
+        raise RulesError(f"A sheet keeps at most {MAX_HIRELINGS} hirelings: part ways with one first.")
     rules = system_for(character.system)
     hired = rules.validate_hireling(rules.hire(character.to_sheet(), choices, rng or system_random()))
     if hired.upfront:

@@ -25,6 +25,7 @@ from rules.base import (
     SlotSummary,
     TimeUnit,
     Track,
+    check_count,
 )
 from rules.clock import LightProcedure, burnt_for
 from rules.data import chaos_conquest as data
@@ -59,6 +60,7 @@ from rules.systems.chaos_conquest.hired_help import (
     hire,
     hire_params,
     hireling_limit,
+    retainer_row,
     treasure_shares,
 )
 from rules.systems.chaos_conquest.inventory import armour_value, check_can_carry, row_slots, slots, validate_item
@@ -68,7 +70,7 @@ from rules.systems.chaos_conquest.rest import RestProcedure, StressProcedure
 from rules.systems.chaos_conquest.saves import OpposedSaveProcedure, PartySaveProcedure, SaveProcedure
 from rules.systems.chaos_conquest.settings import SETTINGS
 from rules.systems.chaos_conquest.sheet import adjust, conditions, tracks
-from rules.systems.chaos_conquest.state import _default_state, validate_hireling, validate_state
+from rules.systems.chaos_conquest.state import _default_state, _helper_state, _st, validate_hireling, validate_state
 from rules.systems.chaos_conquest.table import (
     LIGHTS,
     NPC_FIELDS,
@@ -253,6 +255,19 @@ class ChaosConquest(GameSystem):
     def hireling_limit(self, sheet: Sheet) -> int:
         return hireling_limit(sheet)
 
+    def counts_against_limit(self, hireling: Hireling) -> bool:
+        """A retainer by its sheet's role, as ``hire`` counts them: the row's kind alone could be mislabelled."""
+        return _helper_state(hireling)["role"] == "retainer"
+
+    def check_limits(self, sheet: Sheet) -> None:
+        """Seed 002 (Retainers, Shields): retainers up to what WIL allows, read from its base score (damage to WIL
+        heals and takes no retainer away); one spare shield at most besides the one in hand."""
+        wil = _st(sheet)["attributes"]["WIL"]["base"]
+        most = retainer_row(wil)[1]
+        check_count(sheet.hirelings, self.counts_against_limit, most, "retainers", f"with WIL {wil} the rules allow")
+        shields = [item for item in sheet.items if item.kind == "shield" for _ in range(max(0, item.quantity))]
+        check_count(shields, _any, 2, "shields", "one in hand and one spare:")
+
     def hire_params(self, sheet: Sheet) -> tuple[Param, ...]:
         return hire_params(sheet)
 
@@ -280,6 +295,10 @@ class ChaosConquest(GameSystem):
 
     def heir_split(self, share: int) -> tuple[int, int]:
         return heir_split(share)
+
+
+def _any(_row: Any) -> bool:
+    return True
 
 
 SYSTEM = ChaosConquest()

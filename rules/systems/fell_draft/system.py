@@ -25,6 +25,7 @@ from rules.base import (
     SlotSummary,
     TimeUnit,
     Track,
+    check_count,
 )
 from rules.clock import LightProcedure, burnt_for
 from rules.data import fell_draft as data
@@ -274,6 +275,16 @@ class FellDraft(GameSystem):
         """Seed 000 (Hirelings): as many as WIL, the WIL die's highest face (spec §000.12.2)."""
         return _die_of(_st(sheet), "WIL")
 
+    def check_limits(self, sheet: Sheet) -> None:
+        """Seed 000 (Hirelings, Spells, Skills): hirelings and spells up to WIL's face, skills up to INT's, each
+        die read unharmed (``full_die``): harm lowers a die for a while and takes nothing away."""
+        state = _st(sheet)
+        wil, intellect = (state["abilities"][ab]["full_die"] for ab in ("WIL", "INT"))
+        by_wil, by_int = f"with WIL d{wil} the rules allow", f"with INT d{intellect} the rules allow"
+        check_count(sheet.hirelings, self.counts_against_limit, wil, "hirelings", by_wil)
+        check_count(state["spells"], _any, wil, "spells", by_wil)
+        check_count(state["skills"], _any, intellect, "skills", by_int)
+
     def creation_params(self) -> tuple[Param, ...]:
         return creation_params()
 
@@ -304,6 +315,10 @@ class FellDraft(GameSystem):
 
     def retired(self, sheet: Sheet) -> bool:
         return retired(_st(sheet))
+
+
+def _any(_row: Any) -> bool:
+    return True
 
 
 SYSTEM = FellDraft()

@@ -25,6 +25,7 @@ from rules.base import (
     SlotSummary,
     TimeUnit,
     Track,
+    check_count,
 )
 from rules.clock import burnt_for
 from rules.data import fell_late as data
@@ -241,6 +242,16 @@ class FellLate(GameSystem):
     def hireling_limit(self, sheet: Sheet) -> int:
         return hireling_limit(sheet)
 
+    def check_limits(self, sheet: Sheet) -> None:
+        """Seed 001 (Hirelings, Skills, Spells): hirelings and spells up to WIL's face, skills up to INT's, each
+        read from the original die: a lowered die comes back with rest and takes nothing away."""
+        state = st(sheet)
+        wil, intellect = (state["attributes"][a]["original"] for a in ("WIL", "INT"))
+        by_wil, by_int = f"with WIL d{wil} the rules allow", f"with INT d{intellect} the rules allow"
+        check_count(sheet.hirelings, self.counts_against_limit, wil, "hirelings", by_wil)
+        check_count(state["spells"], _any, wil, "spells", by_wil)
+        check_count(state["skills"], _any, intellect, "skills", by_int)
+
     def hire_params(self, sheet: Sheet) -> tuple[Param, ...]:
         return hire_params(sheet)
 
@@ -287,6 +298,10 @@ class FellLate(GameSystem):
 
     def light_level(self, party: Sequence[Sheet]) -> Banner | None:
         return light_level(party)
+
+
+def _any(_row: Any) -> bool:
+    return True
 
 
 SYSTEM = FellLate()

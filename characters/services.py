@@ -43,6 +43,8 @@ from rules.free import FREE_ROLL
 MAX_ITEMS = 500  # a sanity bound: no sheet needs more rows, and it keeps pages fast
 # The same for hired help, where the rules set no number (Fortune's Favor's helpers, Chaos & Conquest's porters).
 MAX_HIRELINGS = 50
+MAX_CHARACTERS = 200  # one account's: its character list draws them all
+MAX_SEATS = 50  # characters at one table: its page draws a card for each, and every roll request asks them all
 
 
 class StaleVersion(RulesError):
@@ -202,6 +204,7 @@ def character_create(
     rules = system_for(system)
     if campaign is not None and campaign.system != system:
         raise RulesError(f"{campaign.name} plays {campaign.system_name}; make a character of that system.")
+    check_character_room(owner, campaign)
     settings = rules.settings_in_force(campaign.rule_settings if campaign is not None else None)
     creation = rules.create(choices, rng or system_random(), settings=settings)
     state = rules.validate_state(creation.state)
@@ -215,6 +218,14 @@ def character_create(
     publish(character.campaign_id, "party")
     conditions_changed(character.campaign_id)  # one more in the party, perhaps with a torch lit
     return character, creation
+
+
+def check_character_room(owner, campaign: Campaign | None = None) -> None:
+    """Before a new character (made or imported): the account's cap, and its table's."""
+    if Character.objects.filter(owner=owner).count() >= MAX_CHARACTERS:
+        raise RulesError(f"You have {MAX_CHARACTERS} characters, as many as an account keeps: delete one first.")
+    if campaign is not None and campaign.characters.count() >= MAX_SEATS:
+        raise RulesError(f"{campaign.name} has {MAX_SEATS} characters already, as many as a table seats.")
 
 
 def _creation_roll(creation: rules_base.Creation) -> rules_base.RollResult:

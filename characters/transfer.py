@@ -9,7 +9,7 @@ from django.db import transaction
 
 from accounts.names import clean_name
 from characters.models import Character, Hireling, Item
-from characters.services import MAX_HIRELINGS, MAX_ITEMS, _record
+from characters.services import MAX_HIRELINGS, MAX_ITEMS, _record, check_character_room
 from rules import RulesError, system_for
 from rules import base as rules_base
 
@@ -107,6 +107,7 @@ def _check_text(text: str) -> None:
 @transaction.atomic
 def import_character(*, owner, document: dict[str, Any]) -> Character:
     """Everything is checked before anything is written; a bad document creates nothing."""
+    check_character_room(owner)
     rules = system_for(str(document.get("system", "")))
     name = document.get("name")
     if not isinstance(name, str) or not clean_name(name):

@@ -21,12 +21,17 @@ class CampaignError(Exception):
 
 
 CLOCK_LIMIT = 2**31 - 1  # round and game_minutes are PositiveIntegerFields: a 32-bit integer on PostgreSQL
+MAX_CAMPAIGNS_RUN = 50  # campaigns one account runs as GM: its campaign list draws them all
 
 
 @transaction.atomic
 def campaign_create(*, name: str, system: str, gm) -> Campaign:
     if system not in SYSTEM_NAMES:
         raise CampaignError("Pick one of the game systems Lantern knows.")
+    if Membership.objects.filter(user=gm, role=Membership.Role.GM).count() >= MAX_CAMPAIGNS_RUN:
+        raise CampaignError(
+            f"You run {MAX_CAMPAIGNS_RUN} campaigns, as many as an account runs: hand one to another GM first."
+        )
     campaign = Campaign.objects.create(name=clean_name(name), system=system)
     Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
     return campaign

@@ -43,9 +43,13 @@ def campaign_create(request: HtmxHttpRequest) -> HttpResponse:
     form = CampaignForm(request.POST)
     if not form.is_valid():
         return _render_list(request, form, JoinForm(), status=400)
-    campaign = services.campaign_create(
-        name=form.cleaned_data["name"], system=form.cleaned_data["system"], gm=request.user
-    )
+    try:
+        campaign = services.campaign_create(
+            name=form.cleaned_data["name"], system=form.cleaned_data["system"], gm=request.user
+        )
+    except services.CampaignError as error:
+        form.add_error(None, str(error))
+        return _render_list(request, form, JoinForm(), status=400)
     messages.success(request, f"{campaign.name} is ready. Share the invite link with your players.")
     return redirect(campaign)
 

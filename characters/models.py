@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator
 from django.db import models
 from django.urls import reverse
 
 from campaigns.models import Campaign, system_choices
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules import base as rules_base
+from rules.validation import COST_MAX, QUANTITY_MAX, SLOTS_MAX, WAGE_MAX
 
 NOTES_MAX = 2000
 
@@ -120,8 +122,9 @@ class Item(models.Model):
     )
     name = models.CharField(max_length=100)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.GEAR)
-    slots = models.PositiveSmallIntegerField(default=1)
-    quantity = models.PositiveIntegerField(default=1)
+    # The rules' own bounds, stated on the fields: the database's integer range differs (SQLite takes 64 bits).
+    slots = models.PositiveSmallIntegerField(default=1, validators=[MaxValueValidator(SLOTS_MAX)])
+    quantity = models.PositiveIntegerField(default=1, validators=[MaxValueValidator(QUANTITY_MAX)])
     worn = models.BooleanField(default=False)
     # System numbers copied from the catalogue when added: damage die, protection/AV, bulky, hands...
     data = models.JSONField(default=dict, blank=True)
@@ -165,7 +168,9 @@ class Hireling(models.Model):
     name = models.CharField(max_length=100)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.HIRELING)
     state = models.JSONField(default=dict, blank=True)
-    wage = models.PositiveIntegerField(default=0, help_text="Per day, in the system's smallest coin.")
+    wage = models.PositiveIntegerField(
+        default=0, validators=[MaxValueValidator(WAGE_MAX)], help_text="Per day, in the system's smallest coin."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -177,6 +182,16 @@ class Hireling(models.Model):
     def to_rules(self) -> rules_base.Hireling:
         return rules_base.Hireling(id=self.pk, name=self.name, kind=self.kind, state=self.state, wage=self.wage)
 
+    def clean(self) -> None:
+        """Staff editing hirelings in the admin meet the system's bounds, as items do."""
+        rules = SYSTEMS.get(self.character.system) if self.character_id else None
+        if rules is None:
+            return
+        try:
+            rules.validate_hireling(self.to_rules())
+        except RulesError as problem:
+            raise ValidationError(str(problem)) from None
+
 
 class CatalogueItem(models.Model):
     """One row of a system's equipment table; staff edit these in the admin."""
@@ -185,8 +200,16 @@ class CatalogueItem(models.Model):
     name = models.CharField(max_length=100)
     kind = models.CharField(max_length=16, choices=Item.Kind.choices, default=Item.Kind.GEAR)
     group = models.CharField(max_length=60, blank=True, help_text="The table it comes from.")
-    cost = models.PositiveIntegerField(null=True, blank=True, help_text="In the system's smallest coin.")
-    slots = models.PositiveSmallIntegerField(default=1)
+    # Bounded by us, not by the column: PostgreSQL's integer stops at 2^31, SQLite's at 2^63.
+    cost = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[
+            MaxValueValidator(COST_MAX, "No price is above %(limit_value)s of the smallest coin: no purse holds more.")
+        ],
+        help_text="In the system's smallest coin.",
+    )
+    slots = models.PositiveSmallIntegerField(default=1, validators=[MaxValueValidator(SLOTS_MAX)])
     data = models.JSONField(default=dict, blank=True)
     note = models.CharField(max_length=300, blank=True)
     available = models.BooleanField(default=True)
@@ -235,7 +258,13 @@ class Roll(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-pk"]
-        indexes = [models.Index(fields=["campaign", "-created_at"], name="roll_log_by_campaign")]
+        indexes = [
+            models.Index(fields=["campaign", "-created_at"], name="roll_log_by_campaign"),
+            # The sheet's "This character" log: one character's rolls, newest first, read in the log's order.
+            models.Index(fields=["character", "-created_at", "-id"], name="roll_log_by_character"),
+            # The roll rate check: one roller's rolls of the last minute, a range in this index.
+            models.Index(fields=["roller", "created_at"], name="roll_rate_by_roller"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.label}: {self.outcome}"
@@ -276,6 +305,11 @@ class Change(models.Model):
             "notes",
             "items",
         }
+
+
+# Pending offers one character may hold: the sheet shows them all, and a roll that would offer one more to a
+# character holding this many is refused before its dice are rolled (characters.services.character_roll).
+OFFERS_PENDING_MAX = 20
 
 
 class OfferedChange(models.Model):

@@ -22,7 +22,17 @@ from accounts.names import clean_name
 from campaigns.conditions import conditions_changed, touches_light
 from campaigns.models import Campaign, Membership
 from characters import history
-from characters.models import NOTES_MAX, CatalogueItem, Change, Character, Hireling, Item, OfferedChange, Roll
+from characters.models import (
+    NOTES_MAX,
+    OFFERS_PENDING_MAX,
+    CatalogueItem,
+    Change,
+    Character,
+    Hireling,
+    Item,
+    OfferedChange,
+    Roll,
+)
 from characters.selectors import characters_editable_by
 from live.events import publish, publish_many
 from rules import RulesError, system_for
@@ -31,6 +41,10 @@ from rules.dice import RandomSource, system_random
 from rules.free import FREE_ROLL
 
 MAX_ITEMS = 500  # a sanity bound: no sheet needs more rows, and it keeps pages fast
+# The same for hired help, where the rules set no number (Fortune's Favor's helpers, Chaos & Conquest's porters).
+MAX_HIRELINGS = 50
+MAX_CHARACTERS = 200  # one account's: its character list draws them all
+MAX_SEATS = 50  # characters at one table: its page draws a card for each, and every roll request asks them all
 
 
 class StaleVersion(RulesError):
@@ -190,6 +204,7 @@ def character_create(
     rules = system_for(system)
     if campaign is not None and campaign.system != system:
         raise RulesError(f"{campaign.name} plays {campaign.system_name}; make a character of that system.")
+    check_character_room(owner, campaign)
     settings = rules.settings_in_force(campaign.rule_settings if campaign is not None else None)
     creation = rules.create(choices, rng or system_random(), settings=settings)
     state = rules.validate_state(creation.state)
@@ -203,6 +218,14 @@ def character_create(
     publish(character.campaign_id, "party")
     conditions_changed(character.campaign_id)  # one more in the party, perhaps with a torch lit
     return character, creation
+
+
+def check_character_room(owner, campaign: Campaign | None = None) -> None:
+    """Before a new character (made or imported): the account's cap, and its table's."""
+    if Character.objects.filter(owner=owner).count() >= MAX_CHARACTERS:
+        raise RulesError(f"You have {MAX_CHARACTERS} characters, as many as an account keeps: delete one first.")
+    if campaign is not None and campaign.characters.count() >= MAX_SEATS:
+        raise RulesError(f"{campaign.name} has {MAX_SEATS} characters already, as many as a table seats.")
 
 
 def _creation_roll(creation: rules_base.Creation) -> rules_base.RollResult:
@@ -521,6 +544,7 @@ def character_roll(
     if strangers and visibility != Roll.Visibility.PUBLIC:
         names = ", ".join(c.name for c in strangers)
         raise RulesError(f"A roll that involves {names} is seen by the whole table: choose Everyone.")
+    _check_offer_room(strangers)  # before the dice: a roll is never made only to be thrown away
     result = proc.roll(sheet, resolved, rng or system_random())
     changes = _changes_to_others(result, others)
     offered = [others[name] for name in changes if others[name].pk not in editable]
@@ -576,6 +600,20 @@ def character_table_effect(
 def _changes_to_others(result: rules_base.RollResult, others: Mapping[str, Character]) -> dict[str, Mapping]:
     """New states of the other characters a roll changed, by the name of the input that named them."""
     return {name: state for name, state in result.other_states.items() if name in others}
+
+
+def _check_offer_room(targets: list[Character]) -> None:
+    """Refuse a roll that could offer one more change to a character already holding the most its sheet shows.
+
+    Refused rather than making room by dropping the oldest offer: that would throw away a hit its player has not
+    seen. The targets are locked (character_roll locks them in id order), so two rolls cannot both take the
+    last place."""
+    for target in targets:
+        if target.offers.filter(status=OfferedChange.Status.PENDING).count() >= OFFERS_PENDING_MAX:
+            raise RulesError(
+                f"{target.name} has {OFFERS_PENDING_MAX} changes waiting for their player or the GM: "
+                "ask them to apply or decline some before rolling again."
+            )
 
 
 def _offer(target: Character, new_state: Mapping[str, Any], *, roll: Roll, result, by, from_character) -> None:
@@ -926,6 +964,8 @@ def item_remove(*, character_id: int, item_id: int, by) -> None:
 @transaction.atomic
 def hireling_hire(*, character_id: int, choices: Mapping[str, Any], by, rng: RandomSource | None = None) -> Hireling:
     character = _lock(character_id)
+    if character.hirelings.count() >= MAX_HIRELINGS:
+        raise RulesError(f"A sheet keeps at most {MAX_HIRELINGS} hirelings: part ways with one first.")
     rules = system_for(character.system)
     hired = rules.validate_hireling(rules.hire(character.to_sheet(), choices, rng or system_random()))
     if hired.upfront:

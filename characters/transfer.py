@@ -9,7 +9,7 @@ from django.db import transaction
 
 from accounts.names import clean_name
 from characters.models import Character, Hireling, Item
-from characters.services import _record
+from characters.services import MAX_HIRELINGS, MAX_ITEMS, _record, check_character_room
 from rules import RulesError, system_for
 from rules import base as rules_base
 
@@ -23,7 +23,6 @@ MAX_DEPTH = 20
 MAX_NODES = 100_000
 MAX_TEXT = 10_000  # characters in one string
 MAX_DIGITS = 15  # a whole number's digits: Python refuses past 4,300, and no sheet needs more than 9
-MAX_ROWS = 500  # items, and hirelings
 
 
 def export_character(character: Character) -> dict[str, Any]:
@@ -108,6 +107,7 @@ def _check_text(text: str) -> None:
 @transaction.atomic
 def import_character(*, owner, document: dict[str, Any]) -> Character:
     """Everything is checked before anything is written; a bad document creates nothing."""
+    check_character_room(owner)
     rules = system_for(str(document.get("system", "")))
     name = document.get("name")
     if not isinstance(name, str) or not clean_name(name):
@@ -117,13 +117,16 @@ def import_character(*, owner, document: dict[str, Any]) -> Character:
             f"The character's name in that file is {len(clean_name(name)):,} characters long; at most 100."
         )
     state = rules.validate_state(_mapping(document.get("state"), "state"))
-    items = [_item(rules, row, n) for n, row in enumerate(_list(document.get("items"), "items"))]
-    hirelings = [_hireling(rules, row) for row in _list(document.get("hirelings"), "hirelings")]
+    # The caps of the sheet's own paths (adding items, hiring), then the rules' own (below).
+    items = [_item(rules, row, n) for n, row in enumerate(_list(document.get("items"), "items", MAX_ITEMS))]
+    hirelings = [_hireling(rules, row) for row in _list(document.get("hirelings"), "hirelings", MAX_HIRELINGS)]
     character = Character.objects.create(owner=owner, system=rules.id, name=clean_name(name)[:100], state=state)
     Item.objects.bulk_create([Item(character=character, position=n, **fields) for n, fields in enumerate(items)])
     Hireling.objects.bulk_create([Hireling(character=character, **fields) for fields in hirelings])
-    # The whole sheet as any write leaves it (the carry limit binds items to the state): or nothing is saved.
-    rules.validate_sheet(character.to_sheet())
+    # The whole sheet as any write leaves it (the carry limit binds items to the state), and within what the rules
+    # let a character gather (hirelings, spells, shields), which the writes check one at a time: or nothing is saved.
+    sheet = rules.validate_sheet(character.to_sheet())
+    rules.check_limits(sheet)
     _record(character, by=owner, what="Imported from a file")
     return character
 
@@ -134,13 +137,13 @@ def _mapping(value, what: str) -> dict:
     return value
 
 
-def _list(value, what: str) -> list:
+def _list(value, what: str, most: int) -> list:
     if value is None:
         return []
     if not isinstance(value, list):
         raise RulesError(f"The file's {what} are damaged.")
-    if len(value) > MAX_ROWS:
-        raise RulesError(f"The file holds {len(value)} {what}; a sheet holds at most {MAX_ROWS}.")
+    if len(value) > most:
+        raise RulesError(f"The file holds {len(value)} {what}; a sheet holds at most {most}.")
     return value
 
 

@@ -37,7 +37,7 @@ from characters.forms import (
     procedure_form,
     raw_params,
 )
-from characters.models import CatalogueItem, Change, Character, Item, Roll
+from characters.models import OFFERS_PENDING_MAX, CatalogueItem, Change, Character, Item, Roll
 from characters.selectors import (
     catalogue_matching,
     character_for,
@@ -127,7 +127,11 @@ def sheet_context(
         **extra,
     }
     if "vitals" in wanted:
-        context["offers"] = list(character.offers.filter(status="pending").select_related("offered_by")[:20])
+        pending = character.offers.filter(status="pending")
+        context["offers"] = list(pending.select_related("offered_by")[: OFFERS_PENDING_MAX + 1])
+        if len(context["offers"]) > OFFERS_PENDING_MAX:  # held before the cap existed: said, never hidden
+            context["offers"] = context["offers"][:OFFERS_PENDING_MAX]
+            context["offers_more"] = pending.count() - OFFERS_PENDING_MAX
     if can_edit and wanted & {"vitals", "inventory"}:
         context["undo"] = _undo_offer(request.user, character)
     if "log" in wanted:

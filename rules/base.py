@@ -457,6 +457,16 @@ class HiredHelp(SheetRules, Protocol):
         kinds = self.limited_hireling_kinds
         return kinds is None or hireling.kind in kinds
 
+    def check_limits(self, sheet: Sheet) -> None:
+        """The caps the rules put on what a character gathers in play (hirelings, spells known, spare shields),
+        checked on a whole sheet at once: RulesError with the rule's sentence past one.
+
+        The writes that add one check their own cap as they add it (``hire``, a learning roll, ``check_can_carry``);
+        a sheet that arrives whole (an imported file) meets them all here. A system whose abilities drop with
+        wounds reads them at full strength: what was gathered stays when a wound lowers the ability it was counted
+        against. Default: the hirelings that count, against ``hireling_limit``."""
+        check_count(sheet.hirelings, self.hireling_limit(sheet), "hirelings", counts=self.counts_against_limit)
+
     def hire_params(self, sheet: Sheet) -> tuple[Param, ...]:
         """The choices the hire form offers (name, kind, how HP are set...)."""
         return (Param("name", "Name", "text", "", help="Leave blank for a random name."),)
@@ -707,6 +717,16 @@ def plain_copy(value: Any) -> Any:
     if isinstance(value, dict | list):  # a subclass: leave it to the general copy
         return copy.deepcopy(value)
     return value
+
+
+def check_count(
+    rows: Sequence[Any], limit: int | None, what: str, why: str = "", *, counts: Callable[[Any], bool] | None = None
+) -> None:
+    """HiredHelp.check_limits' sentence: RulesError when more of ``rows`` (those ``counts`` keeps; all by default)
+    are held than ``limit`` allows."""
+    held = sum(1 for row in rows if counts is None or counts(row))
+    if limit is not None and held > limit:
+        raise RulesError(f"That sheet holds {held} {what}; {why or 'the rules allow'} {limit} at most.")
 
 
 def check_sheet(system: SheetRules, sheet: Sheet) -> Sheet:

@@ -18,6 +18,7 @@ LIST_MAX = 100  # names in one list (a grimoire's spells, a hireling's kit)
 SLOTS_MAX = 20  # one row of gear: more than any rules text's bulkiest thing
 QUANTITY_MAX = 10_000  # one row's count (arrows, coins, rations)
 WAGE_MAX = 1_000_000  # per day, in the smallest coin
+COST_MAX = 100_000_000  # a price, in the smallest coin: the biggest purse any system keeps (C&C's)
 
 # Item kinds the app knows (characters.models.Item.Kind); a system may use any of them.
 ITEM_KINDS: frozenset[str] = frozenset(

@@ -20,6 +20,7 @@ from campaigns.models import Campaign, Membership
 from characters import services
 from characters.catalogue import load_catalogue
 from characters.models import CatalogueItem, Character, Hireling, Item
+from characters.services import MAX_HIRELINGS
 from characters.transfer import export_character
 from characters.views import REGIONS
 from rules import RulesError
@@ -257,7 +258,10 @@ CRAFTED = {
     "name too long": (lambda s, d: _raw({**d, "name": "x" * 500}), "500 characters long"),
     "too many values": (lambda s, d: _raw({**d, "extra": [0] * 120_000}), "more than 100,000 values"),
     "501 items": (lambda s, d: _raw({**d, "items": [{"name": "Pebble", "kind": "gear"}] * 501}), "at most 500"),
-    "501 hirelings": (lambda s, d: _raw({**d, "hirelings": [{"name": "Pim", "state": {}}] * 501}), "at most 500"),
+    "51 hirelings": (
+        lambda s, d: _raw({**d, "hirelings": [{"name": "Pim", "state": {}}] * (MAX_HIRELINGS + 1)}),
+        f"at most {MAX_HIRELINGS}",
+    ),
     "item name too long": (lambda s, d: _raw(_item(d, {}, "gear", name="x" * 5000)), "5000 characters long"),
     "not UTF-8": (lambda s, d: b"\xff\xfe" + _raw(d), "not JSON"),
     # Issue 10: the carry limit holds on every write path, import included (it used to render "500 of the

@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
 from characters import services
-from characters.models import Change, Character, OfferedChange, Roll
+from characters.models import OFFERS_PENDING_MAX, Change, Character, OfferedChange, Roll
 from rules import SYSTEMS
 from rules.base import Sheet
 from tests.conftest import make_character
@@ -221,3 +221,52 @@ def test_an_offer_of_another_character_is_not_found_under_this_one(as_user, othe
     spare = make_character(other_player, rival.campaign, name="Spare", seed=3)
     url = reverse("characters:offer_apply", args=[spare.pk, offer.pk])
     assert as_user(other_player).post(url).status_code == 404
+
+
+# --- at most OFFERS_PENDING_MAX waiting per character (issue 23) --------------------------------------
+
+
+def _pile_up(offer: OfferedChange, total: int) -> None:
+    """Copies of a real offer until the character holds ``total`` pending ones."""
+    copies = total - OfferedChange.objects.filter(character_id=offer.character_id, status="pending").count()
+    fields = {f.name: getattr(offer, f.name) for f in OfferedChange._meta.concrete_fields if f.name != "id"}
+    OfferedChange.objects.bulk_create(OfferedChange(**fields) for _ in range(copies))
+
+
+def test_a_roll_that_would_offer_past_the_cap_is_refused_before_its_dice_and_the_sheet_shows_every_offer(
+    as_user, player, other_player, table, monkeypatch
+):
+    hero, rival, offer = _offered_attack(table, player, monkeypatch)
+    _pile_up(offer, OFFERS_PENDING_MAX)
+    sheet = as_user(other_player).get(reverse("characters:region", args=[rival.pk, "vitals"]), **HTMX)
+    assert sheet.content.decode().count('data-offer="') == OFFERS_PENDING_MAX  # all of them, none hidden
+    client = as_user(player)
+    url, fields = _roll_fields(client, hero, "attack", target=rival.pk, visibility="public")
+    before = (_snapshot(hero), _snapshot(rival), Roll.objects.count(), OfferedChange.objects.count())
+    response = client.post(url, fields, **HTMX)
+    assert response.status_code == 422
+    assert f"Ash has {OFFERS_PENDING_MAX} changes waiting for their player or the GM" in text_of(response)
+    assert (_snapshot(hero), _snapshot(rival), Roll.objects.count(), OfferedChange.objects.count()) == before
+    # Answering one makes room again.
+    services.offer_decline(offer_id=offer.pk, by=other_player)
+    assert client.post(url, fields, **HTMX).status_code == 200
+    assert Roll.objects.count() == before[2] + 1
+
+
+def test_the_gm_rolls_against_a_character_at_the_cap_as_ever(as_user, gm, player, table, monkeypatch):
+    """The GM's rolls write the sheet directly and offer nothing: the cap never stands in their way."""
+    hero, rival, offer = _offered_attack(table, player, monkeypatch)
+    _pile_up(offer, OFFERS_PENDING_MAX)
+    client = as_user(gm)
+    url, fields = _roll_fields(client, hero, "attack", target=rival.pk, visibility="public")
+    assert client.post(url, fields, **HTMX).status_code == 200
+
+
+def test_offers_held_past_the_cap_before_it_existed_are_counted_on_the_sheet(
+    as_user, player, other_player, table, monkeypatch
+):
+    hero, rival, offer = _offered_attack(table, player, monkeypatch)
+    _pile_up(offer, OFFERS_PENDING_MAX + 5)
+    sheet = as_user(other_player).get(reverse("characters:region", args=[rival.pk, "vitals"]), **HTMX)
+    assert sheet.content.decode().count('data-offer="') == OFFERS_PENDING_MAX
+    assert "5 more wait behind these" in text_of(sheet)

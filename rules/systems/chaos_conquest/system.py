@@ -9,9 +9,11 @@ from typing import ClassVar
 
 from rules.base import (
     GameSystem,
+    Hireling,
     Procedure,
     RollResult,
     Sheet,
+    check_count,
     returns,
 )
 from rules.clock import LightProcedure, burnt_for
@@ -45,6 +47,7 @@ from rules.systems.chaos_conquest.hired_help import (
     hire,
     hire_params,
     hireling_limit,
+    retainer_row,
     treasure_shares,
 )
 from rules.systems.chaos_conquest.inventory import armour_value, check_can_carry, row_slots, slots, validate_item
@@ -54,7 +57,7 @@ from rules.systems.chaos_conquest.rest import RestProcedure, StressProcedure
 from rules.systems.chaos_conquest.saves import OpposedSaveProcedure, PartySaveProcedure, SaveProcedure
 from rules.systems.chaos_conquest.settings import SETTINGS
 from rules.systems.chaos_conquest.sheet import adjust, conditions, tracks
-from rules.systems.chaos_conquest.state import _default_state, validate_hireling, validate_state
+from rules.systems.chaos_conquest.state import _default_state, _helper_state, _st, validate_hireling, validate_state
 from rules.systems.chaos_conquest.table import (
     LIGHTS,
     NPC_FIELDS,
@@ -150,6 +153,21 @@ class ChaosConquest(GameSystem):
     hireling_limit = staticmethod(hireling_limit)
     hire_params = staticmethod(hire_params)
     hire = staticmethod(hire)
+
+    def counts_against_limit(self, hireling: Hireling) -> bool:
+        """A retainer by its sheet's role, as ``hire`` counts them: the row's kind alone could be mislabelled."""
+        return _helper_state(hireling)["role"] == "retainer"
+
+    def check_limits(self, sheet: Sheet) -> None:
+        """Seed 002 (Retainers, Shields): retainers up to what WIL allows, read from its base score (damage to WIL
+        heals and takes no retainer away); one spare shield at most besides the one in hand."""
+        wil = _st(sheet)["attributes"]["WIL"]["base"]
+        most = retainer_row(wil)[1]
+        check_count(
+            sheet.hirelings, most, "retainers", f"with WIL {wil} the rules allow", counts=self.counts_against_limit
+        )
+        shields = [item for item in sheet.items if item.kind == "shield" for _ in range(max(0, item.quantity))]
+        check_count(shields, 2, "shields", "one in hand and one spare:")
 
     # --- the GM's table (table.py) --------------------------------------------------------------------------
     table_procedures = returns(TABLE_PROCEDURES)

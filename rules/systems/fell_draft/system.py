@@ -15,6 +15,7 @@ from rules.base import (
     RulesError,
     Sheet,
     Track,
+    check_count,
     returns,
 )
 from rules.clock import LightProcedure, burning
@@ -228,6 +229,16 @@ class FellDraft(GameSystem):
     def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
         """Seed 000, Combat: the PCs act first, as a group; no dice."""
         return ORDER
+
+    def check_limits(self, sheet: Sheet) -> None:
+        """Seed 000 (Hirelings, Spells, Skills): hirelings and spells up to WIL's face, skills up to INT's, each
+        die read unharmed (``full_die``): harm lowers a die for a while and takes nothing away."""
+        state = _st(sheet)
+        wil, intellect = (state["abilities"][ab]["full_die"] for ab in ("WIL", "INT"))
+        by_wil, by_int = f"with WIL d{wil} the rules allow", f"with INT d{intellect} the rules allow"
+        check_count(sheet.hirelings, wil, "hirelings", by_wil, counts=self.counts_against_limit)
+        check_count(state["spells"], wil, "spells", by_wil)
+        check_count(state["skills"], intellect, "skills", by_int)
 
     # helpers beyond the protocol
     buy = staticmethod(buy)

@@ -13,6 +13,7 @@ from rules.base import (
     RulesError,
     Sheet,
     Track,
+    check_count,
     returns,
 )
 from rules.clock import burning
@@ -194,6 +195,16 @@ class FellLate(GameSystem):
     hireling_limit = staticmethod(hireling_limit)
     hire_params = staticmethod(hire_params)
     hire = staticmethod(hire)
+
+    def check_limits(self, sheet: Sheet) -> None:
+        """Seed 001 (Hirelings, Skills, Spells): hirelings and spells up to WIL's face, skills up to INT's, each
+        read from the original die: a lowered die comes back with rest and takes nothing away."""
+        state = st(sheet)
+        wil, intellect = (state["attributes"][a]["original"] for a in ("WIL", "INT"))
+        by_wil, by_int = f"with WIL d{wil} the rules allow", f"with INT d{intellect} the rules allow"
+        check_count(sheet.hirelings, wil, "hirelings", by_wil, counts=self.counts_against_limit)
+        check_count(state["spells"], wil, "spells", by_wil)
+        check_count(state["skills"], intellect, "skills", by_int)
 
     # --- the GM's table (issue 16): table.py ---------------------------------------------------------------------
     table_procedures = returns(TABLE_PROCEDURES)

@@ -10,13 +10,15 @@ from django.db.models import F
 
 from accounts.names import clean_name
 from campaigns.models import Campaign, Membership, RuleSettingChange, new_invite_code
+from characters import locking
 from characters.models import Character
 from characters.services import character_set_campaign
 from live.events import publish, revoke_streams
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
+from rules.errors import Refusal
 
 
-class CampaignError(Exception):
+class CampaignError(Refusal):
     """A request that cannot be done; the message is shown to the person."""
 
 
@@ -38,10 +40,9 @@ def _lock_campaign(campaign_id: int) -> Campaign:
     Without it "make X the GM" and "X leaves" can both read X as a player and both commit: the campaign is
     left without a GM for good (seen on PostgreSQL in 29 of 40 such races).
     """
-    # FOR NO KEY UPDATE: it excludes every other campaign write, yet lets a character's write insert rows that
-    # point at the campaign (a roll), which takes a key-share lock: FOR UPDATE would make the clock (campaign, then
-    # characters) and a roll (character, then that insert) wait on each other: a deadlock on PostgreSQL.
-    campaign = Campaign.objects.select_for_update(no_key=True).filter(pk=campaign_id).first()
+    # In the app's one lock order (characters.locking), FOR NO KEY UPDATE: it excludes every other campaign write,
+    # yet lets a character's write insert rows that point at the campaign (a roll).
+    campaign = locking.lock_campaign(campaign_id)
     if campaign is None:
         raise CampaignError("That campaign no longer exists.")
     return campaign

@@ -197,13 +197,13 @@ def test_locking_the_offer_before_its_character_deadlocks_with_the_deletion_cont
         both_hold_one = threading.Barrier(2)
 
         @transaction.atomic
-        def old_apply(offer=offer, target=target):
+        def old_apply(offer=offer, target=target, both_hold_one=both_hold_one):
             OfferedChange.objects.select_for_update().get(pk=offer.pk)
             both_hold_one.wait()
             locking.lock_character(target.pk)
 
         @transaction.atomic
-        def delete(target=target):
+        def delete(target=target, both_hold_one=both_hold_one):
             locking.lock_character(target.pk)
             both_hold_one.wait()
             Character.objects.filter(pk=target.pk).delete()

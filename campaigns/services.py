@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -100,8 +101,9 @@ def _leave(membership: Membership) -> None:
     # The player's characters stay theirs but leave the table with them: each through the character
     # service, so it is locked, versioned, logged and announced like any other change.
     leaving = Character.objects.filter(campaign=membership.campaign, owner=membership.user).order_by("pk")
-    for character_id in leaving.values_list("pk", flat=True):
-        character_set_campaign(character_id=character_id, campaign=None, by=membership.user)
+    for character_id in leaving.values_list("pk", flat=True):  # in id order, after the campaign: characters.locking
+        with contextlib.suppress(locking.Gone):  # deleted meanwhile: nothing left to take away
+            character_set_campaign(character_id=character_id, campaign=None, by=membership.user)
     membership.delete()
     # Their open pages of this table stop hearing it; everyone else's table loses them and their characters.
     revoke_streams(membership.campaign_id, user_id=membership.user_id)

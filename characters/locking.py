@@ -19,6 +19,20 @@ Two rules keep the order whole:
   (``campaigns.conditions.conditions_changed``). A roll therefore never waits for its campaign: the clock
   (campaign, then characters) and a roll (characters only) cannot wait on each other.
 
+Who takes what (tests/campaigns/test_lock_order.py races the pairs):
+
+- a roll (``character_roll``): roller; its character and those its inputs name, in one statement by id;
+- a roll request answered (``request_answer``): roller; the roll's characters; then the answer;
+- an offer applied or declined: its character, then the offer (the character's deletion holds the character
+  and then deletes its offers);
+- the clock, a new round, the end of a fight, an NPC's damage or roll, a fight started: the GM as roller
+  (they log the GM's rolls), the campaign, then every character at the table by id (``lock_table``), NPCs by id;
+- a membership change: the campaign, then the leaving player's characters by id;
+- every other character write (HP, items, hirelings, details, revert, delete): its one character, then its rows.
+
+A write that will follow a pipeline (lock, rules, whole-sheet check, version, history, announce) calls these
+steps in turn: ``lock_roller``, ``lock_campaign``, ``lock_characters``/``lock_table``, then its own rows.
+
 A row gone by the time its lock is taken is ``Gone``: the locked read decides, so a write racing a delete
 answers like one at a row that never existed (a 404), not with a crash.
 """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,13 +11,15 @@ from django.db.models import F
 
 from accounts.names import clean_name
 from campaigns.models import Campaign, Membership, RuleSettingChange, new_invite_code
+from characters import locking
 from characters.models import Character
 from characters.services import character_set_campaign
 from live.events import publish, revoke_streams
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
+from rules.errors import Refusal
 
 
-class CampaignError(Exception):
+class CampaignError(Refusal):
     """A request that cannot be done; the message is shown to the person."""
 
 
@@ -43,10 +46,9 @@ def _lock_campaign(campaign_id: int) -> Campaign:
     Without it "make X the GM" and "X leaves" can both read X as a player and both commit: the campaign is
     left without a GM for good (seen on PostgreSQL in 29 of 40 such races).
     """
-    # FOR NO KEY UPDATE: it excludes every other campaign write, yet lets a character's write insert rows that
-    # point at the campaign (a roll), which takes a key-share lock: FOR UPDATE would make the clock (campaign, then
-    # characters) and a roll (character, then that insert) wait on each other: a deadlock on PostgreSQL.
-    campaign = Campaign.objects.select_for_update(no_key=True).filter(pk=campaign_id).first()
+    # In the app's one lock order (characters.locking), FOR NO KEY UPDATE: it excludes every other campaign write,
+    # yet lets a character's write insert rows that point at the campaign (a roll).
+    campaign = locking.lock_campaign(campaign_id)
     if campaign is None:
         raise CampaignError("That campaign no longer exists.")
     return campaign
@@ -104,8 +106,9 @@ def _leave(membership: Membership) -> None:
     # The player's characters stay theirs but leave the table with them: each through the character
     # service, so it is locked, versioned, logged and announced like any other change.
     leaving = Character.objects.filter(campaign=membership.campaign, owner=membership.user).order_by("pk")
-    for character_id in leaving.values_list("pk", flat=True):
-        character_set_campaign(character_id=character_id, campaign=None, by=membership.user)
+    for character_id in leaving.values_list("pk", flat=True):  # in id order, after the campaign: characters.locking
+        with contextlib.suppress(locking.Gone):  # deleted meanwhile: nothing left to take away
+            character_set_campaign(character_id=character_id, campaign=None, by=membership.user)
     membership.delete()
     # Their open pages of this table stop hearing it; everyone else's table loses them and their characters.
     revoke_streams(membership.campaign_id, user_id=membership.user_id)

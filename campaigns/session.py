@@ -7,6 +7,7 @@ through ``GameSystem`` members that have defaults, so a system that implements n
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
@@ -19,9 +20,16 @@ from accounts.names import clean_name
 from campaigns.conditions import refresh_conditions
 from campaigns.models import Campaign, Encounter, GmNote, Npc, RollRequest, RollRequestAnswer
 from campaigns.services import CLOCK_LIMIT, CampaignError
+from characters import locking
 from characters.models import Character
 from characters.selectors import characters_editable_by
-from characters.services import character_pass_time, character_roll, character_table_effect, store_free_roll
+from characters.services import (
+    character_pass_time,
+    character_roll,
+    character_table_effect,
+    roll_lock_ids,
+    store_free_roll,
+)
 from live.events import publish
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
@@ -33,9 +41,11 @@ RECENT = timedelta(hours=1)  # answers a sheet still shows after they were rolle
 FIXABLE_KINDS = ("int", "choice", "bool")  # what the GM may fix; characters and lists stay the player's
 
 
-def _lock_campaign(campaign_id: int) -> Campaign:
-    # FOR NO KEY UPDATE, as campaigns.services._lock_campaign: a character's roll may still point at it.
-    campaign = Campaign.objects.select_for_update(no_key=True).filter(pk=campaign_id).first()
+def _lock_campaign(campaign_id: int, *, roller=None) -> Campaign:
+    """The campaign's row, in the app's one order (characters.locking): ``roller``, the user whose rolls this
+    write may store, is locked before it (their rolls-per-minute cap)."""
+    locking.lock_roller(roller)
+    campaign = locking.lock_campaign(campaign_id)
     if campaign is None:
         raise CampaignError("That campaign no longer exists.")
     return campaign
@@ -133,7 +143,18 @@ def _announce_request(campaign_id: int, character_ids: Sequence[int]) -> None:
 
 @transaction.atomic
 def request_answer(*, request_id: int, character_id: int, params: Mapping[str, Any], by, rng=None) -> RollRequestAnswer:
-    """A player answers a request for one of their characters: the normal roll, the GM's inputs forced."""
+    """A player answers a request for one of their characters: the normal roll, the GM's inputs forced.
+
+    Locked in the app's one order (characters.locking): the roller, the characters the roll locks, then the
+    answer (locking the answer first deadlocked with the character's deletion, which deletes its answers)."""
+    if not characters_editable_by(by).filter(pk=character_id).exists():
+        raise RulesError("That request is for someone else's character: only its player or the GM answers it.")
+    locking.lock_roller(by)
+    known = RollRequest.objects.filter(answers__character_id=character_id, pk=request_id)
+    found = known.values_list("procedure", "inputs").first()
+    if found is not None:
+        with contextlib.suppress(RulesError):  # a roll the system no longer has: refused below, in its words
+            locking.lock_characters(roll_lock_ids(character_id, found[0], {**params, **found[1]}))
     answer = (
         RollRequestAnswer.objects.select_for_update()
         .select_related("request", "request__campaign")
@@ -142,8 +163,6 @@ def request_answer(*, request_id: int, character_id: int, params: Mapping[str, A
     )
     if answer is None:
         raise RulesError("That request is not for this character.")
-    if not characters_editable_by(by).filter(pk=character_id).exists():
-        raise RulesError("That request is for someone else's character: only its player or the GM answers it.")
     request = answer.request
     if answer.answered_at is not None:
         raise RulesError("This character has answered that request already.")
@@ -155,7 +174,7 @@ def request_answer(*, request_id: int, character_id: int, params: Mapping[str, A
     proc = system.procedures().get(request.procedure)
     if proc is None:
         raise RulesError(f"{system.name} no longer has that roll.")
-    character = Character.objects.select_related("campaign").get(pk=character_id)
+    character = locking.lock_character(character_id)  # held already: it waits for nothing
     sheet = character.checked_sheet()
     given = {k: v for k, v in params.items() if k in request.inputs}
     if given:
@@ -270,7 +289,7 @@ def _publish_fight(campaign_id: int) -> None:
 
 @transaction.atomic
 def encounter_start(*, campaign_id: int, name: str, by, rng: RandomSource | None = None) -> Encounter:
-    campaign = _lock_campaign(campaign_id)
+    campaign = _lock_campaign(campaign_id, roller=by)
     system = _system(campaign)
     if campaign.encounters.filter(active=True).exists():
         raise CampaignError("A fight is already running: end it before starting another.")
@@ -341,7 +360,7 @@ def npc_damage(
 ) -> rules_base.NpcHarm:
     """Damage typed at the table: the rules' new stats, prompts, and any dice they roll at that moment (Fell's
     critical harm test), logged as the GM's."""
-    campaign = _lock_campaign(campaign_id)
+    campaign = _lock_campaign(campaign_id, roller=by)
     system = _system(campaign)
     npc = _npc(campaign, npc_id)
     if not 0 <= amount <= 10_000:
@@ -365,7 +384,7 @@ def npc_damage(
 @transaction.atomic
 def npc_roll(*, campaign_id: int, npc_id: int, key: str, visibility: str, by):
     """An NPC's roll (attack, morale...): the GM's, in the log, never a character's."""
-    campaign = _lock_campaign(campaign_id)
+    campaign = _lock_campaign(campaign_id, roller=by)
     system = _system(campaign)
     npc = _npc(campaign, npc_id)
     label = system.npc_rolls().get(key)
@@ -432,7 +451,7 @@ def npc_remove(*, campaign_id: int, npc_id: int) -> None:
 @transaction.atomic
 def encounter_next_round(*, campaign_id: int, by, rng: RandomSource | None = None) -> Encounter:
     """The next round: the system's order for it, and statuses one round shorter (gone at 0)."""
-    campaign = _lock_campaign(campaign_id)
+    campaign = _lock_campaign(campaign_id, roller=by)
     system = _system(campaign)
     encounter = _active(campaign)
     if encounter.round >= 10_000:
@@ -441,7 +460,7 @@ def encounter_next_round(*, campaign_id: int, by, rng: RandomSource | None = Non
     order = system.combat_order(encounter.round, rng or system_random())
     encounter.order, encounter.order_summary = list(order.steps), order.summary[:300]
     encounter.save(update_fields=["round", "order", "order_summary"])
-    for npc in encounter.npcs.select_for_update().exclude(statuses=[]):
+    for npc in encounter.npcs.select_for_update().exclude(statuses=[]).order_by("pk"):
         left = [{**s, "rounds": s["rounds"] - 1} for s in npc.statuses if s["rounds"] > 1]
         ended = [s["name"] for s in npc.statuses if s["rounds"] <= 1]
         npc.statuses = left
@@ -458,11 +477,18 @@ def encounter_next_round(*, campaign_id: int, by, rng: RandomSource | None = Non
     return encounter
 
 
+def _table_in_order(campaign: Campaign) -> list[Character]:
+    """Every character at the (locked) table, locked in the app's one order (by id: characters.locking), then
+    listed by name for what the table reads. Locking them by name, one by one, deadlocked with a roll naming a
+    character whose name sorts otherwise than its id (the roll locks by id)."""
+    return sorted(locking.lock_table(campaign), key=lambda c: (c.name, c.pk))
+
+
 def _on_every_sheet(campaign: Campaign, effect, by) -> list[str]:
     """The table's ``effect(system, sheet)`` applied to every PC's sheet; what it did, a sentence each. A sheet
     the rules cannot read is named and left alone."""
     words = []
-    for character in campaign.characters.order_by("name", "pk"):
+    for character in _table_in_order(campaign):
         try:
             result = character_table_effect(character_id=character.pk, effect=effect, by=by)
         except RulesError as problem:
@@ -482,7 +508,7 @@ def encounter_end(
     Returns the encounter, the minutes added and the request made (None: the system has no such roll).
     """
     rng = rng or system_random()
-    campaign = _lock_campaign(campaign_id)
+    campaign = _lock_campaign(campaign_id, roller=by)
     system = _system(campaign)
     encounter = _active(campaign)
     encounter.active = False
@@ -518,7 +544,7 @@ CLOCK_COUNT_MAX = 30  # units at a time: a month of days, or three hours of turn
 def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSource | None = None) -> list[str]:
     """Move the game clock by ``count`` of the system's ``unit``: every sheet at the table burns its lights and
     eats at the system's rhythm (live on each sheet), and the system's checks are rolled as the GM's."""
-    campaign = _lock_campaign(campaign_id)
+    campaign = _lock_campaign(campaign_id, roller=by)
     system = _system(campaign)
     units = {u.key: u for u in system.time_units()}
     if unit not in units:
@@ -534,7 +560,7 @@ def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSou
         raise CampaignError("The game clock cannot count that far: it has reached its limit.")
     rng = rng or system_random()
     words = []
-    for character in campaign.characters.order_by("name", "pk"):
+    for character in _table_in_order(campaign):
         try:
             result = character_pass_time(
                 character_id=character.pk,

@@ -1,4 +1,8 @@
-"""The GM's table for a whole session: roll requests, encounters, the clock, notes. HTTP only."""
+"""The GM's table for a whole session: roll requests, encounters, the clock, notes. HTTP only.
+
+A write shows any service's refusal (``Refusal``: the rules', the campaign's, the roll cap's) in the region it
+was made from; one that escapes still gets its sentence and a 4xx (config.refusals).
+"""
 
 from __future__ import annotations
 
@@ -31,6 +35,7 @@ from characters.models import Character
 from characters.selectors import characters_editable_by, characters_visible_to
 from config.htmx import HtmxHttpRequest
 from rules import SYSTEMS, RulesError
+from rules.errors import Refusal
 
 REQUESTS_SHOWN = 60  # the table lists the newest requests; older ones are in the roll log
 
@@ -134,7 +139,7 @@ def request_new(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                 minutes=form.cleaned_data["minutes"],
                 by=request.user,
             )
-        except CampaignError as problem:
+        except Refusal as problem:
             error = str(problem)
     return _region(request, campaign, "request-form", error=error, procedure=procedure, form=form if error else None)
 
@@ -145,7 +150,7 @@ def request_cancel(request: HtmxHttpRequest, pk: int, request_id: int) -> HttpRe
     error = ""
     try:
         session.request_cancel(request_id=request_id, campaign_id=campaign.pk)
-    except CampaignError as problem:
+    except Refusal as problem:
         error = str(problem)
     return _region(request, campaign, "requests", error=error)
 
@@ -335,7 +340,7 @@ def encounter_action(request: HtmxHttpRequest, pk: int, action: str) -> HttpResp
                 keep=data["keep"] or not fighting,
             )
             form = None
-    except CampaignError as problem:
+    except Refusal as problem:
         error = str(problem)
     return _encounter_answer(request, campaign, error, form)
 
@@ -393,7 +398,7 @@ def npc_action(request: HtmxHttpRequest, pk: int, npc_id: int, action: str) -> H
                 visibility=_visibility(request),
                 by=request.user,
             )
-    except CampaignError as problem:
+    except Refusal as problem:
         error = str(problem)
     return _encounter_answer(request, campaign, error)
 
@@ -419,7 +424,7 @@ def time_advance(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         data = _valid(time_form(system.time_units(), data=request.POST))
         session.clock_advance(campaign_id=campaign.pk, unit=data["unit"], count=data["count"], by=request.user)
         campaign.refresh_from_db()
-    except CampaignError as problem:
+    except Refusal as problem:
         error = str(problem)
     return _region(request, campaign, "time", error=error)
 
@@ -434,7 +439,7 @@ def time_daylight(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         if choice not in ("0", "1"):
             raise CampaignError("Say whether the party is in daylight or in the dark.")
         campaign = session.set_daylight(campaign_id=campaign.pk, daylight=choice == "1")
-    except CampaignError as problem:
+    except Refusal as problem:
         error = str(problem)
     return _region(request, campaign, "time", error=error)
 
@@ -465,7 +470,7 @@ def note_save(request: HtmxHttpRequest, pk: int, character_id: int | None = None
     try:
         data = _valid(NoteForm(request.POST))
         session.note_save(campaign_id=campaign.pk, character_id=character_id, text=data["text"])
-    except CampaignError as problem:
+    except Refusal as problem:
         error = str(problem)
     return _region(request, campaign, "notes", error=error)
 
@@ -482,6 +487,6 @@ def summary_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     try:
         data = _valid(NoteForm(request.POST))
         campaign = session.summary_save(campaign_id=campaign.pk, text=data["text"])
-    except CampaignError as problem:
+    except Refusal as problem:
         error = str(problem)
     return _region(request, campaign, "summary", error=error)

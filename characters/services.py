@@ -21,7 +21,7 @@ from django.utils import timezone
 from accounts.names import clean_name
 from campaigns.conditions import conditions_changed, touches_light
 from campaigns.models import Campaign, Membership
-from characters import history
+from characters import history, locking
 from characters.models import (
     NOTES_MAX,
     OFFERS_PENDING_MAX,
@@ -127,11 +127,11 @@ def _record(
 
 
 def _lock(character_id: int, *, with_rows: bool = False) -> Character:
-    """The character, locked for the write, with its campaign (not locked: its rule settings go into every sheet
-    the rules read). ``with_rows``: its items and hirelings read along (prefetched), for a write that changes
-    only the state: the answer then shows them without reading them again."""
-    rows = Character.objects.select_for_update(of=("self",)).select_related("campaign")
-    return (rows.prefetch_related("items", "hirelings") if with_rows else rows).get(pk=character_id)
+    """The character, locked for the write (in the app's one order: characters.locking), with its campaign (not
+    locked: its rule settings go into every sheet the rules read); ``locking.Gone`` if it was deleted meanwhile.
+    ``with_rows``: its items and hirelings read along (prefetched), for a write that changes only the state: the
+    answer then shows them without reading them again."""
+    return locking.lock_character(character_id, with_rows=with_rows)
 
 
 def _check_version(character: Character, expected_version: int | None) -> None:
@@ -498,10 +498,14 @@ def _named_character_ids(procedure, sheet, raw_params: Mapping[str, Any]) -> set
     return ids
 
 
-def _lock_in_order(ids: set[int]) -> dict[int, Character]:
-    """Lock these characters in ascending id order: two rolls naming each other can never deadlock."""
-    rows = Character.objects.select_for_update(of=("self",)).select_related("campaign")
-    return {c.pk: c for c in rows.filter(pk__in=sorted(ids)).order_by("pk")}
+def roll_lock_ids(character_id: int, procedure: str, params: Mapping[str, Any]) -> set[int]:
+    """The characters a roll will lock: its own and those its inputs name (read before any lock is taken), so a
+    caller that must lock a row of its own after them (a request's answer) can take them first, in the order."""
+    unlocked = Character.objects.filter(pk=character_id).first()
+    if unlocked is None:
+        raise locking.Gone("That character is gone.")
+    proc = _procedure(system_for(unlocked.system), procedure)
+    return _named_character_ids(proc, unlocked.to_sheet(), params) | {character_id}
 
 
 @transaction.atomic
@@ -522,17 +526,12 @@ def character_roll(
     """
     if visibility not in Roll.Visibility.values:
         raise RulesError("Pick who may see this roll: everyone, the GM, or only you.")
-    _check_roll_rate(by)
-    unlocked = Character.objects.filter(pk=character_id).first()
-    if unlocked is None:
-        raise RulesError("That character is gone.")
-    rules = system_for(unlocked.system)
-    proc = _procedure(rules, procedure)
-    named = _named_character_ids(proc, unlocked.to_sheet(), params)
-    locked = _lock_in_order(named | {character_id})
+    _check_roll_rate(by)  # the roller's lock first (characters.locking)
+    locked = locking.lock_characters(roll_lock_ids(character_id, procedure, params))
     character = locked.get(character_id)
     if character is None:
-        raise RulesError("That character is gone.")
+        raise locking.Gone("That character is gone.")
+    proc = _procedure(system_for(character.system), procedure)
     _check_version(character, expected_version)
     sheet = character.checked_sheet()
     resolved = _resolve(character, proc, sheet, params, locked=locked)
@@ -638,8 +637,7 @@ def _offer(target: Character, new_state: Mapping[str, Any], *, roll: Roll, resul
 @transaction.atomic
 def offer_apply(*, offer_id: int, by) -> Character:
     """The owner or the GM applies an offered change, unless the sheet moved on in the same places."""
-    offer = _pending_offer(offer_id, by)
-    target = _lock(offer.character_id)
+    target, offer = _lock_offer(offer_id, by)
     current = target.state
     keys = set(offer.before) | set(offer.after)
     moved = [k for k in keys if current.get(k, history.ABSENT) != offer.before.get(k, history.ABSENT)]
@@ -656,19 +654,24 @@ def offer_apply(*, offer_id: int, by) -> Character:
 
 @transaction.atomic
 def offer_decline(*, offer_id: int, by) -> Character:
-    offer = _pending_offer(offer_id, by)
-    target = _lock(offer.character_id)
+    target, offer = _lock_offer(offer_id, by)
     _resolve_offer(offer, str(OfferedChange.Status.DECLINED), by)
     return _touch(target, OFFERS_CHANGE, by=by, what=f"Declined {offer.label}", check=False)
 
 
-def _pending_offer(offer_id: int, by) -> OfferedChange:
-    offer = OfferedChange.objects.select_for_update().filter(pk=offer_id).first()
-    if offer is None or not characters_editable_by(by).filter(pk=offer.character_id).exists():
+def _lock_offer(offer_id: int, by) -> tuple[Character, OfferedChange]:
+    """The offer's character, then the offer (the app's one order: characters.locking): locking the offer first
+    deadlocked with the character's deletion, which holds the character and then deletes its offers."""
+    found = OfferedChange.objects.filter(pk=offer_id).values_list("character_id", flat=True).first()
+    if found is None or not characters_editable_by(by).filter(pk=found).exists():
+        raise RulesError("That offer is not yours to answer.")
+    target = _lock(found)
+    offer = OfferedChange.objects.select_for_update().filter(pk=offer_id, character=target).first()
+    if offer is None:
         raise RulesError("That offer is not yours to answer.")
     if offer.status != OfferedChange.Status.PENDING:
         raise RulesError(f"That change was already {offer.get_status_display().lower()}.")
-    return offer
+    return target, offer
 
 
 def _resolve_offer(offer: OfferedChange, status: str, by) -> None:
@@ -792,7 +795,7 @@ def store_free_roll(
     *, campaign: Campaign, params: Mapping[str, Any], by, visibility: str, procedure: rules_base.Procedure = FREE_ROLL
 ) -> Roll:
     """A roll without a character, logged as the GM's: a luck die, or a system's table roll (an NPC's morale)."""
-    _check_roll_rate(by)
+    _check_roll_rate(by)  # a service that locked its campaign first took the roller's lock before it
     result = procedure.roll(None, params, system_random())  # table rolls take no sheet
     return _store_roll(None, result, by=by, visibility=visibility, campaign=campaign)
 
@@ -800,8 +803,10 @@ def store_free_roll(
 def _check_roll_rate(by) -> None:
     """No table rolls faster than this: a flood would push everyone else's rolls off the log.
 
-    Counted from the log itself, so the cap holds across every app process.
+    Counted from the log itself, so the cap holds across every app process; under the roller's lock (the first
+    in the app's order: characters.locking), so one account's rolls arriving at once are counted one by one.
     """
+    locking.lock_roller(by)
     limit = settings.ROLLS_PER_MINUTE
     since = timezone.now() - timedelta(minutes=1)
     if Roll.objects.filter(roller=by, created_at__gte=since).count() >= limit:

@@ -389,7 +389,10 @@ def _reload(character: Character, fresh: Character | None = None) -> None:
     ``fresh``: the row the service saved (read under its lock): copied rather than read again, with the
     items and hirelings it read along, if any (``services._lock(with_rows=True)``: the write left them)."""
     if fresh is None or fresh.pk != character.pk:
-        character.refresh_from_db(fields=_OWN_COLUMNS)
+        try:
+            character.refresh_from_db(fields=_OWN_COLUMNS)
+        except Character.DoesNotExist:  # deleted since the write: as if it had never been there
+            raise Http404("No character here.") from None
         return
     for column in _OWN_COLUMNS:
         setattr(character, column, getattr(fresh, column))
@@ -630,7 +633,7 @@ def _picker_answer(request, character: Character, *, done: str = "", error: str 
     """A take or a buy made from the picker: its sentence where the picker is, and, out of band, the regions
     it changed (the inventory, the purse) and the picker's rows, whose room and prices moved with them."""
     changed = request.announced.get(character.pk, set())
-    character.refresh_from_db()
+    _reload(character)
     status = {"done": done, "error": error}
     parts = [render(request, "characters/_catalogue_status.html", status).content.decode()]
     if not error:

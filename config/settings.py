@@ -126,6 +126,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # After htmx's (it reads request.htmx): a service's refusal that escaped its view answers 4xx, not 500.
+    "config.refusals.RefusalMiddleware",
     "config.security.SecurityHeadersMiddleware",
     # Last, as django-axes asks: it turns a refused login into the lockout page.
     "axes.middleware.AxesMiddleware",

@@ -1,0 +1,97 @@
+"""The one order in which every write takes its locks, so that no two writes ever wait on each other.
+
+A write that locks more than one row takes them in this order, each step only after the ones above it:
+
+1. **the roller** (``lock_roller``): a write that may store a roll first takes a transaction-scoped advisory
+   lock keyed on the user who rolls, so the rolls-per-minute cap counts exactly when one account's rolls
+   arrive at once (PostgreSQL; SQLite's IMMEDIATE transactions let one writer in at a time already);
+2. **the campaign row** (``lock_campaign``), FOR NO KEY UPDATE: a roll may still insert a row pointing at
+   the campaign meanwhile (that takes a key-share lock, which NO KEY UPDATE does not block);
+3. **characters**, in ascending id (``lock_characters``), all of them at once where the write knows them;
+4. **every other row** (offers, NPCs, roll requests and their answers, items, hirelings) after the campaign
+   or the character it belongs to, whose lock queues the writes to it; several at once in id order.
+
+Two rules keep the order whole:
+
+- A lock the transaction already holds may be taken again at any point: it waits for nothing.
+- A lock taken only if it is free (SKIP LOCKED) waits for nothing either, so it may come out of order: a
+  character write works the table's conditions out under the campaign's lock only if nobody holds it
+  (``campaigns.conditions.conditions_changed``). A roll therefore never waits for its campaign: the clock
+  (campaign, then characters) and a roll (characters only) cannot wait on each other.
+
+Who takes what (tests/campaigns/test_lock_order.py races the pairs):
+
+- a roll (``character_roll``): roller; its character and those its inputs name, in one statement by id;
+- a roll request answered (``request_answer``): roller; the roll's characters; then the answer;
+- an offer applied or declined: its character, then the offer (the character's deletion holds the character
+  and then deletes its offers);
+- the clock, a new round, the end of a fight, an NPC's damage or roll, a fight started: the GM as roller
+  (they log the GM's rolls), the campaign, then every character at the table by id (``lock_table``), NPCs by id;
+- a membership change: the campaign, then the leaving player's characters by id;
+- every other character write (HP, items, hirelings, details, revert, delete): its one character, then its rows.
+
+A write that will follow a pipeline (lock, rules, whole-sheet check, version, history, announce) calls these
+steps in turn: ``lock_roller``, ``lock_campaign``, ``lock_characters``/``lock_table``, then its own rows.
+
+A row gone by the time its lock is taken is ``Gone``: the locked read decides, so a write racing a delete
+answers like one at a row that never existed (a 404), not with a crash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db import connection
+
+from campaigns.models import Campaign
+from characters.models import Character
+from rules.errors import Refusal
+
+
+class Gone(Refusal):
+    """The row a write was for no longer exists (deleted meanwhile): answered like a row that never did."""
+
+    status = 404
+
+
+def lock_roller(user) -> None:
+    """Step 1: queue this user's rolls one behind another until the transaction ends (PostgreSQL).
+
+    The single-key advisory lock space is the rollers' (presence uses the two-key form: another space)."""
+    if user is None or user.pk is None or connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [user.pk])
+
+
+def lock_campaign(campaign_id: int | None) -> Campaign | None:
+    """Step 2: the campaign's row, or None when it is gone."""
+    if campaign_id is None:
+        return None
+    return Campaign.objects.select_for_update(no_key=True).filter(pk=campaign_id).first()
+
+
+def lock_characters(ids: Iterable[int]) -> dict[int, Character]:
+    """Step 3: these characters (with their campaign, not locked), in ascending id; missing ids are absent."""
+    rows = Character.objects.select_for_update(of=("self",)).select_related("campaign")
+    return {c.pk: c for c in rows.filter(pk__in=sorted(set(ids))).order_by("pk")}
+
+
+def lock_table(campaign: Campaign) -> list[Character]:
+    """Step 3 for a write at the whole table (the clock, a new round, the end of a fight), once the campaign is
+    locked: every character at it, locked in id order. The rows are read again once locked, so one that left
+    the table meanwhile is not among them."""
+    rows = Character.objects.select_for_update(of=("self",)).select_related("campaign")
+    return list(rows.filter(campaign_id=campaign.pk).order_by("pk"))
+
+
+def lock_character(character_id: int, *, with_rows: bool = False) -> Character:
+    """Step 3 for one character (``Gone`` if it no longer exists). ``with_rows``: its items and hirelings read
+    along (prefetched)."""
+    rows = Character.objects.select_for_update(of=("self",)).select_related("campaign")
+    if with_rows:
+        rows = rows.prefetch_related("items", "hirelings")
+    character = rows.filter(pk=character_id).first()
+    if character is None:
+        raise Gone("That character is gone.")
+    return character

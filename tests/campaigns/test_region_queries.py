@@ -107,3 +107,38 @@ def test_a_players_regions_keep_the_gms_things_out(as_user):
     assert campaign.invite_code in _region(as_user(gm), campaign, "members")[0]
     clock, _ = _region(as_user(seated[0]), campaign, "clock")
     assert "Let time pass" not in clock
+
+
+# The GM's writes answer with the one region they change, built alone (it was the whole table: 19 queries):
+# the write's own statements (in a savepoint under the test's transaction; on PostgreSQL with its pg_notify)
+# and that region's reads.
+NOTIFY = 1 if connection.vendor == "postgresql" else 0
+WRITES = {
+    "log": ("campaigns:gm_roll", {"count": 1, "sides": "20", "label": "luck"}, 9 + NOTIFY),
+    "clock": ("campaigns:clock", {"action": "advance", "minutes": "10"}, 8 + NOTIFY),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRITES))
+def test_a_gm_write_answers_with_its_region_alone(name, as_user):
+    campaign, gm, seated = _table(2)
+    client = as_user(gm)
+    view, data, bound = WRITES[name]
+    url = reverse(view, args=[campaign.pk])
+    client.get(campaign.get_absolute_url())
+
+    def post() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            response = client.post(url, data, **HX)
+        assert response.status_code == 200
+        assert response.content.decode().count("<section") == 1
+        assert len(captured) <= bound
+        # Under the test's one transaction a signal sent once already is not sent again (live.events).
+        return sum("pg_notify" not in q["sql"] for q in captured)
+
+    small = post()
+    for n in range(2, 6):
+        owner = make_user(f"player-{n}")
+        campaign.memberships.create(user=owner)
+        _grow(campaign, owner, n)
+    assert post() == small

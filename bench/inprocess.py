@@ -5,8 +5,9 @@ Run: .venv/bin/python bench/inprocess.py [--baseline DIR] [--rounds 4] [--profil
 No HTTP server and no load generator: a child process per checkout (this one and, with ``--baseline``,
 another, e.g. ``git archive 7b56cd1 | tar -x -C /tmp/before``) imports that checkout's Django with the
 production settings (``DEBUG=0``), logs the bench cast in (``bench/pages.py``'s: a GM, 6 players, one Fell
-campaign, 6 characters of 8 items, on a throwaway SQLite file), and requests each page through Django's
-test client: 3 warm-up requests, then batches of 10. The figure is the **lowest** batch's CPU time per
+campaign, 6 characters of 8 items, on a throwaway SQLite file; here also 60 rolls in the table's log), and
+requests each page through Django's test client (the table page and each of its live regions for the GM and
+a player): 3 warm-up requests, then batches of 10. The figure is the **lowest** batch's CPU time per
 request (``time.process_time``) over ``--rounds`` rounds, the checkouts taken in turn: other load on the
 machine only ever adds time, so the minimum is the closest to the code's own cost. It counts SQL queries and
 bytes too. It leaves out what a real server adds (the socket, HTTP parsing, uvicorn's thread hop; the
@@ -31,11 +32,19 @@ from bench.common import production_env  # noqa: E402 - after the path
 from bench.pages import SQLITE_FILE, prepare_database  # noqa: E402
 
 BATCH = 10
+ROLLS = 60  # more than the log's page of 50: it draws a full page and the "Older rolls" button
 
 
 def pages(cast: dict) -> list[tuple[str, str, str, dict]]:
     """(name, user, path, headers): the pages of bench/pages.py, and the HP change."""
     c, htmx = cast["character"], {"HX-Request": "true"}
+    table = f"/campaigns/{cast['campaign']}"
+    # The table's live regions, each refetched by every open table page on its signal (the log on each roll).
+    regions = [
+        (f"table region: {region} ({who})", user, f"{table}/region/{region}/", htmx)
+        for region in ("party", "log", "members", "clock")
+        for who, user in (("GM", "pages-gm"), ("player", "pages-0"))
+    ]
     return [
         ("sheet page (owner)", "pages-0", f"/characters/{c}/", {}),
         ("sheet page (GM)", "pages-gm", f"/characters/{c}/", {}),
@@ -43,10 +52,38 @@ def pages(cast: dict) -> list[tuple[str, str, str, dict]]:
         ("region: details", "pages-0", f"/characters/{c}/region/details/", htmx),
         ("region: inventory", "pages-0", f"/characters/{c}/region/inventory/", htmx),
         ("region: log", "pages-0", f"/characters/{c}/region/log/", htmx),
-        ("table page (GM)", "pages-gm", f"/campaigns/{cast['campaign']}/", {}),
+        ("table page (GM)", "pages-gm", f"{table}/", {}),
+        ("table page (player)", "pages-0", f"{table}/", {}),
+        *regions,
         ("HP change (POST, htmx)", "pages-0", f"/characters/{c}/adjust/", htmx),
         ("login page", "", "/accounts/login/", {}),
     ]
+
+
+def make_rolls(cast: dict) -> None:
+    """(child process, this checkout) The table's log: ROLLS rolls of its characters, for everyone, the GM only
+    or the roller only in turn, so the log region draws a full page and the GM and a player see different rows."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from characters.models import Character, Roll
+
+    characters = list(Character.objects.filter(campaign_id=cast["campaign"]).order_by("pk"))
+    visibilities = Roll.Visibility.values
+    Roll.objects.bulk_create(
+        Roll(
+            campaign_id=cast["campaign"],
+            character=characters[n % len(characters)],
+            roller_id=characters[n % len(characters)].owner_id,
+            label=f"Bench roll {n}",
+            procedure="free",
+            dice=[{"sides": 6, "face": 1 + n % 6, "kept": True}, {"sides": 6, "face": 1 + n % 5, "kept": True}],
+            outcome="pass" if n % 2 else "fail",
+            visibility=visibilities[n % len(visibilities)],
+        )
+        for n in range(ROLLS)
+    )
 
 
 def child(tree: Path, cast: dict, batches: int, profile: str) -> None:
@@ -133,13 +170,20 @@ def main() -> None:
     parser.add_argument("--profile", help="print cProfile's top functions for this path (this checkout)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--cast", help=argparse.SUPPRESS)
+    parser.add_argument("--make-rolls", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.make_rolls:
+        make_rolls(json.loads(args.cast))
+        return
     if args.child:
         child(Path(args.child), json.loads(args.cast), args.batches, args.profile or "")
         return
     trees = [("before", Path(args.baseline).resolve())] if args.baseline else []
     trees.append(("now", ROOT))
     cast = prepare_database("sqlite", {tree for _, tree in trees})
+    env = {**production_env(SQLITE_NAME=str(SQLITE_FILE)), "SECURE_SSL_REDIRECT": "0"}
+    command = [sys.executable, __file__, "--make-rolls", "--cast", json.dumps(cast)]
+    subprocess.run(command, env=env, check=True, timeout=300)
     if args.profile:
         run_child(ROOT, cast, args.batches, args.profile)
         return

@@ -8,7 +8,7 @@ from django.db.models import Prefetch
 
 from campaigns.models import Campaign
 from characters.models import Character, Hireling, Item, OfferedChange, Roll
-from characters.selectors import rolls_visible_to
+from characters.selectors import rolls_at_table, rolls_visible_to
 from characters.system_templates import system_template
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
@@ -74,9 +74,13 @@ def party_cards(campaign: Campaign, *, only_id: int | None = None) -> list[Card]
     return cards
 
 
-def roll_log(user, campaign: Campaign, *, before: int | None = None) -> tuple[list[Roll], bool]:
-    """The newest rolls this user may see, 50 at a time; and whether older ones exist."""
-    rolls = rolls_visible_to(user).filter(campaign=campaign).select_related("character", "roller").order_by("-pk")
+def roll_log(
+    user, campaign: Campaign, *, before: int | None = None, role: str | None = None
+) -> tuple[list[Roll], bool]:
+    """The newest rolls this user may see, 50 at a time; and whether older ones exist. ``role``: the user's
+    seat at this table when the caller has read it already (the same rows, without looking the seat up)."""
+    seen = rolls_visible_to(user).filter(campaign=campaign) if role is None else rolls_at_table(user, campaign.pk, role)
+    rolls = seen.select_related("character", "roller").order_by("-pk")
     if before is not None:
         rolls = rolls.filter(pk__lt=before)
     page = list(rolls[: LOG_PAGE + 1])

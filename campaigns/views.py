@@ -7,23 +7,19 @@ from typing import Any
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns import services
+from campaigns import services, table_view
 from campaigns.forms import CampaignForm, ClockForm, JoinForm, MemberForm
 from campaigns.models import Campaign
-from campaigns.selectors import campaigns_of, campaigns_run_by, membership_of, my_campaigns
-from campaigns.session_views import session_context
+from campaigns.selectors import campaigns_of, campaigns_run_by, membership_of, my_campaigns, seats_of
 from campaigns.table import party_cards, roll_log
 from characters import services as character_services
-from characters.forms import AdjustForm, procedure_form, raw_params
+from characters.forms import AdjustForm, raw_params
 from characters.models import Roll
 from characters.selectors import characters_editable_by
 from characters.services import store_free_roll
-from characters.system_templates import system_template
 from config.htmx import HtmxHttpRequest
-from live.hub import present_user_ids
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
 from rules.free import FREE_ROLL
@@ -55,34 +51,27 @@ def campaign_create(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def campaign_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
-    return render(request, "campaigns/detail.html", _table_context(request, campaign))
-
-
-TABLE_REGIONS = ("party", "log", "members", "clock")
+    seat = get_object_or_404(seats_of(request.user), campaign_id=pk)
+    return render(request, "campaigns/detail.html", table_view.page_context(request, seat.campaign, seat))
 
 
 @require_GET
 def table_region(request: HtmxHttpRequest, pk: int, name: str) -> HttpResponse:
-    """One live region of the table page, re-fetched by htmx when the stream says it changed."""
-    if name not in TABLE_REGIONS:
+    """One live region of the table page, re-fetched by htmx when the stream says it changed: built alone."""
+    build = table_view.REGIONS.get(name)
+    if build is None:
         raise Http404
-    campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
-    return render(request, f"campaigns/detail.html#{name}", _table_context(request, campaign))
+    seat = get_object_or_404(seats_of(request.user), campaign_id=pk)
+    return render(request, f"campaigns/detail.html#{name}", build(request, seat.campaign, seat))
 
 
 @require_GET
 def card(request: HtmxHttpRequest, pk: int, character_id: int) -> HttpResponse:
-    campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
-    cards = party_cards(campaign, only_id=character_id)
+    seat = get_object_or_404(seats_of(request.user), campaign_id=pk)
+    cards = party_cards(seat.campaign, only_id=character_id)
     if not cards:
         raise Http404
-    return render(request, "campaigns/detail.html#card", _card_context(request, campaign, cards[0]))
-
-
-def _card_context(request, campaign: Campaign, card, error: str = "") -> dict:
-    """Just what one card needs: every open table page re-fetches it on each change to that character."""
-    return {"campaign": campaign, "membership": membership_of(request.user, campaign), "card": card, "error": error}
+    return render(request, "campaigns/detail.html#card", table_view.card_context(seat.campaign, seat, cards[0]))
 
 
 @require_GET
@@ -95,36 +84,6 @@ def older_rolls(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     rolls, has_older = roll_log(request.user, campaign, before=before)
     context = {"campaign": campaign, "rolls": rolls, "has_older": has_older, "system_id": campaign.system}
     return render(request, "campaigns/detail.html#older", context)
-
-
-def _table_context(request, campaign: Campaign) -> dict:
-    membership = membership_of(request.user, campaign)
-    assert membership is not None  # campaigns_of() let only members in
-    memberships = list(campaign.memberships.select_related("user"))
-    present = present_user_ids(campaign.pk)
-    rolls, has_older = roll_log(request.user, campaign)
-    context: dict[str, Any] = {
-        "campaign": campaign,
-        "system_id": campaign.system,  # outcome words in the log and the odds
-        "membership": membership,
-        "memberships": memberships,
-        "present": present,
-        "rolls": rolls,
-        "has_older": has_older,
-        "cards": party_cards(campaign),
-    }
-    context.update(session_context(request, campaign, membership, context["cards"]))
-    if membership.is_gm:
-        context["invite_url"] = request.build_absolute_uri(reverse("campaigns:join", args=[campaign.invite_code]))
-        context["gm_roll_form"] = procedure_form(FREE_ROLL, None, id_prefix="gm")
-        context["clock_form"] = ClockForm()
-        # A system may add GM tools to the table (party saves, morale...): templates/systems/<id>/gm_tools.html
-        context["gm_tools_template"] = system_template(campaign.system, "gm_tools")
-        if campaign.system in SYSTEMS:
-            rules = SYSTEMS[campaign.system]
-            party = [(card.character.pk, card.sheet) for card in context["cards"] if card.sheet is not None]
-            context["table"] = rules.table_facts(party)
-    return context
 
 
 @require_POST
@@ -227,7 +186,7 @@ def card_adjust(request: HtmxHttpRequest, pk: int, character_id: int) -> HttpRes
             messages.error(request, error)
         return redirect(campaign)
     cards = party_cards(campaign, only_id=character.pk)
-    context = _card_context(request, campaign, cards[0], error)
+    context = table_view.card_context(campaign, membership_of(request.user, campaign), cards[0], error)
     return render(request, "campaigns/detail.html#card", context, status=422 if error else 200)
 
 
@@ -236,7 +195,9 @@ def _table_response(request, campaign: Campaign, region: str, error: str) -> Htt
         if error:
             messages.error(request, error)
         return redirect(campaign)
-    context = {**_table_context(request, campaign), "error": error, "error_region": region}
+    membership = membership_of(request.user, campaign)
+    assert membership is not None  # campaigns_run_by() let only the GM in
+    context = {**table_view.REGIONS[region](request, campaign, membership), "error": error, "error_region": region}
     return render(request, f"campaigns/detail.html#{region}", context, status=422 if error else 200)
 
 

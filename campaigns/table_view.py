@@ -1,0 +1,99 @@
+"""The GM's table page, region by region: what each live region draws, and nothing else.
+
+Every open table page re-fetches a region on its signal (the log on each roll, the party on each change), so
+each region's context comes from its own builder, which reads only that region's rows in a fixed number of
+queries however big the party. The whole page is the union of the same builders plus the page-only parts
+(the session tools, the GM's forms): a region drawn alone and drawn in the page come from one piece of code.
+Reads only; the viewer's seat (``membership``) decides what a player may see, as the page always did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.http import HttpRequest
+from django.urls import reverse
+
+from campaigns.forms import ClockForm
+from campaigns.models import Campaign, Membership
+from campaigns.session_views import session_context
+from campaigns.table import Card, party_cards, roll_log
+from characters.forms import procedure_form
+from characters.system_templates import system_template
+from live.hub import present_user_ids
+from rules import SYSTEMS
+from rules.free import FREE_ROLL
+
+Context = dict[str, Any]
+
+
+def _base(campaign: Campaign, membership: Membership) -> Context:
+    """What every region's markup reads: the table (its URLs, its clock) and whether the viewer runs it."""
+    return {"campaign": campaign, "membership": membership}
+
+
+def clock_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
+    """The round and the game time live on the campaign row itself: nothing more to read."""
+    return _base(campaign, membership)
+
+
+def party_context(
+    request: HttpRequest, campaign: Campaign, membership: Membership, *, cards: list[Card] | None = None
+) -> Context:
+    """A card per character (``cards`` when the page has read them already for its other parts)."""
+    return {**_base(campaign, membership), "cards": party_cards(campaign) if cards is None else cards}
+
+
+def log_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
+    """The newest rolls this viewer may see: a player never gets the GM-only ones (``roll_log`` filters)."""
+    rolls, has_older = roll_log(request.user, campaign, role=membership.role)
+    # system_id: the outcome words of the log's rolls
+    return {**_base(campaign, membership), "system_id": campaign.system, "rolls": rolls, "has_older": has_older}
+
+
+def members_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
+    """Who sits at the table and who has a page of it open; the GM also gets the invite link."""
+    context = {
+        **_base(campaign, membership),
+        "memberships": list(campaign.memberships.select_related("user")),
+        "present": present_user_ids(campaign.pk),
+    }
+    if membership.is_gm:
+        context["invite_url"] = request.build_absolute_uri(reverse("campaigns:join", args=[campaign.invite_code]))
+    return context
+
+
+# The live regions of templates/campaigns/detail.html, each with its builder (campaigns:region serves these).
+REGIONS: dict[str, Callable[[HttpRequest, Campaign, Membership], Context]] = {
+    "party": party_context,
+    "log": log_context,
+    "members": members_context,
+    "clock": clock_context,
+}
+
+
+def card_context(campaign: Campaign, membership: Membership | None, card: Card, error: str = "") -> Context:
+    """Just what one card needs: every open table page re-fetches it on each change to that character."""
+    return {"campaign": campaign, "membership": membership, "card": card, "error": error}
+
+
+def page_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
+    """The whole table page: every region's builder, then what only the page draws."""
+    cards = party_cards(campaign)  # read once: the party region, the session tools and the GM's tools share them
+    context: Context = {
+        **clock_context(request, campaign, membership),
+        **party_context(request, campaign, membership, cards=cards),
+        **log_context(request, campaign, membership),
+        **members_context(request, campaign, membership),
+    }
+    context.update(session_context(request, campaign, membership, cards))
+    if membership.is_gm:
+        context["gm_roll_form"] = procedure_form(FREE_ROLL, None, id_prefix="gm")
+        context["clock_form"] = ClockForm()
+        # A system may add GM tools to the table (party saves, morale...): templates/systems/<id>/gm_tools.html
+        context["gm_tools_template"] = system_template(campaign.system, "gm_tools")
+        if campaign.system in SYSTEMS:
+            party = [(card.character.pk, card.sheet) for card in cards if card.sheet is not None]
+            context["table"] = SYSTEMS[campaign.system].table_facts(party)
+    return context

@@ -142,7 +142,7 @@ def _load_control(response, action: str) -> str | None:
     return loaded.content.decode()
 
 
-def form_fields(response, action: str, extra: dict | None = None, **changes) -> dict[str, list[str]]:
+def form_fields(response, action: str, /, extra: dict | None = None, **changes) -> dict[str, list[str]]:
     """The fields a browser would post from the page's form with this ``action``, then ``changes`` on top.
 
     Posting these instead of a hand-built dict means a broken form (a field pasted into an attribute,
@@ -182,7 +182,7 @@ def _set(fields: dict[str, list[str]], name: str, value) -> None:
         fields[name] = [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
 
 
-def roll_form(client, character: Character, procedure: str, extra: dict | None = None, **changes):
+def roll_form(client, character: Character, procedure: str, /, extra: dict | None = None, **changes):
     """The URL of ``character``'s roll ``procedure`` and what its control on the sheet posts (``form_fields``):
     the same fields ask its odds, as the control's odds box sends the form along."""
     url = reverse("characters:roll", args=[character.pk, procedure])

@@ -165,7 +165,7 @@ def test_request_urls_permissions(who, read, write, cc, wren, gm, as_user, reque
 def test_the_owner_answers_an_open_request(cc, wren, gm, player, as_user):
     _ask(as_user(gm), cc)
     rq = RollRequest.objects.get()
-    response = as_user(player).post(reverse("campaigns:request_answer", args=[cc.pk, rq.pk, wren.pk]), {}, **HTMX)
+    response = _answer(as_user(player), wren, rq)
     assert response.status_code == 200
     assert Roll.objects.get(procedure="save").roller == player
 
@@ -173,7 +173,9 @@ def test_the_owner_answers_an_open_request(cc, wren, gm, player, as_user):
 def test_a_plain_post_answers_and_goes_back_to_the_sheet(cc, wren, gm, player, as_user):
     _ask(as_user(gm), cc)
     rq = RollRequest.objects.get()
-    response = as_user(player).post(reverse("campaigns:request_answer", args=[cc.pk, rq.pk, wren.pk]), {})
+    client, url = as_user(player), reverse("campaigns:request_answer", args=[cc.pk, rq.pk, wren.pk])
+    page = client.get(reverse("campaigns:sheet_requests", args=[cc.pk, wren.pk]))
+    response = client.post(url, form_fields(page, url))  # without htmx
     assert response.status_code == 302 and response.url == wren.get_absolute_url()
     assert RollRequestAnswer.objects.get().outcome
 

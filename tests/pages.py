@@ -187,3 +187,9 @@ def roll_form(client, character: Character, procedure: str, /, extra: dict | Non
     the same fields ask its odds, as the control's odds box sends the form along."""
     url = reverse("characters:roll", args=[character.pk, procedure])
     return url, form_fields(client.get(character.get_absolute_url()), url, extra, **changes)
+
+
+def sheet_form(client, character: Character, view: str, /, *args, extra: dict | None = None, **changes):
+    """The URL of ``characters:<view>`` for ``character`` (then ``args``) and what its form on the sheet posts."""
+    url = reverse(f"characters:{view}", args=[character.pk, *args])
+    return url, form_fields(client.get(character.get_absolute_url()), url, extra, **changes)

@@ -24,7 +24,19 @@ from rules.data import chaos_conquest as data
 from rules.dice import ScriptedRandom
 from rules.systems.chaos_conquest import SYSTEM
 from tests.characters.conftest import make_character
-from tests.pages import BOTH, HTMX, field_text, form_fields, post, refused, roll_form, text_of, track_text, unchanged
+from tests.pages import (
+    BOTH,
+    HTMX,
+    field_text,
+    form_fields,
+    post,
+    refused,
+    roll_form,
+    sheet_form,
+    text_of,
+    track_text,
+    unchanged,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -441,7 +453,7 @@ def test_adding_free_and_wearing_armour_a_helmet_and_a_shield(as_user, player, h
     hero.refresh_from_db()
     assert hero.state["coins"] == 600
     for item in hero.items.filter(kind__in=["armour", "helmet", "shield"]):
-        post(client, reverse("characters:item_update", args=[hero.pk, item.pk]), {"worn": "on"}, htmx)
+        post(client, *sheet_form(client, hero, "item_update", item.pk, worn="on"), htmx)
     assert SYSTEM.armour_value(hero.to_sheet()) == 2
     response = client.get(reverse("characters:region", args=[hero.pk, "vitals"]), **HTMX)
     assert re.search(r'data-track="av".*?<span data-value>2</span>', response.content.decode(), re.S)
@@ -452,9 +464,8 @@ def test_adding_free_and_wearing_armour_a_helmet_and_a_shield(as_user, player, h
 @BOTH
 def test_hiring_a_retainer_takes_the_fee_up_front(as_user, player, hero, htmx):
     """hired-help.md: 5 s a level up front, loyalty from WIL 13 (8), no day wage."""
-    response = post(
-        as_user(player), reverse("characters:hire", args=[hero.pk]), {"kind": "retainer", "name": "Tam"}, htmx
-    )
+    client = as_user(player)
+    response = post(client, *sheet_form(client, hero, "hire", kind="retainer", name="Tam"), htmx)
     assert response.status_code == (200 if htmx else 302)
     hero.refresh_from_db()
     assert hero.state["coins"] == 600 - 60
@@ -473,7 +484,8 @@ def test_hiring_a_retainer_takes_the_fee_up_front(as_user, player, hero, htmx):
 
 
 def test_hiring_a_porter_is_paid_by_the_day(as_user, player, hero):
-    as_user(player).post(reverse("characters:hire", args=[hero.pk]), {"kind": "porter", "name": "Pip"}, **HTMX)
+    client = as_user(player)
+    client.post(*sheet_form(client, hero, "hire", kind="porter", name="Pip"), **HTMX)
     hero.refresh_from_db()
     pip = Hireling.objects.get(character=hero)
     assert (pip.wage, pip.state["slots"], hero.state["coins"]) == (12, 15, 600)
@@ -650,7 +662,8 @@ def test_more_retainers_than_wil_allows_is_refused(as_user, player, hero, htmx):
     set_state(hero, attributes={**cc_state()["attributes"], "WIL": {"current": 3, "base": 3}})
     services.hireling_hire(character_id=hero.pk, choices={"kind": "retainer"}, by=player)
     before = unchanged(hero)
-    response = post(as_user(player), reverse("characters:hire", args=[hero.pk]), {"kind": "retainer"}, htmx)
+    client = as_user(player)
+    response = post(client, *sheet_form(client, hero, "hire", kind="retainer"), htmx)
     refused(response, htmx, "With WIL 3 you can keep 1 retainer(s), and you have 1.")
     assert unchanged(hero) == before
 
@@ -659,7 +672,8 @@ def test_more_retainers_than_wil_allows_is_refused(as_user, player, hero, htmx):
 def test_a_retainer_nobody_can_pay_is_refused(as_user, player, hero, htmx):
     set_state(hero, coins=59)
     before = unchanged(hero)
-    response = post(as_user(player), reverse("characters:hire", args=[hero.pk]), {"kind": "retainer"}, htmx)
+    client = as_user(player)
+    response = post(client, *sheet_form(client, hero, "hire", kind="retainer"), htmx)
     refused(response, htmx, "A level 1 retainer wants 5s up front; you have 4s 11p.")
     assert unchanged(hero) == before
 

@@ -19,7 +19,7 @@ from characters.models import CatalogueItem, Character, Hireling, Item, Roll
 from rules.dice import ScriptedRandom
 from rules.systems.fell_draft import SYSTEM
 from tests.characters.conftest import make_character
-from tests.pages import BOTH, HTMX, field_text, post, refused, roll_form, text_of, track_text, unchanged
+from tests.pages import BOTH, HTMX, field_text, post, refused, roll_form, sheet_form, text_of, track_text, unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -317,7 +317,7 @@ def test_adding_free_and_wearing_armour_sets_protection(as_user, player, hero):
     assert hero.state["coins"] == 50
     mail = hero.items.get(name="chainmail")
     assert not mail.worn and SYSTEM.protection(hero.to_sheet()) == 0
-    response = client.post(reverse("characters:item_update", args=[hero.pk, mail.pk]), {"worn": "on"}, **HTMX)
+    response = client.post(*sheet_form(client, hero, "item_update", mail.pk, worn="on"), **HTMX)
     assert response.status_code == 200
     assert SYSTEM.protection(hero.to_sheet()) == 2
     assert re.search(r'data-track="protection".*?<span data-value>2</span>', response.content.decode(), re.S)
@@ -327,7 +327,8 @@ def test_adding_free_and_wearing_armour_sets_protection(as_user, player, hero):
 def test_hiring_through_the_form_makes_a_fell_hireling(as_user, player, hero, htmx):
     """seed 000 (Hirelings): d4s, 3 HP, 5 coin a day plus 5 per raised step."""
     form = {"name": "Bram", "background": "Burglar", "hp": "three", "raise_BOD": "1", "raise_INT": "", "raise_WIL": "0"}
-    response = post(as_user(player), reverse("characters:hire", args=[hero.pk]), form, htmx)
+    client = as_user(player)
+    response = post(client, *sheet_form(client, hero, "hire", **form), htmx)
     assert response.status_code == (200 if htmx else 302)
     bram = Hireling.objects.get(character=hero)
     assert (bram.name, bram.wage, bram.state["hp"], bram.state["abilities"]["BOD"]["die"]) == ("Bram", 10, 3, 6)
@@ -395,7 +396,8 @@ def test_more_hirelings_than_wil_is_refused(as_user, player, hero, htmx):
     for _ in range(4):
         services.hireling_hire(character_id=hero.pk, choices={"background": "Hunter"}, by=player)
     before = unchanged(hero)
-    response = post(as_user(player), reverse("characters:hire", args=[hero.pk]), {"name": "One too many"}, htmx)
+    client = as_user(player)
+    response = post(client, *sheet_form(client, hero, "hire", name="One too many"), htmx)
     refused(response, htmx, "Your WIL lets you keep 4 hirelings, and you have them all.")
     assert unchanged(hero) == before
 
@@ -442,7 +444,8 @@ def test_negative_harm_is_refused(as_user, player, hero, htmx):
 
 def test_the_hire_form_refuses_a_raise_off_the_ladder(as_user, player, hero):
     before = unchanged(hero)
-    response = as_user(player).post(reverse("characters:hire", args=[hero.pk]), {"raise_WIL": "9"}, **HTMX)
+    client = as_user(player)
+    response = client.post(*sheet_form(client, hero, "hire", raise_WIL="9"), **HTMX)
     refused(response, True, "Raise WIL from d4 by must be at most 4.")
     assert unchanged(hero) == before
 

@@ -21,7 +21,7 @@ from characters.models import CatalogueItem, Character, Hireling, Roll
 from rules.dice import ScriptedRandom
 from rules.systems.fell_late import SYSTEM
 from tests.conftest import make_character
-from tests.pages import BOTH, HTMX, form_fields, post, refused, roll_form, text_of, unchanged
+from tests.pages import BOTH, HTMX, form_fields, post, refused, roll_form, sheet_form, text_of, unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -198,7 +198,8 @@ def test_a_hireling_past_wil_is_refused(as_user, player, hero, htmx):
     for n in range(4):
         _hire_helper(hero, f"H{n}")
     before = unchanged(hero)
-    response = post(as_user(player), reverse("characters:hire", args=[hero.pk]), {"name": "One too many"}, htmx)
+    client = as_user(player)
+    response = post(client, *sheet_form(client, hero, "hire", name="One too many"), htmx)
     refused(response, htmx, "as many as your WIL (d4) allows")
     assert unchanged(hero) == before
 

@@ -16,7 +16,7 @@ from characters.transfer import export_character
 from rules import SYSTEMS, system_for
 from rules.base import check_params
 from tests.characters.conftest import make_character
-from tests.pages import roll_form
+from tests.pages import roll_form, sheet_form
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -279,7 +279,8 @@ def test_removing_an_item_of_another_sheet_is_refused(hero, rival, player, as_us
 
 def test_hiring_adds_a_hireling_row(hero, player, as_user):
     Character.objects.filter(pk=hero.pk).update(state={**hero.state, "coins": 50})
-    response = as_user(player).post(reverse("characters:hire", args=[hero.pk]), {"name": "Pim"}, **HX)
+    client = as_user(player)
+    response = client.post(*sheet_form(client, hero, "hire", name="Pim"), **HX)
     assert response.status_code == 200, response.content.decode()
     assert hero.hirelings.filter(name="Pim").exists()
 

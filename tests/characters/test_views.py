@@ -181,6 +181,29 @@ def test_a_character_at_no_table_is_its_owners_own_game(player, as_user):
     assert Roll.objects.get(character=solo, procedure="test").inputs["dn"] == 5
 
 
+def test_a_roll_reads_its_controls_inputs_only_in_their_shape(hero, player, as_user):
+    """The roll controls name their inputs "<procedure>-<param>" and nothing sends a plain "<param>" (issue 24): one
+    is refused by name, not ignored (the roll would go ahead without it), for the odds as for the roll."""
+    client = as_user(player)
+    response = client.post(reverse("characters:roll", args=[hero.pk, "test"]), {"ability": "WIL"}, **HX)
+    assert response.status_code == 422 and "Test has no option ability." in response.content.decode()
+    odds = client.get(reverse("characters:odds", args=[hero.pk, "test"]), {"ability": "WIL"}, **HX)
+    assert "Test has no option ability." in odds.content.decode()
+    assert not Roll.objects.filter(character=hero, procedure="test").exists()
+    response = client.post(*roll_form(client, hero, "test", ability="WIL"), **HX)
+    assert response.status_code == 200 and Roll.objects.get(character=hero, procedure="test").inputs["ability"] == "WIL"
+
+
+def test_form_fields_refuses_a_field_the_form_lacks_unless_it_is_extra(hero, player, as_user):
+    """tests.pages.form_fields (issue 24): a change naming no field of the form fails the test that asks for it;
+    junk posted on purpose goes in ``extra``."""
+    client = as_user(player)
+    with pytest.raises(AssertionError, match="has no field 'face'"):
+        roll_form(client, hero, "test", face="4")
+    url, fields = roll_form(client, hero, "test", {"test-face": "4"}, ability="WIL")
+    assert fields["test-face"] == ["4"] and fields["test-ability"] == ["WIL"]
+
+
 def test_the_client_cannot_send_a_die_result(hero, player, as_user):
     response = as_user(player).post(reverse("characters:roll", args=[hero.pk, "test"]), {"face": "4"}, **HX)
     # the dice are the server's: an input the rules do not have is refused, and nothing is rolled

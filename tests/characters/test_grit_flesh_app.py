@@ -117,11 +117,13 @@ def test_check_odds_show_cannot_succeed_and_automatic(as_user, player, hero):
     """seed 004 (Attribute Checks): exact odds, including the two cases with no roll."""
     client = as_user(player)
     url = reverse("characters:odds", args=[hero.pk, "check"])
-    neither = client.get(url, {"check-attribute": "DEX"}).content.decode()
+    # None unticks what the form ticks by default
+    neither = client.get(url, roll_form(client, hero, "check", attribute="DEX", skill=None, tools=None)[1])
+    neither = neither.content.decode()
     assert "cannot succeed" in neither
-    both = client.get(url, {"check-attribute": "DEX", "check-skill": "on", "check-tools": "on"}).content.decode()
-    assert "automatic success" in both
-    one = client.get(url, {"check-attribute": "DEX", "check-skill": "on"}).content.decode()
+    both = client.get(url, roll_form(client, hero, "check", attribute="DEX", skill="on", tools="on")[1])
+    assert "automatic success" in both.content.decode()
+    one = client.get(url, roll_form(client, hero, "check", attribute="DEX", skill="on", tools=None)[1]).content.decode()
     assert 'data-odds="3/5"' in one
 
 

@@ -64,12 +64,26 @@ def _field(param: rules_base.Param, table_characters) -> forms.Field:
 FORM_KEYS = {"csrfmiddlewaretoken", "visibility", "version", "system", "campaign", "next", "panel", "log"}
 
 
-def raw_params(procedure, sheet: rules_base.Sheet | None, query, *, gm: bool = True, prefixed: bool = False) -> dict:
+def raw_params(
+    procedure,
+    sheet: rules_base.Sheet | None,
+    query,
+    *,
+    gm: bool = True,
+    prefixed: bool = False,
+    refuse_others: bool = False,
+) -> dict:
     """Pick the procedure's inputs out of a QueryDict (lists for multi-choices), ignoring other keys.
 
-    Inputs may come named ``<procedure>-<param>`` (the roll panel's forms) or plainly ``<param>``.
+    ``prefixed``: the inputs come named ``<procedure>-<param>`` (the roll controls, the one shape they send),
+    else plainly ``<param>``. ``refuse_others``: the query is one roll control's alone, so any key but its
+    inputs and ``FORM_KEYS`` is refused by name rather than ignored (a plain ``<param>`` would roll without it).
     Inputs only the GM sets (a DN, say) are refused from anyone else; left out, the rules' default applies.
     """
+    if refuse_others:
+        others = sorted(key for key in query if not key.startswith(f"{procedure.key}-") and key not in FORM_KEYS)
+        if others:
+            raise rules_base.RulesError(f"{procedure.label} has no option {', '.join(others)}.")
     query = own_inputs(procedure.key, query, strict=prefixed)
     values: dict = {}
     params = procedure.params(sheet)

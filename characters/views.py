@@ -437,7 +437,7 @@ def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     character, proc, gm = _procedure_of(request, pk, procedure)
     try:
         sheet = character.checked_sheet()
-        params = raw_params(proc, sheet, request.GET, gm=gm)
+        params = raw_params(proc, sheet, request.GET, gm=gm, prefixed=True, refuse_others=True)
         result = services.character_odds(character, procedure, params, sheet=sheet)  # read and checked once
         error = ""
     except RulesError as problem:
@@ -486,7 +486,7 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         _, stored = services.character_roll(
             character_id=character.pk,
             procedure=procedure,
-            params=raw_params(proc, character.checked_sheet(), request.POST, gm=gm),
+            params=raw_params(proc, character.checked_sheet(), request.POST, gm=gm, prefixed=True, refuse_others=True),
             by=request.user,
             visibility=meta.cleaned_data["visibility"] or Roll.Visibility.PUBLIC,
             expected_version=meta.cleaned_data["version"],

@@ -71,6 +71,7 @@ class _FormReader(HTMLParser):
         self.found = False
         self.fields: list[tuple[str, str]] = []
         self.buttons: dict[str, str] = {}
+        self.controls: set[str] = set()  # every named input, select and textarea, sent or not (buttons too)
         self._select: str | None = None
         self._options: list[tuple[str, bool]] = []
         self._textarea: str | None = None
@@ -84,6 +85,8 @@ class _FormReader(HTMLParser):
         if not self.inside or "disabled" in a:
             return
         name = a.get("name")
+        if tag in ("input", "select", "textarea") and name:
+            self.controls.add(name)
         if tag == "input" and name:
             kind = a.get("type", "text")
             if kind in ("checkbox", "radio"):
@@ -139,13 +142,15 @@ def _load_control(response, action: str) -> str | None:
     return loaded.content.decode()
 
 
-def form_fields(response, action: str, **changes) -> dict[str, list[str]]:
+def form_fields(response, action: str, /, extra: dict | None = None, **changes) -> dict[str, list[str]]:
     """The fields a browser would post from the page's form with this ``action``, then ``changes`` on top.
 
     Posting these instead of a hand-built dict means a broken form (a field pasted into an attribute,
     a renamed input) fails the test that uses it. A roll control the sheet draws only when opened is
     loaded first, as htmx loads it (``_load_control``). A value of None in ``changes`` removes that field; a
     change named like a field without its form's prefix (``helper`` for ``test-helper``) sets that field.
+    A change naming a field the form lacks fails the test (the server would read what no person can send);
+    a test posting junk on purpose passes it in ``extra``, added as it is.
     """
     reader = _FormReader(action)
     reader.feed(response.content.decode())
@@ -156,15 +161,17 @@ def form_fields(response, action: str, **changes) -> dict[str, list[str]]:
     fields: dict[str, list[str]] = {}
     for name, value in reader.fields:
         fields.setdefault(name, []).append(value)
+    # An unticked checkbox sends nothing, yet the form has it; a submit button is sent when clicked.
+    known = reader.controls | set(reader.buttons)
     for name, value in changes.items():
         # The roll panel names a procedure's inputs "<procedure>-<param>": a change may say just "<param>".
-        prefixed = [field for field in fields if field.endswith(f"-{name}")]
-        if name not in fields and len(prefixed) == 1:
+        prefixed = [field for field in known if field.endswith(f"-{name}")]
+        if name not in known and len(prefixed) == 1:
             name = prefixed[0]
-        if value is None:
-            fields.pop(name, None)
-        else:
-            fields[name] = [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
+        assert name in known, f"the form posting to {action} has no field {name!r}; its fields: {sorted(known)}"
+        _set(fields, name, value)
+    for name, value in (extra or {}).items():
+        _set(fields, name, value)
     return fields
 
 
@@ -183,3 +190,23 @@ def quick_roll_fields(response, stat: str) -> tuple[str, dict[str, list[str]]]:
             fields.setdefault(name, []).append(value)
         return action, fields
     raise AssertionError(f"no quick roll beside {stat} on the page")
+
+
+def _set(fields: dict[str, list[str]], name: str, value) -> None:
+    if value is None:
+        fields.pop(name, None)
+    else:
+        fields[name] = [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
+
+
+def roll_form(client, character: Character, procedure: str, /, extra: dict | None = None, **changes):
+    """The URL of ``character``'s roll ``procedure`` and what its control on the sheet posts (``form_fields``):
+    the same fields ask its odds, as the control's odds box sends the form along."""
+    url = reverse("characters:roll", args=[character.pk, procedure])
+    return url, form_fields(client.get(character.get_absolute_url()), url, extra, **changes)
+
+
+def sheet_form(client, character: Character, view: str, /, *args, extra: dict | None = None, **changes):
+    """The URL of ``characters:<view>`` for ``character`` (then ``args``) and what its form on the sheet posts."""
+    url = reverse(f"characters:{view}", args=[character.pk, *args])
+    return url, form_fields(client.get(character.get_absolute_url()), url, extra, **changes)

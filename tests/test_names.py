@@ -12,6 +12,7 @@ from accounts.names import clean_name, skeleton
 from campaigns.models import Campaign
 from characters.models import Character
 from tests.conftest import make_character, make_user
+from tests.pages import form_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -20,9 +21,14 @@ GOOD_PASSWORD = "lantern-light-42"
 
 
 def sign_up(client, username: str):
-    return client.post(
-        reverse("signup"), {"username": username, "password1": GOOD_PASSWORD, "password2": GOOD_PASSWORD}
-    )
+    url = reverse("signup")
+    fields = form_fields(client.get(url), url, username=username, password1=GOOD_PASSWORD, password2=GOOD_PASSWORD)
+    return client.post(url, fields)
+
+
+def create_campaign(client, name: str):
+    url = reverse("campaigns:create")
+    return client.post(url, form_fields(client.get(reverse("campaigns:list")), url, name=name, system="fell-draft"))
 
 
 @pytest.mark.parametrize(
@@ -91,7 +97,7 @@ def test_renaming_through_the_form_cleans_the_name(campaign, player, as_user):
 
 def test_a_campaign_created_with_rlo_and_zwsp_is_listed_cleaned(gm, as_user):
     client = as_user(gm)
-    response = client.post(reverse("campaigns:create"), {"name": f"{RLO}The Vault{ZWSP}", "system": "fell-draft"})
+    response = create_campaign(client, f"{RLO}The Vault{ZWSP}")
     assert response.status_code == 302
     campaign = Campaign.objects.get()
     assert campaign.name == "The Vault"
@@ -100,7 +106,7 @@ def test_a_campaign_created_with_rlo_and_zwsp_is_listed_cleaned(gm, as_user):
 
 
 def test_a_name_of_only_invisible_characters_is_refused_readably(gm, as_user):
-    response = as_user(gm).post(reverse("campaigns:create"), {"name": ZWSP * 4, "system": "fell-draft"})
+    response = create_campaign(as_user(gm), ZWSP * 4)
     assert response.status_code in (200, 400, 422)
     assert "Give the campaign a name" in response.content.decode()
     assert not Campaign.objects.exists()

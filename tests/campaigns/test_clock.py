@@ -37,7 +37,8 @@ def test_turns_burn_a_lit_torch_and_roll_encounter_checks(cc, wren, gm, player, 
     carried = torch.quantity  # the kit's torches and these two make one stack
     table = as_user(gm).get(reverse("campaigns:detail", args=[cc.pk]))
     assert "Daylight." in text_of(table)  # the party's lights count once the GM says it is in the dark
-    dark = as_user(gm).post(reverse("campaigns:time_daylight", args=[cc.pk]), {"daylight": "0"}, **HTMX)
+    daylight = reverse("campaigns:time_daylight", args=[cc.pk])
+    dark = as_user(gm).post(daylight, form_fields(table, daylight, daylight="0"), **HTMX)
     assert "Darkness (0 LP for 1)" in text_of(dark)
     _light(as_user(player), wren, torch)
     torch.refresh_from_db()

@@ -9,7 +9,7 @@ from django.urls import reverse
 from campaigns import session
 from campaigns.models import Encounter, Npc, RollRequest
 from characters.models import Roll
-from tests.pages import HTMX, form_fields, text_of
+from tests.pages import HTMX, form_fields, roll_form, text_of
 
 pytestmark = pytest.mark.django_db
 
@@ -177,15 +177,16 @@ def test_fortunes_favor_statuses_set_in_a_fight_tick_with_its_rounds_and_end_wit
     client = as_user(gm)
     _start(client, ff)
     mine = as_user(player)
-    status = reverse("characters:roll", args=[wren.pk, "status"])
     wren.refresh_from_db()
-    set_it = mine.post(status, {"status": "Prone", "rounds": "2", "version": wren.version}, **HTMX)
+    # "version" is no field of the roll controls (a roll acts on the sheet as it is); sent here as a check
+    version = {"version": wren.version}
+    set_it = mine.post(*roll_form(mine, wren, "status", version, status="Prone", rounds="2"), **HTMX)
     assert set_it.status_code == 200, text_of(set_it)
     _action(client, ff, "next")
     wren.refresh_from_db()
     assert wren.state["statuses"] == {"Prone": 1}
     wren.refresh_from_db()
-    refused = mine.post(reverse("characters:roll", args=[wren.pk, "new_round"]), {"version": wren.version}, **HTMX)
+    refused = mine.post(*roll_form(mine, wren, "new_round", {"version": wren.version}), **HTMX)
     assert "encounter tracker starts each round" in text_of(refused)
     wren.refresh_from_db()
     assert wren.state["statuses"] == {"Prone": 1}
@@ -193,11 +194,11 @@ def test_fortunes_favor_statuses_set_in_a_fight_tick_with_its_rounds_and_end_wit
     wren.refresh_from_db()
     assert wren.state["statuses"] == {}
     wren.refresh_from_db()
-    mine.post(status, {"status": "Rattled", "rounds": "3", "version": wren.version}, **HTMX)
+    mine.post(*roll_form(mine, wren, "status", {"version": wren.version}, status="Rattled", rounds="3"), **HTMX)
     _action(client, ff, "end")
     wren.refresh_from_db()
     ff.refresh_from_db()
     assert wren.state["statuses"] == {} and "Rattled ends" in ff.clock_note
     assert ff.game_minutes == 2  # three 30-second rounds, rounded up
-    alone = mine.post(reverse("characters:roll", args=[wren.pk, "new_round"]), {"version": wren.version}, **HTMX)
+    alone = mine.post(*roll_form(mine, wren, "new_round", {"version": wren.version}), **HTMX)
     assert alone.status_code == 200  # no fight: the player's button works again

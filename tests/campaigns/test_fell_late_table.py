@@ -85,7 +85,7 @@ def test_the_clock_burns_torches_eats_rations_ends_drawbacks_at_dawn_and_rolls_l
     torch = wren.items.get(kind="light")
     sheet_url = wren.get_absolute_url()
     light = reverse("characters:roll", args=[wren.pk, "light"])
-    as_user(gm).post(reverse("campaigns:time_daylight", args=[fell.pk]), {"daylight": "0"}, **HTMX)  # underground
+    _post(as_user(gm), fell, reverse("campaigns:time_daylight", args=[fell.pk]), daylight="0")  # underground
     _post(as_user(player), fell, light, page_url=sheet_url, source=str(torch.pk), lit="on")
     wren.state = {**wren.state, "wil_impaired": True}
     wren.save(update_fields=["state"])

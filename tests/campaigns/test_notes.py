@@ -51,7 +51,8 @@ def test_the_summary_is_for_everyone_at_the_table(cc, wren, gm, player, as_user)
 
 
 def test_a_note_too_long_or_on_a_stranger_is_refused(cc, wren, gm, player, as_user):
-    response = as_user(gm).post(reverse("campaigns:note_save", args=[cc.pk]), {"text": "x" * 5001}, **HTMX)
+    client, url = as_user(gm), reverse("campaigns:note_save", args=[cc.pk])
+    response = client.post(url, form_fields(client.get(cc.get_absolute_url()), url, text="x" * 5001), **HTMX)
     assert response.status_code == 422 and "at most 5000 characters" in text_of(response)
     loner = make_character(player, None, system="chaos-conquest", name="Loner")
     url = reverse("campaigns:character_note_save", args=[cc.pk, loner.pk])

@@ -13,7 +13,7 @@ from characters.models import CatalogueItem
 from live import events
 from tests.conftest import make_character
 from tests.contract.coin_flip import SYSTEM as COIN_FLIP
-from tests.pages import BOTH, form_fields, post, text_of
+from tests.pages import BOTH, form_fields, post, roll_form, text_of
 
 
 @pytest.fixture
@@ -124,9 +124,10 @@ def test_odds_and_rolls_follow_the_settings_in_force(coin_table, gm, player, as_
     hero = make_character(player, coin_table, system="coin-flip", name="Flipper")
     odds_url = reverse("characters:odds", args=[hero.pk, "flip"])
     client = as_user(player)
-    assert 'data-odds="1/2"' in client.get(odds_url, {"flip-call": "heads"}).content.decode()
+    fields = roll_form(client, hero, "flip", call="heads")[1]
+    assert 'data-odds="1/2"' in client.get(odds_url, fields).content.decode()
     campaign_services.campaign_change_settings(campaign_id=coin_table.pk, values={"coin": "two-headed"}, by=gm)
-    assert 'data-odds="1/1"' in client.get(odds_url, {"flip-call": "heads"}).content.decode()
+    assert 'data-odds="1/1"' in client.get(odds_url, fields).content.decode()
 
 
 def test_the_table_page_links_to_the_settings(coin_table, player, as_user):

@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from characters.models import Roll
 from tests.characters.conftest import make_character
-from tests.pages import text_of
+from tests.pages import form_fields, text_of
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -78,7 +78,8 @@ def test_the_clock_shows_the_encounter_trackers_rounds_and_counts_game_time(camp
     """One thing runs rounds: the encounter tracker. The clock shows its round and adds the fight's time."""
     client = as_user(gm)
     fight = reverse("campaigns:encounter_action", args=[campaign.pk, "start"])
-    client.post(fight, {"name": "Ambush"}, **HX)
+    page = client.get(campaign.get_absolute_url())
+    client.post(fight, form_fields(page, fight, name="Ambush"), **HX)
     client.post(reverse("campaigns:encounter_action", args=[campaign.pk, "next"]), **HX)
     clock = client.get(reverse("campaigns:region", args=[campaign.pk, "clock"]))
     assert "round <span data-round>2</span>" in clock.content.decode()
@@ -87,7 +88,9 @@ def test_the_clock_shows_the_encounter_trackers_rounds_and_counts_game_time(camp
     campaign.refresh_from_db()
     fought = campaign.game_minutes  # two rounds, rounded up to whole minutes
     assert campaign.round == 0 and fought >= 1
-    response = client.post(reverse("campaigns:clock", args=[campaign.pk]), {"action": "advance", "minutes": "90"}, **HX)
+    clock_url = reverse("campaigns:clock", args=[campaign.pk])
+    fields = form_fields(client.get(campaign.get_absolute_url()), clock_url, action="advance", minutes="90")
+    response = client.post(clock_url, fields, **HX)
     assert "Not in combat" in text_of(response)
     campaign.refresh_from_db()
     assert (campaign.round, campaign.game_minutes) == (0, fought + 90)
@@ -113,15 +116,11 @@ def test_bad_clock_moves_are_refused_readably(data, message, campaign, gm, as_us
 
 def test_the_gm_rolls_without_a_character_and_sees_the_exact_odds(campaign, gm, as_user):
     client = as_user(gm)
-    odds = client.get(
-        reverse("campaigns:gm_roll_odds", args=[campaign.pk]), {"count": 2, "sides": "6", "target": 7}, **HX
-    )
+    url = reverse("campaigns:gm_roll", args=[campaign.pk])
+    fields = form_fields(client.get(campaign.get_absolute_url()), url, count=2, sides="6", target=7)
+    odds = client.get(reverse("campaigns:gm_roll_odds", args=[campaign.pk]), fields, **HX)
     assert 'data-odds="7/12"' in odds.content.decode()
-    response = client.post(
-        reverse("campaigns:gm_roll", args=[campaign.pk]),
-        {"count": 2, "sides": "6", "target": 7, "label": "wandering monster"},
-        **HX,
-    )
+    response = client.post(url, fields | {"label": ["wandering monster"]}, **HX)
     assert response.status_code == 200
     roll = Roll.objects.get(campaign=campaign)
     assert roll.character is None and roll.label == "wandering monster"

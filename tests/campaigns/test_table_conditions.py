@@ -17,7 +17,7 @@ from characters.services import item_add
 from rules import base as rules_base
 from rules.dice import ScriptedRandom
 from tests.conftest import make_character
-from tests.pages import HTMX, form_fields, text_of
+from tests.pages import HTMX, form_fields, roll_form, text_of
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +25,8 @@ TORCH = rules_base.Item("Torch", "light", 1, 1, {"lp": 2, "turns": 6})
 
 
 def _dark(client, campaign, daylight="0"):
-    return client.post(reverse("campaigns:time_daylight", args=[campaign.pk]), {"daylight": daylight}, **HTMX)
+    url = reverse("campaigns:time_daylight", args=[campaign.pk])
+    return client.post(url, form_fields(client.get(campaign.get_absolute_url()), url, daylight=daylight), **HTMX)
 
 
 def _light(client, character, item, lit="on"):
@@ -76,19 +77,20 @@ def test_darkness_puts_the_sheets_save_at_disadvantage_in_its_odds_and_its_roll(
     """Equipment.md, Light: in darkness saves are at disadvantage: the exact odds square, two d20s are rolled."""
     plain = _str_pass(wren)
     odds_url = reverse("characters:odds", args=[wren.pk, "save"])
-    before = as_user(player).get(odds_url, {"attribute": "STR"}, **HTMX)
+    client = as_user(player)
+    url, fields = roll_form(client, wren, "save", attribute="STR")
+    before = client.get(odds_url, fields, **HTMX)
     assert f'data-odds="{plain.numerator}/{plain.denominator}"' in before.content.decode()
     _dark(as_user(gm), cc)
     dark = plain**2
-    after = as_user(player).get(odds_url, {"attribute": "STR"}, **HTMX)
+    url, fields = roll_form(client, wren, "save", attribute="STR")  # the sheet as it reads in the dark
+    after = client.get(odds_url, fields, **HTMX)
     assert f'data-odds="{dark.numerator}/{dark.denominator}"' in after.content.decode()
     sheet = as_user(player).get(wren.get_absolute_url())
     assert 'data-banner="light-darkness"' in sheet.content.decode()
     monkeypatch.setattr(services, "system_random", lambda: ScriptedRandom([1, 19]))
     wren.refresh_from_db()
-    rolled = as_user(player).post(
-        reverse("characters:roll", args=[wren.pk, "save"]), {"attribute": "STR", "version": wren.version}, **HTMX
-    )
+    rolled = client.post(url, fields | {"version": wren.version}, **HTMX)
     assert rolled.status_code == 200, text_of(rolled)
     roll = Roll.objects.get(character=wren, procedure="save")
     assert roll.outcome == "fail" and len(roll.dice) == 2 and "in darkness" in roll.summary
@@ -145,7 +147,8 @@ def test_lighting_a_torch_tells_the_table_and_every_sheet(cc, wren, gm, player, 
 @pytest.mark.parametrize(("who", "status"), [("gm", 200), ("player", 404), ("other_player", 404), ("stranger", 404)])
 def test_only_the_gm_says_where_the_party_is(cc, wren, who, status, request, as_user):
     user = request.getfixturevalue(who)
-    response = _dark(as_user(user), cc)
+    # posted by hand: only the GM's page holds the form
+    response = as_user(user).post(reverse("campaigns:time_daylight", args=[cc.pk]), {"daylight": "0"}, **HTMX)
     assert response.status_code == status
     cc.refresh_from_db()
     assert cc.daylight is (status != 200)

@@ -72,7 +72,10 @@ def test_gm_actions_refuse_get(campaign, gm, as_user):
 
 
 def test_creating_a_campaign_makes_you_its_gm(player, as_user):
-    response = as_user(player).post(reverse("campaigns:create"), {"name": "Ash Road", "system": "chaos-conquest"})
+    client, url = as_user(player), reverse("campaigns:create")
+    response = client.post(
+        url, form_fields(client.get(reverse("campaigns:list")), url, name="Ash Road", system="chaos-conquest")
+    )
     campaign = Campaign.objects.get(name="Ash Road")
     assert response.status_code == 302
     assert response["Location"] == campaign.get_absolute_url()
@@ -133,7 +136,8 @@ def test_joining_by_link_makes_you_a_player(campaign, stranger, as_user):
 
 def test_the_join_form_accepts_a_pasted_link_or_a_code(campaign, stranger, as_user):
     pasted = f"http://testserver/campaigns/join/{campaign.invite_code}/"
-    response = as_user(stranger).post(reverse("campaigns:join_form"), {"code": pasted})
+    client, url = as_user(stranger), reverse("campaigns:join_form")
+    response = client.post(url, form_fields(client.get(reverse("campaigns:list")), url, code=pasted))
     assert response["Location"] == reverse("campaigns:join", args=[campaign.invite_code])
 
 

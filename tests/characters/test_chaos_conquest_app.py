@@ -24,7 +24,19 @@ from rules.data import chaos_conquest as data
 from rules.dice import ScriptedRandom
 from rules.systems.chaos_conquest import SYSTEM
 from tests.characters.conftest import make_character
-from tests.pages import BOTH, HTMX, field_text, form_fields, post, refused, text_of, track_text, unchanged
+from tests.pages import (
+    BOTH,
+    HTMX,
+    field_text,
+    form_fields,
+    post,
+    refused,
+    roll_form,
+    sheet_form,
+    text_of,
+    track_text,
+    unchanged,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -309,10 +321,11 @@ def test_the_sheet_query_count_does_not_grow_with_items(as_user, player, hero, d
 def test_a_pushed_save_puts_a_stress_in_a_slot(as_user, player, hero, monkeypatch, htmx):
     """seed 002, Pushing a Character: take a stress (into an empty slot) for advantage: best of 2d20."""
     client = as_user(player)
-    odds = client.get(odds_url(hero, "save"), {"attribute": "STR", "push": "on"}, **HTMX)
+    url, fields = roll_form(client, hero, "save", attribute="STR", push="on")
+    odds = client.get(odds_url(hero, "save"), fields, **HTMX)
     assert f'data-odds="{_fraction(1 - Fraction(8, 20) ** 2)}"' in odds.content.decode()  # 21/25
     script(monkeypatch, [15, 4])
-    response = post(client, roll_url(hero, "save"), {"attribute": "STR", "push": "on", "version": hero.version}, htmx)
+    response = post(client, url, fields | {"version": hero.version}, htmx)
     assert response.status_code == (200 if htmx else 302)
     hero.refresh_from_db()
     assert hero.state["stress"] == 1
@@ -329,10 +342,11 @@ def test_damage_to_deaths_door_then_the_dying_are_treated(as_user, player, gm, h
     """seed 002, Stamina & Death: 10 damage takes 6 stamina to -4; the d6 shows 5 (dying, not dead);
     a healer's WIL 12 save of 3 saves them: 1 stamina and a scar (d10 1, a mark on the d6 2nd place)."""
     client = as_user(player)
-    odds = client.get(odds_url(hero, "take_damage"), {"amount": "10"}, **HTMX)  # "armour" unticked: not sent
+    url, fields = roll_form(client, hero, "take_damage", amount="10", armour=None)
+    odds = client.get(odds_url(hero, "take_damage"), fields, **HTMX)
     assert 'data-odds-dying="1/2"' in odds.content.decode() and 'data-odds-dies="1/2"' in odds.content.decode()
     script(monkeypatch, [5])
-    response = post(client, roll_url(hero, "take_damage"), {"amount": "10"}, htmx)
+    response = post(client, url, fields, htmx)
     assert response.status_code == (200 if htmx else 302)
     hero.refresh_from_db()
     assert (hero.state["stamina"], hero.state["status"]) == (-4, "dying")
@@ -343,10 +357,11 @@ def test_damage_to_deaths_door_then_the_dying_are_treated(as_user, player, gm, h
     card = re.search(rf'id="card-{hero.pk}".*?</article>', table.content.decode(), re.S).group(0)
     assert "Unconscious and dying" in card
 
-    treat_odds = client.get(odds_url(hero, "treat"), {"healer_wil": "12", "in_time": "on"}, **HTMX)
+    url, fields = roll_form(client, hero, "treat", healer_wil="12", in_time="on")
+    treat_odds = client.get(odds_url(hero, "treat"), fields, **HTMX)
     assert 'data-odds="3/5"' in treat_odds.content.decode()  # d20 <= 12
     script(monkeypatch, [3, 1, 2])
-    response = post(client, roll_url(hero, "treat"), {"healer_wil": "12", "in_time": "on"}, htmx)
+    response = post(client, url, fields, htmx)
     assert response.status_code == (200 if htmx else 302)
     hero.refresh_from_db()
     assert (hero.state["stamina"], hero.state["status"]) == (1, "fine")
@@ -367,10 +382,10 @@ def test_stamina_lowered_by_hand_to_zero_puts_them_on_deaths_door_and_the_d6_dec
     hero.refresh_from_db()
     assert (hero.state["stamina"], hero.state["status"]) == (0, "deaths_door")
     assert "It kills on 1–3." in text_of(client.get(hero.get_absolute_url()))
-    blocked = post(client, roll_url(hero, "save"), {"attribute": "STR"}, htmx)
+    blocked = post(client, *roll_form(client, hero, "save", attribute="STR"), htmx)
     refused(blocked, htmx, "You are on Death's door: roll the d6 first.")
     script(monkeypatch, [2])
-    post(client, roll_url(hero, "deaths_door"), {}, htmx)
+    post(client, *roll_form(client, hero, "deaths_door"), htmx)
     hero.refresh_from_db()
     assert hero.state["status"] == "dead"
     assert 'data-cc-status="dead"' in client.get(hero.get_absolute_url()).content.decode()
@@ -383,7 +398,9 @@ def test_casting_shows_the_exact_odds_at_every_power(as_user, player, hero, powe
     book = give(hero, "Grimoire", "spellbook", slots=2, grimoire=True, spells=[SPELL])
     spell = f"{book.pk}|{SPELL}"
     expected = SYSTEM.procedures()["cast"].odds(hero.to_sheet(), {"spell": spell, "power": power})
-    response = as_user(player).get(odds_url(hero, "cast"), {"spell": spell, "power": power}, **HTMX)
+    client = as_user(player)
+    fields = roll_form(client, hero, "cast", spell=spell, power=power)[1]
+    response = client.get(odds_url(hero, "cast"), fields, **HTMX)
     assert response.status_code == 200
     page = response.content.decode()
     for key, p in expected.outcomes:
@@ -395,7 +412,8 @@ def test_casting_shows_the_exact_odds_at_every_power(as_user, player, hero, powe
 def test_casting_at_power_two_costs_two_stamina_and_logs_the_spell(as_user, player, hero, monkeypatch, htmx):
     book = give(hero, "Grimoire", "spellbook", slots=2, grimoire=True, spells=[SPELL])
     script(monkeypatch, [5, 3, 4])  # WIL save 5 (of 13), power dice 3 and 4: no match
-    response = post(as_user(player), roll_url(hero, "cast"), {"spell": f"{book.pk}|{SPELL}", "power": "2"}, htmx)
+    client = as_user(player)
+    response = post(client, *roll_form(client, hero, "cast", spell=f"{book.pk}|{SPELL}", power="2"), htmx)
     assert response.status_code == (200 if htmx else 302)
     hero.refresh_from_db()
     assert (hero.state["stamina"], hero.state["stress"]) == (4, 0)
@@ -435,7 +453,7 @@ def test_adding_free_and_wearing_armour_a_helmet_and_a_shield(as_user, player, h
     hero.refresh_from_db()
     assert hero.state["coins"] == 600
     for item in hero.items.filter(kind__in=["armour", "helmet", "shield"]):
-        post(client, reverse("characters:item_update", args=[hero.pk, item.pk]), {"worn": "on"}, htmx)
+        post(client, *sheet_form(client, hero, "item_update", item.pk, worn="on"), htmx)
     assert SYSTEM.armour_value(hero.to_sheet()) == 2
     response = client.get(reverse("characters:region", args=[hero.pk, "vitals"]), **HTMX)
     assert re.search(r'data-track="av".*?<span data-value>2</span>', response.content.decode(), re.S)
@@ -446,9 +464,8 @@ def test_adding_free_and_wearing_armour_a_helmet_and_a_shield(as_user, player, h
 @BOTH
 def test_hiring_a_retainer_takes_the_fee_up_front(as_user, player, hero, htmx):
     """hired-help.md: 5 s a level up front, loyalty from WIL 13 (8), no day wage."""
-    response = post(
-        as_user(player), reverse("characters:hire", args=[hero.pk]), {"kind": "retainer", "name": "Tam"}, htmx
-    )
+    client = as_user(player)
+    response = post(client, *sheet_form(client, hero, "hire", kind="retainer", name="Tam"), htmx)
     assert response.status_code == (200 if htmx else 302)
     hero.refresh_from_db()
     assert hero.state["coins"] == 600 - 60
@@ -467,7 +484,8 @@ def test_hiring_a_retainer_takes_the_fee_up_front(as_user, player, hero, htmx):
 
 
 def test_hiring_a_porter_is_paid_by_the_day(as_user, player, hero):
-    as_user(player).post(reverse("characters:hire", args=[hero.pk]), {"kind": "porter", "name": "Pip"}, **HTMX)
+    client = as_user(player)
+    client.post(*sheet_form(client, hero, "hire", kind="porter", name="Pip"), **HTMX)
     hero.refresh_from_db()
     pip = Hireling.objects.get(character=hero)
     assert (pip.wage, pip.state["slots"], hero.state["coins"]) == (12, 15, 600)
@@ -537,7 +555,7 @@ def test_the_gm_tools_show_party_saves_and_morale_with_odds_to_the_gm_only(as_us
     assert 'id="cc-gm-tools"' in body
     for leader, member in ((hero, rival), (rival, hero)):
         assert f'action="{roll_url(leader, "party_save")}"' in body
-        assert f'name="member1" value="{member.pk}" checked' in body
+        assert f'name="party_save-member1" value="{member.pk}" checked' in body
     expected = SYSTEM.procedures()["party_save"].odds(hero.to_sheet(), {"member1": rival.to_sheet()})
     assert f'data-odds-fail="{_fraction(expected.of("fail"))}"' in body
     assert f'action="{reverse("campaigns:table_roll", args=[hero.campaign_id, "morale"])}"' in body
@@ -551,7 +569,8 @@ def test_the_gm_runs_a_party_save_from_the_table_and_the_leader_covers_a_failure
 ):
     """seed 002, Party Saves: the best result counts; the leader takes a stress per member who failed."""
     client = as_user(gm)
-    inputs = {"attribute": "DEX", "member1": str(rival.pk), "visibility": "public"}
+    table = client.get(hero.campaign.get_absolute_url())
+    inputs = form_fields(table, roll_url(hero, "party_save"), attribute="DEX", member1=rival.pk, visibility="public")
     odds = client.get(odds_url(hero, "party_save"), inputs, **HTMX)
     p_leader, p_member = Fraction(10, 20), Fraction(10, 20)
     assert f'data-odds-fail="{_fraction((1 - p_leader) * (1 - p_member))}"' in odds.content.decode()
@@ -598,7 +617,8 @@ def test_pushing_with_no_empty_slot_is_refused(as_user, player, hero, htmx):
     """seed 002, Pushing a Character: the stress needs an empty slot."""
     set_state(hero, stress=9)  # 3 items + 9 stress = 12 of 12
     before = unchanged(hero)
-    response = post(as_user(player), roll_url(hero, "save"), {"attribute": "STR", "push": "on"}, htmx)
+    client = as_user(player)
+    response = post(client, *roll_form(client, hero, "save", attribute="STR", push="on"), htmx)
     refused(response, htmx, "Pushing needs an empty inventory slot for the stress, and every slot is full.")
     assert unchanged(hero) == before
 
@@ -619,7 +639,8 @@ def test_casting_at_power_six_is_refused(as_user, player, hero, htmx):
     """magic-spellcasting.md: Power runs from 1 to 5."""
     book = give(hero, "Grimoire", "spellbook", slots=2, grimoire=True, spells=[SPELL])
     before = unchanged(hero)
-    response = post(as_user(player), roll_url(hero, "cast"), {"spell": f"{book.pk}|{SPELL}", "power": "6"}, htmx)
+    client = as_user(player)
+    response = post(client, *roll_form(client, hero, "cast", spell=f"{book.pk}|{SPELL}", power="6"), htmx)
     refused(response, htmx, "Power must be at most 5.")
     assert unchanged(hero) == before
 
@@ -629,7 +650,8 @@ def test_a_nineteenth_attribute_point_is_refused(as_user, player, hero, htmx):
     """seed 002, Advancement: +1 to an attribute on levelling up, never past 18."""
     set_state(hero, xp=2000, attributes={**cc_state()["attributes"], "STR": {"current": 18, "base": 18}})
     before = unchanged(hero)
-    response = post(as_user(player), roll_url(hero, "level_up"), {"attribute": "STR"}, htmx)
+    client = as_user(player)
+    response = post(client, *roll_form(client, hero, "level_up", attribute="STR"), htmx)
     refused(response, htmx, "STR is already 18, the most a score can be; raise another attribute.")
     assert unchanged(hero) == before
 
@@ -640,7 +662,8 @@ def test_more_retainers_than_wil_allows_is_refused(as_user, player, hero, htmx):
     set_state(hero, attributes={**cc_state()["attributes"], "WIL": {"current": 3, "base": 3}})
     services.hireling_hire(character_id=hero.pk, choices={"kind": "retainer"}, by=player)
     before = unchanged(hero)
-    response = post(as_user(player), reverse("characters:hire", args=[hero.pk]), {"kind": "retainer"}, htmx)
+    client = as_user(player)
+    response = post(client, *sheet_form(client, hero, "hire", kind="retainer"), htmx)
     refused(response, htmx, "With WIL 3 you can keep 1 retainer(s), and you have 1.")
     assert unchanged(hero) == before
 
@@ -649,7 +672,8 @@ def test_more_retainers_than_wil_allows_is_refused(as_user, player, hero, htmx):
 def test_a_retainer_nobody_can_pay_is_refused(as_user, player, hero, htmx):
     set_state(hero, coins=59)
     before = unchanged(hero)
-    response = post(as_user(player), reverse("characters:hire", args=[hero.pk]), {"kind": "retainer"}, htmx)
+    client = as_user(player)
+    response = post(client, *sheet_form(client, hero, "hire", kind="retainer"), htmx)
     refused(response, htmx, "A level 1 retainer wants 5s up front; you have 4s 11p.")
     assert unchanged(hero) == before
 
@@ -713,12 +737,9 @@ def test_a_plain_party_save_from_the_table_goes_back_to_the_table(as_user, gm, h
     client = as_user(gm)
     action = reverse("characters:roll", args=[hero.pk, "party_save"])
     fields = form_fields(client.get(hero.campaign.get_absolute_url()), action, attribute="STR")
-    assert fields["next"] == [hero.campaign.get_absolute_url()] and fields["member1"] == [str(rival.pk)]
+    assert fields["next"] == [hero.campaign.get_absolute_url()] and fields["party_save-member1"] == [str(rival.pk)]
     response = client.post(action, fields)
     assert response.status_code == 302
     assert response["Location"] == hero.campaign.get_absolute_url()
-    response = as_user(gm).post(
-        reverse("characters:roll", args=[hero.pk, "party_save"]),
-        {"attribute": "STR", "member1": rival.pk, "next": "https://evil.example/"},
-    )
+    response = client.post(action, fields | {"next": "https://evil.example/"})  # a tampered "next" goes nowhere
     assert response["Location"] == hero.get_absolute_url()

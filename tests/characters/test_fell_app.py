@@ -19,7 +19,7 @@ from characters.models import CatalogueItem, Character, Hireling, Item, Roll
 from rules.dice import ScriptedRandom
 from rules.systems.fell_draft import SYSTEM
 from tests.characters.conftest import make_character
-from tests.pages import BOTH, HTMX, field_text, post, refused, text_of, track_text, unchanged
+from tests.pages import BOTH, HTMX, field_text, post, refused, roll_form, sheet_form, text_of, track_text, unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -250,14 +250,13 @@ def test_a_test_with_a_skill_die_and_advantage_shows_and_stores_the_exact_odds(a
         hero.to_sheet(), {"ability": "INT", "skills": ["survival"]} | {"advantage": 1}
     )
     assert expected.success == 1 - Fraction(3, 8) ** 2 == Fraction(55, 64)
-    odds = client.get(reverse("characters:odds", args=[hero.pk, "test"]), inputs, **HTMX)
+    url, fields = roll_form(client, hero, "test", **inputs)
+    odds = client.get(reverse("characters:odds", args=[hero.pk, "test"]), fields, **HTMX)
     assert odds.status_code == 200
     assert 'data-odds="55/64"' in odds.content.decode() and "85.9%" in odds.content.decode()
 
     monkeypatch.setattr(services, "system_random", lambda: ScriptedRandom([2, 5]))
-    response = client.post(
-        reverse("characters:roll", args=[hero.pk, "test"]), inputs | {"version": hero.version}, **HTMX
-    )
+    response = client.post(url, fields | {"version": hero.version}, **HTMX)
     assert response.status_code == 200
     roll = Roll.objects.filter(character=hero, procedure="test").get()
     assert roll.odds == {"pass": "55/64", "fail": "9/64"}
@@ -273,7 +272,7 @@ def test_harm_past_zero_hp_goes_to_bod_and_a_failed_test_leaves_them_dying(
     """seed 000 (Harm and Death): 4 to HP, 3 critical to BOD (5 left), BOD test at DN 3 fails on a 1."""
     monkeypatch.setattr(services, "system_random", lambda: ScriptedRandom([1]))
     client = as_user(player)
-    response = post(client, reverse("characters:roll", args=[hero.pk, "take_harm"]), {"amount": "7"}, htmx)
+    response = post(client, *roll_form(client, hero, "take_harm", amount="7"), htmx)
     assert response.status_code == (200 if htmx else 302)
     hero.refresh_from_db()
     assert hero.state["hp"] == 0 and hero.state["abilities"]["BOD"]["points"] == 5 and hero.state["dying"]
@@ -318,7 +317,7 @@ def test_adding_free_and_wearing_armour_sets_protection(as_user, player, hero):
     assert hero.state["coins"] == 50
     mail = hero.items.get(name="chainmail")
     assert not mail.worn and SYSTEM.protection(hero.to_sheet()) == 0
-    response = client.post(reverse("characters:item_update", args=[hero.pk, mail.pk]), {"worn": "on"}, **HTMX)
+    response = client.post(*sheet_form(client, hero, "item_update", mail.pk, worn="on"), **HTMX)
     assert response.status_code == 200
     assert SYSTEM.protection(hero.to_sheet()) == 2
     assert re.search(r'data-track="protection".*?<span data-value>2</span>', response.content.decode(), re.S)
@@ -328,7 +327,8 @@ def test_adding_free_and_wearing_armour_sets_protection(as_user, player, hero):
 def test_hiring_through_the_form_makes_a_fell_hireling(as_user, player, hero, htmx):
     """seed 000 (Hirelings): d4s, 3 HP, 5 coin a day plus 5 per raised step."""
     form = {"name": "Bram", "background": "Burglar", "hp": "three", "raise_BOD": "1", "raise_INT": "", "raise_WIL": "0"}
-    response = post(as_user(player), reverse("characters:hire", args=[hero.pk]), form, htmx)
+    client = as_user(player)
+    response = post(client, *sheet_form(client, hero, "hire", **form), htmx)
     assert response.status_code == (200 if htmx else 302)
     bram = Hireling.objects.get(character=hero)
     assert (bram.name, bram.wage, bram.state["hp"], bram.state["abilities"]["BOD"]["die"]) == ("Bram", 10, 3, 6)
@@ -369,9 +369,8 @@ def test_a_spell_past_wil_is_refused(as_user, player, hero, htmx):
     hero.state["spells"] = ["Adhere", "Anchor", "Comprehend", "Command"]
     hero.save(update_fields=["state"])
     before = unchanged(hero)
-    response = post(
-        as_user(player), reverse("characters:roll", args=[hero.pk, "learn_spell"]), {"spell": "Arcane Eye"}, htmx
-    )
+    client = as_user(player)
+    response = post(client, *roll_form(client, hero, "learn_spell", spell="Arcane Eye"), htmx)
     refused(response, htmx, "You already know 4 spells, as many as your WIL allows.")
     assert unchanged(hero) == before
 
@@ -381,10 +380,12 @@ def test_a_spell_past_wil_is_refused(as_user, player, hero, htmx):
 def test_a_difficulty_off_the_scale_is_refused(as_user, gm, hero, dn, message, htmx):
     """The GM sets the DN; one off the scale is refused readably."""
     before = unchanged(hero)
-    response = post(as_user(gm), reverse("characters:roll", args=[hero.pk, "test"]), {"dn": dn}, htmx)
+    client = as_user(gm)
+    url, fields = roll_form(client, hero, "test", dn=dn)
+    response = post(client, url, fields, htmx)
     refused(response, htmx, message)
     assert unchanged(hero) == before
-    odds = as_user(gm).get(reverse("characters:odds", args=[hero.pk, "test"]), {"dn": dn})
+    odds = client.get(reverse("characters:odds", args=[hero.pk, "test"]), fields)
     assert odds.status_code == 400 and message in text_of(odds)
 
 
@@ -395,7 +396,8 @@ def test_more_hirelings_than_wil_is_refused(as_user, player, hero, htmx):
     for _ in range(4):
         services.hireling_hire(character_id=hero.pk, choices={"background": "Hunter"}, by=player)
     before = unchanged(hero)
-    response = post(as_user(player), reverse("characters:hire", args=[hero.pk]), {"name": "One too many"}, htmx)
+    client = as_user(player)
+    response = post(client, *sheet_form(client, hero, "hire", name="One too many"), htmx)
     refused(response, htmx, "Your WIL lets you keep 4 hirelings, and you have them all.")
     assert unchanged(hero) == before
 
@@ -434,14 +436,16 @@ def test_buying_what_cannot_be_carried_keeps_the_coin(as_user, player, hero, htm
 @BOTH
 def test_negative_harm_is_refused(as_user, player, hero, htmx):
     before = unchanged(hero)
-    response = post(as_user(player), reverse("characters:roll", args=[hero.pk, "take_harm"]), {"amount": "-3"}, htmx)
+    client = as_user(player)
+    response = post(client, *roll_form(client, hero, "take_harm", amount="-3"), htmx)
     refused(response, htmx, "Harm must be at least 0.")
     assert unchanged(hero) == before
 
 
 def test_the_hire_form_refuses_a_raise_off_the_ladder(as_user, player, hero):
     before = unchanged(hero)
-    response = as_user(player).post(reverse("characters:hire", args=[hero.pk]), {"raise_WIL": "9"}, **HTMX)
+    client = as_user(player)
+    response = client.post(*sheet_form(client, hero, "hire", raise_WIL="9"), **HTMX)
     refused(response, True, "Raise WIL from d4 by must be at most 4.")
     assert unchanged(hero) == before
 

@@ -21,7 +21,7 @@ from characters.models import CatalogueItem, Character, Hireling, Roll
 from rules.dice import ScriptedRandom
 from rules.systems.fell_late import SYSTEM
 from tests.conftest import make_character
-from tests.pages import BOTH, HTMX, form_fields, post, refused, text_of, unchanged
+from tests.pages import BOTH, HTMX, form_fields, post, refused, roll_form, sheet_form, text_of, unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -135,9 +135,10 @@ def test_taking_critical_harm_lowers_str_or_not(as_user, player, hero, htmx):
     """seed 001 (Harm and Death): past HP, a STR test; failing lowers STR a step and takes them out."""
     set_state(hero, hp=0)
     client = as_user(player)
-    odds = client.get(reverse("characters:odds", args=[hero.pk, "take_harm"]), {"amount": "3"}, **HTMX)
+    url, fields = roll_form(client, hero, "take_harm", amount="3")
+    odds = client.get(reverse("characters:odds", args=[hero.pk, "take_harm"]), fields, **HTMX)
     assert 'data-odds-critical_fail="1/2"' in odds.content.decode()
-    response = post(client, reverse("characters:roll", args=[hero.pk, "take_harm"]), {"amount": "3"}, htmx)
+    response = post(client, url, fields, htmx)
     assert response.status_code in (200, 302)
     hero.refresh_from_db()
     assert hero.state["attributes"]["STR"]["die"] in (4, 6)
@@ -151,7 +152,7 @@ def test_settings_change_the_odds_on_the_sheet(as_user, gm, player, hero):
     ids = [str(h.pk) for h in hero.hirelings.all()]
     url = reverse("characters:odds", args=[hero.pk, "test"])
     client = as_user(player)
-    params = {"test-attribute": "STR", "test-helpers": ids}
+    params = roll_form(client, hero, "test", attribute="STR", helpers=ids)[1]
     assert 'data-odds="7/8"' in client.get(url, params, **HTMX).content.decode()
     campaign_services.campaign_change_settings(campaign_id=hero.campaign_id, values={"help_stacking": "one"}, by=gm)
     assert 'data-odds="3/4"' in client.get(url, params, **HTMX).content.decode()
@@ -175,9 +176,8 @@ def test_the_gm_rolls_the_luck_die_from_the_table(as_user, gm, table, hero):
 def test_a_fifth_skill_past_int_is_refused(as_user, player, hero, htmx):
     set_state(hero, skills=["lore", "survival", "repair", "athletics"])
     before = unchanged(hero)
-    response = post(
-        as_user(player), reverse("characters:roll", args=[hero.pk, "learn_skill"]), {"skill": "speechcraft"}, htmx
-    )
+    client = as_user(player)
+    response = post(client, *roll_form(client, hero, "learn_skill", skill="speechcraft"), htmx)
     refused(response, htmx, "You know 4 skills, as many as your INT (d4) allows.")
     assert unchanged(hero) == before
 
@@ -186,7 +186,8 @@ def test_a_fifth_skill_past_int_is_refused(as_user, player, hero, htmx):
 def test_a_spell_past_wil_is_refused(as_user, player, hero, htmx):
     set_state(hero, spells=["Sleep", "Charm", "Knock", "Leap"])
     before = unchanged(hero)
-    response = post(as_user(player), reverse("characters:roll", args=[hero.pk, "learn_spell"]), {"spell": "Web"}, htmx)
+    client = as_user(player)
+    response = post(client, *roll_form(client, hero, "learn_spell", spell="Web"), htmx)
     refused(response, htmx, "You know 4 spells, as many as your WIL (d4) allows.")
     assert unchanged(hero) == before
 
@@ -197,7 +198,8 @@ def test_a_hireling_past_wil_is_refused(as_user, player, hero, htmx):
     for n in range(4):
         _hire_helper(hero, f"H{n}")
     before = unchanged(hero)
-    response = post(as_user(player), reverse("characters:hire", args=[hero.pk]), {"name": "One too many"}, htmx)
+    client = as_user(player)
+    response = post(client, *sheet_form(client, hero, "hire", name="One too many"), htmx)
     refused(response, htmx, "as many as your WIL (d4) allows")
     assert unchanged(hero) == before
 
@@ -254,11 +256,11 @@ def test_a_failed_hurried_casting_offers_the_drawbacks_on_the_sheet(as_user, pla
     set_state(hero, spells=["Sleep"])
     monkeypatch.setattr(services, "system_random", lambda: ScriptedRandom([1]))
     client = as_user(player)
-    cast = client.post(reverse("characters:roll", args=[hero.pk, "cast"]), {"spell": "Sleep", "way": "hurried"}, **HTMX)
+    cast = client.post(*roll_form(client, hero, "cast", spell="Sleep", way="hurried"), **HTMX)
     assert cast.status_code == 200, text_of(cast)
     page = client.get(hero.get_absolute_url())
     assert 'data-banner="drawback"' in page.content.decode()
-    client.post(reverse("characters:roll", args=[hero.pk, "choose_drawback"]), {"drawback": "wil_impaired"}, **HTMX)
+    client.post(*roll_form(client, hero, "choose_drawback", drawback="wil_impaired"), **HTMX)
     hero.refresh_from_db()
     assert hero.state["wil_impaired"] and hero.state["drawbacks"][-1] == {
         "spell": "Sleep",
@@ -292,7 +294,7 @@ def test_only_the_owner_and_the_gm_roll_on_the_sheet(as_user, hero, who, request
     """A player edits only their own characters: another player's or a stranger's harm changes nothing."""
     before = unchanged(hero)
     response = as_user(request.getfixturevalue(who)).post(
-        reverse("characters:roll", args=[hero.pk, "take_harm"]), {"amount": "3"}, **HTMX
+        reverse("characters:roll", args=[hero.pk, "take_harm"]), {"take_harm-amount": "3"}, **HTMX
     )
     assert response.status_code in (403, 404)
     assert unchanged(hero) == before

@@ -20,7 +20,7 @@ from characters.models import CatalogueItem, Character, Roll
 from rules.dice import ScriptedRandom
 from rules.systems.fortunes_favor import SYSTEM
 from tests.characters.conftest import make_character
-from tests.pages import BOTH, HTMX, field_text, form_fields, post, refused, text_of, unchanged
+from tests.pages import BOTH, HTMX, field_text, form_fields, post, refused, roll_form, text_of, unchanged
 
 pytestmark = pytest.mark.django_db
 
@@ -155,10 +155,11 @@ def test_a_failed_test_gains_fortunes_favor_shown_on_the_table_and_spent_next(
     """seed 003, Tests and Fortune's Favor: a Fail gains it; spent, the next roll keeps the higher of 2d20."""
     client = as_user(player)
     inputs = {"stat": "agility", "success": "15", "failure": ""}
-    odds = client.get(odds_url(hero, "test"), inputs, **HTMX).content.decode()
+    url, fields = roll_form(client, hero, "test", **inputs)
+    odds = client.get(odds_url(hero, "test"), fields, **HTMX).content.decode()
     assert 'data-odds-pass="2/5"' in odds and 'data-odds-mixed="1/4"' in odds and 'data-odds-fail="7/20"' in odds
     script(monkeypatch, [4])
-    response = post(client, roll_url(hero, "test"), inputs, htmx)
+    response = post(client, url, fields, htmx)
     assert response.status_code == (200 if htmx else 302)
     hero.refresh_from_db()
     assert hero.state["fortunes_favor"] == 1
@@ -169,12 +170,12 @@ def test_a_failed_test_gains_fortunes_favor_shown_on_the_table_and_spent_next(
     )
     assert re.search(r'data-track="fortunes_favor".*?<span data-value>1</span>', card.group(0), re.S)
 
-    spend = inputs | {"spend_favor": "on"}
+    spend = roll_form(client, hero, "test", **inputs, spend_favor="on")[1]
     odds = client.get(odds_url(hero, "test"), spend, **HTMX).content.decode()
     assert f'data-odds-pass="{_fraction(1 - Fraction(12, 20) ** 2)}"' in odds  # 16/25
     assert f'data-odds-fail="{_fraction(Fraction(7, 20) ** 2)}"' in odds
     script(monkeypatch, [3, 16])
-    post(client, roll_url(hero, "test"), spend, htmx)
+    post(client, url, spend, htmx)
     hero.refresh_from_db()
     assert hero.state["fortunes_favor"] == 0
     second = Roll.objects.filter(character=hero, procedure="test").order_by("-pk").first()
@@ -185,7 +186,8 @@ def test_a_failed_test_gains_fortunes_favor_shown_on_the_table_and_spent_next(
 def test_pushing_in_combat_is_refused_and_changes_nothing(as_user, player, hero, htmx):
     """Issue 14, bad input (seed 003, Pushing Your Limits): non-combat tests only."""
     before = unchanged(hero)
-    response = post(as_user(player), roll_url(hero, "test"), {"stat": "mettle", "push": "on", "in_combat": "on"}, htmx)
+    client = as_user(player)
+    response = post(client, *roll_form(client, hero, "test", stat="mettle", push="on", in_combat="on"), htmx)
     refused(response, htmx, "Pushing your limits is for tests outside combat.")
     assert unchanged(hero) == before
 
@@ -197,10 +199,11 @@ def test_pushing_in_combat_is_refused_and_changes_nothing(as_user, player, hero,
 def test_an_exchange_resolves_to_a_clash(as_user, player, hero, monkeypatch, htmx):
     """seed 003, the Exchange: +3 and a 10 against Armor 14 / Counter 9 is a Clash, with no damage."""
     client = as_user(player)
-    odds = client.get(odds_url(hero, "attack"), {"armor": "14", "counter": "9"}, **HTMX).content.decode()
+    url, fields = roll_form(client, hero, "attack", armor="14", counter="9")
+    odds = client.get(odds_url(hero, "attack"), fields, **HTMX).content.decode()
     assert 'data-odds-hit="1/2"' in odds and 'data-odds-clash="1/4"' in odds and 'data-odds-countered="1/4"' in odds
     script(monkeypatch, [10])
-    post(client, roll_url(hero, "attack"), {"armor": "14", "counter": "9"}, htmx)
+    post(client, url, fields, htmx)
     roll = Roll.objects.get(character=hero, procedure="attack")
     assert roll.outcome == "clash" and "Counter Action" in roll.summary and "damage" not in roll.summary
 
@@ -210,7 +213,8 @@ def test_a_clash_deals_damage_when_the_campaign_says_so(as_user, player, hero, m
     hero.campaign.rule_settings = {"clash_deals_damage": True}
     hero.campaign.save(update_fields=["rule_settings"])
     script(monkeypatch, [10, 6])
-    as_user(player).post(roll_url(hero, "attack"), {"armor": "14", "counter": "9"}, **HTMX)
+    client = as_user(player)
+    client.post(*roll_form(client, hero, "attack", armor="14", counter="9"), **HTMX)
     roll = Roll.objects.get(character=hero, procedure="attack")
     assert roll.outcome == "clash" and "9 damage" in roll.summary
 
@@ -227,7 +231,8 @@ def test_deflecting_past_the_rules_is_refused(as_user, player, hero, state, fiel
     """Issue 14, bad input (seed 003, Deflect): more dice than 1 + level/2, or more Stamina than held."""
     set_state(hero, **state)
     before = unchanged(hero)
-    response = post(as_user(player), roll_url(hero, "take_damage"), fields, htmx)
+    client = as_user(player)
+    response = post(client, *roll_form(client, hero, "take_damage", **fields), htmx)
     refused(response, htmx, message)
     assert unchanged(hero) == before
 
@@ -237,7 +242,8 @@ def test_deflect_spends_stamina_and_takes_the_rest_off_health(as_user, player, h
     """seed 003, Deflect (spec §003.12): a level 4 Knight, 9 damage, 2d6 for 4 Stamina rolling 3 and 5."""
     set_state(hero, level=4, health=24, stamina=20)
     script(monkeypatch, [3, 5])
-    post(as_user(player), roll_url(hero, "take_damage"), {"damage": "9", "deflect": "2"}, htmx)
+    client = as_user(player)
+    post(client, *roll_form(client, hero, "take_damage", damage="9", deflect="2"), htmx)
     hero.refresh_from_db()
     assert (hero.state["health"], hero.state["stamina"]) == (23, 16)
 
@@ -247,7 +253,8 @@ def test_armour_the_class_is_not_trained_in_is_refused(as_user, player, hero, ht
     """Issue 14, bad input (seed 003, Armor): a Ranger cannot put on heavy armour."""
     set_state(hero, **{"class": "RANGER", "attack_stat": "agility", "health": 16, "stamina": 8})
     before = unchanged(hero)
-    response = post(as_user(player), roll_url(hero, "equip"), {"armour": "heavy", "shield": "none"}, htmx)
+    client = as_user(player)
+    response = post(client, *roll_form(client, hero, "equip", armour="heavy", shield="none"), htmx)
     refused(response, htmx, "A Ranger is not trained in heavy armour.")
     assert unchanged(hero) == before
 
@@ -257,7 +264,8 @@ def test_a_stat_up_past_5_is_refused(as_user, player, hero, htmx):
     """Issue 14, bad input (Stat Up, class data): no stat goes above 5."""
     set_state(hero, level=3, level_ready=True, stats={"mettle": 5, "agility": 2, "intellect": 0, "heart": -2})
     before = unchanged(hero)
-    response = post(as_user(player), roll_url(hero, "level_up"), {"stat": "mettle", "novice": "Swift"}, htmx)
+    client = as_user(player)
+    response = post(client, *roll_form(client, hero, "level_up", stat="mettle", novice="Swift"), htmx)
     refused(response, htmx, "Mettle is already 5, the most a stat can be.")
     assert unchanged(hero) == before
 
@@ -288,7 +296,8 @@ def test_every_procedure_answers_odds_and_rolls_without_a_server_error(as_user, 
 @BOTH
 def test_a_counter_action_rattles_another_character(as_user, gm, hero, rival, htmx):
     """seed 003, Counter Actions: Rattle puts Rattled on the target until the end of its next turn."""
-    post(as_user(gm), roll_url(hero, "act"), {"action": "rattle", "counter": "on", "target": str(rival.pk)}, htmx)
+    client = as_user(gm)
+    post(client, *roll_form(client, hero, "act", action="rattle", counter="on", target=rival.pk), htmx)
     rival.refresh_from_db()
     assert rival.state["statuses"] == {"Rattled": 1}
 

@@ -18,7 +18,19 @@ from characters.catalogue import load_catalogue
 from characters.models import CatalogueItem, Character, Hireling, Item, Roll
 from rules.systems.grit_flesh import SYSTEM
 from tests.conftest import make_character
-from tests.pages import BOTH, HTMX, field_text, form_fields, post, quick_roll_fields, refused, text_of, unchanged
+from tests.pages import (
+    BOTH,
+    HTMX,
+    field_text,
+    form_fields,
+    post,
+    quick_roll_fields,
+    refused,
+    roll_form,
+    sheet_form,
+    text_of,
+    unchanged,
+)
 
 pytestmark = pytest.mark.django_db
 HOUSE = "house default, not from the rules"
@@ -117,11 +129,13 @@ def test_check_odds_show_cannot_succeed_and_automatic(as_user, player, hero):
     """seed 004 (Attribute Checks): exact odds, including the two cases with no roll."""
     client = as_user(player)
     url = reverse("characters:odds", args=[hero.pk, "check"])
-    neither = client.get(url, {"check-attribute": "DEX"}).content.decode()
+    # None unticks what the form ticks by default
+    neither = client.get(url, roll_form(client, hero, "check", attribute="DEX", skill=None, tools=None)[1])
+    neither = neither.content.decode()
     assert "cannot succeed" in neither
-    both = client.get(url, {"check-attribute": "DEX", "check-skill": "on", "check-tools": "on"}).content.decode()
-    assert "automatic success" in both
-    one = client.get(url, {"check-attribute": "DEX", "check-skill": "on"}).content.decode()
+    both = client.get(url, roll_form(client, hero, "check", attribute="DEX", skill="on", tools="on")[1])
+    assert "automatic success" in both.content.decode()
+    one = client.get(url, roll_form(client, hero, "check", attribute="DEX", skill="on", tools=None)[1]).content.decode()
     assert 'data-odds="3/5"' in one
 
 
@@ -212,9 +226,8 @@ def test_the_gm_rolls_initiative_from_the_table(as_user, gm, table, hero):
     client = as_user(gm)
     page = client.get(table.get_absolute_url())
     assert "Roll initiative" in text_of(page) and HOUSE in text_of(page)
-    response = client.post(
-        reverse("campaigns:table_roll", args=[table.pk, "initiative"]), {"visibility": "public"}, **HTMX
-    )
+    url = reverse("campaigns:table_roll", args=[table.pk, "initiative"])
+    response = client.post(url, form_fields(page, url, visibility="public"), **HTMX)
     assert response.status_code == 200
     assert "go first this round" in text_of(client.get(table.get_absolute_url()))
 
@@ -265,8 +278,7 @@ def test_a_fifth_helper_is_refused(as_user, player, hero, htmx):
         services.hireling_hire(character_id=hero.pk, choices={"role": "Torchbearer", "name": f"T{n}"}, by=player)
     before = unchanged(hero)
     client = as_user(player)
-    url = reverse("characters:hire", args=[hero.pk])
-    response = post(client, url, {"role": "Torchbearer", "name": "Fifth"}, htmx)
+    response = post(client, *sheet_form(client, hero, "hire", role="Torchbearer", name="Fifth"), htmx)
     refused(response, htmx, "4 helpers")
     assert unchanged(hero) == before
     assert Hireling.objects.filter(character=hero).count() == 4
@@ -277,12 +289,8 @@ def test_casting_a_spell_not_in_the_book_is_refused(as_user, player, hero, htmx)
     hero.state = known_state(spellbook=[{"name": "Ward", "level": 1, "corrupted": False}])
     hero.save(update_fields=["state"])
     before = unchanged(hero)
-    response = post(
-        as_user(player),
-        reverse("characters:roll", args=[hero.pk, "cast"]),
-        {"cast-spell": "book:3", "visibility": "public"},
-        htmx,
-    )
+    client = as_user(player)
+    response = post(client, *roll_form(client, hero, "cast", spell="book:3", visibility="public"), htmx)
     assert response.status_code == (422 if htmx else 400)
     assert "Spell: choose one of" in text_of(response)
     assert unchanged(hero) == before

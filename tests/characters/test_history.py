@@ -73,11 +73,9 @@ def test_a_revert_needs_a_reason_and_refuses_when_the_field_moved_on(hero, playe
     assert response.status_code == 302
     assert Change.objects.filter(reverts=change).count() == 0
     _hp_down(hero, player)  # HP moved on since
-    response = client.post(
-        reverse("characters:revert", args=[hero.pk, change.pk]),
-        {"reason": "oops", "version": hero.version},
-        follow=True,
-    )
+    url = reverse("characters:revert", args=[hero.pk, change.pk])
+    fields = form_fields(client.get(reverse("characters:history", args=[hero.pk])), url, reason="oops")
+    response = client.post(url, fields, follow=True)
     assert "HP changed again" in text_of(response)
     assert not Change.objects.filter(reverts=change).exists()
 

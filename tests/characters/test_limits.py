@@ -16,7 +16,7 @@ from rules import RulesError
 from rules.base import Item as RulesItem
 from rules.base import RollResult
 from tests.campaigns.live_helpers import Stream, run, session_cookie
-from tests.pages import HTMX, text_of, unchanged
+from tests.pages import HTMX, form_fields, roll_form, text_of, unchanged
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -56,11 +56,11 @@ def test_rolls_beyond_the_per_minute_cap_are_refused_and_nothing_is_saved(settin
     # The hero's creation rolls count too: a flood of new characters would also push the log away.
     settings.ROLLS_PER_MINUTE = Roll.objects.filter(roller=player).count() + 5
     client = as_user(player)
-    url = reverse("characters:roll", args=[hero.pk, "test"])
+    url, fields = roll_form(client, hero, "test", ability="BOD", visibility="public")
     for _ in range(5):
-        assert client.post(url, {"ability": "BOD", "visibility": "public"}, **HTMX).status_code == 200
+        assert client.post(url, fields, **HTMX).status_code == 200
     before = unchanged(hero)
-    response = client.post(url, {"ability": "BOD", "visibility": "public"}, **HTMX)
+    response = client.post(url, fields, **HTMX)
     assert response.status_code == 422 and f"{settings.ROLLS_PER_MINUTE} rolls in a minute" in text_of(response)
     assert unchanged(hero) == before
 
@@ -69,10 +69,11 @@ def test_the_gms_free_roll_has_the_same_cap(settings, campaign, gm, as_user):
     settings.ROLLS_PER_MINUTE = 2
     client = as_user(gm)
     url = reverse("campaigns:gm_roll", args=[campaign.pk])
+    fields = form_fields(client.get(campaign.get_absolute_url()), url, count="1", sides="6", visibility="public")
     for _ in range(2):
-        client.post(url, {"count": "1", "sides": "6", "visibility": "public"}, **HTMX)
+        client.post(url, fields, **HTMX)
     count = Roll.objects.filter(roller=gm).count()
-    response = client.post(url, {"count": "1", "sides": "6", "visibility": "public"}, **HTMX)
+    response = client.post(url, fields, **HTMX)
     assert "rolls in a minute" in text_of(response)
     assert Roll.objects.filter(roller=gm).count() == count
 

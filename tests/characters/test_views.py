@@ -16,6 +16,7 @@ from characters.transfer import export_character
 from rules import SYSTEMS, system_for
 from rules.base import check_params
 from tests.characters.conftest import make_character
+from tests.pages import roll_form, sheet_form
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -97,8 +98,9 @@ def test_every_roll_control_carries_its_exact_odds(hero, player, as_user):
 
 def test_odds_follow_the_modifiers_picked(hero, player, as_user):
     url = reverse("characters:odds", args=[hero.pk, "test"])
-    plain = as_user(player).get(url, {"ability": "BOD"}, **HX).content.decode()
-    helped = as_user(player).get(url, {"ability": "BOD", "advantage": "2"}, **HX).content.decode()
+    client = as_user(player)
+    plain = client.get(url, roll_form(client, hero, "test", ability="BOD")[1], **HX).content.decode()
+    helped = client.get(url, roll_form(client, hero, "test", ability="BOD", advantage="2")[1], **HX).content.decode()
     rules = system_for("fell-draft")
     test = rules.procedures()["test"]
     sheet = hero.to_sheet()
@@ -113,13 +115,17 @@ def _odds_of(html: str) -> str:
 
 
 def test_odds_with_a_bad_modifier_say_why(hero, gm, as_user):
-    response = as_user(gm).get(reverse("characters:odds", args=[hero.pk, "test"]), {"dn": "99"}, **HX)
+    client = as_user(gm)
+    response = client.get(
+        reverse("characters:odds", args=[hero.pk, "test"]), roll_form(client, hero, "test", dn="99")[1], **HX
+    )
     assert response.status_code == 200
     assert "at most" in response.content.decode()
 
 
 def test_rolling_with_htmx_returns_the_log_with_every_die(hero, player, as_user):
-    response = as_user(player).post(reverse("characters:roll", args=[hero.pk, "test"]), {"ability": "BOD"}, **HX)
+    client = as_user(player)
+    response = client.post(*roll_form(client, hero, "test", ability="BOD"), **HX)
     assert response.status_code == 200
     html = response.content.decode()
     roll = Roll.objects.filter(character=hero, procedure="test").get()
@@ -129,7 +135,8 @@ def test_rolling_with_htmx_returns_the_log_with_every_die(hero, player, as_user)
 
 
 def test_rolling_without_htmx_redirects_to_the_sheet(hero, player, as_user):
-    response = as_user(player).post(reverse("characters:roll", args=[hero.pk, "test"]), {"ability": "BOD"})
+    client = as_user(player)
+    response = client.post(*roll_form(client, hero, "test", ability="BOD"))
     assert response.status_code == 302
     assert response["Location"] == hero.get_absolute_url()
 
@@ -138,11 +145,12 @@ def test_rolling_without_htmx_redirects_to_the_sheet(hero, player, as_user):
     ("data", "message"), [({"dn": "0"}, "at least 1"), ({"dn": "99"}, "at most"), ({"ability": "CHA"}, "choose one")]
 )
 def test_bad_roll_inputs_are_refused_readably_and_roll_nothing(data, message, hero, gm, as_user):
-    url = reverse("characters:roll", args=[hero.pk, "test"])
-    response = as_user(gm).post(url, data, **HX)
+    client = as_user(gm)
+    url, fields = roll_form(client, hero, "test", **data)
+    response = client.post(url, fields, **HX)
     assert response.status_code == 422
     assert message in response.content.decode()
-    response = as_user(gm).post(url, data)
+    response = client.post(url, fields)
     assert response.status_code == 400
     assert message in response.content.decode()
     assert not Roll.objects.filter(character=hero, procedure="test").exists()
@@ -150,7 +158,8 @@ def test_bad_roll_inputs_are_refused_readably_and_roll_nothing(data, message, he
 
 def test_only_the_gm_sets_gm_inputs_and_makes_gm_rolls(hero, player, gm, as_user):
     url = reverse("characters:roll", args=[hero.pk, "test"])
-    response = as_user(player).post(url, {"ability": "BOD", "dn": "2"}, **HX)
+    # the player's form has no DN field: posted by hand, as a tampered form would
+    response = as_user(player).post(url, {"test-ability": "BOD", "test-dn": "2"}, **HX)
     assert response.status_code == 422
     assert "Only the GM sets" in response.content.decode()
     gm_roll = next(key for key, proc in system_for("fell-draft").procedures().items() if proc.gm_only)
@@ -166,9 +175,33 @@ def test_only_the_gm_sets_gm_inputs_and_makes_gm_rolls(hero, player, gm, as_user
 
 def test_a_character_at_no_table_is_its_owners_own_game(player, as_user):
     solo = make_character(player, None, name="Solo")
-    response = as_user(player).post(reverse("characters:roll", args=[solo.pk, "test"]), {"dn": "5"}, **HX)
+    client = as_user(player)
+    response = client.post(*roll_form(client, solo, "test", dn="5"), **HX)
     assert response.status_code == 200
     assert Roll.objects.get(character=solo, procedure="test").inputs["dn"] == 5
+
+
+def test_a_roll_reads_its_controls_inputs_only_in_their_shape(hero, player, as_user):
+    """The roll controls name their inputs "<procedure>-<param>" and nothing sends a plain "<param>" (issue 24): one
+    is refused by name, not ignored (the roll would go ahead without it), for the odds as for the roll."""
+    client = as_user(player)
+    response = client.post(reverse("characters:roll", args=[hero.pk, "test"]), {"ability": "WIL"}, **HX)
+    assert response.status_code == 422 and "Test has no option ability." in response.content.decode()
+    odds = client.get(reverse("characters:odds", args=[hero.pk, "test"]), {"ability": "WIL"}, **HX)
+    assert "Test has no option ability." in odds.content.decode()
+    assert not Roll.objects.filter(character=hero, procedure="test").exists()
+    response = client.post(*roll_form(client, hero, "test", ability="WIL"), **HX)
+    assert response.status_code == 200 and Roll.objects.get(character=hero, procedure="test").inputs["ability"] == "WIL"
+
+
+def test_form_fields_refuses_a_field_the_form_lacks_unless_it_is_extra(hero, player, as_user):
+    """tests.pages.form_fields (issue 24): a change naming no field of the form fails the test that asks for it;
+    junk posted on purpose goes in ``extra``."""
+    client = as_user(player)
+    with pytest.raises(AssertionError, match="has no field 'face'"):
+        roll_form(client, hero, "test", face="4")
+    url, fields = roll_form(client, hero, "test", {"test-face": "4"}, ability="WIL")
+    assert fields["test-face"] == ["4"] and fields["test-ability"] == ["WIL"]
 
 
 def test_the_client_cannot_send_a_die_result(hero, player, as_user):
@@ -269,7 +302,8 @@ def test_removing_an_item_of_another_sheet_is_refused(hero, rival, player, as_us
 
 def test_hiring_adds_a_hireling_row(hero, player, as_user):
     Character.objects.filter(pk=hero.pk).update(state={**hero.state, "coins": 50})
-    response = as_user(player).post(reverse("characters:hire", args=[hero.pk]), {"name": "Pim"}, **HX)
+    client = as_user(player)
+    response = client.post(*sheet_form(client, hero, "hire", name="Pim"), **HX)
     assert response.status_code == 200, response.content.decode()
     assert hero.hirelings.filter(name="Pim").exists()
 

@@ -489,7 +489,7 @@ def test_a_posted_yes_no_input_that_is_not_a_tick_is_refused_and_changes_nothing
                 continue
             for junk in ("False", "maybe"):
                 before = _snapshot(hero)
-                response = client.post(url, {param.name: junk, "visibility": "public"}, **HTMX)
+                response = client.post(url, {f"{key}-{param.name}": junk, "visibility": "public"}, **HTMX)
                 assert response.status_code == 422, (key, param.name, junk)
                 assert "tick the box or leave it unticked" in text_of(response), (key, param.name)
                 assert _snapshot(hero) == before

@@ -13,7 +13,7 @@ import threading
 from datetime import timedelta
 
 import pytest
-from django.db import close_old_connections, connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from campaigns import session
@@ -21,40 +21,12 @@ from campaigns.models import Npc
 from characters import locking
 from characters import services as character_services
 from characters.models import Character, OfferedChange, Roll
-from rules.errors import Refusal
 from tests.conftest import make_character, make_table, make_user
+from tests.races import postgresql_only, together
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ROUNDS = 20
-postgresql_only = pytest.mark.skipif(
-    "connection.vendor != 'postgresql'", reason="SQLite's IMMEDIATE transactions serialise writers: no race"
-)
-
-
-def _together(*actions) -> list[BaseException]:
-    """Run the actions in threads released at once; return the unexpected errors they raised."""
-    barrier = threading.Barrier(len(actions))
-    errors: list[BaseException] = []
-
-    def run(action):
-        try:
-            barrier.wait()
-            action()
-        except Refusal:
-            pass  # a readable refusal (the roll cap, a character gone) is a correct answer to a race
-        except BaseException as error:  # noqa: BLE001 - the test counts whatever went wrong
-            errors.append(error)
-        finally:
-            close_old_connections()
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(action,)) for action in actions]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    return errors
 
 
 def _deadlocks(errors: list[BaseException]) -> int:
@@ -91,7 +63,7 @@ def test_the_clock_and_a_roll_naming_a_character_never_deadlock(table):
     errors: list[BaseException] = []
     for n in range(ROUNDS):
         clock = lambda: session.clock_advance(campaign_id=campaign.pk, unit="exploration", count=1, by=gm)  # noqa: E731
-        errors += _together(_attack(zed, abe, owner, n), clock)
+        errors += together(_attack(zed, abe, owner, n), clock)
     assert errors == []
     campaign.refresh_from_db()
     assert campaign.game_minutes == 10 * ROUNDS
@@ -103,7 +75,7 @@ def test_next_round_and_a_roll_naming_a_character_never_deadlock(table):
     session.encounter_start(campaign_id=campaign.pk, name="Brawl", by=gm)
     errors: list[BaseException] = []
     for n in range(ROUNDS):
-        errors += _together(
+        errors += together(
             _attack(zed, abe, owner, n), lambda: session.encounter_next_round(campaign_id=campaign.pk, by=gm)
         )
     assert errors == []
@@ -117,7 +89,7 @@ def test_ending_the_fight_and_a_roll_naming_a_character_never_deadlock(table):
     errors: list[BaseException] = []
     for n in range(ROUNDS // 2):
         session.encounter_start(campaign_id=campaign.pk, name=f"Brawl {n}", by=gm)
-        errors += _together(_attack(zed, abe, owner, n), lambda: session.encounter_end(campaign_id=campaign.pk, by=gm))
+        errors += together(_attack(zed, abe, owner, n), lambda: session.encounter_end(campaign_id=campaign.pk, by=gm))
     assert errors == []
     assert not campaign.encounters.filter(active=True).exists()
 
@@ -146,7 +118,7 @@ def test_walking_the_table_by_name_deadlocks_with_a_roll_control(table):
 
     errors: list[BaseException] = []
     for _ in range(3):
-        errors += _together(old_clock, roll)
+        errors += together(old_clock, roll)
     assert _deadlocks(errors) == 3, errors
 
 
@@ -181,7 +153,7 @@ def test_applying_an_offer_while_its_character_is_deleted_never_deadlocks():
     for n in range(ROUNDS // 2):
         other, target, offer = _offered(n)
         targets.append(target.pk)
-        errors += _together(
+        errors += together(
             lambda: character_services.offer_apply(offer_id=offer.pk, by=other),  # noqa: B023
             lambda: character_services.character_delete(character_id=target.pk, by=other),  # noqa: B023
         )
@@ -208,7 +180,7 @@ def test_locking_the_offer_before_its_character_deadlocks_with_the_deletion_cont
             both_hold_one.wait()
             Character.objects.filter(pk=target.pk).delete()
 
-        errors += _together(old_apply, delete)
+        errors += together(old_apply, delete)
     assert _deadlocks(errors) == 3, errors
 
 
@@ -230,7 +202,7 @@ def test_npc_damage_and_a_roll_by_the_same_gm_never_deadlock_and_keep_the_cap(ta
     for n in range(ROUNDS):
         settings.ROLLS_PER_MINUTE = _rolls_this_minute(gm) + 1
         Npc.objects.filter(pk=npc.pk).update(stats={**npc.stats, "hp": 4}, defeated=False)
-        errors += _together(
+        errors += together(
             lambda: session.npc_damage(campaign_id=campaign.pk, npc_id=npc.pk, amount=9, by=gm),
             _attack(zed, abe, gm, n),
         )
@@ -250,7 +222,7 @@ def test_a_burst_of_rolls_from_one_account_stops_exactly_at_the_cap(table, setti
         )
         for n in range(12)
     ]
-    assert _together(*rolls) == []
+    assert together(*rolls) == []
     assert _rolls_this_minute(owner) == settings.ROLLS_PER_MINUTE
 
 
@@ -268,5 +240,5 @@ def test_counting_the_rolls_without_the_rollers_lock_lets_a_burst_past_the_cap_c
         if room:
             Roll.objects.create(campaign=campaign, character=character, roller=owner, label="Test", outcome="pass")
 
-    assert _together(lambda: old_roll(zed), lambda: old_roll(abe)) == []
+    assert together(lambda: old_roll(zed), lambda: old_roll(abe)) == []
     assert _rolls_this_minute(owner) > settings.ROLLS_PER_MINUTE

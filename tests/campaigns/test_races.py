@@ -12,46 +12,19 @@ import random
 import threading
 
 import pytest
-from django.db import close_old_connections, connection, transaction
+from django.db import transaction
 
 from campaigns import services
 from campaigns.models import Campaign, Membership
 from characters import services as character_services
 from characters.models import Character
 from tests.conftest import make_character, make_user
+from tests.races import postgresql_only, together
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 RACES = 40
 ATTACKS = 20
-postgresql_only = pytest.mark.skipif(
-    "connection.vendor != 'postgresql'", reason="SQLite's IMMEDIATE transactions serialise writers: no race"
-)
-
-
-def _together(*actions) -> list[BaseException]:
-    """Run the actions in threads released at once; return the unexpected errors they raised."""
-    barrier = threading.Barrier(len(actions))
-    errors: list[BaseException] = []
-
-    def run(action):
-        try:
-            barrier.wait()
-            action()
-        except (services.CampaignError, character_services.RulesError):
-            pass  # a readable refusal is a correct answer to a race
-        except BaseException as error:  # noqa: BLE001 - the test counts whatever went wrong
-            errors.append(error)
-        finally:
-            close_old_connections()
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(action,)) for action in actions]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    return errors
 
 
 def _campaigns_racing_transfer_and_leave(transfer, leave) -> tuple[int, list[BaseException]]:
@@ -61,7 +34,7 @@ def _campaigns_racing_transfer_and_leave(transfer, leave) -> tuple[int, list[Bas
         campaign = Campaign.objects.create(name=f"Race {n}", system="fell-draft")
         Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
         Membership.objects.create(campaign=campaign, user=heir)
-        errors += _together(lambda c=campaign: transfer(c, heir), lambda c=campaign: leave(c, heir))
+        errors += together(lambda c=campaign: transfer(c, heir), lambda c=campaign: leave(c, heir))
     without_gm = Campaign.objects.exclude(memberships__role=Membership.Role.GM).count()
     return without_gm, errors
 
@@ -119,7 +92,7 @@ def test_two_characters_attacking_each_other_at_once_never_deadlock():
                 character_id=me.pk, procedure="attack", params={"target": them.pk}, by=owner, rng=random.Random(seed)
             )
 
-        errors += _together(lambda: attack(first, second), lambda: attack(second, first))
+        errors += together(lambda: attack(first, second), lambda: attack(second, first))
     assert errors == []
     assert Character.objects.get(pk=first.pk).version > 1 and Character.objects.get(pk=second.pk).version > 1
 
@@ -138,7 +111,7 @@ def test_locking_each_side_in_its_own_order_deadlocks_control():
             both_hold_their_own.wait()
             Character.objects.select_for_update().get(pk=them.pk)
 
-        errors += _together(lambda: old_attack(first, second), lambda: old_attack(second, first))
+        errors += together(lambda: old_attack(first, second), lambda: old_attack(second, first))
     assert any("deadlock" in str(error).lower() for error in errors), errors
 
 
@@ -169,7 +142,7 @@ def test_two_torches_lit_at_once_while_time_passes_leave_the_right_light():
                 character_id=pc.pk, procedure="light", params={"source": str(torch.pk), "lit": True}, by=owner
             )
 
-        errors = _together(
+        errors = together(
             light(torches[0], party[0]),
             light(torches[1], party[1]),
             lambda c=campaign: session.clock_advance(campaign_id=c.pk, unit="turn", count=1, by=gm),
@@ -193,7 +166,7 @@ def test_a_roll_while_the_gm_moves_the_clock_never_deadlocks():
         Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
         Membership.objects.create(campaign=campaign, user=owner)
         pcs = [make_character(owner, campaign, system="chaos-conquest", name=f"P{i}", seed=i) for i in range(2)]
-        errors += _together(
+        errors += together(
             lambda pc=pcs[0]: character_services.character_roll(
                 character_id=pc.pk, procedure="save", params={"attribute": "STR"}, by=owner
             ),

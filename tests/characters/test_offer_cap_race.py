@@ -12,44 +12,18 @@ import random
 import threading
 
 import pytest
-from django.db import close_old_connections, connection, transaction
+from django.db import transaction
 
 from campaigns.models import Campaign, Membership
 from characters import services
 from characters.models import OFFERS_PENDING_MAX, OfferedChange, Roll
 from rules import RulesError
 from tests.conftest import make_character, make_user
+from tests.races import postgresql_only, together
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 RACES = 8
-postgresql_only = pytest.mark.skipif(
-    "connection.vendor != 'postgresql'", reason="SQLite's IMMEDIATE transactions serialise writers: no race"
-)
-
-
-def _together(*actions) -> list[BaseException]:
-    barrier = threading.Barrier(len(actions))
-    errors: list[BaseException] = []
-
-    def run(action):
-        try:
-            barrier.wait()
-            action()
-        except RulesError:
-            pass  # the refusal at the cap is a correct answer
-        except BaseException as error:  # noqa: BLE001 - the test counts whatever went wrong
-            errors.append(error)
-        finally:
-            close_old_connections()
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(action,)) for action in actions]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    return errors
 
 
 def _landing_seed(attacker, target, by) -> int:
@@ -100,7 +74,7 @@ def test_two_attacks_racing_for_the_last_place_make_one_offer():
                 character_id=me.pk, procedure="attack", params={"target": target.pk}, by=by, rng=random.Random(seed)
             )
 
-        errors += _together(lambda: attack(first, one, seeds[0]), lambda: attack(second, two, seeds[1]))
+        errors += together(lambda: attack(first, one, seeds[0]), lambda: attack(second, two, seeds[1]))
         assert _pending(target) == OFFERS_PENDING_MAX
     assert errors == []
 
@@ -121,6 +95,6 @@ def test_counting_without_the_targets_lock_overshoots_the_cap_control():
             fields = {f.name: getattr(model, f.name) for f in OfferedChange._meta.concrete_fields if f.name != "id"}
             OfferedChange.objects.create(**{**fields, "roll": None, "offered_by": by})
 
-        assert _together(lambda: unlocked_offer(first), lambda: unlocked_offer(second)) == []
+        assert together(lambda: unlocked_offer(first), lambda: unlocked_offer(second)) == []
         over += _pending(target) > OFFERS_PENDING_MAX
     assert over > 0, "expected counting without the lock to overshoot the cap"

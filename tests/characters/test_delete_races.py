@@ -69,7 +69,7 @@ WRITES = {
     "hp change": lambda c, _: (reverse("characters:adjust", args=[c.pk]), {"key": "hp", "delta": "-1"}),
     "roll": lambda c, _: (
         reverse("characters:roll", args=[c.pk, "test"]),
-        {"ability": "BOD", "visibility": "public", "panel": "1"},
+        {"test-ability": "BOD", "visibility": "public", "panel": "1"},
     ),
     "item add": lambda c, _: (
         reverse("characters:item_add", args=[c.pk]),

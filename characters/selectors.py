@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db.models import Case, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
 
 from campaigns.models import Membership
@@ -23,9 +25,28 @@ def characters_editable_by(user) -> QuerySet[Character]:
     return Character.objects.filter(Q(owner=user) | Q(campaign_id__in=gm_of))
 
 
-def character_for(user, pk: int, *, edit: bool = False) -> Character | None:
+@dataclass(frozen=True)
+class Viewer:
+    """Who looks at a character, and what their seat lets them do with it (``character_for`` reads it)."""
+
+    user_id: int
+    role: str | None  # their seat at the character's table (Membership.Role), None for none
+    is_owner: bool
+    can_edit: bool  # the owner, or the table's GM
+    is_gm: bool  # the table's GM; at no table, the owner runs their own game
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A character and the viewer it was read for: what the sheet's pages draw from, asked once."""
+
+    character: Character
+    viewer: Viewer
+
+
+def character_for(user, pk: int, *, edit: bool = False) -> Seat | None:
     """The character if ``user`` may see it (or, with ``edit``, change it), in one query: its campaign and
-    owner come along, and the viewer's seat at its table answers ``.can_edit`` and ``.viewer_is_gm``.
+    owner come along, and the viewer's seat at its table says what they may do (``Seat.viewer``).
 
     The same rules as characters_visible_to / characters_editable_by, asked of one row: a sheet and each of
     its live regions would otherwise spend three queries (visible, editable, GM) before drawing anything.
@@ -33,17 +54,17 @@ def character_for(user, pk: int, *, edit: bool = False) -> Character | None:
     if not user.is_authenticated:
         return None
     seat = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user=user).values("role")[:1]
-    rows = Character.objects.select_related("campaign", "owner").annotate(viewer_role=Subquery(seat))
+    rows = Character.objects.select_related("campaign", "owner").annotate(seat_role=Subquery(seat))
     character = rows.filter(pk=pk).first()
     if character is None:
         return None
-    own, gm = character.owner_id == user.pk, character.viewer_role == Membership.Role.GM
-    if not (own or character.viewer_role is not None):
+    role = character.seat_role  # the annotation, read here only: the Viewer carries it on
+    own, gm = character.owner_id == user.pk, role == Membership.Role.GM
+    if not (own or role is not None):
         return None
-    character.viewer_id, character.can_edit = user.pk, own or gm
     # At no table, the owner runs their own game.
-    character.viewer_is_gm = gm if character.campaign_id else own
-    return character if character.can_edit or not edit else None
+    viewer = Viewer(user.pk, role, own, own or gm, gm if character.campaign_id else own)
+    return Seat(character, viewer) if viewer.can_edit or not edit else None
 
 
 def rolls_visible_to(user):

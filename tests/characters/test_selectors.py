@@ -46,7 +46,8 @@ def test_character_for_agrees_with_the_visible_and_editable_sets(who, table):
         editable = characters_editable_by(user).filter(pk=character.pk).exists()
         assert (character_for(user, character.pk, edit=True) is not None) == editable
         if found is not None:
-            assert found.can_edit == editable
+            assert found.character == character and found.viewer.user_id == user.pk
+            assert found.viewer.can_edit == editable
 
 
 @pytest.mark.parametrize("who", PEOPLE)

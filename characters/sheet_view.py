@@ -1,0 +1,359 @@
+"""The character sheet, region by region: what the page and each of its live regions draw, and nothing else.
+
+Every open sheet re-fetches a region on its signal, so ``sheet_view`` reads only the regions asked for, in a
+fixed number of queries whatever the size of the inventory; the whole page is the same builder asked for every
+region (and the roll panel). Reads only: the viewer (``Seat.viewer``, read with the character by
+``selectors.character_for``) decides what they may see and do. The views pick the template and the status.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields
+from datetime import timedelta
+from functools import cache
+from typing import Any
+from urllib.parse import quote
+
+from django.forms import Form
+from django.http import QueryDict
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.safestring import SafeString
+
+from campaigns.models import Membership
+from characters import services
+from characters.controls import procedure_fields
+from characters.forms import CustomItemForm, VisibilityForm, raw_params
+from characters.models import OFFERS_PENDING_MAX, CatalogueItem, Change, Character, Hireling, Item, OfferedChange, Roll
+from characters.selectors import Seat, Viewer, catalogue_matching, rolls_at_table, rolls_visible_to
+from characters.system_templates import system_template
+from characters.templatetags.lantern import item_notes
+from rules import SYSTEMS, RulesError, system_for
+from rules import base as rules_base
+
+Context = dict[str, Any]
+
+# The live regions of templates/characters/sheet.html (characters:region serves these).
+REGIONS = ("vitals", "details", "inventory", "hirelings", "log")
+# "odds": the roll panel's open odds boxes, refreshed in one request (out of band) when a change that
+# touches no other region moves them (a hireling hired); a state change brings them with "details".
+LIVE_PARTS = (*REGIONS, "odds")
+
+LOG_FILTERS = (("party", "Everyone"), ("mine", "This character"), ("gm", "The GM"))
+UNDO_WINDOW = timedelta(minutes=10)
+PICKER_ROWS = 60  # one answer of the equipment picker: enough to browse a table, fast at any catalogue size
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    """One line of the inventory: the item, and the slots it takes as the rules count them (a stack's true
+    slots; the row's own when the rules can't read the sheet)."""
+
+    item: Item
+    slots: int
+
+
+@dataclass(frozen=True)
+class HirelingRow:
+    """One line of the hirelings: the hireling, and its wage the system's way ("" when the sheet is unreadable)."""
+
+    hireling: Hireling
+    wage: str = ""
+
+
+@dataclass
+class SheetView:
+    """What the asked regions of one sheet draw. A field a region did not ask for stays at its default: the
+    templates read a missing part and a default one alike (None, empty)."""
+
+    character: Character
+    viewer: Viewer
+    playable: bool
+    # vitals
+    offers: list[OfferedChange] | None = None
+    offers_more: int | None = None  # pending offers past the cap: said, never hidden
+    undo: dict | None = None  # the viewer's own latest change, while it may be put back
+    coins: str | None = None
+    # log
+    recent_rolls: list[Roll] | None = None
+    log_filter: str | None = None
+    log_filters: tuple[tuple[str, str], ...] | None = None
+    # the rules' view of the sheet
+    rules: Any = None
+    state: dict | None = None
+    items: list[ItemRow] = field(default_factory=list)
+    hirelings: list[HirelingRow] = field(default_factory=list)
+    custom_item_fields: SafeString | None = None
+    sheet_problem: str | None = None  # the stored numbers the rules can't read, and the way out
+    slots: rules_base.SlotSummary | None = None
+    tracks: tuple[rules_base.Track, ...] = ()
+    conditions: tuple[str, ...] = ()
+    banners: tuple[rules_base.Banner, ...] = ()
+    facts: Mapping[str, Any] | None = None
+    system_template: str | None = None
+    wearable_kinds: frozenset[str] = frozenset()
+    hireling_limit: int | None = None
+    hireling_count: int | None = None
+    limited_kinds: tuple[str, ...] | None = None
+    hireling_template: str | None = None
+    hiring: bool = False
+    hire_fields: SafeString | None = None
+    # the roll panel (the whole page), and the odds of its open forms (with "details" or "odds")
+    roll_forms: list[dict] | None = None
+    gm_roll_forms: list[dict] | None = None
+    quick_rolls: tuple[rules_base.QuickRoll, ...] = ()
+    visibility_form: Form | None = None
+    odds_updates: list[dict] | None = None
+
+    def context(self, **extra: Any) -> Context:
+        """The template's context: every part, the viewer, and the view's own (error, oob...)."""
+        context = {part.name: getattr(self, part.name) for part in fields(self)}
+        context["system_id"] = self.character.system  # outcome words in the log and the odds
+        return {**context, **extra}
+
+
+def sheet_view(
+    user,
+    seat: Seat,
+    *,
+    regions: tuple[str, ...] = REGIONS,
+    controls: bool | None = None,
+    panel: QueryDict | None = None,
+    log: str = "",
+    rows: tuple[Iterable[Item], Iterable[Hireling]] | None = None,
+    latest_change: Change | None = None,
+) -> SheetView:
+    """What the named regions show (all of them, and the roll panel, for the whole page), and nothing more.
+
+    ``panel``: the roll panel's open forms, whose odds go out of band with the answer. ``log``: the log's
+    filter asked. ``rows``: the items and hirelings, when the write read them already. ``latest_change``:
+    the change the write just made (nothing reverts it yet): its Undo is offered without reading it back.
+    """
+    character, viewer = seat.character, seat.viewer
+    wanted = set(regions)
+    controls = wanted == set(REGIONS) if controls is None else controls
+    can_edit = viewer.can_edit
+    view = SheetView(character=character, viewer=viewer, playable=character.system in SYSTEMS)
+    if "vitals" in wanted:
+        pending = character.offers.filter(status="pending")
+        view.offers = list(pending.select_related("offered_by")[: OFFERS_PENDING_MAX + 1])
+        if len(view.offers) > OFFERS_PENDING_MAX:  # held before the cap existed: said, never hidden
+            view.offers = view.offers[:OFFERS_PENDING_MAX]
+            view.offers_more = pending.count() - OFFERS_PENDING_MAX
+    if can_edit and wanted & {"vitals", "inventory"}:
+        view.undo = _undo_offer(user, character, latest_change)
+    if "log" in wanted:
+        view.recent_rolls, view.log_filter = _log(user, viewer, character, log)
+        view.log_filters = LOG_FILTERS
+    if not view.playable or wanted <= {"log"}:
+        return view
+    rules = system_for(character.system)
+    stored = (character.items.all(), character.hirelings.all()) if rows is None else rows
+    items, hirelings = list(stored[0]), list(stored[1])
+    state = dict(character.state)
+    if not (can_edit or viewer.is_owner):
+        for private in rules.private_fields:  # e.g. a secret faction
+            state.pop(private, None)
+    sheet = rules_base.Sheet(
+        state=state,
+        items=tuple(i.to_rules() for i in items),
+        hirelings=tuple(h.to_rules() for h in hirelings),
+        name=character.name,
+        settings=character.rule_settings(),  # the facts, tracks and banners follow the table's settings
+        table=character.table_conditions(),  # and its conditions (darkness), read from the same campaign row
+    )
+    view.rules, view.state = rules, state
+    # A sheet the rules can't read shows each row's own slots.
+    view.items = [ItemRow(row, row.slots) for row in items]
+    view.hirelings = [HirelingRow(row) for row in hirelings]
+    if can_edit and wanted & {"inventory"}:
+        view.custom_item_fields = _custom_item_fields()
+    try:
+        sheet = rules_base.check_sheet(rules, sheet)  # the rules' questions below then start from its state
+    except RulesError as problem:
+        # Stored before a bound existed, or written past the app: show what can be shown, and the way out.
+        view.sheet_problem = unreadable_notice(problem)
+        return view
+    if wanted & {"vitals", "details", "inventory"}:
+        view.slots = rules.slots(sheet)
+    if wanted & {"vitals", "details"}:
+        view.tracks, view.conditions = rules.tracks(sheet), rules.conditions(sheet)
+    if "vitals" in wanted:
+        money = rules.money(sheet)
+        view.coins = None if money is None else rules.format_money(money)
+    if "details" in wanted:
+        view.banners, view.facts = rules.banners(sheet), rules.sheet_facts(sheet)
+        view.system_template = system_template(character.system, "sheet")
+    if "inventory" in wanted:
+        view.wearable_kinds = rules.wearable_kinds
+        # a stack's true slots, as the rules count them
+        view.items = [ItemRow(row, rules.item_slots(sheet, item)) for row, item in zip(items, sheet.items, strict=True)]
+    if "hirelings" in wanted:
+        view.hirelings = [HirelingRow(row, rules.format_money(row.wage)) for row in hirelings]
+        view.hireling_limit = rules.hireling_limit(sheet)
+        view.hireling_count = sum(1 for h in sheet.hirelings if rules.counts_against_limit(h))
+        view.limited_kinds = rules.limited_hireling_kinds
+        view.hireling_template = system_template(character.system, "hireling")
+        if can_edit:
+            hire = rules_base.ParamSpec("Hire", rules.hire_params(sheet))
+            view.hiring, view.hire_fields = True, procedure_fields(hire, sheet, id_prefix="hire")
+    if can_edit and controls:
+        # Only the control open at first is drawn here; the others are a summary whose inputs and odds
+        # load when first opened (characters.views.control): most are never opened on a given visit.
+        base = reverse("characters:control", args=[character.pk, "-"])[:-2]  # one reverse() for all of them
+        procedures = [p for p in rules.procedures().values() if viewer.is_gm or not p.gm_only]
+        players = [p for p in procedures if not p.gm_only]
+        view.roll_forms = [
+            roll_control(rules, p, sheet, character, viewer.is_gm, is_open=True) if n == 0 else _closed_control(p, base)
+            for n, p in enumerate(players)
+        ]
+        # The GM's rolls (NPC reactions, morale...) stand apart from the player's.
+        view.gm_roll_forms = [_closed_control(p, base) for p in procedures if p.gm_only]
+        view.quick_rolls = rules.quick_rolls(sheet)
+        view.visibility_form = VisibilityForm()
+    # Only the roll panel (its GM-only rolls and inputs) asks who the GM is.
+    if can_edit and panel is not None and wanted & {"details", "odds"}:
+        view.odds_updates = _panel_odds(character, rules, sheet, panel, viewer.is_gm)
+    return view
+
+
+@cache
+def _custom_item_fields() -> SafeString:
+    """The empty "add your own item" form is the same on every sheet: drawn once per process."""
+    return render_to_string("_form.html", {"form": CustomItemForm(auto_id="id_item_%s")})
+
+
+def reverted_by(change: Change) -> Change | None:
+    try:
+        return change.reverted_by
+    except Change.DoesNotExist:
+        return None
+
+
+def _undo_offer(user, character: Character, latest: Change | None) -> dict | None:
+    """The sheet offers Undo for the viewer's own latest change, for a few minutes, if it can be put back.
+    ``latest``: the change the write just made, when it did (nothing reverts it yet)."""
+    just_made = latest is not None
+    if latest is None:
+        latest = character.changes.select_related("reverted_by").first()
+    if latest is None or latest.by_id != user.pk or not latest.revertible:
+        return None
+    if not just_made and reverted_by(latest) is not None:
+        return None
+    if latest.at < timezone.now() - UNDO_WINDOW:
+        return None
+    region = "vitals" if "state" in latest.before or "state" in latest.after else "inventory"
+    return {"change": latest, "region": region}
+
+
+def _panel_odds(character: Character, rules, sheet, panel: QueryDict, gm: bool) -> list[dict]:
+    """The odds of each open form of the roll panel, for the inputs it holds now (one request for all)."""
+    updates = []
+    for key in dict.fromkeys(panel.getlist("panel")):
+        procedure = rules.procedures().get(key)
+        if procedure is None or (procedure.gm_only and not gm):
+            continue
+        try:
+            odds = services.character_odds(
+                character, key, raw_params(procedure, sheet, panel, gm=gm, prefixed=True), sheet=sheet
+            )
+            error = ""
+        except RulesError as problem:
+            odds, error = None, str(problem)
+        updates.append({"procedure": procedure, "odds": odds, "error": error})
+    return updates
+
+
+def unreadable_notice(problem: RulesError) -> str:
+    return f"This sheet holds numbers the rules can't read: {problem} Ask the GM to fix it, or re-import the character."
+
+
+def roll_control(rules, procedure, sheet, character: Character, gm: bool, *, is_open: bool = False) -> dict:
+    """One roll control drawn in full: its inputs, at their defaults, and their odds."""
+    table = []
+    if character.campaign_id and any(p.kind == "character" for p in procedure.params(sheet)):
+        # Not through the related manager: it sets .campaign on each row, a query per row with only().
+        others = Character.objects.filter(campaign_id=character.campaign_id).exclude(pk=character.pk)
+        table = list(others.only("pk", "name"))
+    fields = procedure_fields(procedure, sheet, table_characters=table, gm=gm)
+    try:
+        odds = procedure.odds(sheet, rules_base.check_params(procedure, sheet, {}))
+    except RulesError:
+        odds = None
+    # Whether the button reads "Apply" (no dice decide it) or "Roll" follows the odds box, in CSS.
+    return {"procedure": procedure, "fields": fields, "odds": odds, "open": is_open}
+
+
+def _closed_control(procedure, base: str) -> dict:
+    """A roll control drawn as its summary: its inputs and odds load from its URL when it is first opened."""
+    return {"procedure": procedure, "lazy": True, "url": f"{base}{quote(procedure.key)}/"}
+
+
+def _log(user, viewer: Viewer, character: Character, wanted: str) -> tuple[list[Roll], str]:
+    """The table's rolls this viewer may see, newest first: everyone's, this character's, or the GM's."""
+    log_filter = wanted if wanted in dict(LOG_FILTERS) else "party"
+    if character.campaign_id is None or log_filter == "mine":
+        log_filter = "mine" if character.campaign_id is None else log_filter
+        rolls = rolls_visible_to(user).filter(character=character)
+    else:  # the viewer's seat at the table is known: the same rows, without asking it again
+        rolls = rolls_at_table(user, character.campaign_id, viewer.role)
+    if log_filter == "gm":
+        gms = Membership.objects.filter(campaign_id=character.campaign_id, role=Membership.Role.GM)
+        rolls = rolls.filter(roller_id__in=gms.values("user_id"))
+    rolls = rolls.select_related("roller", "character")
+    return list(rolls[:15]), log_filter
+
+
+# --- the equipment picker ----------------------------------------------------------------------
+
+
+def picks(character: Character, rules, text: str) -> Context:
+    """The matching rows grouped by table, each marked with what it takes: the slots it needs and whether
+    they are free, its price and whether the purse holds it. The sheet and its slots are read once; a row
+    costs one ``item_slots`` call (a product), so a few hundred rows stay instant."""
+    try:
+        sheet = character.checked_sheet()
+    except RulesError as problem:
+        return {"picker_error": str(problem), "pick_groups": []}
+    entries = catalogue_matching(character.system, text, PICKER_ROWS)
+    summary = rules.slots(sheet)
+    room = None if summary.hard_limit is None else max(0, summary.hard_limit - summary.used)
+    money = rules.money(sheet)
+    groups: dict[str, list[dict]] = {}
+    for entry in entries[:PICKER_ROWS]:
+        group = entry.group or entry.get_kind_display()
+        groups.setdefault(group, []).append(_pick(rules, sheet, entry, room, money))
+    return {
+        "pick_groups": list(groups.items()),
+        "more_picks": len(entries) > PICKER_ROWS,
+        "purse": None if money is None else rules.format_money(money),
+        "room": room,
+    }
+
+
+def _pick(rules, sheet: rules_base.Sheet, entry: CatalogueItem, room: int | None, money: int | None) -> dict:
+    carried = entry.kind != Item.Kind.SERVICE
+    data = entry.data if isinstance(entry.data, dict) else {}
+    item = rules_base.Item(name=entry.name, kind=entry.kind, slots=entry.slots, data=data)
+    need = rules.item_slots(sheet, item) if carried else 0
+    no_room = ""
+    if carried and room is not None and need > room:
+        no_room = f"No room: it needs {need} slot{'s' if need != 1 else ''}, {room} left."
+    price = "" if entry.cost is None else rules.format_money(entry.cost)
+    if entry.cost is None:
+        no_buy = "No price: ask your GM."
+    elif money is not None and entry.cost > money:
+        no_buy = f"You have {rules.format_money(money)}."
+    else:
+        no_buy = ""
+    words = [price or "no price", f"{need} slot{'s' if need != 1 else ''}" if carried else "", item_notes(data)]
+    return {
+        "entry": entry,
+        "line": " · ".join(word for word in words if word),
+        "price": price,
+        "carried": carried,
+        "no_room": no_room,
+        "no_buy": no_buy,
+    }

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from characters.models import Roll
-from tests.characters.conftest import make_character
+from tests.conftest import make_character
 from tests.pages import form_fields, text_of
 
 pytestmark = pytest.mark.django_db

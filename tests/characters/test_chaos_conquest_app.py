@@ -23,7 +23,7 @@ from characters.models import CatalogueItem, Character, Hireling, Item, Roll
 from rules.data import chaos_conquest as data
 from rules.dice import ScriptedRandom
 from rules.systems.chaos_conquest import SYSTEM
-from tests.characters.conftest import make_character
+from tests.conftest import make_character
 from tests.pages import (
     BOTH,
     HTMX,

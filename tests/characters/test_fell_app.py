@@ -18,7 +18,7 @@ from characters.catalogue import load_catalogue
 from characters.models import CatalogueItem, Character, Hireling, Item, Roll
 from rules.dice import ScriptedRandom
 from rules.systems.fell_draft import SYSTEM
-from tests.characters.conftest import make_character
+from tests.conftest import make_character
 from tests.pages import BOTH, HTMX, field_text, post, refused, roll_form, sheet_form, text_of, track_text, unchanged
 
 pytestmark = pytest.mark.django_db

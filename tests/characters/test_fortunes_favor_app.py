@@ -19,7 +19,7 @@ from characters.catalogue import load_catalogue
 from characters.models import CatalogueItem, Character, Roll
 from rules.dice import ScriptedRandom
 from rules.systems.fortunes_favor import SYSTEM
-from tests.characters.conftest import make_character
+from tests.conftest import make_character
 from tests.pages import BOTH, HTMX, field_text, form_fields, post, refused, roll_form, text_of, unchanged
 
 pytestmark = pytest.mark.django_db

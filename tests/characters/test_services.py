@@ -13,7 +13,7 @@ from characters.models import Change, Character, Roll
 from live import events
 from rules import RulesError
 from rules.dice import ScriptedRandom
-from tests.characters.conftest import make_character
+from tests.conftest import make_character
 
 pytestmark = pytest.mark.django_db
 

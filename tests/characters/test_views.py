@@ -15,7 +15,7 @@ from characters.services import character_roll
 from characters.transfer import export_character
 from rules import SYSTEMS, system_for
 from rules.base import check_params
-from tests.characters.conftest import make_character
+from tests.conftest import make_character
 from tests.pages import roll_form, sheet_form
 
 pytestmark = pytest.mark.django_db

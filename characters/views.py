@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from functools import cache, wraps
+from functools import cache
 from typing import Any
 from urllib.parse import quote
 
@@ -101,6 +101,7 @@ def sheet_context(
     controls: bool | None = None,
     panel=None,
     can_edit: bool | None = None,
+    just_made: Change | None = None,
     **extra,
 ) -> dict:
     """What the named regions show (all of them, and the roll panel, for the whole page), and nothing more.
@@ -133,7 +134,7 @@ def sheet_context(
             context["offers"] = context["offers"][:OFFERS_PENDING_MAX]
             context["offers_more"] = pending.count() - OFFERS_PENDING_MAX
     if can_edit and wanted & {"vitals", "inventory"}:
-        context["undo"] = _undo_offer(request.user, character)
+        context["undo"] = _undo_offer(request.user, character, just_made)
     if "log" in wanted:
         context.update(_log_context(request, character))
     if not context["playable"] or wanted <= {"log"}:
@@ -223,15 +224,16 @@ def _custom_item_fields() -> SafeString:
 UNDO_WINDOW = timedelta(minutes=10)
 
 
-def _undo_offer(user, character: Character) -> dict | None:
-    """The sheet offers Undo for the viewer's own latest change, for a few minutes, if it can be put back."""
-    latest = getattr(character, "latest_change", None)  # the write just made it: nothing reverts it yet
-    just_made = latest is not None
-    if not just_made:
+def _undo_offer(user, character: Character, just_made: Change | None = None) -> dict | None:
+    """The sheet offers Undo for the viewer's own latest change, for a few minutes, if it can be put back.
+
+    ``just_made``: the change the write being answered made (its service returned it): nothing reverts it yet."""
+    latest = just_made
+    if just_made is None:
         latest = character.changes.select_related("reverted_by").first()
     if latest is None or latest.by_id != user.pk or not latest.revertible:
         return None
-    if not just_made and _reverted_by(latest) is not None:
+    if just_made is None and _reverted_by(latest) is not None:
         return None
     if latest.at < timezone.now() - UNDO_WINDOW:
         return None
@@ -316,18 +318,6 @@ def _log_context(request, character: Character) -> dict:
 # --- writing ---------------------------------------------------------------------------------
 
 
-def _announcing(view):
-    """Write views note what their services announced (``request.announced``), for ``_respond``."""
-
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        with services.collecting_announcements() as announced:
-            request.announced = announced
-            return view(request, *args, **kwargs)
-
-    return wrapper
-
-
 def _visible(request, pk: int) -> Character:
     """The character, if this viewer may see it (404 otherwise), with what they may do to it."""
     character = character_for(request.user, pk)
@@ -350,12 +340,17 @@ def _respond(
     *,
     error: str = "",
     extra: dict | None = None,
-    fresh: Character | None = None,
+    written: services.Written | None = None,
+    fresh: bool = False,
 ):
-    """htmx: the region the form targets, plus the other regions the write changed (out of band), and
-    nothing else; a plain POST goes back where it came from. ``fresh``: the row the write saved."""
-    changed = request.announced.get(character.pk, set())
-    _reload(character, fresh)
+    """htmx: the region the form targets, plus the other regions the write changed (``written``: what the
+    service returned) out of band, and nothing else; a plain POST goes back where it came from. ``fresh``: show
+    the row the write saved as it left it (and its change's Undo), rather than read it again."""
+    changed = written.regions if written is not None and written.character.pk == character.pk else frozenset()
+    fresh_row = written.character if fresh and written is not None else None
+    _reload(character, fresh_row)
+    if fresh_row is not None and written is not None:
+        extra = {**(extra or {}), "just_made": written.change}
     if not request.htmx:
         if error:
             context = sheet_context(request, character, error=error, error_region=primary, **(extra or {}))
@@ -397,27 +392,24 @@ def _reload(character: Character, fresh: Character | None = None) -> None:
     for column in _OWN_COLUMNS:
         setattr(character, column, getattr(fresh, column))
     character._prefetched_objects_cache = dict(getattr(fresh, "_prefetched_objects_cache", {}))
-    if hasattr(fresh, "latest_change"):
-        character.latest_change = fresh.latest_change
 
 
 _OWN_COLUMNS = [f.attname for f in Character._meta.concrete_fields if not f.is_relation and not f.primary_key]
 
 
 @require_POST
-@_announcing
 def adjust(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     character = _editable(request, pk)
     form = AdjustForm(request.POST)
     if not form.is_valid():
         return _respond(request, character, "vitals", error="Change a track by a whole number between -1000 and 1000.")
     try:
-        fresh = services.character_adjust(
+        written = services.character_adjust(
             character_id=character.pk, key=form.cleaned_data["key"], delta=form.cleaned_data["delta"], by=request.user
         )
     except RulesError as error:
         return _respond(request, character, "vitals", error=str(error))
-    return _respond(request, character, "vitals", fresh=fresh)
+    return _respond(request, character, "vitals", written=written, fresh=True)
 
 
 def _procedure_of(request, pk: int, key: str):
@@ -469,7 +461,6 @@ def control(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
 
 
 @require_POST
-@_announcing
 def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     character = _editable(request, pk)
     rules = _rules_or_404(character)
@@ -483,7 +474,7 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     if not meta.is_valid():
         return _roll_answer(request, character, error="Pick who may see this roll.")
     try:
-        _, stored = services.character_roll(
+        written = services.character_roll(
             character_id=character.pk,
             procedure=procedure,
             params=raw_params(proc, character.checked_sheet(), request.POST, gm=gm),
@@ -493,17 +484,19 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         )
     except RulesError as error:
         return _roll_answer(request, character, error=str(error))
-    return _roll_answer(request, character, stored)
+    return _roll_answer(request, character, written)
 
 
-def _roll_answer(request, character: Character, stored: Roll | None = None, *, error: str = "") -> HttpResponse:
+def _roll_answer(
+    request, character: Character, written: services.Written | None = None, *, error: str = ""
+) -> HttpResponse:
     """htmx: the result where the roll was made and, for the sheet's own forms, the regions it changed out of
     band (the log with the filter the page sends along); a plain POST goes back."""
     if not request.htmx:
         return _respond(request, character, "log", error=error)
-    context = {"roll": stored, "error": error, "system_id": character.system}
+    context = {"roll": written.row if written is not None else None, "error": error, "system_id": character.system}
     parts = [render(request, "characters/_roll_result.html", context).content.decode()]
-    changed = request.announced.get(character.pk, set())
+    changed = written.regions if written is not None else frozenset()
     if "panel" in request.POST and not error:
         _reload(character)
         others = tuple(name for name in REGIONS if name in changed)
@@ -590,7 +583,6 @@ def _pick(rules, sheet: rules_base.Sheet, entry: CatalogueItem, room: int | None
 
 
 @require_POST
-@_announcing
 def item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     character = _editable(request, pk)
     from_picker = request.htmx and "picker" in request.POST
@@ -599,7 +591,7 @@ def item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             form = CatalogueAddForm(request.POST)
             if not form.is_valid():
                 raise RulesError("Pick an item and a quantity between 1 and 100.")
-            services.item_add_from_catalogue(
+            written = services.item_add_from_catalogue(
                 character_id=character.pk,
                 entry_id=form.cleaned_data["entry"],
                 by=request.user,
@@ -612,7 +604,7 @@ def item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             if not form.is_valid():
                 raise RulesError(_first_error(form))
             data = form.cleaned_data
-            services.item_add(
+            written = services.item_add(
                 character_id=character.pk,
                 item=rules_base.Item(
                     name=data["name"], kind=data["kind"], slots=data["slots"], quantity=data["quantity"]
@@ -625,14 +617,17 @@ def item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             return _picker_answer(request, character, error=str(error))
         return _respond(request, character, "inventory", error=str(error))
     if from_picker:
-        return _picker_answer(request, character, done=done or "")
-    return _respond(request, character, "inventory")
+        return _picker_answer(request, character, done=done or "", written=written)
+    return _respond(request, character, "inventory", written=written)
 
 
-def _picker_answer(request, character: Character, *, done: str = "", error: str = "") -> HttpResponse:
+def _picker_answer(
+    request, character: Character, *, done: str = "", error: str = "", written: services.Written | None = None
+) -> HttpResponse:
     """A take or a buy made from the picker: its sentence where the picker is, and, out of band, the regions
-    it changed (the inventory, the purse) and the picker's rows, whose room and prices moved with them."""
-    changed = request.announced.get(character.pk, set())
+    it changed (``written``: the inventory, the purse) and the picker's rows, whose room and prices moved with
+    them."""
+    changed = written.regions if written is not None else frozenset()
     _reload(character)
     status = {"done": done, "error": error}
     parts = [render(request, "characters/_catalogue_status.html", status).content.decode()]
@@ -646,7 +641,6 @@ def _picker_answer(request, character: Character, *, done: str = "", error: str 
 
 
 @require_POST
-@_announcing
 def item_update(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse:
     character = _editable(request, pk)
     form = ItemUpdateForm(request.POST)
@@ -656,25 +650,23 @@ def item_update(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse
         changes = {"worn": form.cleaned_data["worn"]}
         if form.cleaned_data["quantity"] is not None:
             changes["quantity"] = form.cleaned_data["quantity"]
-        services.item_update(character_id=character.pk, item_id=item_id, by=request.user, **changes)
+        written = services.item_update(character_id=character.pk, item_id=item_id, by=request.user, **changes)
     except RulesError as error:
         return _respond(request, character, "inventory", error=str(error))
-    return _respond(request, character, "inventory")
+    return _respond(request, character, "inventory", written=written)
 
 
 @require_POST
-@_announcing
 def item_remove(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse:
     character = _editable(request, pk)
     try:
-        services.item_remove(character_id=character.pk, item_id=item_id, by=request.user)
+        written = services.item_remove(character_id=character.pk, item_id=item_id, by=request.user)
     except RulesError as error:
         return _respond(request, character, "inventory", error=str(error))
-    return _respond(request, character, "inventory")
+    return _respond(request, character, "inventory", written=written)
 
 
 @require_POST
-@_announcing
 def hire(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     character = _editable(request, pk)
     rules = _rules_or_404(character)
@@ -683,25 +675,23 @@ def hire(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         form = rules_base.ParamSpec("Hire", rules.hire_params(sheet))
         choices = rules_base.check_params(form, sheet, raw_params(form, sheet, request.POST))
         choices = {key: value for key, value in choices.items() if value not in (None, "")}
-        services.hireling_hire(character_id=character.pk, choices=choices, by=request.user)
+        written = services.hireling_hire(character_id=character.pk, choices=choices, by=request.user)
     except RulesError as error:
         return _respond(request, character, "hirelings", error=str(error))
-    return _respond(request, character, "hirelings")
+    return _respond(request, character, "hirelings", written=written)
 
 
 @require_POST
-@_announcing
 def dismiss(request: HtmxHttpRequest, pk: int, hireling_id: int) -> HttpResponse:
     character = _editable(request, pk)
     try:
-        services.hireling_dismiss(character_id=character.pk, hireling_id=hireling_id, by=request.user)
+        written = services.hireling_dismiss(character_id=character.pk, hireling_id=hireling_id, by=request.user)
     except RulesError as error:
         return _respond(request, character, "hirelings", error=str(error))
-    return _respond(request, character, "hirelings")
+    return _respond(request, character, "hirelings", written=written)
 
 
 @require_POST
-@_announcing
 def offer_answer(request: HtmxHttpRequest, pk: int, offer_id: int, answer: str) -> HttpResponse:
     """Apply or decline what another player's roll would do to this character (its owner or the GM)."""
     character = _editable(request, pk)
@@ -709,21 +699,20 @@ def offer_answer(request: HtmxHttpRequest, pk: int, offer_id: int, answer: str) 
         raise Http404
     service = services.offer_apply if answer == "apply" else services.offer_decline
     try:
-        service(offer_id=offer_id, by=request.user)
+        written = service(offer_id=offer_id, by=request.user)
     except RulesError as error:
         return _respond(request, character, "vitals", error=str(error))
-    return _respond(request, character, "vitals")
+    return _respond(request, character, "vitals", written=written)
 
 
 @require_POST
-@_announcing
 def rename(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     character = _editable(request, pk)
     form = RenameForm(request.POST)
     try:
         if not form.is_valid():
             raise RulesError(_first_error(form))
-        services.character_rename(
+        written = services.character_rename(
             character_id=character.pk,
             name=form.cleaned_data["name"],
             by=request.user,
@@ -731,7 +720,7 @@ def rename(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         )
     except RulesError as error:
         return _respond(request, character, "details", error=str(error))
-    return _respond(request, character, "details")
+    return _respond(request, character, "details", written=written)
 
 
 def edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
@@ -799,7 +788,6 @@ def _reverted_by(change: Change) -> Change | None:
 
 
 @require_POST
-@_announcing
 def revert(request: HtmxHttpRequest, pk: int, change_id: int) -> HttpResponse:
     """Put one change back, with a reason: from the history page, or the sheet's Undo right after a change."""
     character = _editable(request, pk)
@@ -809,7 +797,7 @@ def revert(request: HtmxHttpRequest, pk: int, change_id: int) -> HttpResponse:
     try:
         if not form.is_valid():
             raise RulesError(_first_error(form))
-        services.change_revert(
+        written = services.change_revert(
             character_id=character.pk,
             change_id=change_id,
             by=request.user,
@@ -822,7 +810,7 @@ def revert(request: HtmxHttpRequest, pk: int, change_id: int) -> HttpResponse:
         messages.error(request, str(error))
         return redirect("characters:history", pk=character.pk)
     if region:
-        return _respond(request, character, region)
+        return _respond(request, character, region, written=written)
     messages.success(request, "Reverted: the history shows it as a new change.")
     return redirect("characters:history", pk=character.pk)
 

@@ -151,9 +151,9 @@ def request_answer(*, request_id: int, character_id: int, params: Mapping[str, A
         changed = [p.label for p in proc.params(sheet) if p.name in given and clean[p.name] != request.inputs[p.name]]
         if changed:
             raise RulesError(f"The GM set {', '.join(changed)} for this roll; it cannot be changed.")
-    _, roll = character_roll(
+    roll = character_roll(
         character_id=character_id, procedure=proc.key, params={**params, **request.inputs}, by=by, rng=rng
-    )
+    ).row
     answer.roll = roll
     answer.outcome = roll.outcome[:60]
     answer.answered_at = timezone.now()

@@ -9,7 +9,7 @@ from django.db import transaction
 
 from accounts.names import clean_name
 from characters.models import Hireling
-from characters.services.writes import HIRELINGS_CHANGE, STATE_CHANGE, _lock, _touch
+from characters.services.writes import HIRELINGS_CHANGE, STATE_CHANGE, Written, _lock, _touch
 from rules import RulesError, system_for
 from rules.dice import RandomSource, system_random
 
@@ -18,7 +18,7 @@ MAX_HIRELINGS = 50
 
 
 @transaction.atomic
-def hireling_hire(*, character_id: int, choices: Mapping[str, Any], by, rng: RandomSource | None = None) -> Hireling:
+def hireling_hire(*, character_id: int, choices: Mapping[str, Any], by, rng: RandomSource | None = None) -> Written:
     character = _lock(character_id)
     if character.hirelings.count() >= MAX_HIRELINGS:
         raise RulesError(f"A sheet keeps at most {MAX_HIRELINGS} hirelings: part ways with one first.")
@@ -35,12 +35,11 @@ def hireling_hire(*, character_id: int, choices: Mapping[str, Any], by, rng: Ran
         wage=max(0, hired.wage),
     )
     regions = HIRELINGS_CHANGE + (STATE_CHANGE if hired.upfront else ())
-    _touch(character, tuple(dict.fromkeys(regions)), by=by, what=f"Hired {row.name}")
-    return row
+    return _touch(character, tuple(dict.fromkeys(regions)), by=by, what=f"Hired {row.name}").adding(row=row)
 
 
 @transaction.atomic
-def hireling_update(*, character_id: int, hireling_id: int, state: Mapping[str, Any], by) -> Hireling:
+def hireling_update(*, character_id: int, hireling_id: int, state: Mapping[str, Any], by) -> Written:
     character = _lock(character_id)
     row = character.hirelings.filter(pk=hireling_id).first()
     if row is None:
@@ -48,16 +47,15 @@ def hireling_update(*, character_id: int, hireling_id: int, state: Mapping[str, 
     row.state = {**row.state, **state}
     row.state = dict(system_for(character.system).validate_hireling(row.to_rules()).state)
     row.save(update_fields=["state"])
-    _touch(character, HIRELINGS_CHANGE, by=by, what=f"Updated {row.name}")
-    return row
+    return _touch(character, HIRELINGS_CHANGE, by=by, what=f"Updated {row.name}").adding(row=row)
 
 
 @transaction.atomic
-def hireling_dismiss(*, character_id: int, hireling_id: int, by) -> None:
+def hireling_dismiss(*, character_id: int, hireling_id: int, by) -> Written:
     character = _lock(character_id)
     row = character.hirelings.filter(pk=hireling_id).first()
     if row is None:
         raise RulesError("That hireling is no longer with this character.")
     name = row.name
     row.delete()
-    _touch(character, HIRELINGS_CHANGE, by=by, what=f"Parted ways with {name}", check=False)
+    return _touch(character, HIRELINGS_CHANGE, by=by, what=f"Parted ways with {name}", check=False)

@@ -11,7 +11,16 @@ from django.db import transaction
 from accounts.names import clean_name
 from characters import history
 from characters.models import CatalogueItem, Character, Item
-from characters.services.writes import ITEMS_CHANGE, STATE_CHANGE, _check_room, _item_row, _lock, _next_position, _touch
+from characters.services.writes import (
+    ITEMS_CHANGE,
+    STATE_CHANGE,
+    Written,
+    _check_room,
+    _item_row,
+    _lock,
+    _next_position,
+    _touch,
+)
 from rules import RulesError, system_for
 from rules import base as rules_base
 
@@ -24,7 +33,8 @@ def _check_carry(character: Character, item: rules_base.Item) -> None:
 
 
 @transaction.atomic
-def item_add(*, character_id: int, item: rules_base.Item, by, catalogue_item: CatalogueItem | None = None) -> Item:
+def item_add(*, character_id: int, item: rules_base.Item, by, catalogue_item: CatalogueItem | None = None) -> Written:
+    """What it wrote; its ``row``: the item row it added or raised the quantity of."""
     character = _lock(character_id)
     return _take(character, item, by=by, verb="Added", catalogue_item=catalogue_item)
 
@@ -38,7 +48,7 @@ def _take(
     catalogue_item: CatalogueItem | None = None,
     regions: tuple[str, ...] = ITEMS_CHANGE,
     paid: Mapping[str, Any] | None = None,
-) -> Item:
+) -> Written:
     """Put an item on the sheet: raise the quantity of a row it stacks onto (the system says which do: the
     same thing, of a kind whose units are alike), else add a row. One history entry, with what was paid."""
     rules = system_for(character.system)
@@ -61,8 +71,7 @@ def _take(
         row = held
     after["items"] = [history.item_snapshot(row)]
     what = f"{verb} {row.name}" + (f" ×{item.quantity}" if item.quantity > 1 else "")
-    _touch(character, regions, by=by, what=what, before=before, after=after)
-    return row
+    return _touch(character, regions, by=by, what=what, before=before, after=after).adding(row=row)
 
 
 def catalogue_to_item(entry: CatalogueItem, quantity: int = 1) -> rules_base.Item:
@@ -73,10 +82,8 @@ def catalogue_to_item(entry: CatalogueItem, quantity: int = 1) -> rules_base.Ite
 
 
 @transaction.atomic
-def item_add_from_catalogue(
-    *, character_id: int, entry_id: int, by, buy: bool = False, quantity: int = 1
-) -> Item | None:
-    """Add a catalogue item (free, or bought). A service is paid for and leaves nothing to carry: None."""
+def item_add_from_catalogue(*, character_id: int, entry_id: int, by, buy: bool = False, quantity: int = 1) -> Written:
+    """Add a catalogue item (free, or bought): its ``row``. A service is paid for and leaves nothing to carry: None."""
     character = _lock(character_id)
     entry = CatalogueItem.objects.filter(pk=entry_id, system=character.system, available=True).first()
     if entry is None:
@@ -98,8 +105,7 @@ def item_add_from_catalogue(
         paid = {}
     regions = ITEMS_CHANGE + (STATE_CHANGE if buy else ())
     if entry.kind == Item.Kind.SERVICE:
-        _touch(character, tuple(dict.fromkeys(regions)), by=by, what=f"Paid for {entry.name}", **paid)
-        return None
+        return _touch(character, tuple(dict.fromkeys(regions)), by=by, what=f"Paid for {entry.name}", **paid)
     return _take(
         character,
         catalogue_to_item(entry, quantity),
@@ -112,7 +118,7 @@ def item_add_from_catalogue(
 
 
 @transaction.atomic
-def item_update(*, character_id: int, item_id: int, by, **fields) -> Item:
+def item_update(*, character_id: int, item_id: int, by, **fields) -> Written:
     character = _lock(character_id)
     row = character.items.filter(pk=item_id).first()
     if row is None:
@@ -127,7 +133,7 @@ def item_update(*, character_id: int, item_id: int, by, **fields) -> Item:
         raise RulesError("Quantity must be at least 1; remove the item instead.")
     system_for(character.system).validate_item(row.to_rules())
     row.save()
-    _touch(  # refused past the carry limit
+    written = _touch(  # refused past the carry limit
         character,
         ITEMS_CHANGE,
         by=by,
@@ -135,7 +141,7 @@ def item_update(*, character_id: int, item_id: int, by, **fields) -> Item:
         before={"items": [old]},
         after={"items": [history.item_snapshot(row)]},
     )
-    return row
+    return written.adding(row=row)
 
 
 def _item_verb(was_worn: bool, worn: bool) -> str:
@@ -145,13 +151,13 @@ def _item_verb(was_worn: bool, worn: bool) -> str:
 
 
 @transaction.atomic
-def item_remove(*, character_id: int, item_id: int, by) -> None:
+def item_remove(*, character_id: int, item_id: int, by) -> Written:
     character = _lock(character_id)
     row = character.items.filter(pk=item_id).first()
     if row is None:
         raise RulesError("That item is no longer on this sheet.")
     snapshot = history.item_snapshot(row)
     row.delete()
-    _touch(
+    return _touch(
         character, ITEMS_CHANGE, by=by, what=f"Dropped {snapshot['name']}", check=False, before={"items": [snapshot]}
     )

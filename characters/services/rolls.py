@@ -21,8 +21,8 @@ from characters.services.writes import (
     HIRELINGS_CHANGE,
     ITEMS_CHANGE,
     OFFERS_CHANGE,
+    Written,
     _announce,
-    _announced,
     _check_room,
     _check_version,
     _item_row,
@@ -118,8 +118,11 @@ def character_roll(
     visibility: str = str(Roll.Visibility.PUBLIC),
     rng: RandomSource | None = None,
     expected_version: int | None = None,
-) -> tuple[Character, Roll]:
+) -> Written:
     """Roll on the server from the stored sheet and the picked modifiers; apply what the roll changes.
+
+    What it wrote: its character, the regions of its sheet that changed (the log at least), the change the
+    roll made to it if any, and the roll as ``row``.
 
     The roll changes only what its roller may edit: a change to a character they may not edit (another
     player's, when rolled by a player) is offered to that character's owner and the GM instead.
@@ -151,14 +154,15 @@ def character_roll(
         who = ", ".join(f"{c.name}'s player" for c in offered)
         result = replace(result, summary=f"{result.summary} Offered to {who} and the GM to apply.".strip())
     roll = _store_roll(character, result, by=by, visibility=visibility)
-    _apply_result(character, result, by=by)
+    applied = _apply_result(character, result, by=by)
     for name, new_state in changes.items():
         other = others[name]
         if other.pk in editable:
             _save_state(other, new_state, by=by, what=f"{result.label} by {character.name}")
         else:
             _offer(other, new_state, roll=roll, result=result, by=by, from_character=character)
-    return character, roll
+    written = applied or Written(character, frozenset(), None)
+    return written.adding(("log",), row=roll)
 
 
 @transaction.atomic
@@ -235,7 +239,7 @@ def _offer(target: Character, new_state: Mapping[str, Any], *, roll: Roll, resul
 
 
 @transaction.atomic
-def offer_apply(*, offer_id: int, by) -> Character:
+def offer_apply(*, offer_id: int, by) -> Written:
     """The owner or the GM applies an offered change, unless the sheet moved on in the same places."""
     target, offer = _lock_offer(offer_id, by)
     current = target.state
@@ -253,7 +257,7 @@ def offer_apply(*, offer_id: int, by) -> Character:
 
 
 @transaction.atomic
-def offer_decline(*, offer_id: int, by) -> Character:
+def offer_decline(*, offer_id: int, by) -> Written:
     target, offer = _lock_offer(offer_id, by)
     _resolve_offer(offer, str(OfferedChange.Status.DECLINED), by)
     return _touch(target, OFFERS_CHANGE, by=by, what=f"Declined {offer.label}", check=False)
@@ -285,7 +289,8 @@ def _changes_items(result: rules_base.RollResult) -> bool:
     return bool(result.items_added or result.items_removed or result.items_changed or result.hirelings_changed)
 
 
-def _apply_result(character: Character, result: rules_base.RollResult, *, by) -> None:
+def _apply_result(character: Character, result: rules_base.RollResult, *, by) -> Written | None:
+    """Apply what a roll (or time, or the table) did to the sheet; what it wrote, or None if it changed nothing."""
     regions: tuple[str, ...] = ()
     if result.items_added or result.items_removed or result.items_changed:
         regions += ITEMS_CHANGE
@@ -299,9 +304,10 @@ def _apply_result(character: Character, result: rules_base.RollResult, *, by) ->
         record.setdefault("before", {})["hirelings"] = [h.id for h in result.hirelings_changed]
     what = f"{result.label}: {system_for(character.system).outcome_label(result.outcome)}"
     if result.state is not None:
-        _save_state(character, result.state, by=by, what=what, also=regions, **record)
-    elif regions:
-        _touch(character, regions, by=by, what=what, **record)
+        return _save_state(character, result.state, by=by, what=what, also=regions, **record)
+    if regions:
+        return _touch(character, regions, by=by, what=what, **record)
+    return None
 
 
 def _apply_items(character: Character, result: rules_base.RollResult) -> tuple[list[dict], list[dict]]:
@@ -359,8 +365,6 @@ def _store_roll(
     publish(roll.campaign_id, "rolls", audience=audience)  # the table's log
     if character is not None:  # the sheet's own log
         publish(roll.campaign_id, character.region_topic("log"), audience=audience)
-        if (collected := _announced.get()) is not None:
-            collected.setdefault(character.pk, set()).add("log")
     return roll
 
 

@@ -17,6 +17,7 @@ from characters.services.rolls import _store_roll
 from characters.services.writes import (
     ITEMS_CHANGE,
     NAME_CHANGE,
+    Written,
     _check_room,
     _check_version,
     _item_row,
@@ -84,7 +85,7 @@ def _creation_roll(creation: rules_base.Creation) -> rules_base.RollResult:
 
 
 @transaction.atomic
-def character_rename(*, character_id: int, name: str, by, expected_version: int | None = None) -> Character:
+def character_rename(*, character_id: int, name: str, by, expected_version: int | None = None) -> Written:
     character = _lock(character_id)
     _check_version(character, expected_version)
     name = clean_name(name)
@@ -112,7 +113,7 @@ def character_edit_details(
     notes: str = "",
     details: Mapping[str, Any] | None = None,
     expected_version: int | None = None,
-) -> Character:
+) -> Written:
     """Name, notes and the system's descriptive fields (background, age...) after creation, in one change."""
     character = _lock(character_id)
     _check_version(character, expected_version)
@@ -133,7 +134,9 @@ def character_edit_details(
 
 
 @transaction.atomic
-def change_revert(*, character_id: int, change_id: int, by, reason: str, expected_version: int | None = None):
+def change_revert(
+    *, character_id: int, change_id: int, by, reason: str, expected_version: int | None = None
+) -> Written:
     """Put back what one change did, as a new change that names it; refused when a field moved on since.
 
     The owner or the GM may revert (a GM can bring back the dead); each change is reverted at most once.
@@ -222,7 +225,7 @@ def _restore_items(character: Character, back: list, gone: list) -> None:
 
 
 @transaction.atomic
-def character_set_campaign(*, character_id: int, campaign: Campaign | None, by) -> Character:
+def character_set_campaign(*, character_id: int, campaign: Campaign | None, by) -> Written:
     character = _lock(character_id)
     if campaign is not None and campaign.system != character.system:
         raise RulesError(f"{campaign.name} plays {campaign.system_name}, not {character.system_name}.")
@@ -239,7 +242,7 @@ def character_set_campaign(*, character_id: int, campaign: Campaign | None, by) 
 
 
 @transaction.atomic
-def character_adjust(*, character_id: int, key: str, delta: int, by) -> Character:
+def character_adjust(*, character_id: int, key: str, delta: int, by) -> Written:
     """+/- on a track (HP, stress, Stamina...): the rules clamp it and refuse what they must."""
     character = _lock(character_id, with_rows=True)
     rules = system_for(character.system)
@@ -255,7 +258,7 @@ def character_adjust(*, character_id: int, key: str, delta: int, by) -> Characte
 
 
 @transaction.atomic
-def character_apply_settings(*, character_id: int, by) -> Character:
+def character_apply_settings(*, character_id: int, by) -> Written:
     """Bring a character made earlier in line with the creation settings its table now has (house defaults
     the GM changed since): a logged, live change like any other, refused when the system has nothing to apply."""
     character = _lock(character_id)

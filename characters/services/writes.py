@@ -3,15 +3,20 @@
 Read-modify-write runs under ``select_for_update`` inside ``transaction.atomic`` (SQLite takes the
 write lock at BEGIN: transaction_mode=IMMEDIATE), so two people clicking at once lose nothing.
 
-This module is the write core every feature's writes share; the features live beside it.
+This module is the write core every feature's writes share; the features live beside it. Every character write
+is one pipeline, each step in turn:
+
+1. **lock**, in the app's one order (``characters.locking``): ``_lock`` for one character;
+2. **rules**: the feature's own (what a roll, an item, a hireling changes), refusing with a ``RulesError``;
+3. ``_save_state`` (a new state) or ``_touch`` (anything else), which both end in ``_commit``: the **whole
+   sheet** checked, a new **version**, the **history**'s entry, the regions **announced** on commit;
+4. the caller gets a ``Written`` back: what the write changed, for its answer.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, Mapping
-from contextvars import ContextVar
-from dataclasses import replace
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db.models import Max
@@ -39,26 +44,28 @@ ITEMS_CHANGE = ("inventory", "vitals", "details")
 HIRELINGS_CHANGE = ("hirelings", "odds")  # procedures offer the hirelings as choices
 NAME_CHANGE = ("details",)
 OFFERS_CHANGE = ("vitals",)
-_announced: ContextVar[dict[int, set[str]] | None] = ContextVar("announced", default=None)
 
 
-@contextlib.contextmanager
-def collecting_announcements() -> Iterator[dict[int, set[str]]]:
-    """Within the block, which regions of which characters (by id) the writes announced: a view's answer
-    then carries those regions and no others."""
-    collected: dict[int, set[str]] = {}
-    token = _announced.set(collected)
-    try:
-        yield collected
-    finally:
-        _announced.reset(token)
+@dataclass(frozen=True)
+class Written:
+    """What one write changed, returned to its caller: the view answers with these regions and offers this
+    change's Undo, reading nothing back. ``character``: the row as the write left it (read under its lock);
+    ``regions``: the regions of its sheet the write announced; ``change``: the history entry it made (None: it
+    kept none); ``row``: what else the write made or changed, when there is one (the item, the hireling, the
+    roll)."""
+
+    character: Character
+    regions: frozenset[str]
+    change: Change | None
+    row: Any = None
+
+    def adding(self, regions: Iterable[str] = (), *, row: Any = None) -> Written:
+        """This result, with more regions announced (the roll's log) and the row the write made."""
+        return replace(self, regions=self.regions | frozenset(regions), row=self.row if row is None else row)
 
 
 def _announce(character: Character, regions: tuple[str, ...]) -> None:
     """Tell open sheets which regions changed, and open table pages that the character's card did."""
-    collected = _announced.get()
-    if collected is not None:
-        collected.setdefault(character.pk, set()).update(regions)
     # One statement for all of them; the card's event carries the version: bench/fanout.py times each write by it.
     signals: list[tuple[str, dict]] = [(character.region_topic(region), {}) for region in regions]
     publish_many(character.campaign_id, [*signals, (character.topic, {"version": character.version})])
@@ -90,8 +97,7 @@ def _record(
     reverts: Change | None = None,
     reason: str = "",
 ) -> Change:
-    # Kept on the row too: the write's own answer offers this change's Undo without reading it back.
-    character.latest_change = Change.objects.create(
+    return Change.objects.create(
         character=character,
         by=by,
         what=what[:200],
@@ -101,7 +107,6 @@ def _record(
         reverts=reverts,
         reason=reason[:200],
     )
-    return character.latest_change
 
 
 def _lock(character_id: int, *, with_rows: bool = False) -> Character:
@@ -131,42 +136,57 @@ def _save_state(
     after: Mapping[str, Any] | None = None,
     read: rules_base.Sheet | None = None,
     **record: Any,
-) -> Character:
+) -> Written:
     """Write a new state; the history keeps each field it changed (plus ``before``/``after`` of other parts).
 
     ``read``: the sheet read under the lock, if nothing but the state changes (see ``_check_whole_sheet``)."""
     old = character.state
     character.state = system_for(character.system).validate_state(state)
-    _check_whole_sheet(character, read)
-    character.version += 1
-    character.save(update_fields=["state", "version", "updated_at"])
     old_fields, new_fields = history.state_diff(old, character.state)
     before = {**(before or {}), **({"state": old_fields} if old_fields or new_fields else {})}
     after = {**(after or {}), **({"state": new_fields} if old_fields or new_fields else {})}
-    _record(character, by=by, what=what, before=before, after=after, **record)
-    _announce(character, tuple(dict.fromkeys(_state_regions(character, old, character.state) + also)))
-    if touches_light(before, after):
-        conditions_changed(character.campaign_id)
-    return character
+    regions = tuple(dict.fromkeys(_state_regions(character, old, character.state) + also))
+    return _commit(
+        character, regions, by=by, what=what, read=read, saving=("state",), before=before, after=after, **record
+    )
 
 
 def _touch(
     character: Character, regions: tuple[str, ...], *, by, what: str, check: bool = True, **record: Any
-) -> Character:
+) -> Written:
     """A change outside ``state`` (items, hirelings, name): still a new version, checked, logged, announced.
 
     ``check=False`` only for removals, which can break no rule and must stay possible on a broken sheet.
     ``record``: what the history keeps (``before``, ``after``; a revert's ``reverts`` and ``reason``).
     """
+    return _commit(character, regions, by=by, what=what, check=check, **record)
+
+
+def _commit(
+    character: Character,
+    regions: tuple[str, ...],
+    *,
+    by,
+    what: str,
+    check: bool = True,
+    read: rules_base.Sheet | None = None,
+    saving: tuple[str, ...] = (),
+    before: Mapping[str, Any] | None = None,
+    after: Mapping[str, Any] | None = None,
+    **record: Any,
+) -> Written:
+    """The pipeline's steps after the write's own rules, the same for every character write (see the module's
+    docstring): the whole sheet checked, a new version saved (with ``saving``, the columns the write changed
+    and has not saved), the history's entry, the regions announced (sent once the transaction commits)."""
     if check:
-        _check_whole_sheet(character)
+        _check_whole_sheet(character, read)
     character.version += 1
-    character.save(update_fields=["version", "updated_at"])
-    _record(character, by=by, what=what, **record)
+    character.save(update_fields=[*saving, "version", "updated_at"])
+    change = _record(character, by=by, what=what, before=before, after=after, **record)
     _announce(character, regions)
-    if touches_light(record.get("before"), record.get("after")):  # a torch lit, put out, taken or dropped
+    if touches_light(before, after):  # a torch lit, put out, taken or dropped
         conditions_changed(character.campaign_id)
-    return character
+    return Written(character, frozenset(regions), change)
 
 
 def _item_row(character: Character, item: rules_base.Item, position: int, catalogue_item=None) -> Item:

@@ -598,7 +598,7 @@ def item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                 buy=form.cleaned_data["buy"],
                 quantity=form.cleaned_data["quantity"],
             )
-            done = character.changes.values_list("what", flat=True).first() if from_picker else ""
+            done = written.change.what if from_picker and written.change is not None else ""
         else:
             form = CustomItemForm(request.POST)
             if not form.is_valid():

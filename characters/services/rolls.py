@@ -31,7 +31,7 @@ from characters.services.writes import (
     _save_state,
     _touch,
 )
-from live.events import publish
+from live.events import publish_many
 from rules import RulesError, system_for
 from rules import base as rules_base
 from rules.dice import RandomSource, system_random
@@ -362,9 +362,11 @@ def _store_roll(
         visibility=visibility,
     )
     audience = _roll_audience(roll)
-    publish(roll.campaign_id, "rolls", audience=audience)  # the table's log
-    if character is not None:  # the sheet's own log
-        publish(roll.campaign_id, character.region_topic("log"), audience=audience)
+    # The table's log and the sheet's own, in one call: one statement on PostgreSQL.
+    signals: list[tuple[str, dict]] = [("rolls", {})]
+    if character is not None:
+        signals.append((character.region_topic("log"), {}))
+    publish_many(roll.campaign_id, signals, audience=audience)
     return roll
 
 

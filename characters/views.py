@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import wraps
 from typing import Any, TypedDict
 
 from django.contrib import messages
@@ -81,18 +80,6 @@ def _log_filter(request) -> str:
 # --- writing ---------------------------------------------------------------------------------
 
 
-def _announcing(view):
-    """Write views note what their services announced (``request.announced``), for ``_respond``."""
-
-    @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        with services.collecting_announcements() as announced:
-            request.announced = announced
-            return view(request, *args, **kwargs)
-
-    return wrapper
-
-
 def _visible(request, pk: int) -> Seat:
     """The character, if this viewer may see it (404 otherwise), with what they may do to it."""
     seat = character_for(request.user, pk)
@@ -115,16 +102,18 @@ def _respond(
     *,
     error: str = "",
     extra: dict | None = None,
-    fresh: Character | None = None,
+    written: services.Written | None = None,
+    fresh: bool = False,
 ):
-    """htmx: the region the form targets, plus the other regions the write changed (out of band), and
-    nothing else; a plain POST goes back where it came from. ``fresh``: the row the write saved."""
+    """htmx: the region the form targets, plus the other regions the write changed (``written``: what the
+    service returned) out of band, and nothing else; a plain POST goes back where it came from. ``fresh``: show
+    the row the write saved as it left it (and its change's Undo), rather than read it again."""
     character = seat.character
-    changed = request.announced.get(character.pk, set())
-    written = _reload(character, fresh)
+    changed = written.regions if written is not None and written.character.pk == character.pk else frozenset()
+    loaded = _reload(character, written if fresh else None)
     if not request.htmx:
         if error:
-            view = sheet_view(request.user, seat, log=_log_filter(request), **written)
+            view = sheet_view(request.user, seat, log=_log_filter(request), **loaded)
             context = view.context(error=error, error_region=primary, **(extra or {}))
             return render(request, "characters/sheet.html", context, status=400)
         back = request.POST.get("next", "")
@@ -132,7 +121,7 @@ def _respond(
             return redirect(back)  # e.g. a party save made from the GM's table goes back to the table
         return redirect(character)
     others = () if error else tuple(name for name in REGIONS if name in changed and name != primary)
-    view = sheet_view(request.user, seat, regions=(primary, *others), log=_log_filter(request), **written)
+    view = sheet_view(request.user, seat, regions=(primary, *others), log=_log_filter(request), **loaded)
     context = view.context(error=error, error_region=primary, **(extra or {}))
     parts = [render(request, f"characters/sheet.html#{primary}", context).content.decode()]
     parts += [
@@ -142,20 +131,21 @@ def _respond(
     return HttpResponse("".join(parts), status=422 if error else 200)
 
 
-class Written(TypedDict, total=False):
+class Loaded(TypedDict, total=False):
     """What a write read or made already, for the sheet to show without reading it again (``sheet_view``)."""
 
     rows: tuple[Iterable[Item], Iterable[Hireling]]
     latest_change: Change
 
 
-def _reload(character: Character, fresh: Character | None = None) -> Written:
+def _reload(character: Character, written: services.Written | None = None) -> Loaded:
     """The character's own columns as the write left them; its campaign and owner (which no sheet write
     changes) stay loaded, where a plain refresh_from_db() would drop them and read them again.
 
-    ``fresh``: the row the service saved (read under its lock): copied rather than read again; its items and
-    hirelings, read along under the lock (``services._lock(with_rows=True)``: the write left them), and the
-    change it made go to the sheet as they are."""
+    ``written``: what the service returned; its row (read under its lock) is copied rather than read again, and
+    its items and hirelings, read along under the lock (``services._lock(with_rows=True)``: the write left
+    them), and the change it made go to the sheet as they are."""
+    fresh = written.character if written is not None else None
     if fresh is None or fresh.pk != character.pk:
         try:
             character.refresh_from_db(fields=_OWN_COLUMNS)
@@ -164,18 +154,16 @@ def _reload(character: Character, fresh: Character | None = None) -> Written:
         return {}
     for column in _OWN_COLUMNS:
         setattr(character, column, getattr(fresh, column))
-    written: Written = {"rows": (fresh.items.all(), fresh.hirelings.all())}
-    latest = getattr(fresh, "latest_change", None)  # services._record keeps it on the row it saved
-    if latest is not None:
-        written["latest_change"] = latest
-    return written
+    loaded: Loaded = {"rows": (fresh.items.all(), fresh.hirelings.all())}
+    if written is not None and written.change is not None:
+        loaded["latest_change"] = written.change
+    return loaded
 
 
 _OWN_COLUMNS = [f.attname for f in Character._meta.concrete_fields if not f.is_relation and not f.primary_key]
 
 
 @require_POST
-@_announcing
 def adjust(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     seat = _editable(request, pk)
     character = seat.character
@@ -183,12 +171,12 @@ def adjust(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         return _respond(request, seat, "vitals", error="Change a track by a whole number between -1000 and 1000.")
     try:
-        fresh = services.character_adjust(
+        written = services.character_adjust(
             character_id=character.pk, key=form.cleaned_data["key"], delta=form.cleaned_data["delta"], by=request.user
         )
     except RulesError as error:
         return _respond(request, seat, "vitals", error=str(error))
-    return _respond(request, seat, "vitals", fresh=fresh)
+    return _respond(request, seat, "vitals", written=written, fresh=True)
 
 
 def _procedure_of(request, pk: int, key: str):
@@ -241,7 +229,6 @@ def control(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
 
 
 @require_POST
-@_announcing
 def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     seat = _editable(request, pk)
     character = seat.character
@@ -256,7 +243,7 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     if not meta.is_valid():
         return _roll_answer(request, seat, error="Pick who may see this roll.")
     try:
-        _, stored = services.character_roll(
+        written = services.character_roll(
             character_id=character.pk,
             procedure=procedure,
             params=raw_params(proc, character.checked_sheet(), request.POST, gm=gm, prefixed=True, refuse_others=True),
@@ -266,18 +253,18 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         )
     except RulesError as error:
         return _roll_answer(request, seat, error=str(error))
-    return _roll_answer(request, seat, stored)
+    return _roll_answer(request, seat, written)
 
 
-def _roll_answer(request, seat: Seat, stored: Roll | None = None, *, error: str = "") -> HttpResponse:
+def _roll_answer(request, seat: Seat, written: services.Written | None = None, *, error: str = "") -> HttpResponse:
     """htmx: the result where the roll was made and, for the sheet's own forms, the regions it changed out of
     band (the log with the filter the page sends along); a plain POST goes back."""
     if not request.htmx:
         return _respond(request, seat, "log", error=error)
     character = seat.character
-    context = {"roll": stored, "error": error, "system_id": character.system}
+    context = {"roll": written.row if written is not None else None, "error": error, "system_id": character.system}
     parts = [render(request, "characters/_roll_result.html", context).content.decode()]
-    changed = request.announced.get(character.pk, set())
+    changed = written.regions if written is not None else frozenset()
     if "panel" in request.POST and not error:
         _reload(character)
         others = tuple(name for name in REGIONS if name in changed)
@@ -311,7 +298,6 @@ def _picker_context(character: Character, data) -> dict:
 
 
 @require_POST
-@_announcing
 def item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     seat = _editable(request, pk)
     character = seat.character
@@ -321,20 +307,20 @@ def item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             form = CatalogueAddForm(request.POST)
             if not form.is_valid():
                 raise RulesError("Pick an item and a quantity between 1 and 100.")
-            services.item_add_from_catalogue(
+            written = services.item_add_from_catalogue(
                 character_id=character.pk,
                 entry_id=form.cleaned_data["entry"],
                 by=request.user,
                 buy=form.cleaned_data["buy"],
                 quantity=form.cleaned_data["quantity"],
             )
-            done = character.changes.values_list("what", flat=True).first() if from_picker else ""
+            done = written.change.what if from_picker and written.change is not None else ""
         else:
             form = CustomItemForm(request.POST)
             if not form.is_valid():
                 raise RulesError(_first_error(form))
             data = form.cleaned_data
-            services.item_add(
+            written = services.item_add(
                 character_id=character.pk,
                 item=rules_base.Item(
                     name=data["name"], kind=data["kind"], slots=data["slots"], quantity=data["quantity"]
@@ -347,15 +333,18 @@ def item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             return _picker_answer(request, seat, error=str(error))
         return _respond(request, seat, "inventory", error=str(error))
     if from_picker:
-        return _picker_answer(request, seat, done=done or "")
-    return _respond(request, seat, "inventory")
+        return _picker_answer(request, seat, done=done or "", written=written)
+    return _respond(request, seat, "inventory", written=written)
 
 
-def _picker_answer(request, seat: Seat, *, done: str = "", error: str = "") -> HttpResponse:
+def _picker_answer(
+    request, seat: Seat, *, done: str = "", error: str = "", written: services.Written | None = None
+) -> HttpResponse:
     """A take or a buy made from the picker: its sentence where the picker is, and, out of band, the regions
-    it changed (the inventory, the purse) and the picker's rows, whose room and prices moved with them."""
+    it changed (``written``: the inventory, the purse) and the picker's rows, whose room and prices moved with
+    them."""
     character = seat.character
-    changed = request.announced.get(character.pk, set())
+    changed = written.regions if written is not None else frozenset()
     _reload(character)
     status = {"done": done, "error": error}
     parts = [render(request, "characters/_catalogue_status.html", status).content.decode()]
@@ -369,7 +358,6 @@ def _picker_answer(request, seat: Seat, *, done: str = "", error: str = "") -> H
 
 
 @require_POST
-@_announcing
 def item_update(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse:
     seat = _editable(request, pk)
     character = seat.character
@@ -380,26 +368,24 @@ def item_update(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse
         changes = {"worn": form.cleaned_data["worn"]}
         if form.cleaned_data["quantity"] is not None:
             changes["quantity"] = form.cleaned_data["quantity"]
-        services.item_update(character_id=character.pk, item_id=item_id, by=request.user, **changes)
+        written = services.item_update(character_id=character.pk, item_id=item_id, by=request.user, **changes)
     except RulesError as error:
         return _respond(request, seat, "inventory", error=str(error))
-    return _respond(request, seat, "inventory")
+    return _respond(request, seat, "inventory", written=written)
 
 
 @require_POST
-@_announcing
 def item_remove(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse:
     seat = _editable(request, pk)
     character = seat.character
     try:
-        services.item_remove(character_id=character.pk, item_id=item_id, by=request.user)
+        written = services.item_remove(character_id=character.pk, item_id=item_id, by=request.user)
     except RulesError as error:
         return _respond(request, seat, "inventory", error=str(error))
-    return _respond(request, seat, "inventory")
+    return _respond(request, seat, "inventory", written=written)
 
 
 @require_POST
-@_announcing
 def hire(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     seat = _editable(request, pk)
     character = seat.character
@@ -409,26 +395,24 @@ def hire(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         form = rules_base.ParamSpec("Hire", rules.hire_params(sheet))
         choices = rules_base.check_params(form, sheet, raw_params(form, sheet, request.POST))
         choices = {key: value for key, value in choices.items() if value not in (None, "")}
-        services.hireling_hire(character_id=character.pk, choices=choices, by=request.user)
+        written = services.hireling_hire(character_id=character.pk, choices=choices, by=request.user)
     except RulesError as error:
         return _respond(request, seat, "hirelings", error=str(error))
-    return _respond(request, seat, "hirelings")
+    return _respond(request, seat, "hirelings", written=written)
 
 
 @require_POST
-@_announcing
 def dismiss(request: HtmxHttpRequest, pk: int, hireling_id: int) -> HttpResponse:
     seat = _editable(request, pk)
     character = seat.character
     try:
-        services.hireling_dismiss(character_id=character.pk, hireling_id=hireling_id, by=request.user)
+        written = services.hireling_dismiss(character_id=character.pk, hireling_id=hireling_id, by=request.user)
     except RulesError as error:
         return _respond(request, seat, "hirelings", error=str(error))
-    return _respond(request, seat, "hirelings")
+    return _respond(request, seat, "hirelings", written=written)
 
 
 @require_POST
-@_announcing
 def offer_answer(request: HtmxHttpRequest, pk: int, offer_id: int, answer: str) -> HttpResponse:
     """Apply or decline what another player's roll would do to this character (its owner or the GM)."""
     seat = _editable(request, pk)
@@ -437,14 +421,13 @@ def offer_answer(request: HtmxHttpRequest, pk: int, offer_id: int, answer: str) 
         raise Http404
     service = services.offer_apply if answer == "apply" else services.offer_decline
     try:
-        service(offer_id=offer_id, by=request.user)
+        written = service(offer_id=offer_id, by=request.user)
     except RulesError as error:
         return _respond(request, seat, "vitals", error=str(error))
-    return _respond(request, seat, "vitals")
+    return _respond(request, seat, "vitals", written=written)
 
 
 @require_POST
-@_announcing
 def rename(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     seat = _editable(request, pk)
     character = seat.character
@@ -452,7 +435,7 @@ def rename(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     try:
         if not form.is_valid():
             raise RulesError(_first_error(form))
-        services.character_rename(
+        written = services.character_rename(
             character_id=character.pk,
             name=form.cleaned_data["name"],
             by=request.user,
@@ -460,7 +443,7 @@ def rename(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         )
     except RulesError as error:
         return _respond(request, seat, "details", error=str(error))
-    return _respond(request, seat, "details")
+    return _respond(request, seat, "details", written=written)
 
 
 def edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
@@ -522,7 +505,6 @@ def history(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-@_announcing
 def revert(request: HtmxHttpRequest, pk: int, change_id: int) -> HttpResponse:
     """Put one change back, with a reason: from the history page, or the sheet's Undo right after a change."""
     seat = _editable(request, pk)
@@ -533,7 +515,7 @@ def revert(request: HtmxHttpRequest, pk: int, change_id: int) -> HttpResponse:
     try:
         if not form.is_valid():
             raise RulesError(_first_error(form))
-        services.change_revert(
+        written = services.change_revert(
             character_id=character.pk,
             change_id=change_id,
             by=request.user,
@@ -546,7 +528,7 @@ def revert(request: HtmxHttpRequest, pk: int, change_id: int) -> HttpResponse:
         messages.error(request, str(error))
         return redirect("characters:history", pk=character.pk)
     if region:
-        return _respond(request, seat, region)
+        return _respond(request, seat, region, written=written)
     messages.success(request, "Reverted: the history shows it as a new change.")
     return redirect("characters:history", pk=character.pk)
 

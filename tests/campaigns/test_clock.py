@@ -32,7 +32,7 @@ def _advance(client, campaign, unit, count):
 
 def test_turns_burn_a_lit_torch_and_roll_encounter_checks(cc, wren, gm, player, as_user):
     """Equipment.md, Light: a torch burns 6 turns; seed 002, Time: a d6 encounter check every two turns."""
-    torch = item_add(character_id=wren.pk, item=TORCH, by=player)
+    torch = item_add(character_id=wren.pk, item=TORCH, by=player).row
     torch.refresh_from_db()
     carried = torch.quantity  # the kit's torches and these two make one stack
     table = as_user(gm).get(reverse("campaigns:detail", args=[cc.pk]))

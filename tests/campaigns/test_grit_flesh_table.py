@@ -71,7 +71,7 @@ def test_a_fight_runs_on_the_gms_initiative_die_and_monsters_from_the_house_line
 
 def test_the_clock_burns_a_torch_and_rest_heals_only_when_asked(table, mara, gm, player, as_user):
     """House reading: a torch burns six turns; seed 004, Rest and Healing: Grit heals on a Rest roll only."""
-    torch = item_add(character_id=mara.pk, item=rules_base.Item("Torch", "light", 0, 1, {"lit": True}), by=player)
+    torch = item_add(character_id=mara.pk, item=rules_base.Item("Torch", "light", 0, 1, {"lit": True}), by=player).row
     mara.state = {**mara.state, "grit": 0, "flesh": mara.state["flesh_max"]}
     mara.save()
     advance = reverse("campaigns:time_advance", args=[table.pk])

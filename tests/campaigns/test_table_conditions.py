@@ -59,7 +59,7 @@ def test_in_daylight_nothing_applies_and_in_the_dark_the_party_lights_decide(cc,
     cc.refresh_from_db()
     assert not cc.daylight and cc.conditions == {"light": "darkness"}
     assert "Darkness (0 LP for 1)" in text_of(response)
-    torch = item_add(character_id=wren.pk, item=TORCH, by=player)
+    torch = item_add(character_id=wren.pk, item=TORCH, by=player).row
     _light(as_user(player), wren, torch)
     cc.refresh_from_db()
     assert cc.conditions == {"light": "bright"}
@@ -115,7 +115,7 @@ def test_a_gm_request_answered_in_darkness_is_at_disadvantage(cc, wren, gm, play
 def test_a_second_character_halves_the_light_and_leaving_restores_it(cc, wren, gm, player, other_player, as_user):
     """Equipment.md, Light: the level is LP against the party's size, so the party's size changes it."""
     _dark(as_user(gm), cc)
-    torch = item_add(character_id=wren.pk, item=TORCH, by=player)
+    torch = item_add(character_id=wren.pk, item=TORCH, by=player).row
     _light(as_user(player), wren, torch)
     ash = make_character(other_player, cc, system="chaos-conquest", name="Ash", seed=11)
     cc.refresh_from_db()
@@ -132,7 +132,7 @@ def test_lighting_a_torch_tells_the_table_and_every_sheet(cc, wren, gm, player, 
     """The light banner refreshes live: a light source lit announces "light" (the table's banner) and, as the level
     moves from darkness to bright, "conditions" (every open sheet's banners and odds)."""
     _dark(as_user(gm), cc)
-    torch = item_add(character_id=wren.pk, item=TORCH, by=player)
+    torch = item_add(character_id=wren.pk, item=TORCH, by=player).row
     sent: list[str] = []
     real = conditions.publish
     monkeypatch.setattr(conditions, "publish", lambda c, topic, **kw: (sent.append(topic), real(c, topic, **kw)))

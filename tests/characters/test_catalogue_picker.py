@@ -290,7 +290,7 @@ def test_weapons_and_worn_things_keep_rows_of_their_own(wren, player):
         services.item_add_from_catalogue(character_id=wren.pk, entry_id=sword.pk, by=player)
     assert wren.items.filter(name="Sword").count() == 2
     torch = _entry("Torch")
-    first = services.item_add_from_catalogue(character_id=wren.pk, entry_id=torch.pk, by=player)
+    first = services.item_add_from_catalogue(character_id=wren.pk, entry_id=torch.pk, by=player).row
     Item.objects.filter(pk=first.pk).update(worn=True)
     services.item_add_from_catalogue(character_id=wren.pk, entry_id=torch.pk, by=player)
     assert wren.items.filter(name="Torch").count() == 2
@@ -366,7 +366,7 @@ def test_the_catalogue_admin_refuses_a_weapon_without_a_real_die(staff, system, 
 def test_the_character_admin_refuses_an_inventory_weapon_without_a_real_die(staff, player, system, value):
     name, key = WEAPON[system]
     hero = make_character(player, system=system)
-    row = services.item_add_from_catalogue(character_id=hero.pk, entry_id=_entry(name, system).pk, by=player)
+    row = services.item_add_from_catalogue(character_id=hero.pk, entry_id=_entry(name, system).pk, by=player).row
     url = reverse("admin:characters_character_change", args=[hero.pk])
     fields = form_fields(staff.get(url), "")
     index = next(k.split("-")[1] for k, v in fields.items() if k.endswith("-id") and v == [str(row.pk)])

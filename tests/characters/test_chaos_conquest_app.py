@@ -242,7 +242,7 @@ def test_the_sheet_shows_every_number(as_user, player, hero):
     )
     for name in ("Helmet", "Light armour (padded)", "Shield"):
         entry = CatalogueItem.objects.get(system="chaos-conquest", name=name)
-        row = services.item_add_from_catalogue(character_id=hero.pk, entry_id=entry.pk, by=player)
+        row = services.item_add_from_catalogue(character_id=hero.pk, entry_id=entry.pk, by=player).row
         services.item_update(character_id=hero.pk, item_id=row.pk, by=player, worn=True)
     give(hero, "Sword", "weapon", slots=2, damage=8, worn_out=True)
     response = as_user(player).get(hero.get_absolute_url())

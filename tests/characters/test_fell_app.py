@@ -174,7 +174,7 @@ def test_the_sheet_shows_every_number(as_user, player, hero):
     hero.items.all().delete()
     for name in ("chainmail", "shield"):
         entry = CatalogueItem.objects.get(system="fell-draft", name=name)
-        row = services.item_add_from_catalogue(character_id=hero.pk, entry_id=entry.pk, by=player)
+        row = services.item_add_from_catalogue(character_id=hero.pk, entry_id=entry.pk, by=player).row
         services.item_update(character_id=hero.pk, item_id=row.pk, by=player, worn=True)
     response = as_user(player).get(hero.get_absolute_url())
     assert response.status_code == 200

@@ -42,7 +42,7 @@ def test_unknown_and_unplayable_systems_are_refused_readably(player):
 
 def test_every_write_bumps_the_version_and_logs_who_did_it(hero, gm):
     before = hero.version
-    hero = services.character_adjust(character_id=hero.pk, key="hp", delta=-1, by=gm)
+    hero = services.character_adjust(character_id=hero.pk, key="hp", delta=-1, by=gm).character
     assert hero.version == before + 1
     change = hero.changes.first()
     assert (change.by, change.version) == (gm, hero.version)
@@ -50,9 +50,9 @@ def test_every_write_bumps_the_version_and_logs_who_did_it(hero, gm):
 
 
 def test_adjust_is_clamped_by_the_rules(hero, player):
-    hero = services.character_adjust(character_id=hero.pk, key="hp", delta=-999, by=player)
+    hero = services.character_adjust(character_id=hero.pk, key="hp", delta=-999, by=player).character
     assert hero.state["hp"] == 0
-    hero = services.character_adjust(character_id=hero.pk, key="hp", delta=999, by=player)
+    hero = services.character_adjust(character_id=hero.pk, key="hp", delta=999, by=player).character
     assert hero.state["hp"] == hero.state["hp_max"]
 
 
@@ -73,14 +73,14 @@ def test_a_stale_version_is_refused(hero, player):
 
 
 def test_roll_records_dice_odds_and_visibility(hero, player):
-    _, roll = services.character_roll(
+    roll = services.character_roll(
         character_id=hero.pk,
         procedure="test",
         params={"ability": "BOD"},
         by=player,
         visibility=Roll.Visibility.GM,
         rng=random.Random(1),
-    )
+    ).row
     assert roll.visibility == "gm"
     assert roll.dice and all({"sides", "face", "kept"} <= set(die) for die in roll.dice)
     assert roll.outcome in {"pass", "fail"}
@@ -112,7 +112,7 @@ def test_adding_from_the_catalogue_copies_its_numbers(hero, player):
     entry = CatalogueItem.objects.create(
         system="fell-draft", name="Test blade", kind="weapon", cost=5, slots=1, data={"steel_die": 6}
     )
-    item = services.item_add_from_catalogue(character_id=hero.pk, entry_id=entry.pk, by=player)
+    item = services.item_add_from_catalogue(character_id=hero.pk, entry_id=entry.pk, by=player).row
     entry.data = {"steel_die": 12}
     entry.save()
     item.refresh_from_db()
@@ -228,9 +228,9 @@ def test_the_naive_read_modify_write_does_lose_updates(player, campaign):
 def test_scripted_dice_make_outcomes_exact(hero, player):
     # BOD die first, then any other die the pool holds: all sixes or fewer -> a pass at DN 4.
     rng = ScriptedRandom([hero.state["abilities"]["BOD"]["die"]])
-    _, roll = services.character_roll(
+    roll = services.character_roll(
         character_id=hero.pk, procedure="test", params={"ability": "BOD"}, by=player, rng=rng
-    )
+    ).row
     assert roll.outcome == "pass"
 
 
@@ -241,7 +241,7 @@ def test_a_service_is_paid_for_and_leaves_nothing_to_carry(hero, player):
     items, coins = hero.items.count(), hero.state["coins"]
     with pytest.raises(RulesError, match="is a service"):
         services.item_add_from_catalogue(character_id=hero.pk, entry_id=inn.pk, by=player)
-    assert services.item_add_from_catalogue(character_id=hero.pk, entry_id=inn.pk, by=player, buy=True) is None
+    assert services.item_add_from_catalogue(character_id=hero.pk, entry_id=inn.pk, by=player, buy=True).row is None
     hero.refresh_from_db()
     assert (hero.items.count(), hero.state["coins"]) == (items, coins - 2)
     assert hero.changes.first().what == "Paid for Night at an inn"

@@ -60,8 +60,8 @@ def test_a_write_answer_takes_the_saved_row_without_copying_private_attributes(p
     assert seat is not None
     fresh = lock_character(hero.pk, with_rows=True)  # as services._lock(with_rows=True) reads it
     fresh.name = "Wren the Bold"
-    written = views._reload(seat.character, fresh)
+    loaded = views._reload(seat.character, services.Written(fresh, frozenset({"details"}), None))
     assert seat.character.name == "Wren the Bold"
     assert "_prefetched_objects_cache" not in vars(seat.character)
-    items, hirelings = written["rows"]
+    items, hirelings = loaded["rows"]
     assert list(items) == list(hero.items.all()) and list(hirelings) == list(hero.hirelings.all())

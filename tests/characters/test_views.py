@@ -239,14 +239,14 @@ def test_a_stale_form_gets_the_fresh_numbers_and_a_message(hero, player, gm, as_
     [("public", {"player", "other_player", "gm"}), ("gm", {"player", "gm"}), ("private", {"player"})],
 )
 def test_hidden_rolls_reach_nobody_else(visibility, seen_by, hero, as_user, request):
-    _, roll = character_roll(
+    roll = character_roll(
         character_id=hero.pk,
         procedure="test",
         params={"ability": "WIL"},
         by=hero.owner,
         visibility=visibility,
         rng=random.Random(5),
-    )
+    ).row
     marker = f'data-roll="{roll.pk}"'
     for who in ("player", "other_player", "gm"):
         client = as_user(request.getfixturevalue(who))

@@ -1,0 +1,316 @@
+"""The encounter tracker: a fight's NPCs, their damage, status and rolls, its rounds and its end."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.db import transaction
+
+from accounts.names import clean_name
+from campaigns.conditions import refresh_conditions
+from campaigns.models import Campaign, Encounter, Npc, RollRequest
+from campaigns.services import CLOCK_LIMIT, CampaignError
+from campaigns.session.common import _lock_campaign, _on_every_sheet, _system
+from campaigns.session.requests import request_create
+from characters.services import store_free_roll
+from live.events import publish
+from rules import RulesError
+from rules import base as rules_base
+from rules.dice import RandomSource, system_random
+
+NPCS_MAX = 60  # an encounter or a saved list longer than this is not something a table page can run
+STATUS_ROUNDS_MAX = 100
+
+
+@dataclass(frozen=True)
+class _TableRoll:
+    """A roll the GM makes at the table for no character (an NPC's attack, the round's order), shaped as a
+    procedure so it is stored and announced like every other GM roll."""
+
+    key: str
+    label: str
+    make: Callable[[RandomSource], rules_base.RollResult]
+    gm_only: bool = True
+
+    def params(self, sheet: Any) -> tuple[rules_base.Param, ...]:
+        return ()
+
+    def odds(self, sheet: Any, params: Mapping[str, Any]) -> None:
+        return None
+
+    def roll(self, sheet: Any, params: Mapping[str, Any], rng: RandomSource) -> rules_base.RollResult:
+        return self.make(rng)
+
+
+def clean_npc(system: rules_base.GameSystem, name: str, stats: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A name and stat block the system accepts, or CampaignError with the sentence to show."""
+    cleaned = clean_name(str(name or ""))[:100]
+    if not cleaned:
+        raise CampaignError("Give the NPC a name.")
+    try:
+        block = rules_base.check_params(rules_base.ParamSpec("NPC", system.npc_fields(), "npc"), None, stats)
+    except RulesError as problem:
+        raise CampaignError(f"{cleaned}: {problem}") from None
+    return cleaned, block
+
+
+def _active(campaign: Campaign) -> Encounter:
+    encounter = campaign.encounters.filter(active=True).first()
+    if encounter is None:
+        raise CampaignError("No fight is running: start an encounter first.")
+    return encounter
+
+
+def _log_order(campaign: Campaign, order: rules_base.CombatOrder, round_number: int, by) -> None:
+    if order.dice:
+        label = f"Combat order, round {round_number}"
+        result = replace(rules_base.RollResult("combat_order", label, "order", order.summary), dice=order.dice)
+        _store_made(campaign, result, by=by, visibility="public")
+
+
+def _store_made(campaign: Campaign, result: rules_base.RollResult, *, by, visibility: str) -> None:
+    """A roll the rules made already (a check as time passes, the round's order), logged as the GM's."""
+
+    def made(rng: RandomSource) -> rules_base.RollResult:
+        return result
+
+    store_free_roll(
+        campaign=campaign,
+        params={},
+        by=by,
+        visibility=visibility,
+        procedure=_TableRoll(result.procedure, result.label, made),
+    )
+
+
+def _publish_fight(campaign_id: int) -> None:
+    publish(campaign_id, "encounter")
+    publish(campaign_id, "table")
+
+
+@transaction.atomic
+def encounter_start(*, campaign_id: int, name: str, by, rng: RandomSource | None = None) -> Encounter:
+    campaign = _lock_campaign(campaign_id, roller=by)
+    system = _system(campaign)
+    if campaign.encounters.filter(active=True).exists():
+        raise CampaignError("A fight is already running: end it before starting another.")
+    title = clean_name(str(name or ""))[:100] or "Encounter"
+    order = system.combat_order(1, rng or system_random())
+    encounter = Encounter.objects.create(
+        campaign=campaign, name=title, order=list(order.steps), order_summary=order.summary[:300]
+    )
+    campaign.round = 1
+    campaign.save(update_fields=["round"])
+    refresh_conditions(campaign.pk)  # every sheet knows a fight is running (the tracker starts the rounds)
+    _log_order(campaign, order, 1, by)
+    _publish_fight(campaign.pk)
+    return encounter
+
+
+@transaction.atomic
+def npc_add(
+    *, campaign_id: int, name: str, stats: Mapping[str, Any], to_encounter: bool = True, keep: bool = False
+) -> Npc:
+    """An NPC into the running fight (``to_encounter``) and/or onto the campaign's saved list (``keep``)."""
+    campaign = _lock_campaign(campaign_id)
+    system = _system(campaign)
+    cleaned, block = clean_npc(system, name, stats)
+    made = None
+    if keep:
+        if campaign.npcs.filter(encounter__isnull=True).count() >= NPCS_MAX:
+            raise CampaignError(f"The saved list holds {NPCS_MAX} NPCs at most: remove one first.")
+        made = Npc.objects.create(campaign=campaign, name=cleaned, stats=block, start=block)
+    if to_encounter:
+        encounter = _active(campaign)
+        if encounter.npcs.count() >= NPCS_MAX:
+            raise CampaignError(f"An encounter holds {NPCS_MAX} NPCs at most.")
+        made = Npc.objects.create(campaign=campaign, encounter=encounter, name=cleaned, stats=block, start=block)
+    if made is None:
+        raise CampaignError("Add the NPC to the fight, to the saved list, or both.")
+    _publish_fight(campaign.pk)
+    return made
+
+
+@transaction.atomic
+def npc_bring(*, campaign_id: int, saved_id: int) -> Npc:
+    """A copy of a saved NPC joins the running fight, fresh."""
+    campaign = _lock_campaign(campaign_id)
+    saved = campaign.npcs.filter(pk=saved_id, encounter__isnull=True).first()
+    if saved is None:
+        raise CampaignError("That NPC is not on this campaign's saved list.")
+    return npc_add(campaign_id=campaign.pk, name=saved.name, stats=saved.stats)
+
+
+def _npc(campaign: Campaign, npc_id: int) -> Npc:
+    npc = Npc.objects.select_for_update().filter(pk=npc_id, campaign=campaign).first()
+    if npc is None:
+        raise CampaignError("That NPC is not at this table.")
+    return npc
+
+
+@transaction.atomic
+def npc_damage(
+    *,
+    campaign_id: int,
+    npc_id: int,
+    amount: int,
+    ignore_armour: bool = False,
+    by=None,
+    visibility: str = "public",
+    rng: RandomSource | None = None,
+) -> rules_base.NpcHarm:
+    """Damage typed at the table: the rules' new stats, prompts, and any dice they roll at that moment (Fell's
+    critical harm test), logged as the GM's."""
+    campaign = _lock_campaign(campaign_id, roller=by)
+    system = _system(campaign)
+    npc = _npc(campaign, npc_id)
+    if not 0 <= amount <= 10_000:
+        raise CampaignError("Damage is a whole number from 0 to 10000.")
+    harm = system.npc_damage(npc.stats, npc.start, amount, ignore_armour, rng or system_random())
+    _, npc.stats = clean_npc(system, npc.name, harm.stats)
+    for made in harm.rolls:
+        _store_made(campaign, replace(made, label=f"{npc.name}: {made.label}"[:200]), by=by, visibility=visibility)
+    prompts = [harm.words]
+    if harm.defeated and not npc.defeated:
+        prompts.append(f"{npc.name} is defeated.")
+    if harm.morale:
+        prompts.append("The rules call for a morale check.")
+    npc.defeated = npc.defeated or harm.defeated  # more harm never brings one back
+    npc.prompt = " ".join(p for p in prompts if p)[:300]
+    npc.save(update_fields=["stats", "defeated", "prompt"])
+    _publish_fight(campaign.pk)
+    return harm
+
+
+@transaction.atomic
+def npc_roll(*, campaign_id: int, npc_id: int, key: str, visibility: str, by):
+    """An NPC's roll (attack, morale...): the GM's, in the log, never a character's."""
+    campaign = _lock_campaign(campaign_id, roller=by)
+    system = _system(campaign)
+    npc = _npc(campaign, npc_id)
+    label = system.npc_rolls().get(key)
+    if label is None:
+        raise CampaignError(f"{system.name} has no NPC roll called {key!r}.")
+    stats = dict(npc.stats)
+
+    def make(rng: RandomSource) -> rules_base.RollResult:
+        result = system.npc_roll(key, stats, rng)
+        return replace(result, label=f"{npc.name}: {result.label}"[:200])
+
+    made: list[rules_base.RollResult] = []
+
+    def kept(rng: RandomSource) -> rules_base.RollResult:
+        made.append(make(rng))
+        return made[0]
+
+    try:
+        roll = store_free_roll(
+            campaign=campaign, params={}, by=by, visibility=visibility, procedure=_TableRoll(key, label, kept)
+        )
+    except RulesError as problem:
+        raise CampaignError(str(problem)) from None
+    result = made[0] if made else None
+    changed = ["prompt"] if npc.prompt else []
+    npc.prompt = ""
+    if result is not None and result.state is not None:  # the roll changed the NPC (a STR die lowered)
+        _, npc.stats = clean_npc(system, npc.name, result.state)
+        changed.append("stats")
+    if result is not None and result.details.get("defeated") and not npc.defeated:
+        npc.defeated = True
+        npc.prompt = f"{npc.name} is out of the fight."
+        changed += ["defeated", "prompt"]
+    if changed:
+        npc.save(update_fields=list(dict.fromkeys(changed)))
+        _publish_fight(campaign.pk)
+    return roll
+
+
+@transaction.atomic
+def npc_status(*, campaign_id: int, npc_id: int, name: str, rounds: int) -> Npc:
+    campaign = _lock_campaign(campaign_id)
+    npc = _npc(campaign, npc_id)
+    words = clean_name(str(name or ""))[:40]
+    if not words:
+        raise CampaignError("Name the status (stunned, on fire...).")
+    if not 1 <= rounds <= STATUS_ROUNDS_MAX:
+        raise CampaignError(f"A status lasts 1 to {STATUS_ROUNDS_MAX} rounds.")
+    if len(npc.statuses) >= 10:
+        raise CampaignError(f"{npc.name} has ten statuses already.")
+    npc.statuses = [*npc.statuses, {"name": words, "rounds": rounds}]
+    npc.save(update_fields=["statuses"])
+    _publish_fight(campaign.pk)
+    return npc
+
+
+@transaction.atomic
+def npc_remove(*, campaign_id: int, npc_id: int) -> None:
+    campaign = _lock_campaign(campaign_id)
+    _npc(campaign, npc_id).delete()
+    _publish_fight(campaign.pk)
+
+
+@transaction.atomic
+def encounter_next_round(*, campaign_id: int, by, rng: RandomSource | None = None) -> Encounter:
+    """The next round: the system's order for it, and statuses one round shorter (gone at 0)."""
+    campaign = _lock_campaign(campaign_id, roller=by)
+    system = _system(campaign)
+    encounter = _active(campaign)
+    if encounter.round >= 10_000:
+        raise CampaignError("This fight has run 10000 rounds: end it.")
+    encounter.round += 1
+    order = system.combat_order(encounter.round, rng or system_random())
+    encounter.order, encounter.order_summary = list(order.steps), order.summary[:300]
+    encounter.save(update_fields=["round", "order", "order_summary"])
+    for npc in encounter.npcs.select_for_update().exclude(statuses=[]).order_by("pk"):
+        left = [{**s, "rounds": s["rounds"] - 1} for s in npc.statuses if s["rounds"] > 1]
+        ended = [s["name"] for s in npc.statuses if s["rounds"] <= 1]
+        npc.statuses = left
+        if ended:
+            npc.prompt = f"No longer {', '.join(ended)}."[:300]
+        npc.save(update_fields=["statuses", "prompt"])
+    campaign.round = encounter.round
+    rng = rng or system_random()
+    words = _on_every_sheet(campaign, lambda rules, sheet: rules.round_passes(sheet, rng), by)
+    campaign.clock_note = " ".join(words)[:1000]
+    campaign.save(update_fields=["round", "clock_note"])
+    _log_order(campaign, order, encounter.round, by)
+    _publish_fight(campaign.pk)
+    return encounter
+
+
+@transaction.atomic
+def encounter_end(
+    *, campaign_id: int, by, rng: RandomSource | None = None
+) -> tuple[Encounter, int, RollRequest | None]:
+    """End the fight: its rounds become game time, and each PC is asked for the system's end-of-combat roll.
+
+    Returns the encounter, the minutes added and the request made (None: the system has no such roll).
+    """
+    rng = rng or system_random()
+    campaign = _lock_campaign(campaign_id, roller=by)
+    system = _system(campaign)
+    encounter = _active(campaign)
+    encounter.active = False
+    encounter.save(update_fields=["active"])
+    # The fight's rounds, from the seconds already past the minute, rounded up to the next whole minute.
+    minutes = -(-(campaign.game_seconds + encounter.round * system.combat_round_seconds) // 60)
+    minutes = min(minutes, CLOCK_LIMIT - campaign.game_minutes)
+    # The fight's minutes burn lit light sources as the clock's do; what lasted the fight ends.
+    words = _on_every_sheet(campaign, lambda rules, sheet: rules.fight_ends(sheet, minutes, rng), by)
+    campaign.round = 0
+    campaign.game_minutes += minutes
+    campaign.game_seconds = 0
+    campaign.clock_note = " ".join(words)[:1000]
+    campaign.save(update_fields=["round", "game_minutes", "game_seconds", "clock_note"])
+    refresh_conditions(campaign.pk)  # no fight now; the lights may have burnt out
+    asked = None
+    procedure = system.end_of_combat()
+    pcs = list(campaign.characters.values_list("pk", flat=True))
+    if procedure is not None and pcs:
+        asked = request_create(
+            campaign_id=campaign.pk, procedure=procedure, fixed={}, character_ids=pcs, minutes=60, by=by
+        )
+    _publish_fight(campaign.pk)
+    return encounter, minutes, asked

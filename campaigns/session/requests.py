@@ -1,0 +1,184 @@
+"""Roll requests: the GM asks the table for a roll, each character answers it once."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from campaigns.models import RollRequest, RollRequestAnswer
+from campaigns.services import CampaignError
+from campaigns.session.common import _lock_campaign, _system
+from characters import locking
+from characters.models import Character
+from characters.selectors import characters_editable_by
+from characters.services import character_roll, roll_lock_ids
+from live.events import publish
+from rules import RulesError
+from rules import base as rules_base
+
+REQUEST_MINUTES = (1, 240)  # how long a request stays open: a minute to a long scene
+OPEN_REQUESTS_MAX = 200  # no table needs more waiting at once; it keeps the table page bounded
+RECENT = timedelta(hours=1)  # answers a sheet still shows after they were rolled
+FIXABLE_KINDS = ("int", "choice", "bool")  # what the GM may fix; characters and lists stay the player's
+
+
+def requestable(system: rules_base.GameSystem) -> dict[str, rules_base.Procedure]:
+    """The procedures a GM may ask players for: every roll a player makes from their own sheet."""
+    return {key: proc for key, proc in system.procedures().items() if not proc.gm_only}
+
+
+def _shown(params: Sequence[rules_base.Param], fixed: Mapping[str, Any]) -> str:
+    words = []
+    for param in params:
+        if param.name not in fixed:
+            continue
+        value = fixed[param.name]
+        if param.kind == "choice":
+            value = dict(param.choices).get(str(value), value)
+        elif param.kind == "bool":
+            value = "yes" if value else "no"
+        words.append(f"{param.label} {value}")
+    return ", ".join(words)[:300]
+
+
+def _fixed_inputs(proc: rules_base.Procedure, sheet: rules_base.Sheet, fixed: Mapping[str, Any]) -> dict[str, Any]:
+    """The GM's inputs cleaned by the rules for one character's sheet (RulesError naming what is wrong)."""
+    params = {p.name: p for p in proc.params(sheet)}
+    unknown = sorted(set(fixed) - set(params))
+    if unknown:
+        raise RulesError(f"{proc.label} has no option {', '.join(unknown)}.")
+    loose = sorted(params[name].label for name in fixed if params[name].kind not in FIXABLE_KINDS)
+    if loose:
+        raise RulesError(f"{', '.join(loose)}: the player chooses that.")
+    clean = rules_base.check_params(proc, sheet, fixed)
+    return {name: clean[name] for name in fixed}
+
+
+@transaction.atomic
+def request_create(
+    *, campaign_id: int, procedure: str, fixed: Mapping[str, Any], character_ids: Sequence[int], minutes: int, by
+) -> RollRequest:
+    """The GM asks these characters for a roll; ``fixed``: the inputs the GM sets (the rest stay open)."""
+    campaign = _lock_campaign(campaign_id)
+    system = _system(campaign)
+    proc = requestable(system).get(procedure)
+    if proc is None:
+        raise CampaignError(f"{system.name} has no roll a player makes called {procedure!r}.")
+    if not REQUEST_MINUTES[0] <= minutes <= REQUEST_MINUTES[1]:
+        raise CampaignError(f"A request stays open {REQUEST_MINUTES[0]} to {REQUEST_MINUTES[1]} minutes.")
+    wanted = set(character_ids)
+    if not wanted:
+        raise CampaignError("Pick at least one character to ask.")
+    characters = list(Character.objects.filter(campaign=campaign, pk__in=wanted).select_related("campaign"))
+    if len(characters) != len(wanted):
+        raise CampaignError("Only characters at this table can be asked for a roll.")
+    now = timezone.now()
+    if campaign.roll_requests.filter(status=RollRequest.Status.OPEN, expires_at__gt=now).count() >= OPEN_REQUESTS_MAX:
+        raise CampaignError(f"{OPEN_REQUESTS_MAX} requests are waiting already: cancel some first.")
+    fixed = {k: v for k, v in fixed.items() if v not in (None, "")}
+    clean: dict[str, Any] = {}
+    params: Sequence[rules_base.Param] = ()
+    for character in characters:
+        try:
+            sheet = character.checked_sheet()
+            clean = _fixed_inputs(proc, sheet, fixed)
+        except RulesError as problem:
+            raise CampaignError(f"{character.name}: {problem}") from None
+        params = proc.params(sheet)
+    request = RollRequest.objects.create(
+        campaign=campaign,
+        procedure=proc.key,
+        label=proc.label[:200],
+        inputs=clean,
+        shown=_shown(params, clean),
+        created_by=by,
+        expires_at=now + timedelta(minutes=minutes),
+    )
+    RollRequestAnswer.objects.bulk_create(RollRequestAnswer(request=request, character=c) for c in characters)
+    _announce_request(campaign.pk, [c.pk for c in characters])
+    return request
+
+
+def _announce_request(campaign_id: int, character_ids: Sequence[int]) -> None:
+    publish(campaign_id, "requests")
+    for character_id in character_ids:
+        publish(campaign_id, f"character-{character_id}-requests")
+
+
+@transaction.atomic
+def request_answer(*, request_id: int, character_id: int, params: Mapping[str, Any], by, rng=None) -> RollRequestAnswer:
+    """A player answers a request for one of their characters: the normal roll, the GM's inputs forced.
+
+    Locked in the app's one order (characters.locking): the roller, the characters the roll locks, then the
+    answer (locking the answer first deadlocked with the character's deletion, which deletes its answers)."""
+    if not characters_editable_by(by).filter(pk=character_id).exists():
+        raise RulesError("That request is for someone else's character: only its player or the GM answers it.")
+    locking.lock_roller(by)
+    known = RollRequest.objects.filter(answers__character_id=character_id, pk=request_id)
+    found = known.values_list("procedure", "inputs").first()
+    if found is not None:
+        with contextlib.suppress(RulesError):  # a roll the system no longer has: refused below, in its words
+            locking.lock_characters(roll_lock_ids(character_id, found[0], {**params, **found[1]}))
+    answer = (
+        RollRequestAnswer.objects.select_for_update()
+        .select_related("request", "request__campaign")
+        .filter(request_id=request_id, character_id=character_id)
+        .first()
+    )
+    if answer is None:
+        raise RulesError("That request is not for this character.")
+    request = answer.request
+    if answer.answered_at is not None:
+        raise RulesError("This character has answered that request already.")
+    if request.status == RollRequest.Status.CANCELLED:
+        raise RulesError("The GM cancelled that request.")
+    if not request.is_open(timezone.now()):
+        raise RulesError("That request has expired: ask the GM for a new one.")
+    system = _system(request.campaign)
+    proc = system.procedures().get(request.procedure)
+    if proc is None:
+        raise RulesError(f"{system.name} no longer has that roll.")
+    character = locking.lock_character(character_id)  # held already: it waits for nothing
+    sheet = character.checked_sheet()
+    given = {k: v for k, v in params.items() if k in request.inputs}
+    if given:
+        clean = rules_base.check_params(proc, sheet, given)
+        changed = [p.label for p in proc.params(sheet) if p.name in given and clean[p.name] != request.inputs[p.name]]
+        if changed:
+            raise RulesError(f"The GM set {', '.join(changed)} for this roll; it cannot be changed.")
+    roll = character_roll(
+        character_id=character_id, procedure=proc.key, params={**params, **request.inputs}, by=by, rng=rng
+    ).row
+    answer.roll = roll
+    answer.outcome = roll.outcome[:60]
+    answer.answered_at = timezone.now()
+    answer.save(update_fields=["roll", "outcome", "answered_at"])
+    outcomes = list(request.answers.values_list("outcome", "answered_at"))
+    if all(at is not None for _, at in outcomes):
+        group = system.group_result(request.procedure, [outcome for outcome, _ in outcomes])
+        if group is not None:
+            request.group_outcome = group.outcome[:60]
+            request.group_summary = group.summary[:300]
+            request.save(update_fields=["group_outcome", "group_summary"])
+    _announce_request(request.campaign_id, [character_id])
+    return answer
+
+
+@transaction.atomic
+def request_cancel(*, request_id: int, campaign_id: int) -> RollRequest:
+    request = RollRequest.objects.select_for_update().filter(pk=request_id, campaign_id=campaign_id).first()
+    if request is None:
+        raise CampaignError("That request is not at this table.")
+    if request.status == RollRequest.Status.CANCELLED:
+        raise CampaignError("That request was cancelled already.")
+    if all(a.answered_at is not None for a in request.answers.all()):
+        raise CampaignError("Everyone has answered that request: there is nothing left to cancel.")
+    request.status = RollRequest.Status.CANCELLED
+    request.save(update_fields=["status"])
+    _announce_request(campaign_id, list(request.answers.values_list("character_id", flat=True)))
+    return request

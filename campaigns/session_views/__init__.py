@@ -1,0 +1,60 @@
+"""The GM's table for a whole session: roll requests, encounters, the clock, notes. HTTP only.
+
+A write shows any service's refusal (``Refusal``: the rules', the campaign's, the roll cap's) in the region it
+was made from; one that escapes still gets its sentence and a 4xx (config.refusals).
+
+One module per feature; the package re-exports the views urls name, and ``session_context``.
+"""
+
+from campaigns.session_views.clock import time_advance, time_daylight, time_region
+from campaigns.session_views.context import (
+    REQUESTS_SHOWN,
+    encounter_context,
+    notes_context,
+    session_context,
+    table_requests,
+)
+from campaigns.session_views.encounters import (
+    ENCOUNTER_ACTIONS,
+    NPC_ACTIONS,
+    encounter_action,
+    encounter_region,
+    npc_action,
+)
+from campaigns.session_views.notes import note_save, notes_region, summary_region, summary_save
+from campaigns.session_views.requests import (
+    request_answer,
+    request_cancel,
+    request_fields,
+    request_new,
+    requests_region,
+    sheet_requests,
+    sheet_requests_context,
+)
+
+__all__ = [
+    "time_advance",
+    "time_daylight",
+    "time_region",
+    "REQUESTS_SHOWN",
+    "encounter_context",
+    "notes_context",
+    "session_context",
+    "table_requests",
+    "ENCOUNTER_ACTIONS",
+    "NPC_ACTIONS",
+    "encounter_action",
+    "encounter_region",
+    "npc_action",
+    "note_save",
+    "notes_region",
+    "summary_region",
+    "summary_save",
+    "request_answer",
+    "request_cancel",
+    "request_fields",
+    "request_new",
+    "requests_region",
+    "sheet_requests",
+    "sheet_requests_context",
+]

@@ -1,0 +1,54 @@
+"""Exploration clock views: time advanced, daylight set."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.views.decorators.http import require_GET, require_POST
+
+from campaigns import session
+from campaigns.forms import time_form
+from campaigns.selectors import campaigns_of
+from campaigns.services import CampaignError
+from campaigns.session_views.common import _gm_campaign, _region, _valid
+from config.htmx import HtmxHttpRequest
+from rules import SYSTEMS
+from rules.errors import Refusal
+
+
+@require_GET
+def time_region(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
+    return _region(request, campaign, "time")
+
+
+@require_POST
+def time_advance(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The GM moves the clock by the system's units: lights burn and food is eaten on every sheet, live."""
+    campaign = _gm_campaign(request, pk)
+    system = SYSTEMS.get(campaign.system)
+    if system is None:
+        raise Http404
+    error = ""
+    try:
+        data = _valid(time_form(system.time_units(), data=request.POST))
+        session.clock_advance(campaign_id=campaign.pk, unit=data["unit"], count=data["count"], by=request.user)
+        campaign.refresh_from_db()
+    except Refusal as problem:
+        error = str(problem)
+    return _region(request, campaign, "time", error=error)
+
+
+@require_POST
+def time_daylight(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The GM says the party is in daylight, or in the dark where only its own lights shine."""
+    campaign = _gm_campaign(request, pk)
+    error = ""
+    choice = request.POST.get("daylight", "")
+    try:
+        if choice not in ("0", "1"):
+            raise CampaignError("Say whether the party is in daylight or in the dark.")
+        campaign = session.set_daylight(campaign_id=campaign.pk, daylight=choice == "1")
+    except Refusal as problem:
+        error = str(problem)
+    return _region(request, campaign, "time", error=error)

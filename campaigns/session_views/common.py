@@ -1,0 +1,58 @@
+"""What the session views share: the GM's campaign, and one region answered (or a redirect without htmx)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.shortcuts import get_object_or_404, redirect, render
+
+from campaigns.models import Campaign
+from campaigns.selectors import campaigns_run_by, membership_of
+from campaigns.services import CampaignError
+from campaigns.session_views.context import session_context
+from campaigns.table import party_cards
+
+
+def _gm_campaign(request, pk: int) -> Campaign:
+    return get_object_or_404(campaigns_run_by(request.user), pk=pk)
+
+
+def _region(request, campaign: Campaign, name: str, *, error: str = "", procedure: str = "", form=None):
+    if request.method == "POST" and not request.htmx:
+        if error:
+            messages.error(request, error)
+        return redirect(campaign)
+    membership = membership_of(request.user, campaign)
+    assert membership is not None  # campaigns_of() and campaigns_run_by() let only members in
+    cards = party_cards(campaign) if name == "time" or membership.is_gm and name == "request-form" else []
+    context = {
+        "campaign": campaign,
+        "membership": membership,
+        **session_context(request, campaign, membership, cards, procedure=procedure),
+        "error": error,
+        "error_region": name,
+    }
+    if form is not None:
+        context["request_form"] = form
+    return render(request, f"campaigns/_session.html#{name}", context, status=422 if error else 200)
+
+
+def _visibility(request) -> str:
+    """Who sees a roll the GM makes for an NPC: everyone (the default) or the GM alone."""
+    visibility = request.POST.get("visibility") or "public"
+    if visibility not in ("public", "gm"):
+        raise CampaignError("Pick who may see this roll.")
+    return visibility
+
+
+def _valid(form) -> dict[str, Any]:
+    if not form.is_valid():
+        raise CampaignError(_first(form))
+    return form.cleaned_data
+
+
+def _first(form) -> str:
+    field, errors = next(iter(form.errors.items()))
+    label = form.fields[field].label if field in form.fields else ""
+    return f"{label}: {errors[0]}" if label else errors[0]

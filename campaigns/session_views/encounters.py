@@ -1,0 +1,126 @@
+"""Encounter tracker views: the fight and its NPCs."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from campaigns import session
+from campaigns.forms import DamageForm, EncounterForm, StatusForm, npc_form
+from campaigns.models import Campaign
+from campaigns.selectors import membership_of
+from campaigns.services import CampaignError
+from campaigns.session_views.common import _first, _gm_campaign, _valid, _visibility
+from campaigns.session_views.context import encounter_context
+from config.htmx import HtmxHttpRequest
+from rules import SYSTEMS
+from rules.errors import Refusal
+
+ENCOUNTER_ACTIONS = ("start", "next", "end", "add")
+NPC_ACTIONS = ("damage", "status", "remove", "bring", "roll")
+
+
+def _encounter_answer(request, campaign: Campaign, error: str = "", form=None) -> HttpResponse:
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        return redirect(campaign)
+    context = {
+        "campaign": campaign,
+        "membership": membership_of(request.user, campaign),
+        **encounter_context(campaign),
+        "error": error,
+        "error_region": "encounter",
+    }
+    if form is not None:
+        context["npc_form"] = form
+    return render(request, "campaigns/_session.html#encounter", context, status=422 if error else 200)
+
+
+@require_GET
+def encounter_region(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    campaign = _gm_campaign(request, pk)
+    context = {"campaign": campaign, "membership": membership_of(request.user, campaign), **encounter_context(campaign)}
+    return render(request, "campaigns/_session.html#encounter", context)
+
+
+@require_POST
+def encounter_action(request: HtmxHttpRequest, pk: int, action: str) -> HttpResponse:
+    """Start a fight, run its next round, end it, or add an NPC to it (or to the saved list)."""
+    campaign = _gm_campaign(request, pk)
+    if action not in ENCOUNTER_ACTIONS:
+        raise Http404
+    system = SYSTEMS.get(campaign.system)
+    if system is None:
+        raise Http404
+    error, form = "", None
+    try:
+        if action == "start":
+            start = EncounterForm(request.POST)
+            name = start.cleaned_data["name"] if start.is_valid() else ""
+            session.encounter_start(campaign_id=campaign.pk, name=name, by=request.user)
+        elif action == "next":
+            session.encounter_next_round(campaign_id=campaign.pk, by=request.user)
+        elif action == "end":
+            _, minutes, asked = session.encounter_end(campaign_id=campaign.pk, by=request.user)
+            if not request.htmx:
+                words = f" and each player is asked for {asked.label}" if asked else ""
+                messages.success(request, f"The fight is over: {minutes} minutes pass{words}.")
+        else:
+            form = npc_form(system.npc_fields(), data=request.POST)
+            if not form.is_valid():
+                raise CampaignError(_first(form))
+            data = form.cleaned_data
+            stats = {p.name: data[p.name] for p in system.npc_fields()}
+            fighting = campaign.encounters.filter(active=True).exists()
+            session.npc_add(
+                campaign_id=campaign.pk,
+                name=data["name"],
+                stats=stats,
+                to_encounter=fighting,
+                keep=data["keep"] or not fighting,
+            )
+            form = None
+    except Refusal as problem:
+        error = str(problem)
+    return _encounter_answer(request, campaign, error, form)
+
+
+@require_POST
+def npc_action(request: HtmxHttpRequest, pk: int, npc_id: int, action: str) -> HttpResponse:
+    """Damage an NPC, give it a status, roll for it (as the GM), bring a saved one in, or remove it."""
+    campaign = _gm_campaign(request, pk)
+    if action not in NPC_ACTIONS:
+        raise Http404
+    error = ""
+    try:
+        if action == "damage":
+            data = _valid(DamageForm(request.POST))
+            session.npc_damage(
+                campaign_id=campaign.pk,
+                npc_id=npc_id,
+                amount=data["amount"],
+                ignore_armour=data["ignore_armour"],
+                by=request.user,
+                visibility=_visibility(request),
+            )
+        elif action == "status":
+            data = _valid(StatusForm(request.POST))
+            session.npc_status(campaign_id=campaign.pk, npc_id=npc_id, name=data["name"], rounds=data["rounds"])
+        elif action == "remove":
+            session.npc_remove(campaign_id=campaign.pk, npc_id=npc_id)
+        elif action == "bring":
+            session.npc_bring(campaign_id=campaign.pk, saved_id=npc_id)
+        else:
+            session.npc_roll(
+                campaign_id=campaign.pk,
+                npc_id=npc_id,
+                key=request.POST.get("key", ""),
+                visibility=_visibility(request),
+                by=request.user,
+            )
+    except Refusal as problem:
+        error = str(problem)
+    return _encounter_answer(request, campaign, error)

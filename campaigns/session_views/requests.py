@@ -1,0 +1,171 @@
+"""Roll request views: the GM's form and list, and a sheet's open requests answered."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+
+from campaigns import session
+from campaigns.forms import fixed_from
+from campaigns.models import RollRequest, RollRequestAnswer
+from campaigns.selectors import campaigns_of, campaigns_run_by
+from campaigns.session_views.common import _gm_campaign, _region
+from campaigns.session_views.context import _request_form
+from campaigns.table import party_cards
+from characters.forms import procedure_form, raw_params
+from characters.models import Character
+from characters.selectors import characters_editable_by, characters_visible_to
+from config.htmx import HtmxHttpRequest
+from rules import SYSTEMS, RulesError
+from rules.errors import Refusal
+
+
+@require_GET
+def requests_region(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
+    return _region(request, campaign, "requests")
+
+
+@require_GET
+def request_fields(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The GM's request form for the roll picked: its inputs change with it."""
+    campaign = _gm_campaign(request, pk)
+    return _region(request, campaign, "request-form", procedure=request.GET.get("procedure", ""))
+
+
+@require_POST
+def request_new(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    campaign = _gm_campaign(request, pk)
+    system = SYSTEMS.get(campaign.system)
+    if system is None:
+        raise Http404
+    procedure = request.POST.get("procedure", "")
+    form = _request_form(system, party_cards(campaign), procedure, data=request.POST)
+    error = ""
+    if form is None:
+        error = "Nobody at this table can be asked for a roll yet."
+    elif procedure not in session.requestable(system):
+        error = f"{system.name} has no roll a player makes called {procedure!r}."
+    elif not form.is_valid():
+        error = next(iter(form.errors.values()))[0]
+    else:
+        try:
+            session.request_create(
+                campaign_id=campaign.pk,
+                procedure=procedure,
+                fixed=fixed_from(form),
+                character_ids=[int(c) for c in form.cleaned_data["characters"]],
+                minutes=form.cleaned_data["minutes"],
+                by=request.user,
+            )
+        except Refusal as problem:
+            error = str(problem)
+    return _region(request, campaign, "request-form", error=error, procedure=procedure, form=form if error else None)
+
+
+@require_POST
+def request_cancel(request: HtmxHttpRequest, pk: int, request_id: int) -> HttpResponse:
+    campaign = _gm_campaign(request, pk)
+    error = ""
+    try:
+        session.request_cancel(request_id=request_id, campaign_id=campaign.pk)
+    except Refusal as problem:
+        error = str(problem)
+    return _region(request, campaign, "requests", error=error)
+
+
+def _sheet_character(request, pk: int, character_id: int) -> Character:
+    campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
+    return get_object_or_404(characters_visible_to(request.user).filter(campaign=campaign), pk=character_id)
+
+
+def sheet_requests_context(request, character: Character, error: str = "") -> dict[str, Any]:
+    """The requests waiting for one character, each with the form its player answers in one tap."""
+    now = timezone.now()
+    can_edit = characters_editable_by(request.user).filter(pk=character.pk).exists()
+    waiting = (
+        RollRequestAnswer.objects.filter(
+            character=character,
+            answered_at__isnull=True,
+            request__status=RollRequest.Status.OPEN,
+            request__expires_at__gt=now,
+        )
+        .select_related("request")
+        .order_by("request__created_at", "pk")
+    )
+    answered = (
+        RollRequestAnswer.objects.filter(character=character, answered_at__gte=now - session.RECENT)
+        .select_related("request", "roll__character", "roll__roller")
+        .order_by("-answered_at")[:3]
+    )
+    rows = []
+    system = SYSTEMS.get(character.system)
+    sheet = None
+    for answer in waiting:
+        proc = system.procedures().get(answer.request.procedure) if system else None
+        form = None
+        if proc is not None and can_edit:
+            if sheet is None:
+                try:
+                    sheet = character.checked_sheet()
+                except RulesError:
+                    break
+            form = procedure_form(proc, sheet, id_prefix=f"rq{answer.pk}", gm=False, table_characters=_table(character))
+            for name in answer.request.inputs:
+                form.fields.pop(name, None)
+        rows.append({"answer": answer, "form": form})
+    return {
+        "character": character,
+        "loaded": True,  # the sheet's placeholder fetches this once; the region itself only listens
+        "waiting": rows,
+        "answered": list(answered),
+        "can_edit": can_edit,
+        "error": error,
+        "system_id": character.system,
+    }
+
+
+def _table(character: Character):
+    return list(Character.objects.filter(campaign_id=character.campaign_id).exclude(pk=character.pk).only("pk", "name"))
+
+
+@require_GET
+def sheet_requests(request: HtmxHttpRequest, pk: int, character_id: int) -> HttpResponse:
+    """The sheet's live region of roll requests (its own template, included from the sheet)."""
+    character = _sheet_character(request, pk, character_id)
+    return render(request, "campaigns/_sheet_requests.html#sheet-requests", sheet_requests_context(request, character))
+
+
+@require_POST
+def request_answer(request: HtmxHttpRequest, pk: int, request_id: int, character_id: int) -> HttpResponse:
+    """A player answers the GM's request from their sheet: one tap, the GM's inputs forced."""
+    character = _sheet_character(request, pk, character_id)
+    error = ""
+    answer = RollRequestAnswer.objects.filter(request_id=request_id, character=character).select_related("request")
+    found = answer.first()
+    try:
+        if found is None:
+            raise RulesError("That request is not for this character.")
+        system = SYSTEMS.get(character.system)
+        proc = system.procedures().get(found.request.procedure) if system is not None else None
+        if proc is None:
+            raise RulesError("That roll no longer exists.")
+        gm = campaigns_run_by(request.user).filter(pk=pk).exists()
+        sheet = character.checked_sheet()
+        given = raw_params(proc, sheet, request.POST, gm=gm)
+        # An unticked box sends nothing: only inputs the form really sent can disagree with the GM's.
+        given = {k: v for k, v in given.items() if k not in found.request.inputs or k in request.POST}
+        session.request_answer(request_id=request_id, character_id=character.pk, params=given, by=request.user)
+    except RulesError as problem:
+        error = str(problem)
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        return redirect(character)
+    context = sheet_requests_context(request, character, error=error)
+    return render(request, "campaigns/_sheet_requests.html#sheet-requests", context, status=422 if error else 200)

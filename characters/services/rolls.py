@@ -1,0 +1,415 @@
+"""Rolls from a sheet (and a table's rolls without one), their odds, and the changes they offer to other sheets."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.names import clean_name
+from campaigns.models import Campaign, Membership
+from characters import history, locking
+from characters.models import OFFERS_PENDING_MAX, Character, Item, OfferedChange, Roll
+from characters.selectors import characters_editable_by
+from characters.services.writes import (
+    HIRELINGS_CHANGE,
+    ITEMS_CHANGE,
+    OFFERS_CHANGE,
+    Written,
+    _announce,
+    _check_room,
+    _check_version,
+    _item_row,
+    _lock,
+    _next_position,
+    _save_state,
+    _touch,
+)
+from live.events import publish_many
+from rules import RulesError, system_for
+from rules import base as rules_base
+from rules.dice import RandomSource, system_random
+from rules.free import FREE_ROLL
+
+
+def character_odds(
+    character: Character, procedure_key: str, raw_params: Mapping[str, Any], *, sheet: rules_base.Sheet | None = None
+):
+    """The exact odds of a procedure with these modifiers, without rolling (for the live odds panel).
+
+    ``sheet``: the character's checked sheet when the caller has it already (the panel asks for several).
+    """
+    rules = system_for(character.system)
+    procedure = _procedure(rules, procedure_key)
+    sheet = character.checked_sheet() if sheet is None else sheet
+    params = _resolve(character, procedure, sheet, raw_params)
+    # As in character_roll: the resolved rows are the app's, the rules get only the Sheets.
+    params = {k: v for k, v in params.items() if not k.endswith("__character")}
+    return procedure.odds(sheet, params)
+
+
+def _procedure(rules, key: str):
+    procedure = rules.procedures().get(key)
+    if procedure is None:
+        raise RulesError(f"{rules.name} has no roll called {key!r}.")
+    return procedure
+
+
+def _resolve(character: Character, procedure, sheet, raw_params: Mapping[str, Any], *, locked=None):
+    """Check the inputs, and turn "character" inputs into that character's sheet (same table only).
+
+    ``locked`` maps ids to rows already locked by the caller (character_roll locks them all in id order).
+    """
+    params = rules_base.check_params(procedure, sheet, raw_params)
+    for param in procedure.params(sheet):
+        if param.kind != "character" or params.get(param.name) is None:
+            continue
+        other_id = params[param.name]
+        other = None
+        if character.campaign_id is not None and other_id != character.pk:
+            if locked is not None:
+                other = locked.get(other_id)
+                if other is not None and other.campaign_id != character.campaign_id:
+                    other = None
+            else:
+                other = Character.objects.filter(pk=other_id, campaign_id=character.campaign_id).first()
+        if other is None:
+            raise RulesError(f"{param.label}: pick another character at this table.")
+        params[param.name] = other.checked_sheet()
+        params[f"{param.name}__character"] = other
+    return params
+
+
+def _named_character_ids(procedure, sheet, raw_params: Mapping[str, Any]) -> set[int]:
+    """The ids of the other characters a roll's inputs name, before anything is locked."""
+    ids = set()
+    for param in procedure.params(sheet):
+        if param.kind == "character":
+            with contextlib.suppress(TypeError, ValueError, OverflowError):
+                value = int(raw_params.get(param.name) or 0)
+                if 0 < value < 2**63:
+                    ids.add(value)
+    return ids
+
+
+def roll_lock_ids(character_id: int, procedure: str, params: Mapping[str, Any]) -> set[int]:
+    """The characters a roll will lock: its own and those its inputs name (read before any lock is taken), so a
+    caller that must lock a row of its own after them (a request's answer) can take them first, in the order."""
+    unlocked = Character.objects.filter(pk=character_id).first()
+    if unlocked is None:
+        raise locking.Gone("That character is gone.")
+    proc = _procedure(system_for(unlocked.system), procedure)
+    return _named_character_ids(proc, unlocked.to_sheet(), params) | {character_id}
+
+
+@transaction.atomic
+def character_roll(
+    *,
+    character_id: int,
+    procedure: str,
+    params: Mapping[str, Any],
+    by,
+    visibility: str = str(Roll.Visibility.PUBLIC),
+    rng: RandomSource | None = None,
+    expected_version: int | None = None,
+) -> Written:
+    """Roll on the server from the stored sheet and the picked modifiers; apply what the roll changes.
+
+    What it wrote: its character, the regions of its sheet that changed (the log at least), the change the
+    roll made to it if any, and the roll as ``row``.
+
+    The roll changes only what its roller may edit: a change to a character they may not edit (another
+    player's, when rolled by a player) is offered to that character's owner and the GM instead.
+    """
+    if visibility not in Roll.Visibility.values:
+        raise RulesError("Pick who may see this roll: everyone, the GM, or only you.")
+    _check_roll_rate(by)  # the roller's lock first (characters.locking)
+    locked = locking.lock_characters(roll_lock_ids(character_id, procedure, params))
+    character = locked.get(character_id)
+    if character is None:
+        raise locking.Gone("That character is gone.")
+    proc = _procedure(system_for(character.system), procedure)
+    _check_version(character, expected_version)
+    sheet = character.checked_sheet()
+    resolved = _resolve(character, proc, sheet, params, locked=locked)
+    others = {k.removesuffix("__character"): resolved.pop(k) for k in list(resolved) if k.endswith("__character")}
+    editable = set(
+        characters_editable_by(by).filter(pk__in=[c.pk for c in others.values()]).values_list("pk", flat=True)
+    )
+    strangers = [c for c in others.values() if c.pk not in editable]
+    if strangers and visibility != Roll.Visibility.PUBLIC:
+        names = ", ".join(c.name for c in strangers)
+        raise RulesError(f"A roll that involves {names} is seen by the whole table: choose Everyone.")
+    _check_offer_room(strangers)  # before the dice: a roll is never made only to be thrown away
+    result = proc.roll(sheet, resolved, rng or system_random())
+    changes = _changes_to_others(result, others)
+    offered = [others[name] for name in changes if others[name].pk not in editable]
+    if offered:
+        who = ", ".join(f"{c.name}'s player" for c in offered)
+        result = replace(result, summary=f"{result.summary} Offered to {who} and the GM to apply.".strip())
+    roll = _store_roll(character, result, by=by, visibility=visibility)
+    applied = _apply_result(character, result, by=by)
+    for name, new_state in changes.items():
+        other = others[name]
+        if other.pk in editable:
+            _save_state(other, new_state, by=by, what=f"{result.label} by {character.name}")
+        else:
+            _offer(other, new_state, roll=roll, result=result, by=by, from_character=character)
+    written = applied or Written(character, frozenset(), None)
+    return written.adding(("log",), row=roll)
+
+
+@transaction.atomic
+def character_pass_time(
+    *,
+    character_id: int,
+    unit: str,
+    count: int,
+    start_minutes: int,
+    by,
+    rng: RandomSource | None = None,
+    start_seconds: int = 0,
+) -> rules_base.RollResult:
+    """What game time passing does to one sheet (lights burning down, food eaten, deprivation): applied like a
+    roll's changes, so it is checked, kept in the history and seen live on the sheet."""
+    character = _lock(character_id)
+    rules = system_for(character.system)
+    sheet = character.checked_sheet()
+    result = rules.advance_time(sheet, unit, count, start_minutes, rng or system_random(), start_seconds)
+    if result.state is not None or _changes_items(result):
+        _apply_result(character, result, by=by)
+    return result
+
+
+@transaction.atomic
+def character_table_effect(
+    *, character_id: int, effect: Callable[[Any, rules_base.Sheet], rules_base.RollResult], by
+) -> rules_base.RollResult:
+    """What the table does to one sheet (a new combat round, a fight ending): ``effect(system, sheet)`` reads the
+    locked, checked sheet and the result is applied like a roll's changes: checked, in the history, live."""
+    character = _lock(character_id)
+    result = effect(system_for(character.system), character.checked_sheet())
+    if result.state is not None or _changes_items(result):
+        _apply_result(character, result, by=by)
+    return result
+
+
+def _changes_to_others(result: rules_base.RollResult, others: Mapping[str, Character]) -> dict[str, Mapping]:
+    """New states of the other characters a roll changed, by the name of the input that named them."""
+    return {name: state for name, state in result.other_states.items() if name in others}
+
+
+def _check_offer_room(targets: list[Character]) -> None:
+    """Refuse a roll that could offer one more change to a character already holding the most its sheet shows.
+
+    Refused rather than making room by dropping the oldest offer: that would throw away a hit its player has not
+    seen. The targets are locked (character_roll locks them in id order), so two rolls cannot both take the
+    last place."""
+    for target in targets:
+        if target.offers.filter(status=OfferedChange.Status.PENDING).count() >= OFFERS_PENDING_MAX:
+            raise RulesError(
+                f"{target.name} has {OFFERS_PENDING_MAX} changes waiting for their player or the GM: "
+                "ask them to apply or decline some before rolling again."
+            )
+
+
+def _offer(target: Character, new_state: Mapping[str, Any], *, roll: Roll, result, by, from_character) -> None:
+    old = target.state
+    keys = sorted(set(old) | set(new_state))
+    changed = [k for k in keys if old.get(k, history.ABSENT) != new_state.get(k, history.ABSENT)]
+    if not changed:
+        return
+    OfferedChange.objects.create(
+        character=target,
+        roll=roll,
+        from_character=from_character,
+        offered_by=by,
+        label=f"{result.label} by {from_character.name}"[:200],
+        summary=result.summary[:500],
+        before={k: old[k] for k in changed if k in old},
+        after={k: new_state[k] for k in changed if k in new_state},
+    )
+    _announce(target, OFFERS_CHANGE)
+
+
+@transaction.atomic
+def offer_apply(*, offer_id: int, by) -> Written:
+    """The owner or the GM applies an offered change, unless the sheet moved on in the same places."""
+    target, offer = _lock_offer(offer_id, by)
+    current = target.state
+    keys = set(offer.before) | set(offer.after)
+    moved = [k for k in keys if current.get(k, history.ABSENT) != offer.before.get(k, history.ABSENT)]
+    if moved:
+        raise RulesError(
+            f"{target.name}'s sheet changed since that roll ({', '.join(sorted(moved))}): apply it by hand, "
+            "or decline it."
+        )
+    state = {k: v for k, v in current.items() if k not in offer.before or k in offer.after}
+    state.update(offer.after)
+    _resolve_offer(offer, str(OfferedChange.Status.APPLIED), by)
+    return _save_state(target, state, by=by, what=f"Applied {offer.label}", also=OFFERS_CHANGE)
+
+
+@transaction.atomic
+def offer_decline(*, offer_id: int, by) -> Written:
+    target, offer = _lock_offer(offer_id, by)
+    _resolve_offer(offer, str(OfferedChange.Status.DECLINED), by)
+    return _touch(target, OFFERS_CHANGE, by=by, what=f"Declined {offer.label}", check=False)
+
+
+def _lock_offer(offer_id: int, by) -> tuple[Character, OfferedChange]:
+    """The offer's character, then the offer (the app's one order: characters.locking): locking the offer first
+    deadlocked with the character's deletion, which holds the character and then deletes its offers."""
+    found = OfferedChange.objects.filter(pk=offer_id).values_list("character_id", flat=True).first()
+    if found is None or not characters_editable_by(by).filter(pk=found).exists():
+        raise RulesError("That offer is not yours to answer.")
+    target = _lock(found)
+    offer = OfferedChange.objects.select_for_update().filter(pk=offer_id, character=target).first()
+    if offer is None:
+        raise RulesError("That offer is not yours to answer.")
+    if offer.status != OfferedChange.Status.PENDING:
+        raise RulesError(f"That change was already {offer.get_status_display().lower()}.")
+    return target, offer
+
+
+def _resolve_offer(offer: OfferedChange, status: str, by) -> None:
+    offer.status = status
+    offer.resolved_by = by
+    offer.resolved_at = timezone.now()
+    offer.save(update_fields=["status", "resolved_by", "resolved_at"])
+
+
+def _changes_items(result: rules_base.RollResult) -> bool:
+    return bool(result.items_added or result.items_removed or result.items_changed or result.hirelings_changed)
+
+
+def _apply_result(character: Character, result: rules_base.RollResult, *, by) -> Written | None:
+    """Apply what a roll (or time, or the table) did to the sheet; what it wrote, or None if it changed nothing."""
+    regions: tuple[str, ...] = ()
+    if result.items_added or result.items_removed or result.items_changed:
+        regions += ITEMS_CHANGE
+    if result.hirelings_changed:
+        regions += HIRELINGS_CHANGE
+    record: dict[str, Any] = {}
+    if _changes_items(result):
+        old_rows, new_rows = _apply_items(character, result)
+        record = {"before": {"items": old_rows} if old_rows else {}, "after": {"items": new_rows} if new_rows else {}}
+    if result.hirelings_changed:  # hirelings keep no history: such a change is not reverted from the sheet
+        record.setdefault("before", {})["hirelings"] = [h.id for h in result.hirelings_changed]
+    what = f"{result.label}: {system_for(character.system).outcome_label(result.outcome)}"
+    if result.state is not None:
+        return _save_state(character, result.state, by=by, what=what, also=regions, **record)
+    if regions:
+        return _touch(character, regions, by=by, what=what, **record)
+    return None
+
+
+def _apply_items(character: Character, result: rules_base.RollResult) -> tuple[list[dict], list[dict]]:
+    """Apply a roll's inventory changes; the rows as they were and as they are now, for the history."""
+    touched = {*result.items_removed, *(item.id for item in result.items_changed)}
+    old_rows = [history.item_snapshot(row) for row in character.items.filter(pk__in=touched)]
+    if result.items_removed:
+        character.items.filter(pk__in=list(result.items_removed)).delete()
+    for item in map(system_for(character.system).validate_item, result.items_changed):
+        character.items.filter(pk=item.id).update(
+            name=clean_name(item.name)[:100] or "Item",
+            slots=item.slots,
+            quantity=max(1, item.quantity),
+            worn=item.worn,
+            data=dict(item.data),
+        )
+    added: list[Item] = []
+    if result.items_added:
+        _check_room(character, len(result.items_added))
+        start = _next_position(character)
+        added = [_item_row(character, item, start + i) for i, item in enumerate(result.items_added)]
+        for row in added:  # one by one: history needs each new row's id
+            row.save()
+    for hireling in map(system_for(character.system).validate_hireling, result.hirelings_changed):
+        character.hirelings.filter(pk=hireling.id).update(state=dict(hireling.state), wage=hireling.wage)
+    changed_ids = [item.id for item in result.items_changed]
+    new_rows = [history.item_snapshot(row) for row in character.items.filter(pk__in=changed_ids)]
+    return old_rows, new_rows + [history.item_snapshot(row) for row in added]
+
+
+def odds_as_json(odds: rules_base.Odds | None) -> dict[str, str]:
+    if odds is None:
+        return {}
+    return {key: f"{p.numerator}/{p.denominator}" for key, p in odds.outcomes}
+
+
+def _store_roll(
+    character: Character | None, result: rules_base.RollResult, *, by, visibility: str, campaign=None
+) -> Roll:
+    roll = Roll.objects.create(
+        campaign_id=character.campaign_id if character is not None else campaign.pk,
+        character=character,
+        roller=by,
+        label=result.label[:200],
+        procedure=result.procedure[:60],
+        inputs=_jsonable(result.inputs),
+        dice=[d.as_dict() for d in result.dice],
+        outcome=str(result.outcome)[:60],
+        summary=result.summary[:500],
+        total=result.total,
+        odds=odds_as_json(result.odds),
+        visibility=visibility,
+    )
+    audience = _roll_audience(roll)
+    # The table's log and the sheet's own, in one call: one statement on PostgreSQL.
+    signals: list[tuple[str, dict]] = [("rolls", {})]
+    if character is not None:
+        signals.append((character.region_topic("log"), {}))
+    publish_many(roll.campaign_id, signals, audience=audience)
+    return roll
+
+
+def _roll_audience(roll: Roll) -> list[int] | None:
+    """Whose pages hear of this roll: everyone's, or only those who may see it (its roller, and the GM)."""
+    if roll.visibility == Roll.Visibility.PUBLIC:
+        return None
+    audience = [roll.roller_id] if roll.roller_id else []
+    if roll.visibility == Roll.Visibility.GM:
+        audience += Membership.objects.filter(campaign_id=roll.campaign_id, role=Membership.Role.GM).values_list(
+            "user_id", flat=True
+        )
+    return audience
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items() if not isinstance(v, rules_base.Sheet)}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    return str(value)
+
+
+@transaction.atomic
+def store_free_roll(
+    *, campaign: Campaign, params: Mapping[str, Any], by, visibility: str, procedure: rules_base.Procedure = FREE_ROLL
+) -> Roll:
+    """A roll without a character, logged as the GM's: a luck die, or a system's table roll (an NPC's morale)."""
+    _check_roll_rate(by)  # a service that locked its campaign first took the roller's lock before it
+    result = procedure.roll(None, params, system_random())  # table rolls take no sheet
+    return _store_roll(None, result, by=by, visibility=visibility, campaign=campaign)
+
+
+def _check_roll_rate(by) -> None:
+    """No table rolls faster than this: a flood would push everyone else's rolls off the log.
+
+    Counted from the log itself, so the cap holds across every app process; under the roller's lock (the first
+    in the app's order: characters.locking), so one account's rolls arriving at once are counted one by one.
+    """
+    locking.lock_roller(by)
+    limit = settings.ROLLS_PER_MINUTE
+    since = timezone.now() - timedelta(minutes=1)
+    if Roll.objects.filter(roller=by, created_at__gte=since).count() >= limit:
+        raise RulesError(f"That is {limit} rolls in a minute, faster than a table can follow: wait a moment.")

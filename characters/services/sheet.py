@@ -1,0 +1,278 @@
+"""The sheet as a whole: made, renamed, its details edited, a track adjusted, a change reverted, moved, deleted."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import transaction
+
+from accounts.names import clean_name
+from campaigns.conditions import conditions_changed
+from campaigns.models import Campaign
+from characters import history
+from characters.models import NOTES_MAX, CatalogueItem, Change, Character, Item, Roll
+from characters.selectors import characters_editable_by
+from characters.services.rolls import _store_roll
+from characters.services.writes import (
+    ITEMS_CHANGE,
+    NAME_CHANGE,
+    Written,
+    _check_room,
+    _check_version,
+    _item_row,
+    _lock,
+    _record,
+    _save_state,
+    _touch,
+)
+from live.events import publish
+from rules import RulesError, system_for
+from rules import base as rules_base
+from rules.dice import RandomSource, system_random
+
+MAX_CHARACTERS = 200  # one account's: its character list draws them all
+MAX_SEATS = 50  # characters at one table: its page draws a card for each, and every roll request asks them all
+
+
+@transaction.atomic
+def character_create(
+    *,
+    owner,
+    system: str,
+    choices: Mapping[str, Any],
+    campaign: Campaign | None = None,
+    rng: RandomSource | None = None,
+) -> tuple[Character, rules_base.Creation]:
+    """Make a character by the system's creation rules (rolled on the server, or chosen)."""
+    rules = system_for(system)
+    if campaign is not None and campaign.system != system:
+        raise RulesError(f"{campaign.name} plays {campaign.system_name}; make a character of that system.")
+    check_character_room(owner, campaign)
+    settings = rules.settings_in_force(campaign.rule_settings if campaign is not None else None)
+    creation = rules.create(choices, rng or system_random(), settings=settings)
+    state = rules.validate_state(creation.state)
+    name = clean_name(creation.name or "")[:100] or "Nameless"
+    character = Character.objects.create(owner=owner, system=system, name=name, state=state, campaign=campaign)
+    Item.objects.bulk_create([_item_row(character, item, position) for position, item in enumerate(creation.items)])
+    _record(character, by=owner, what="Created the character")
+    if creation.rolls:  # one line in the table's log, however many rolls creation took
+        _store_roll(character, _creation_roll(creation), by=owner, visibility=str(Roll.Visibility.PUBLIC))
+    rules.validate_sheet(character.to_sheet())
+    publish(character.campaign_id, "party")
+    conditions_changed(character.campaign_id)  # one more in the party, perhaps with a torch lit
+    return character, creation
+
+
+def check_character_room(owner, campaign: Campaign | None = None) -> None:
+    """Before a new character (made or imported): the account's cap, and its table's."""
+    if Character.objects.filter(owner=owner).count() >= MAX_CHARACTERS:
+        raise RulesError(f"You have {MAX_CHARACTERS} characters, as many as an account keeps: delete one first.")
+    if campaign is not None and campaign.characters.count() >= MAX_SEATS:
+        raise RulesError(f"{campaign.name} has {MAX_SEATS} characters already, as many as a table seats.")
+
+
+def _creation_roll(creation: rules_base.Creation) -> rules_base.RollResult:
+    """Creation's rolls folded into one log entry: every die, each roll's sentence in turn."""
+    return rules_base.RollResult(
+        procedure="creation",
+        label="Character creation",
+        outcome="created",
+        summary=" ".join(r.summary.strip() for r in creation.rolls if r.summary.strip())[:500],
+        dice=tuple(die for r in creation.rolls for die in r.dice),
+        inputs={"rolls": [r.label for r in creation.rolls]},
+    )
+
+
+@transaction.atomic
+def character_rename(*, character_id: int, name: str, by, expected_version: int | None = None) -> Written:
+    character = _lock(character_id)
+    _check_version(character, expected_version)
+    name = clean_name(name)
+    if not name:
+        raise RulesError("A character needs a name.")
+    old = character.name
+    character.name = name[:100]
+    character.save(update_fields=["name"])
+    return _touch(
+        character,
+        NAME_CHANGE,
+        by=by,
+        what=f"Renamed to {character.name}",
+        before={"name": old},
+        after={"name": character.name},
+    )
+
+
+@transaction.atomic
+def character_edit_details(
+    *,
+    character_id: int,
+    by,
+    name: str,
+    notes: str = "",
+    details: Mapping[str, Any] | None = None,
+    expected_version: int | None = None,
+) -> Written:
+    """Name, notes and the system's descriptive fields (background, age...) after creation, in one change."""
+    character = _lock(character_id)
+    _check_version(character, expected_version)
+    rules = system_for(character.system)
+    name = clean_name(name)[:100]
+    if not name:
+        raise RulesError("A character needs a name.")
+    notes = notes.replace("\r\n", "\n").strip()
+    if len(notes) > NOTES_MAX:
+        raise RulesError(f"Notes are {len(notes)} characters long; at most {NOTES_MAX}.")
+    state = rules.with_details(character.checked_sheet(), dict(details or {}))
+    new = {"name": name, "notes": notes}
+    before = {key: getattr(character, key) for key, value in new.items() if getattr(character, key) != value}
+    after = {key: new[key] for key in before}
+    character.name, character.notes = name, notes
+    character.save(update_fields=["name", "notes"])
+    return _save_state(character, state, by=by, what="Edited the details", also=NAME_CHANGE, before=before, after=after)
+
+
+@transaction.atomic
+def change_revert(
+    *, character_id: int, change_id: int, by, reason: str, expected_version: int | None = None
+) -> Written:
+    """Put back what one change did, as a new change that names it; refused when a field moved on since.
+
+    The owner or the GM may revert (a GM can bring back the dead); each change is reverted at most once.
+    """
+    if not characters_editable_by(by).filter(pk=character_id).exists():
+        raise RulesError("Only the character's player or the GM can revert its changes.")
+    character = _lock(character_id)
+    change = Change.objects.filter(pk=change_id, character=character).first()
+    if change is None:
+        raise RulesError("That change is not in this character's history.")
+    _check_version(character, expected_version)
+    if Change.objects.filter(reverts=change).exists():
+        raise RulesError(f"“{change.what}” was already reverted.")
+    if not change.revertible:
+        raise RulesError(f"“{change.what}” can't be reverted from here: change it by hand.")
+    reason = clean_name(reason)[:150]
+    if not reason:
+        raise RulesError("Say in a few words why you revert it.")
+    before, after = change.before, change.after
+    moved: list[str] = []
+    state, moved_fields = history.revert_state(character.state, before.get("state", {}), after.get("state", {}))
+    moved += [system_for(character.system).field_label(path) for path in moved_fields]
+    for key in ("name", "notes"):
+        if key in before and getattr(character, key) != after.get(key):
+            moved.append(key)
+    regions: tuple[str, ...] = ()
+    items_back, items_gone = _items_to_revert(character, before.get("items", []), after.get("items", []), moved)
+    if moved:
+        raise RulesError(
+            f"Since “{change.what}”, {', '.join(dict.fromkeys(moved))} changed again: revert the later change "
+            "first, or change it by hand."
+        )
+    for key in ("name", "notes"):
+        if key in before:
+            setattr(character, key, before[key])
+            character.save(update_fields=[key])
+            regions += NAME_CHANGE
+    if items_back or items_gone:
+        regions += ITEMS_CHANGE
+        _restore_items(character, items_back, items_gone)
+    record = {
+        "what": f"Reverted “{change.what}”"[:200],
+        "before": {k: v for k, v in after.items() if k != "state"},
+        "after": {k: v for k, v in before.items() if k != "state"},
+        "reverts": change,
+        "reason": reason,
+    }
+    if "state" in before or "state" in after:
+        return _save_state(character, state, by=by, also=tuple(dict.fromkeys(regions)), **record)
+    return _touch(character, tuple(dict.fromkeys(regions)), by=by, **record)
+
+
+def _items_to_revert(character: Character, removed: list, added: list, moved: list[str]) -> tuple[list, list]:
+    """Rows to put back (as they were) and rows to take away, noting in ``moved`` what changed since."""
+    rows = {row.pk: row for row in character.items.filter(pk__in=[i["id"] for i in [*removed, *added]])}
+    added_ids, removed_ids = {i["id"] for i in added}, {i["id"] for i in removed}
+    back, gone = [], []
+    for snapshot in added:
+        row = rows.get(snapshot["id"])
+        if row is None or not history.same_item(row, snapshot):
+            moved.append(snapshot["name"])
+        elif snapshot["id"] not in removed_ids:
+            gone.append(row)
+    for snapshot in removed:
+        if snapshot["id"] in added_ids:  # changed in place: put the old numbers back on the same row
+            back.append(snapshot)
+        elif snapshot["id"] in rows:
+            moved.append(snapshot["name"])
+        else:
+            back.append(snapshot)
+    return back, gone
+
+
+def _restore_items(character: Character, back: list, gone: list) -> None:
+    for row in gone:
+        row.delete()
+    for snapshot in back:
+        item = rules_base.Item(**{field: snapshot[field] for field in history.ITEM_FIELDS})
+        # _item_row validates by the rules and cleans the name, as for any new row.
+        catalogue = CatalogueItem.objects.filter(pk=snapshot.get("catalogue_item") or 0).first()
+        row = _item_row(character, item, snapshot.get("position", 0), catalogue)
+        fields = {field: getattr(row, field) for field in history.ITEM_FIELDS}
+        if not character.items.filter(pk=snapshot["id"]).update(**fields):
+            _check_room(character)
+            row.save()
+
+
+@transaction.atomic
+def character_set_campaign(*, character_id: int, campaign: Campaign | None, by) -> Written:
+    character = _lock(character_id)
+    if campaign is not None and campaign.system != character.system:
+        raise RulesError(f"{campaign.name} plays {campaign.system_name}, not {character.system_name}.")
+    old_campaign = character.campaign_id
+    character.campaign = campaign
+    character.save(update_fields=["campaign"])
+    publish(old_campaign, "party")
+    publish(character.campaign_id, "party")
+    conditions_changed(old_campaign)  # the party's size and lights change at both tables
+    conditions_changed(character.campaign_id)
+    return _touch(
+        character, (), by=by, what=f"Joined {campaign.name}" if campaign else "Left the campaign", check=False
+    )
+
+
+@transaction.atomic
+def character_adjust(*, character_id: int, key: str, delta: int, by) -> Written:
+    """+/- on a track (HP, stress, Stamina...): the rules clamp it and refuse what they must."""
+    character = _lock(character_id, with_rows=True)
+    rules = system_for(character.system)
+    sheet = character.checked_sheet()
+    tracks = {track.key: track for track in rules.tracks(sheet)}
+    track = tracks.get(key)
+    if track is None or not track.adjustable:
+        raise RulesError(f"{character.system_name} sheets have no {key} to change.")
+    if not -1000 <= delta <= 1000:
+        raise RulesError("Change a track by at most 1000 at a time.")
+    state = rules.adjust(sheet, key, delta)
+    return _save_state(character, state, by=by, what=f"{track.label} {delta:+d}", read=sheet)
+
+
+@transaction.atomic
+def character_apply_settings(*, character_id: int, by) -> Written:
+    """Bring a character made earlier in line with the creation settings its table now has (house defaults
+    the GM changed since): a logged, live change like any other, refused when the system has nothing to apply."""
+    character = _lock(character_id)
+    rules = system_for(character.system)
+    state = rules.apply_settings(character.checked_sheet())
+    if state is None:
+        raise RulesError(f"{character.system_name} has nothing to apply to a character made earlier.")
+    return _save_state(character, state, by=by, what="Applied the table's rule settings")
+
+
+@transaction.atomic
+def character_delete(*, character_id: int, by) -> None:
+    character = _lock(character_id)
+    campaign_id = character.campaign_id
+    character.delete()
+    publish(campaign_id, "party")
+    conditions_changed(campaign_id)

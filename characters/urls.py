@@ -1,13 +1,13 @@
 from django.urls import path
 
 import config.converters  # noqa: F401 - registers <id:…>, ids within the database's range
-from characters import views
+from characters import creation_views, views
 
 app_name = "characters"
 urlpatterns = [
     path("", views.character_list, name="list"),
-    path("new/", views.create, name="create"),
-    path("import/", views.import_view, name="import"),
+    path("new/", creation_views.create, name="create"),
+    path("import/", creation_views.import_view, name="import"),
     path("<id:pk>/", views.sheet, name="sheet"),
     path("<id:pk>/region/<str:name>/", views.region, name="region"),
     path("<id:pk>/adjust/", views.adjust, name="adjust"),
@@ -27,5 +27,5 @@ urlpatterns = [
     path("<id:pk>/history/", views.history, name="history"),
     path("<id:pk>/history/<id:change_id>/revert/", views.revert, name="revert"),
     path("<id:pk>/delete/", views.delete, name="delete"),
-    path("<id:pk>/export/", views.export, name="export"),
+    path("<id:pk>/export/", creation_views.export, name="export"),
 ]

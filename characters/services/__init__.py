@@ -4,7 +4,7 @@ The package re-exports each module's names, so ``services.character_roll(...)`` 
 
 from characters import history, locking
 from characters.services import hirelings, inventory, rolls, sheet, writes
-from characters.services.hirelings import MAX_HIRELINGS, hireling_dismiss, hireling_hire, hireling_update
+from characters.services.hirelings import MAX_HIRELINGS, hireling_dismiss, hireling_hire
 from characters.services.inventory import (
     _check_carry,
     _item_verb,
@@ -95,7 +95,6 @@ __all__ = [
     "MAX_HIRELINGS",
     "hireling_dismiss",
     "hireling_hire",
-    "hireling_update",
     "_check_carry",
     "_item_verb",
     "_take",

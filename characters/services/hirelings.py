@@ -39,18 +39,6 @@ def hireling_hire(*, character_id: int, choices: Mapping[str, Any], by, rng: Ran
 
 
 @transaction.atomic
-def hireling_update(*, character_id: int, hireling_id: int, state: Mapping[str, Any], by) -> Written:
-    character = _lock(character_id)
-    row = character.hirelings.filter(pk=hireling_id).first()
-    if row is None:
-        raise RulesError("That hireling is no longer with this character.")
-    row.state = {**row.state, **state}
-    row.state = dict(system_for(character.system).validate_hireling(row.to_rules()).state)
-    row.save(update_fields=["state"])
-    return _touch(character, HIRELINGS_CHANGE, by=by, what=f"Updated {row.name}").adding(row=row)
-
-
-@transaction.atomic
 def hireling_dismiss(*, character_id: int, hireling_id: int, by) -> Written:
     character = _lock(character_id)
     row = character.hirelings.filter(pk=hireling_id).first()

@@ -161,16 +161,6 @@ def test_a_catalogue_row_corrupted_behind_the_admins_back_is_refused_when_taken(
     assert unchanged(hero) == before
 
 
-def test_hireling_updates_are_validated_like_a_small_sheet(hero, player):
-    hireling = Hireling.objects.create(character=hero, name="Pim", state={}, wage=5)
-    with pytest.raises(RulesError, match="Pim"):
-        services.hireling_update(
-            character_id=hero.pk, hireling_id=hireling.pk, state={"stamina": "x", "hp": "x"}, by=player
-        )
-    hireling.refresh_from_db()
-    assert hireling.state == {}
-
-
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_the_catalogue_admin_shows_nonsense_numbers_as_a_form_error(system, as_user):
     staff = get_user_model().objects.create_user("keeper", password="x", is_staff=True, is_superuser=True)

@@ -17,6 +17,7 @@ from django.db import connection
 from django.urls import reverse
 
 from tests.campaigns.live_helpers import TIMEOUT, Stream, run, session_cookie
+from tests.postgres import connect_kwargs
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -35,15 +36,7 @@ TERMINATE_SQL = (
 
 
 async def _connect() -> psycopg.AsyncConnection:
-    db = connection.settings_dict
-    return await psycopg.AsyncConnection.connect(
-        host=db["HOST"] or "127.0.0.1",
-        port=db["PORT"] or 5432,
-        user=db["USER"],
-        password=db["PASSWORD"] or None,
-        dbname=db["NAME"],
-        autocommit=True,
-    )
+    return await psycopg.AsyncConnection.connect(**connect_kwargs(), autocommit=True)
 
 
 async def _open(path: str, cookie: str) -> tuple[int, Stream]:

@@ -11,19 +11,13 @@ import pytest
 from django.db import connection
 from django.test import Client
 
+from tests.postgres import connect_kwargs
+
 POOL_CONNECTIONS = 5
 
 
 def _terminate_every_backend_of_the_test_database() -> int:
-    db = connection.settings_dict
-    with psycopg.connect(
-        host=db["HOST"] or "127.0.0.1",
-        port=db["PORT"] or 5432,
-        user=db["USER"],
-        password=db["PASSWORD"] or None,
-        dbname=db["NAME"],
-        autocommit=True,
-    ) as admin:
+    with psycopg.connect(**connect_kwargs(), autocommit=True) as admin:
         rows = admin.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
             " WHERE datname = current_database() AND pid <> pg_backend_pid()"

@@ -13,16 +13,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection, transaction
 
-
-def _pool_kwargs() -> dict:
-    db = connection.settings_dict
-    return {
-        "host": db["HOST"] or "127.0.0.1",
-        "port": db["PORT"] or 5432,
-        "user": db["USER"],
-        "password": db["PASSWORD"] or None,
-        "dbname": db["NAME"],
-    }
+from tests.postgres import connect_kwargs
 
 
 @pytest.mark.django_db
@@ -32,7 +23,7 @@ def test_psycopg_pool_keeps_its_check_in_a_private_attribute_it_calls_on_every_c
     from psycopg_pool import ConnectionPool
 
     calls: list[object] = []
-    with ConnectionPool(kwargs=_pool_kwargs(), min_size=1, max_size=1, check=ConnectionPool.check_connection) as pool:
+    with ConnectionPool(kwargs=connect_kwargs(), min_size=1, max_size=1, check=ConnectionPool.check_connection) as pool:
         assert pool._check is ConnectionPool.check_connection, "psycopg_pool moved its check: see config/postgresql"
         pool._check = calls.append
         with pool.connection():

@@ -9,7 +9,8 @@ from playwright.sync_api import expect
 
 from campaigns.models import Campaign, Membership
 from characters.models import Character, Roll
-from tests.browser.conftest import show_part, sign_up
+from characters.services import character_create
+from tests.browser.conftest import log_in, show_part, sign_up
 
 HOUSE = "house default, not from the rules"
 
@@ -87,3 +88,25 @@ def test_a_grit_and_flesh_character_fills_a_bubble_and_faces_the_save_vs_death(n
     expect(card.locator('[data-track="flesh"] [data-value]')).to_have_text("0", timeout=1500)
     expect(card.locator('[data-track="grit"] [data-value]')).to_have_text("0", timeout=1500)
     expect(card).to_contain_text("Dead" if roll.outcome == "dead" else "Out cold", timeout=1500)
+
+
+def test_seed_004_a_quick_check_rolls_the_d20_the_panel_shows(new_page, django_user_model):
+    """Issue 23, item 4, in the browser: the quick "Check DEX" button beside a sheet that lists a skill rolls a d20
+    against DEX (seed 004, Attribute Checks: skill or tools, roll under the attribute), as the panel's odds say;
+    it once claimed tools too and "succeeded without a roll" every time."""
+    gm = django_user_model.objects.create_user("gm_quick", password="lantern-light-42")
+    player = django_user_model.objects.create_user("player_quick", password="lantern-light-42")
+    campaign = Campaign.objects.create(name="Quick Table", system="grit-flesh")
+    Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
+    Membership.objects.create(campaign=campaign, user=player)
+    hero = character_create(owner=player, system="grit-flesh", choices={"name": "Ash"}, campaign=campaign)[0]
+    Character.objects.filter(pk=hero.pk).update(state={**hero.state, "skills": ["Climbing"], "tools": []})
+    page = new_page(375, 812)
+    log_in(page, "player_quick", "lantern-light-42")
+    page.goto(f"/characters/{hero.pk}/")
+    page.get_by_role("button", name="Check DEX").click()
+    result = page.locator("#quick-result .roll-result")
+    expect(result).to_contain_text("against DEX")
+    expect(result).not_to_contain_text("without a roll")
+    roll = Roll.objects.get(character=hero, procedure="check")
+    assert roll.outcome in {"pass", "fail"} and len(roll.dice) == 1

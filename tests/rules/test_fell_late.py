@@ -537,6 +537,16 @@ def test_hirelings_up_to_wil_with_fees_by_rank():
         SYSTEM.hire(full, {}, random.Random(1))
 
 
+@pytest.mark.parametrize("pay", ["true", "yes", "1", "False"])
+def test_hiring_takes_pay_as_a_yes_or_no_only(pay):
+    """seed 001 (Hirelings): whether the first day is paid up front is a yes or a no; text is refused, as every
+    other yes/no input is (issue 23), rather than read as a yes."""
+    sh = sheet(make_state(wil=4, coins=500))
+    with pytest.raises(RulesError, match="yes or no"):
+        SYSTEM.hire(sh, {"rank": "novice", "pay": pay}, random.Random(1))
+    assert SYSTEM.hire(sh, {"rank": "novice", "pay": False}, random.Random(1)).upfront == 0
+
+
 def test_shares_and_unpaid_orders():
     """seed 001 (Hirelings): an equal share minus fees paid; unpaid, a WIL contest for danger."""
     h = Hireling("Bo", "hireling", {**make_state(wil=6), "hireling": True, "fees_paid": 30}, 15, 1)

@@ -23,6 +23,7 @@ from rules.systems.fell_late.creation import create
 from rules.systems.fell_late.inventory import hireling_state
 from rules.systems.fell_late.settings import CONTEST_TIE, setting
 from rules.systems.fell_late.state import COINS_MAX, face, st
+from rules.validation import boolean
 
 RANK_CHOICES = tuple((rank, f"{rank} ({fee} C a day)") for rank, fee in data.HIRELING_FEES.items())
 
@@ -50,8 +51,7 @@ def hire(sheet: Sheet, choices: Mapping[str, Any], rng: RandomSource) -> Hirelin
     rank = choices.get("rank") or "untrained"
     if rank not in data.HIRELING_FEES:
         raise RulesError(f"Rank: choose one of {', '.join(data.HIRELING_FEES)}.")
-    pay = choices.get("pay", True)
-    pay = pay if isinstance(pay, bool) else str(pay).lower() in ("1", "true", "on", "yes")
+    pay = boolean(choices.get("pay", True), "Pay the first day up front")  # the form's yes/no, already checked
     fee = data.HIRELING_FEES[rank]
     held = st(sheet)["coins"]
     if pay and fee > held:

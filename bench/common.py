@@ -3,10 +3,12 @@ directly in the database, and starting a production server pinned to core 0 (tas
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -105,3 +107,11 @@ def process_tree(root: int) -> list[int]:
         found.append(pid)
         todo += children.get(pid, [])
     return found
+
+
+def measured_in_child(command: list[str], env: dict[str, str], tree: Path, timeout: int) -> dict:
+    """Run one checkout's measuring child and read the JSON it prints last; stop with its error output."""
+    done = subprocess.run(command, env=env, timeout=timeout, capture_output=True, text=True)
+    if done.returncode:
+        sys.exit(f"measuring {tree} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])

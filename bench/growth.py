@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import create_database, database_url, production_env  # noqa: E402 - after the path
+from bench.common import create_database, database_url, measured_in_child, production_env  # noqa: E402
 
 BATCH = 10
 HTMX = {"HX-Request": "true"}
@@ -159,10 +159,7 @@ def run_child(label: str, tree: Path, sizes: list[int], batches: int, share: int
     env.update(ROLLS_PER_MINUTE="1000000", SECURE_SSL_REDIRECT="0")
     command = [sys.executable, __file__, "--child", str(tree), "--sizes", ",".join(map(str, sizes))]
     command += ["--batches", str(batches), "--share", str(share)]
-    done = subprocess.run(command, env=env, timeout=3600, capture_output=True, text=True)
-    if done.returncode:
-        sys.exit(f"measuring {tree} failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return measured_in_child(command, env, tree, timeout=3600)
 
 
 def main() -> None:

@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import production_env  # noqa: E402 - after the path
+from bench.common import measured_in_child, production_env  # noqa: E402 - after the path
 from bench.pages import SQLITE_FILE, prepare_database  # noqa: E402
 
 BATCH = 10
@@ -156,10 +156,7 @@ def run_child(tree: Path, cast: dict, batches: int, profile: str = "") -> dict:
         command += ["--profile", profile]
         subprocess.run(command, env=env, check=True, timeout=600)
         return {}
-    done = subprocess.run(command, env=env, timeout=600, capture_output=True, text=True)
-    if done.returncode:
-        sys.exit(f"measuring {tree} failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return measured_in_child(command, env, tree, timeout=600)
 
 
 def main() -> None:

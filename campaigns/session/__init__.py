@@ -8,7 +8,6 @@ One module per feature; the package re-exports their names (``session.request_cr
 """
 
 from campaigns.services import CampaignError
-from campaigns.session import clock, common, encounters, notes, requests
 from campaigns.session.clock import CLOCK_COUNT_MAX, clock_advance, set_daylight
 from campaigns.session.common import _lock_campaign, _on_every_sheet, _system, _table_in_order
 from campaigns.session.encounters import (
@@ -45,10 +44,6 @@ from campaigns.session.requests import (
     request_create,
     requestable,
 )
-from config.packages import patch_through
-from rules.dice import system_random
-
-patch_through(__name__, (common, requests, encounters, clock, notes))
 
 __all__ = [
     "CampaignError",
@@ -92,5 +87,4 @@ __all__ = [
     "request_cancel",
     "request_create",
     "requestable",
-    "system_random",
 ]

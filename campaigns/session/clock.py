@@ -10,9 +10,9 @@ from campaigns.services import CLOCK_LIMIT, CampaignError
 from campaigns.session.common import _lock_campaign, _system, _table_in_order
 from campaigns.session.encounters import _store_made
 from characters.services import character_pass_time
-from live.events import publish
-from rules import RulesError
-from rules.dice import RandomSource, system_random
+from live import events
+from rules import RulesError, dice
+from rules.dice import RandomSource
 
 CLOCK_COUNT_MAX = 30  # units at a time: a month of days, or three hours of turns
 
@@ -35,7 +35,7 @@ def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSou
     start = campaign.game_minutes
     if start + minutes > CLOCK_LIMIT:
         raise CampaignError("The game clock cannot count that far: it has reached its limit.")
-    rng = rng or system_random()
+    rng = rng or dice.system_random()
     words = []
     for character in _table_in_order(campaign):
         try:
@@ -63,7 +63,7 @@ def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSou
     campaign.clock_note = " ".join(words)[:1000]
     campaign.save(update_fields=["game_minutes", "game_seconds", "clock_note"])
     refresh_conditions(campaign.pk)  # lights burnt out: the party may be in darkness now
-    publish(campaign.pk, "table")
+    events.publish(campaign.pk, "table")
     return words
 
 
@@ -78,5 +78,5 @@ def set_daylight(*, campaign_id: int, daylight: bool) -> Campaign:
     campaign.daylight = daylight
     campaign.save(update_fields=["daylight"])
     campaign.conditions = refresh_conditions(campaign.pk)
-    publish(campaign.pk, "table")
+    events.publish(campaign.pk, "table")
     return campaign

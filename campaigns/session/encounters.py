@@ -15,10 +15,10 @@ from campaigns.services import CLOCK_LIMIT, CampaignError
 from campaigns.session.common import _lock_campaign, _on_every_sheet, _system
 from campaigns.session.requests import request_create
 from characters.services import store_free_roll
-from live.events import publish
-from rules import RulesError
+from live import events
+from rules import RulesError, dice
 from rules import base as rules_base
-from rules.dice import RandomSource, system_random
+from rules.dice import RandomSource
 
 NPCS_MAX = 60  # an encounter or a saved list longer than this is not something a table page can run
 STATUS_ROUNDS_MAX = 100
@@ -86,8 +86,8 @@ def _store_made(campaign: Campaign, result: rules_base.RollResult, *, by, visibi
 
 
 def _publish_fight(campaign_id: int) -> None:
-    publish(campaign_id, "encounter")
-    publish(campaign_id, "table")
+    events.publish(campaign_id, "encounter")
+    events.publish(campaign_id, "table")
 
 
 @transaction.atomic
@@ -97,7 +97,7 @@ def encounter_start(*, campaign_id: int, name: str, by, rng: RandomSource | None
     if campaign.encounters.filter(active=True).exists():
         raise CampaignError("A fight is already running: end it before starting another.")
     title = clean_name(str(name or ""))[:100] or "Encounter"
-    order = system.combat_order(1, rng or system_random())
+    order = system.combat_order(1, rng or dice.system_random())
     encounter = Encounter.objects.create(
         campaign=campaign, name=title, order=list(order.steps), order_summary=order.summary[:300]
     )
@@ -168,7 +168,7 @@ def npc_damage(
     npc = _npc(campaign, npc_id)
     if not 0 <= amount <= 10_000:
         raise CampaignError("Damage is a whole number from 0 to 10000.")
-    harm = system.npc_damage(npc.stats, npc.start, amount, ignore_armour, rng or system_random())
+    harm = system.npc_damage(npc.stats, npc.start, amount, ignore_armour, rng or dice.system_random())
     _, npc.stats = clean_npc(system, npc.name, harm.stats)
     for made in harm.rolls:
         _store_made(campaign, replace(made, label=f"{npc.name}: {made.label}"[:200]), by=by, visibility=visibility)
@@ -260,7 +260,7 @@ def encounter_next_round(*, campaign_id: int, by, rng: RandomSource | None = Non
     if encounter.round >= 10_000:
         raise CampaignError("This fight has run 10000 rounds: end it.")
     encounter.round += 1
-    order = system.combat_order(encounter.round, rng or system_random())
+    order = system.combat_order(encounter.round, rng or dice.system_random())
     encounter.order, encounter.order_summary = list(order.steps), order.summary[:300]
     encounter.save(update_fields=["round", "order", "order_summary"])
     for npc in encounter.npcs.select_for_update().exclude(statuses=[]).order_by("pk"):
@@ -271,7 +271,7 @@ def encounter_next_round(*, campaign_id: int, by, rng: RandomSource | None = Non
             npc.prompt = f"No longer {', '.join(ended)}."[:300]
         npc.save(update_fields=["statuses", "prompt"])
     campaign.round = encounter.round
-    rng = rng or system_random()
+    rng = rng or dice.system_random()
     words = _on_every_sheet(campaign, lambda rules, sheet: rules.round_passes(sheet, rng), by)
     campaign.clock_note = " ".join(words)[:1000]
     campaign.save(update_fields=["round", "clock_note"])
@@ -288,7 +288,7 @@ def encounter_end(
 
     Returns the encounter, the minutes added and the request made (None: the system has no such roll).
     """
-    rng = rng or system_random()
+    rng = rng or dice.system_random()
     campaign = _lock_campaign(campaign_id, roller=by)
     system = _system(campaign)
     encounter = _active(campaign)

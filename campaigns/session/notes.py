@@ -7,7 +7,7 @@ from django.db import transaction
 from campaigns.models import Campaign, GmNote
 from campaigns.services import CampaignError
 from campaigns.session.common import _lock_campaign
-from live.events import publish
+from live import events
 
 NOTE_MAX = 5000
 
@@ -29,7 +29,7 @@ def note_save(*, campaign_id: int, character_id: int | None, text: str) -> GmNot
         campaign=campaign, character_id=character_id, defaults={"text": _note_text(text)}
     )
     gms = campaign.memberships.filter(role="gm").values_list("user_id", flat=True)
-    publish(campaign.pk, "notes", audience=list(gms))
+    events.publish(campaign.pk, "notes", audience=list(gms))
     return note
 
 
@@ -39,5 +39,5 @@ def summary_save(*, campaign_id: int, text: str) -> Campaign:
     campaign = _lock_campaign(campaign_id)
     campaign.summary = _note_text(text)
     campaign.save(update_fields=["summary"])
-    publish(campaign.pk, "summary")
+    events.publish(campaign.pk, "summary")
     return campaign

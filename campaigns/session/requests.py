@@ -17,7 +17,7 @@ from characters import locking
 from characters.models import Character
 from characters.selectors import characters_editable_by
 from characters.services import character_roll, roll_lock_ids
-from live.events import publish
+from live import events
 from rules import RulesError
 from rules import base as rules_base
 
@@ -105,9 +105,9 @@ def request_create(
 
 
 def _announce_request(campaign_id: int, character_ids: Sequence[int]) -> None:
-    publish(campaign_id, "requests")
+    events.publish(campaign_id, "requests")
     for character_id in character_ids:
-        publish(campaign_id, f"character-{character_id}-requests")
+        events.publish(campaign_id, f"character-{character_id}-requests")
 
 
 @transaction.atomic

@@ -3,7 +3,6 @@
 The package re-exports each module's names, so ``services.character_roll(...)`` keeps working."""
 
 from characters import history, locking
-from characters.services import hirelings, inventory, rolls, sheet, writes
 from characters.services.hirelings import MAX_HIRELINGS, hireling_dismiss, hireling_hire
 from characters.services.inventory import (
     _check_carry,
@@ -80,12 +79,7 @@ from characters.services.writes import (
     _state_regions,
     _touch,
 )
-from config.packages import patch_through
-from live.events import publish, publish_many
 from rules import RulesError, system_for
-from rules.dice import system_random
-
-patch_through(__name__, (writes, rolls, sheet, inventory, hirelings))
 
 __all__ = [
     "history",
@@ -162,7 +156,4 @@ __all__ = [
     "_touch",
     "Written",
     "_commit",
-    "publish",
-    "publish_many",
-    "system_random",
 ]

@@ -10,8 +10,8 @@ from django.db import transaction
 from accounts.names import clean_name
 from characters.models import Hireling
 from characters.services.writes import HIRELINGS_CHANGE, STATE_CHANGE, Written, _lock, _touch
-from rules import RulesError, system_for
-from rules.dice import RandomSource, system_random
+from rules import RulesError, dice, system_for
+from rules.dice import RandomSource
 
 # The same for hired help, where the rules set no number (Fortune's Favor's helpers, Chaos & Conquest's porters).
 MAX_HIRELINGS = 50
@@ -23,7 +23,7 @@ def hireling_hire(*, character_id: int, choices: Mapping[str, Any], by, rng: Ran
     if character.hirelings.count() >= MAX_HIRELINGS:
         raise RulesError(f"A sheet keeps at most {MAX_HIRELINGS} hirelings: part ways with one first.")
     rules = system_for(character.system)
-    hired = rules.validate_hireling(rules.hire(character.to_sheet(), choices, rng or system_random()))
+    hired = rules.validate_hireling(rules.hire(character.to_sheet(), choices, rng or dice.system_random()))
     if hired.upfront:
         character.state = rules.pay(character.checked_sheet(), hired.upfront, f"Hiring {hired.name} up front")
         character.save(update_fields=["state"])

@@ -31,10 +31,10 @@ from characters.services.writes import (
     _save_state,
     _touch,
 )
-from live.events import publish_many
-from rules import RulesError, system_for
+from live import events
+from rules import RulesError, dice, system_for
 from rules import base as rules_base
-from rules.dice import RandomSource, system_random
+from rules.dice import RandomSource
 from rules.free import FREE_ROLL
 
 
@@ -147,7 +147,7 @@ def character_roll(
         names = ", ".join(c.name for c in strangers)
         raise RulesError(f"A roll that involves {names} is seen by the whole table: choose Everyone.")
     _check_offer_room(strangers)  # before the dice: a roll is never made only to be thrown away
-    result = proc.roll(sheet, resolved, rng or system_random())
+    result = proc.roll(sheet, resolved, rng or dice.system_random())
     changes = _changes_to_others(result, others)
     offered = [others[name] for name in changes if others[name].pk not in editable]
     if offered:
@@ -181,7 +181,7 @@ def character_pass_time(
     character = _lock(character_id)
     rules = system_for(character.system)
     sheet = character.checked_sheet()
-    result = rules.advance_time(sheet, unit, count, start_minutes, rng or system_random(), start_seconds)
+    result = rules.advance_time(sheet, unit, count, start_minutes, rng or dice.system_random(), start_seconds)
     if result.state is not None or _changes_items(result):
         _apply_result(character, result, by=by)
     return result
@@ -366,7 +366,7 @@ def _store_roll(
     signals: list[tuple[str, dict]] = [("rolls", {})]
     if character is not None:
         signals.append((character.region_topic("log"), {}))
-    publish_many(roll.campaign_id, signals, audience=audience)
+    events.publish_many(roll.campaign_id, signals, audience=audience)
     return roll
 
 
@@ -398,7 +398,7 @@ def store_free_roll(
 ) -> Roll:
     """A roll without a character, logged as the GM's: a luck die, or a system's table roll (an NPC's morale)."""
     _check_roll_rate(by)  # a service that locked its campaign first took the roller's lock before it
-    result = procedure.roll(None, params, system_random())  # table rolls take no sheet
+    result = procedure.roll(None, params, dice.system_random())  # table rolls take no sheet
     return _store_roll(None, result, by=by, visibility=visibility, campaign=campaign)
 
 

@@ -26,10 +26,10 @@ from characters.services.writes import (
     _save_state,
     _touch,
 )
-from live.events import publish
-from rules import RulesError, system_for
+from live import events
+from rules import RulesError, dice, system_for
 from rules import base as rules_base
-from rules.dice import RandomSource, system_random
+from rules.dice import RandomSource
 
 MAX_CHARACTERS = 200  # one account's: its character list draws them all
 MAX_SEATS = 50  # characters at one table: its page draws a card for each, and every roll request asks them all
@@ -50,7 +50,7 @@ def character_create(
         raise RulesError(f"{campaign.name} plays {campaign.system_name}; make a character of that system.")
     check_character_room(owner, campaign)
     settings = rules.settings_in_force(campaign.rule_settings if campaign is not None else None)
-    creation = rules.create(choices, rng or system_random(), settings=settings)
+    creation = rules.create(choices, rng or dice.system_random(), settings=settings)
     state = rules.validate_state(creation.state)
     name = clean_name(creation.name or "")[:100] or "Nameless"
     character = Character.objects.create(owner=owner, system=system, name=name, state=state, campaign=campaign)
@@ -59,7 +59,7 @@ def character_create(
     if creation.rolls:  # one line in the table's log, however many rolls creation took
         _store_roll(character, _creation_roll(creation), by=owner, visibility=str(Roll.Visibility.PUBLIC))
     rules.validate_sheet(character.to_sheet())
-    publish(character.campaign_id, "party")
+    events.publish(character.campaign_id, "party")
     conditions_changed(character.campaign_id)  # one more in the party, perhaps with a torch lit
     return character, creation
 
@@ -232,8 +232,8 @@ def character_set_campaign(*, character_id: int, campaign: Campaign | None, by) 
     old_campaign = character.campaign_id
     character.campaign = campaign
     character.save(update_fields=["campaign"])
-    publish(old_campaign, "party")
-    publish(character.campaign_id, "party")
+    events.publish(old_campaign, "party")
+    events.publish(character.campaign_id, "party")
     conditions_changed(old_campaign)  # the party's size and lights change at both tables
     conditions_changed(character.campaign_id)
     return _touch(
@@ -274,5 +274,5 @@ def character_delete(*, character_id: int, by) -> None:
     character = _lock(character_id)
     campaign_id = character.campaign_id
     character.delete()
-    publish(campaign_id, "party")
+    events.publish(campaign_id, "party")
     conditions_changed(campaign_id)

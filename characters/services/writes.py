@@ -25,7 +25,7 @@ from accounts.names import clean_name
 from campaigns.conditions import conditions_changed, touches_light
 from characters import history, locking
 from characters.models import Change, Character, Item
-from live.events import publish_many
+from live import events
 from rules import RulesError, system_for
 from rules import base as rules_base
 
@@ -68,7 +68,7 @@ def _announce(character: Character, regions: tuple[str, ...]) -> None:
     """Tell open sheets which regions changed, and open table pages that the character's card did."""
     # One statement for all of them; the card's event carries the version: bench/fanout.py times each write by it.
     signals: list[tuple[str, dict]] = [(character.region_topic(region), {}) for region in regions]
-    publish_many(character.campaign_id, [*signals, (character.topic, {"version": character.version})])
+    events.publish_many(character.campaign_id, [*signals, (character.topic, {"version": character.version})])
 
 
 def _state_regions(character: Character, old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[str, ...]:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from campaigns import session
 from campaigns.models import Encounter, Npc, RollRequest
 from characters.models import Item, Roll
+from rules import dice
 from rules.dice import ScriptedRandom
 from tests.conftest import make_character, make_table
 from tests.pages import HTMX, form_fields, text_of
@@ -53,14 +53,14 @@ def test_a_fell_late_fight_from_the_table(fell, wren, gm, as_user, monkeypatch):
     assert goblin.stats["hp"] == 0 and not goblin.defeated and "Enemy morale" in goblin.prompt
     assert "morale check" in text_of(response)
     # Seed 001, Harm and Death: harm past HP is critical: the table rolls its STR test then and there.
-    monkeypatch.setattr(session, "system_random", lambda: ScriptedRandom([4]))
+    monkeypatch.setattr(dice, "system_random", lambda: ScriptedRandom([4]))
     _post(client, fell, damage, amount="3", visibility="gm")
     goblin.refresh_from_db()
     assert "2 critical harm" in goblin.prompt and "STR d4 = 4" in goblin.prompt and not goblin.defeated
     test = Roll.objects.get(procedure="critical")
     assert test.character is None and test.roller == gm and test.visibility == "gm"
     assert test.label == "Goblin: Critical harm test" and test.outcome == "holds"
-    monkeypatch.setattr(session, "system_random", lambda: ScriptedRandom([2]))
+    monkeypatch.setattr(dice, "system_random", lambda: ScriptedRandom([2]))
     _post(client, fell, damage, amount="2")
     goblin.refresh_from_db()
     assert goblin.defeated and "It is dead" in goblin.prompt  # STR d4 failed: below d4

@@ -15,6 +15,7 @@ from characters import services
 from characters.models import Roll
 from characters.services import item_add
 from rules import base as rules_base
+from rules import dice
 from rules.dice import ScriptedRandom
 from tests.conftest import make_character
 from tests.pages import HTMX, form_fields, roll_form, text_of
@@ -88,7 +89,7 @@ def test_darkness_puts_the_sheets_save_at_disadvantage_in_its_odds_and_its_roll(
     assert f'data-odds="{dark.numerator}/{dark.denominator}"' in after.content.decode()
     sheet = as_user(player).get(wren.get_absolute_url())
     assert 'data-banner="light-darkness"' in sheet.content.decode()
-    monkeypatch.setattr(services, "system_random", lambda: ScriptedRandom([1, 19]))
+    monkeypatch.setattr(dice, "system_random", lambda: ScriptedRandom([1, 19]))
     wren.refresh_from_db()
     rolled = client.post(url, fields | {"version": wren.version}, **HTMX)
     assert rolled.status_code == 200, text_of(rolled)
@@ -104,7 +105,7 @@ def test_a_gm_request_answered_in_darkness_is_at_disadvantage(cc, wren, gm, play
     asked = as_user(gm).post(action, form_fields(page, action, **{"fix-attribute": "WIL"}), **HTMX)
     assert asked.status_code == 200, text_of(asked)
     request = RollRequest.objects.get()
-    monkeypatch.setattr(services, "system_random", lambda: ScriptedRandom([2, 20]))
+    monkeypatch.setattr(dice, "system_random", lambda: ScriptedRandom([2, 20]))
     sheet = as_user(player).get(reverse("campaigns:sheet_requests", args=[cc.pk, wren.pk]))
     answer = reverse("campaigns:request_answer", args=[cc.pk, request.pk, wren.pk])
     assert as_user(player).post(answer, form_fields(sheet, answer), **HTMX).status_code == 200

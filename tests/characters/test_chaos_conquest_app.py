@@ -20,6 +20,7 @@ from campaigns.models import Campaign, Membership
 from characters import services
 from characters.catalogue import load_catalogue
 from characters.models import CatalogueItem, Character, Hireling, Item, Roll
+from rules import dice
 from rules.data import chaos_conquest as data
 from rules.dice import ScriptedRandom
 from rules.systems.chaos_conquest import SYSTEM
@@ -132,7 +133,7 @@ def odds_url(character: Character, key: str) -> str:
 
 
 def script(monkeypatch, faces) -> None:
-    monkeypatch.setattr(services, "system_random", lambda: ScriptedRandom(faces))
+    monkeypatch.setattr(dice, "system_random", lambda: ScriptedRandom(faces))
 
 
 def _fraction(p: Fraction) -> str:

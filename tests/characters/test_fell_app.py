@@ -16,6 +16,7 @@ from django.urls import reverse
 from characters import services
 from characters.catalogue import load_catalogue
 from characters.models import CatalogueItem, Character, Hireling, Item, Roll
+from rules import dice
 from rules.dice import ScriptedRandom
 from rules.systems.fell_draft import SYSTEM
 from tests.conftest import make_character
@@ -91,7 +92,7 @@ def test_an_empty_creation_form_rolls_a_whole_character(as_user, player, campaig
 @BOTH
 def test_a_chosen_creation_form_makes_exactly_that_character(as_user, player, campaign, monkeypatch, htmx):
     """creation: chosen name, age, d6s with INT lowered to raise WIL, 4 HP, background, spell and spell die."""
-    monkeypatch.setattr(services, "system_random", lambda: ScriptedRandom([6, 5, 4]))  # 3d6 coin: 15
+    monkeypatch.setattr(dice, "system_random", lambda: ScriptedRandom([6, 5, 4]))  # 3d6 coin: 15
     form = _creation_form(
         campaign,
         name="Hollis",
@@ -255,7 +256,7 @@ def test_a_test_with_a_skill_die_and_advantage_shows_and_stores_the_exact_odds(a
     assert odds.status_code == 200
     assert 'data-odds="55/64"' in odds.content.decode() and "85.9%" in odds.content.decode()
 
-    monkeypatch.setattr(services, "system_random", lambda: ScriptedRandom([2, 5]))
+    monkeypatch.setattr(dice, "system_random", lambda: ScriptedRandom([2, 5]))
     response = client.post(url, fields | {"version": hero.version}, **HTMX)
     assert response.status_code == 200
     roll = Roll.objects.filter(character=hero, procedure="test").get()
@@ -270,7 +271,7 @@ def test_harm_past_zero_hp_goes_to_bod_and_a_failed_test_leaves_them_dying(
     as_user, player, gm, hero, monkeypatch, htmx
 ):
     """seed 000 (Harm and Death): 4 to HP, 3 critical to BOD (5 left), BOD test at DN 3 fails on a 1."""
-    monkeypatch.setattr(services, "system_random", lambda: ScriptedRandom([1]))
+    monkeypatch.setattr(dice, "system_random", lambda: ScriptedRandom([1]))
     client = as_user(player)
     response = post(client, *roll_form(client, hero, "take_harm", amount="7"), htmx)
     assert response.status_code == (200 if htmx else 302)

@@ -15,9 +15,9 @@ from django.urls import reverse
 
 from campaigns import services as campaign_services
 from campaigns.models import Campaign, Membership, RuleSettingChange
-from characters import services
 from characters.catalogue import load_catalogue
 from characters.models import CatalogueItem, Character, Hireling, Roll
+from rules import dice
 from rules.dice import ScriptedRandom
 from rules.systems.fell_late import SYSTEM
 from tests.conftest import make_character
@@ -254,7 +254,7 @@ def test_every_procedure_answers_without_a_server_error(as_user, gm, hero, key):
 def test_a_failed_hurried_casting_offers_the_drawbacks_on_the_sheet(as_user, player, hero, monkeypatch):
     """seed 001 (Spells): the failure shows a banner; the chosen drawback is recorded with its expiry."""
     set_state(hero, spells=["Sleep"])
-    monkeypatch.setattr(services, "system_random", lambda: ScriptedRandom([1]))
+    monkeypatch.setattr(dice, "system_random", lambda: ScriptedRandom([1]))
     client = as_user(player)
     cast = client.post(*roll_form(client, hero, "cast", spell="Sleep", way="hurried"), **HTMX)
     assert cast.status_code == 200, text_of(cast)

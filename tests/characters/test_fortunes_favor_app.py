@@ -14,9 +14,9 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from campaigns.models import Campaign, Membership
-from characters import services
 from characters.catalogue import load_catalogue
 from characters.models import CatalogueItem, Character, Roll
+from rules import dice
 from rules.dice import ScriptedRandom
 from rules.systems.fortunes_favor import SYSTEM
 from tests.conftest import make_character
@@ -72,7 +72,7 @@ def odds_url(character: Character, key: str) -> str:
 
 
 def script(monkeypatch, faces) -> None:
-    monkeypatch.setattr(services, "system_random", lambda: ScriptedRandom(faces))
+    monkeypatch.setattr(dice, "system_random", lambda: ScriptedRandom(faces))
 
 
 def _fraction(p: Fraction) -> str:

@@ -189,7 +189,7 @@ def test_a_hit_spills_from_grit_into_flesh_and_calls_the_save_vs_death(as_user, 
     """seed 004 (Melee Attacks, Grit and Flesh): spec §004.13's damage vector through the app."""
     faces = iter([9, 6, 10, 3])  # attack 9 vs AV 12, damage 6, save vs death 10 ≤ ST 12, out 3 rounds
     monkeypatch.setattr(
-        "characters.services.system_random", lambda: type("R", (), {"randint": lambda s, a, b: next(faces)})()
+        "rules.dice.system_random", lambda: type("R", (), {"randint": lambda s, a, b: next(faces)})()
     )
     response = _roll(as_user(player), hero, "incoming", attacker_av="12")
     assert response.status_code == 200, text_of(response)

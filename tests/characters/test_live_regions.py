@@ -15,7 +15,6 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaigns import services as campaign_services
-from characters import services
 from live import events
 from tests.pages import form_fields
 
@@ -25,22 +24,16 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 @pytest.fixture
 def announced(monkeypatch):
     """The topics written after each commit, in order (SQLite hands them off in process; PostgreSQL
-    sends them as NOTIFY payloads: both go through ``publish``)."""
+    sends them as NOTIFY payloads: both go through ``publish_many``, which ``publish`` calls)."""
     seen: list[str] = []
-    real, real_many = events.publish, events.publish_many
-
-    def spy(campaign_id, topic, **kwargs):
-        seen.append(topic)
-        real(campaign_id, topic, **kwargs)
+    real_many = events.publish_many
 
     def spy_many(campaign_id, signals, **kwargs):
         signals = list(signals)
         seen.extend(topic for topic, _ in signals)
         real_many(campaign_id, signals, **kwargs)
 
-    for module in (services, campaign_services):
-        monkeypatch.setattr(module, "publish", spy)
-    monkeypatch.setattr(services, "publish_many", spy_many)
+    monkeypatch.setattr(events, "publish_many", spy_many)
     return seen
 
 

@@ -16,7 +16,7 @@ from django.urls import reverse
 from campaigns.models import Campaign, Membership
 from characters import services
 from characters.models import OFFERS_PENDING_MAX, Change, Character, OfferedChange, Roll
-from rules import SYSTEMS
+from rules import SYSTEMS, dice
 from rules.base import Sheet
 from tests.conftest import make_character
 from tests.pages import HTMX, form_fields, text_of
@@ -96,7 +96,7 @@ def test_a_players_roll_never_writes_another_players_character(
     url, fields = _roll_fields(client, hero, procedure, **{param: rival.pk, "visibility": "public"})
     rival_before = _snapshot(rival)
     for seed in range(6):
-        monkeypatch.setattr(services, "system_random", lambda seed=seed: random.Random(seed))
+        monkeypatch.setattr(dice, "system_random", lambda seed=seed: random.Random(seed))
         hero.refresh_from_db()
         response = client.post(url, fields, **HTMX)
         assert response.status_code in (200, 422), text_of(response)
@@ -115,7 +115,7 @@ def test_the_gms_roll_writes_the_named_character_without_an_offer(
     client = as_user(gm)
     url, fields = _roll_fields(client, hero, procedure, **{param: rival.pk, "visibility": "gm"})
     for seed in range(3):
-        monkeypatch.setattr(services, "system_random", lambda seed=seed: random.Random(seed))
+        monkeypatch.setattr(dice, "system_random", lambda seed=seed: random.Random(seed))
         assert client.post(url, fields, **HTMX).status_code in (200, 422)
     assert not OfferedChange.objects.exists()
 
@@ -127,7 +127,7 @@ def _offered_attack(table, player, monkeypatch) -> tuple[Character, Character, O
     """The player's Fell hero attacks the other player's rival until a blow lands: one offer waits."""
     hero, rival = table("fell-draft")
     for seed in range(40):
-        monkeypatch.setattr(services, "system_random", lambda seed=seed: random.Random(seed))
+        monkeypatch.setattr(dice, "system_random", lambda seed=seed: random.Random(seed))
         services.character_roll(character_id=hero.pk, procedure="attack", params={"target": rival.pk}, by=player)
         offer = OfferedChange.objects.filter(character=rival).first()
         if offer is not None:

@@ -68,6 +68,11 @@ def check_character_room(owner, campaign: Campaign | None = None) -> None:
     """Before a new character (made or imported): the account's cap, and its table's."""
     if Character.objects.filter(owner=owner).count() >= MAX_CHARACTERS:
         raise RulesError(f"You have {MAX_CHARACTERS} characters, as many as an account keeps: delete one first.")
+    _check_seat(campaign)
+
+
+def _check_seat(campaign: Campaign | None) -> None:
+    """A character joining a table (made there, imported, or brought from elsewhere): the table's cap."""
     if campaign is not None and campaign.characters.count() >= MAX_SEATS:
         raise RulesError(f"{campaign.name} has {MAX_SEATS} characters already, as many as a table seats.")
 
@@ -230,6 +235,8 @@ def character_set_campaign(*, character_id: int, campaign: Campaign | None, by) 
     if campaign is not None and campaign.system != character.system:
         raise RulesError(f"{campaign.name} plays {campaign.system_name}, not {character.system_name}.")
     old_campaign = character.campaign_id
+    if campaign is not None and campaign.pk != old_campaign:
+        _check_seat(campaign)
     character.campaign = campaign
     character.save(update_fields=["campaign"])
     events.publish(old_campaign, "party")

@@ -16,9 +16,9 @@ from django.urls import reverse
 from campaigns.models import Campaign, Membership
 from campaigns.services import MAX_CAMPAIGNS_RUN
 from characters.models import Character
-from characters.services import MAX_CHARACTERS, MAX_SEATS
+from characters.services import MAX_CHARACTERS, MAX_SEATS, character_set_campaign
 from characters.transfer import export_character
-from rules import SYSTEMS
+from rules import SYSTEMS, RulesError
 from tests.conftest import make_character, make_user
 from tests.pages import text_of
 
@@ -63,6 +63,16 @@ def test_a_full_table_seats_no_more_characters(campaign, gm, player, as_user):
     assert response.status_code == 400
     assert f"{campaign.name} has {MAX_SEATS} characters already" in text_of(response)
     assert not Character.objects.filter(owner=player).exists()
+
+
+def test_a_full_table_takes_no_character_brought_from_elsewhere(campaign, gm, player):
+    """The seat cap holds on every way to the table: a character brought over, not only one made there."""
+    _fill(gm, MAX_SEATS, campaign)
+    wanderer = make_character(player)
+    with pytest.raises(RulesError, match=f"{MAX_SEATS} characters already"):
+        character_set_campaign(character_id=wanderer.pk, campaign=campaign, by=player)
+    wanderer.refresh_from_db()
+    assert wanderer.campaign_id is None
 
 
 def test_an_account_at_its_campaign_cap_starts_no_more(player, as_user):

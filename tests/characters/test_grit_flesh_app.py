@@ -188,9 +188,7 @@ def test_a_check_box_takes_only_what_a_ticked_box_sends(as_user, player, hero, h
 def test_a_hit_spills_from_grit_into_flesh_and_calls_the_save_vs_death(as_user, player, hero, monkeypatch):
     """seed 004 (Melee Attacks, Grit and Flesh): spec §004.13's damage vector through the app."""
     faces = iter([9, 6, 10, 3])  # attack 9 vs AV 12, damage 6, save vs death 10 ≤ ST 12, out 3 rounds
-    monkeypatch.setattr(
-        "rules.dice.system_random", lambda: type("R", (), {"randint": lambda s, a, b: next(faces)})()
-    )
+    monkeypatch.setattr("rules.dice.system_random", lambda: type("R", (), {"randint": lambda s, a, b: next(faces)})())
     response = _roll(as_user(player), hero, "incoming", attacker_av="12")
     assert response.status_code == 200, text_of(response)
     hero.refresh_from_db()

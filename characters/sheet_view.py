@@ -124,12 +124,14 @@ def sheet_view(
     log: str = "",
     rows: tuple[Iterable[Item], Iterable[Hireling]] | None = None,
     latest_change: Change | None = None,
+    personal: bool = True,
 ) -> SheetView:
     """What the named regions show (all of them, and the roll panel, for the whole page), and nothing more.
 
     ``panel``: the roll panel's open forms, whose odds go out of band with the answer. ``log``: the log's
     filter asked. ``rows``: the items and hirelings, when the write read them already. ``latest_change``:
     the change the write just made (nothing reverts it yet): its Undo is offered without reading it back.
+    ``personal=False``: drawn for every viewer of its kind (a pushed change), so without this viewer's Undo.
     """
     character, viewer = seat.character, seat.viewer
     wanted = set(regions)
@@ -142,7 +144,7 @@ def sheet_view(
         if len(view.offers) > OFFERS_PENDING_MAX:  # held before the cap existed: said, never hidden
             view.offers = view.offers[:OFFERS_PENDING_MAX]
             view.offers_more = pending.count() - OFFERS_PENDING_MAX
-    if can_edit and wanted & {"vitals", "inventory"}:
+    if personal and can_edit and wanted & {"vitals", "inventory"}:
         view.undo = _undo_offer(user, character, latest_change)
     if "log" in wanted:
         view.recent_rolls, view.log_filter = _log(user, viewer, character, log)

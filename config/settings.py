@@ -263,6 +263,8 @@ AXES_VERBOSE = False
 SSE_PING_SECONDS = env_int("SSE_PING_SECONDS", 15, minimum=1)
 # Who may open a campaign's stream: the live app asks the campaigns app, so it imports neither app.
 LIVE_MEMBERSHIP_CHECK = "campaigns.selectors.sits_at"
+# What draws a pushed change for the pages open in this process (live.events.push): the campaigns app.
+LIVE_RENDERER = "campaigns.push.render_push"
 # Open event streams one account may hold in one app process (a tab holds one); more get a 429.
 SSE_MAX_STREAMS_PER_USER = env_int("SSE_MAX_STREAMS_PER_USER", 12, minimum=1)
 # Rolls one account may make in a minute, counted from the roll log (so across every process).

@@ -81,6 +81,17 @@ def _first_in_transaction(payload: dict) -> bool:
     return True
 
 
+def push(campaign_id: int | None, *parts: list, audience: Iterable[int] | None = None) -> None:
+    """Have the open pages of this campaign shown what ``parts`` changed, once the transaction commits.
+
+    A part names what changed, never its content: ``["character", 12, ["vitals", "details"]]`` (regions of a
+    sheet, and its card on the table page) or ``["roll", 55]`` (a new line of the log). Each process's hub
+    renders every part once per kind of viewer that has a page open there (``settings.LIVE_RENDERER``) and
+    sends each page the HTML its viewer may see: no page asks for anything. ``audience``: as for ``publish``.
+    """
+    publish_many(campaign_id, [("push", {"parts": [list(part) for part in parts]})], audience=audience)
+
+
 def revoke_streams(campaign_id: int | None, *, user_id: int | None = None, session: str = "") -> None:
     """Close a user's open pages of this campaign (removed, left), or one session's (logged out).
 

@@ -21,12 +21,15 @@ import os
 import sys
 import threading
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
+from django.utils.module_loading import import_string
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +49,35 @@ def sse_frame(topic: str, payload: dict[str, Any]) -> bytes:
     return f"event: {topic}\ndata: {json.dumps(payload, separators=(',', ':'))}\n\n".encode()
 
 
+def push_frame(html: str) -> bytes:
+    """A pushed change: HTML whose parts swap themselves in (hx-swap-oob), one ``data:`` line per line."""
+    return ("event: push\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + "\n").encode()
+
+
+# Where a pushed form's CSRF token goes: the HTML is drawn once for everyone of a kind of viewer, and each stream
+# puts in its own page's token (read from its cookie when it opened), so a pushed form posts like a served one.
+CSRF_SLOT = "__lantern_csrf_token__"
+PAGE = "page"  # a part that asks for everything a page shows (a stream that opens, or fell behind)
+
+
+@dataclass(frozen=True)
+class StreamSeat:
+    """Who holds a stream and which page it feeds: what a pushed change is drawn for."""
+
+    user_id: int
+    session: str = ""  # a hash of the session key: a logout closes just that session's streams
+    page: str = ""  # "table", "sheet-12"; "" for a page nothing is pushed to (it only hears signals)
+    csrf: str = ""  # the page's CSRF token (see CSRF_SLOT)
+
+
+@dataclass(frozen=True)
+class PushJob:
+    campaign_id: int
+    parts: tuple[Any, ...]
+    audience: frozenset[int] | None = None
+    only: asyncio.Queue[bytes] | None = None  # one stream's resync
+
+
 RESYNC = sse_frame("resync", {"topic": "resync"})
 PING = b": ping\n\n"  # a comment: keeps proxies from timing the stream out, and finds dead clients
 CLOSE = b""  # put by the stream itself when its client has gone
@@ -54,7 +86,7 @@ CLOSE = b""  # put by the stream itself when its client has gone
 class Hub:
     def __init__(self) -> None:
         self._queues: dict[int, set[asyncio.Queue[bytes]]] = {}
-        self._viewers: dict[asyncio.Queue[bytes], tuple[int, str]] = {}  # each stream's user and session hash
+        self._viewers: dict[asyncio.Queue[bytes], StreamSeat] = {}  # who holds each stream, for which page
         self._streams: dict[Key, int] = {}  # open streams per (campaign, user) in this process
         self._present: set[Key] = set()  # streams open, or the last one closed less than the grace ago
         self._leaving: dict[Key, asyncio.TimerHandle] = {}
@@ -64,19 +96,27 @@ class Hub:
         self._listener: PgListener | None = None
         self._presence: PgPresence | None = None
         self._pinger: asyncio.Task[None] | None = None
+        # Pushed changes are drawn one after another in one thread, so every page gets them in commit order.
+        self._jobs: asyncio.Queue[PushJob] | None = None
+        self._pusher: asyncio.Task[None] | None = None
+        self._drawer: ThreadPoolExecutor | None = None
 
     # --- streams ---------------------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def subscribe(self, campaign_id: int, user_id: int, session: str = "") -> AsyncIterator[asyncio.Queue[bytes]]:
+    async def subscribe(
+        self, campaign_id: int, user_id: int, session: str = "", *, page: str = "", csrf: str = ""
+    ) -> AsyncIterator[asyncio.Queue[bytes]]:
         """A queue of ready-made SSE frames for one stream; on PostgreSQL LISTEN is running when it yields.
 
-        ``session`` (a hash of the session key) lets a logout close just that session's streams.
+        ``session`` (a hash of the session key) lets a logout close just that session's streams. ``page``: what
+        the stream's page shows, which gets its regions pushed, the current ones first (a reconnect is a
+        resync); ``csrf``: that page's CSRF token, for the forms pushed to it.
         """
         self._loop = asyncio.get_running_loop()
         queue: asyncio.Queue[bytes] = asyncio.Queue(maxsize=QUEUE_SIZE)
         key = (campaign_id, user_id)
-        self._viewers[queue] = (user_id, session)
+        self._viewers[queue] = StreamSeat(user_id, session, page, csrf)
         self._queues.setdefault(campaign_id, set()).add(queue)
         self._streams[key] = self._streams.get(key, 0) + 1
         if self._pinger is None:
@@ -85,6 +125,8 @@ class Hub:
             if _is_postgresql():
                 await self._start_postgresql()
             self._arrive(key)
+            if page:
+                self._queue_push(PushJob(campaign_id, ([PAGE],), only=queue))
             yield queue
         finally:
             self._viewers.pop(queue, None)
@@ -118,16 +160,76 @@ class Hub:
             return
         payload = dict(payload)
         audience = payload.pop("to", None)  # who may know of this signal; nobody else's page hears it
+        if topic == "push":
+            parts = payload.get("parts")
+            if isinstance(parts, list) and parts:
+                who = None if audience is None else frozenset(int(user) for user in audience)
+                self._queue_push(PushJob(campaign_id, tuple(parts), audience=who))
+            return
         frame = sse_frame(topic, payload)
         for queue in queues:
-            if audience is None or self._viewers.get(queue, (None, ""))[0] in audience:
-                _offer(queue, frame)
+            if audience is None or self._seat(queue).user_id in audience:
+                self._offer(queue, frame)
+
+    def _seat(self, queue: asyncio.Queue[bytes]) -> StreamSeat:
+        return self._viewers.get(queue) or StreamSeat(0)
+
+    def _offer(self, queue: asyncio.Queue[bytes], frame: bytes) -> None:
+        """Queue a frame; a page that fell this far behind gets its regions afresh instead (and "resync")."""
+        if _offer(queue, frame) and self._seat(queue).page:
+            for campaign_id, queues in self._queues.items():
+                if queue in queues:
+                    self._queue_push(PushJob(campaign_id, ([PAGE],), only=queue))
+
+    # --- pushed changes ----------------------------------------------------------------------------
+
+    def _queue_push(self, job: PushJob) -> None:
+        if self._jobs is None:
+            self._jobs = asyncio.Queue()
+            self._pusher = asyncio.create_task(self._push_all(), name="lantern-push")
+        self._jobs.put_nowait(job)
+
+    async def _push_all(self) -> None:
+        """Draw each pushed change for the pages open here, then hand each page its HTML, in order."""
+        assert self._jobs is not None
+        loop = asyncio.get_running_loop()
+        while True:
+            job = await self._jobs.get()
+            seats = self._seats_for(job)
+            if not seats:
+                continue
+            wanted = sorted({(seat.user_id, seat.page) for seat in seats.values()})
+            if self._drawer is None:
+                self._drawer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lantern-push")
+            try:
+                drawn = await loop.run_in_executor(self._drawer, _draw, job.campaign_id, job.parts, wanted)
+            except Exception:
+                log.exception("Live table: could not draw a pushed change; its pages resync")
+                drawn = None
+            for queue, seat in seats.items():
+                if queue not in self._viewers:
+                    continue  # closed while it was drawn
+                if drawn is None:
+                    self._offer(queue, RESYNC)
+                elif html := drawn.get((seat.user_id, seat.page)):
+                    self._offer(queue, push_frame(html.replace(CSRF_SLOT, seat.csrf)))
+
+    def _seats_for(self, job: PushJob) -> dict[asyncio.Queue[bytes], StreamSeat]:
+        queues = self._queues.get(job.campaign_id, set())
+        if job.only is not None:
+            queues = {job.only} & queues
+        seats = {queue: self._seat(queue) for queue in queues}
+        return {
+            queue: seat
+            for queue, seat in seats.items()
+            if seat.page and (job.audience is None or seat.user_id in job.audience)
+        }
 
     def _revoke(self, campaign_id: int, user_id: Any, session: str) -> None:
         """Close the streams a removal, a departure or a logout took the right to away."""
         for queue in list(self._queues.get(campaign_id, ())):
-            viewer, viewer_session = self._viewers.get(queue, (None, ""))
-            if (user_id is not None and viewer == user_id) or (session and viewer_session == session):
+            seat = self._seat(queue)
+            if (user_id is not None and seat.user_id == user_id) or (session and seat.session == session):
                 self.close_stream(campaign_id, queue)
 
     def dispatch_threadsafe(self, payload: dict[str, Any]) -> None:
@@ -139,9 +241,12 @@ class Hub:
             loop.call_soon_threadsafe(self.dispatch, payload)
 
     def broadcast_resync(self) -> None:
-        for queues in self._queues.values():
+        """Events may have gone by unheard (LISTEN reconnected): every page gets what it shows afresh."""
+        for campaign_id, queues in self._queues.items():
             for queue in queues:
-                _offer(queue, RESYNC)
+                self._offer(queue, RESYNC)
+                if self._seat(queue).page:
+                    self._queue_push(PushJob(campaign_id, ([PAGE],), only=queue))
 
     def close_stream(self, campaign_id: int, queue: asyncio.Queue[bytes]) -> None:
         """The client has gone: stop feeding the queue and wake its writer with CLOSE."""
@@ -154,7 +259,7 @@ class Hub:
             await asyncio.sleep(settings.SSE_PING_SECONDS)
             for queues in self._queues.values():
                 for queue in queues:
-                    _offer(queue, PING)
+                    self._offer(queue, PING)
 
     def streams_of(self, user_id: int) -> int:
         """How many streams this user holds open in this process (the per-user cap counts these)."""
@@ -220,12 +325,12 @@ class Hub:
     async def aclose(self) -> None:
         """Stop the PostgreSQL tasks and forget every stream (server shutdown, end of a test)."""
         tasks = [part.task for part in (self._listener, self._presence) if part is not None]
-        for task in [*tasks, self._pinger]:
+        for task in [*tasks, self._pinger, self._pusher]:
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-        self._pinger = None
+        self._pinger = self._pusher = self._jobs = None
         for timer in self._leaving.values():
             timer.cancel()
         self._listener = self._presence = None
@@ -238,14 +343,25 @@ class Hub:
         self._loop = None
 
 
-def _offer(queue: asyncio.Queue[bytes], frame: bytes, overflow: bytes = RESYNC) -> None:
+def _offer(queue: asyncio.Queue[bytes], frame: bytes, overflow: bytes = RESYNC) -> bool:
+    """Queue a frame; True when the queue was full (a tab that stopped reading): what it missed is dropped
+    and it is told to refetch everything instead."""
     try:
         queue.put_nowait(frame)
+        return False
     except asyncio.QueueFull:
-        # A tab that stopped reading: drop what it missed and tell it to refetch everything instead.
         while not queue.empty():
             queue.get_nowait()
         queue.put_nowait(overflow)
+        return True
+
+
+def _draw(campaign_id: int, parts: tuple[Any, ...], wanted: list[tuple[int, str]]) -> dict[tuple[int, str], str]:
+    """In the drawing thread: the app's renderer, then the connection goes back (the thread outlives it)."""
+    try:
+        return import_string(settings.LIVE_RENDERER)(campaign_id, list(parts), wanted)
+    finally:
+        connections.close_all()
 
 
 def _is_postgresql() -> bool:

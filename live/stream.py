@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import import_module
 from typing import Any
@@ -33,6 +34,7 @@ from django.http import (
     HttpResponseNotFound,
     StreamingHttpResponse,
 )
+from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.middleware.security import SecurityMiddleware
 from django.utils.module_loading import import_string
 
@@ -51,6 +53,13 @@ HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", **SECURITY_HE
 OPEN = b": open\nretry: 2000\n\n"
 MAX_BATCH = 64  # frames written in one send when several are waiting
 ATTEMPTS = 3  # an authorisation whose connection PostgreSQL dropped under it runs again, this often in all
+PAGES = re.compile(r"table|sheet-[1-9][0-9]{0,11}")  # ?page=: which page a stream feeds (see Hub.subscribe)
+
+
+def page_of(query: str | None) -> str:
+    """The page a stream's ``?page=`` names, or "" (it then hears signals only); the renderer draws a sheet only
+    for a character of the stream's campaign, so a made-up number shows nothing."""
+    return query if query and PAGES.fullmatch(query) else ""
 
 
 def _is_member(user, campaign_id: int) -> bool:
@@ -95,7 +104,9 @@ async def events(request: HttpRequest, pk: int) -> HttpResponse:
     if (refusal := _over_the_cap(user.pk)) is not None:
         return refusal
     session = session_hash(request.session.session_key)
-    return StreamingHttpResponse(_frames(pk, user.pk, session), content_type=CONTENT_TYPE, headers=HEADERS)
+    page, csrf = page_of(request.GET.get("page")), get_token(request)
+    frames = _frames(pk, user.pk, session, page, csrf)
+    return StreamingHttpResponse(frames, content_type=CONTENT_TYPE, headers=HEADERS)
 
 
 def _over_the_cap(user_id: int) -> HttpResponse | None:
@@ -107,8 +118,8 @@ def _over_the_cap(user_id: int) -> HttpResponse | None:
     return HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
 
 
-async def _frames(campaign_id: int, user_id: int, session: str) -> AsyncIterator[bytes]:
-    async with hub.subscribe(campaign_id, user_id, session) as queue:
+async def _frames(campaign_id: int, user_id: int, session: str, page: str, csrf: str) -> AsyncIterator[bytes]:
+    async with hub.subscribe(campaign_id, user_id, session, page=page, csrf=csrf) as queue:
         yield OPEN
         # Events and the hub's pings until the hub closes the stream (its user lost the right to it);
         # Django cancels this when the client goes.
@@ -119,12 +130,16 @@ async def _frames(campaign_id: int, user_id: int, session: str) -> AsyncIterator
 # --- the raw ASGI endpoint -------------------------------------------------------------------------
 
 
-def _authorise(scope: Scope, campaign_id: int) -> tuple[int, str] | HttpResponse:
-    """A member's user id and session hash, or the response that turns the request away (as Django would)."""
+Authorised = tuple[int, str, str, str]  # user id, session hash, page, CSRF token
+
+
+def _authorise(scope: Scope, campaign_id: int) -> Authorised | HttpResponse:
+    """A member's user id, session hash, page and CSRF token, or the response that turns the request away (as
+    Django would)."""
     return _reads_then_release(_authorise_once, scope, campaign_id)
 
 
-def _authorise_once(scope: Scope, campaign_id: int) -> tuple[int, str] | HttpResponse:
+def _authorise_once(scope: Scope, campaign_id: int) -> Authorised | HttpResponse:
     request = ASGIRequest(scope, io.BytesIO())
     if request.method != "GET":
         return HttpResponseNotAllowed(["GET"])
@@ -142,7 +157,8 @@ def _authorise_once(scope: Scope, campaign_id: int) -> tuple[int, str] | HttpRes
         return redirect_to_login(request.get_full_path())  # what LoginRequiredMiddleware does
     if not _is_member(user, campaign_id):
         return HttpResponseNotFound(b"Not found")
-    return user.pk, session_hash(request.session.session_key)
+    CsrfViewMiddleware(lambda r: HttpResponse()).process_request(request)  # reads the page's CSRF cookie
+    return user.pk, session_hash(request.session.session_key), page_of(request.GET.get("page")), get_token(request)
 
 
 async def asgi_events(scope: Scope, receive: Receive, send: Send, campaign_id: int) -> None:
@@ -151,11 +167,11 @@ async def asgi_events(scope: Scope, receive: Receive, send: Send, campaign_id: i
     if isinstance(outcome, HttpResponse):
         await _send_response(send, outcome)
         return
-    user_id, session = outcome
+    user_id, session, page, csrf = outcome
     if (refusal := _over_the_cap(user_id)) is not None:
         await _send_response(send, refusal)
         return
-    async with hub.subscribe(campaign_id, user_id, session) as queue:
+    async with hub.subscribe(campaign_id, user_id, session, page=page, csrf=csrf) as queue:
         headers = [(b"content-type", CONTENT_TYPE.encode())]
         headers += [(name.lower().encode(), value.encode()) for name, value in HEADERS.items()]
         await send({"type": "http.response.start", "status": 200, "headers": headers})

@@ -361,12 +361,8 @@ def _store_roll(
         odds=odds_as_json(result.odds),
         visibility=visibility,
     )
-    audience = _roll_audience(roll)
-    # The table's log and the sheet's own, in one call: one statement on PostgreSQL.
-    signals: list[tuple[str, dict]] = [("rolls", {})]
-    if character is not None:
-        signals.append((character.region_topic("log"), {}))
-    events.publish_many(roll.campaign_id, signals, audience=audience)
+    # Its line lands in every log that lists it, on the pages of those who may see it.
+    events.push(roll.campaign_id, ["roll", roll.pk], audience=_roll_audience(roll))
     return roll
 
 

@@ -36,8 +36,8 @@ class StaleVersion(RulesError):
     """The form was made from an older version of the sheet than the one stored."""
 
 
-# What each kind of change shows in, on an open sheet: each region listens to its own event, so one HP
-# change costs an open sheet two requests (vitals; details, which brings the roll panel's odds along).
+# What each kind of change shows in, on an open sheet: only these regions are drawn and pushed to its open pages
+# (campaigns/push.py), and the page that made the change gets them in its answer.
 TRACK_CHANGE = ("vitals", "details")
 STATE_CHANGE = ("vitals", "details", "hirelings")  # hireling limits and hire forms read the state
 ITEMS_CHANGE = ("inventory", "vitals", "details")
@@ -65,10 +65,8 @@ class Written:
 
 
 def _announce(character: Character, regions: tuple[str, ...]) -> None:
-    """Tell open sheets which regions changed, and open table pages that the character's card did."""
-    # One statement for all of them; the card's event carries the version: bench/fanout.py times each write by it.
-    signals: list[tuple[str, dict]] = [(character.region_topic(region), {}) for region in regions]
-    events.publish_many(character.campaign_id, [*signals, (character.topic, {"version": character.version})])
+    """Have the open pages of the table shown what changed: the sheet's regions, and the character's card."""
+    events.push(character.campaign_id, ["character", character.pk, list(regions)])
 
 
 def _state_regions(character: Character, old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[str, ...]:

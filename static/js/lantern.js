@@ -101,3 +101,73 @@ document.addEventListener("keydown", (event) => {
     menu.querySelector("summary").focus();
   });
 });
+
+// Pushed changes (campaigns/push.py) arrive over the page's stream and swap themselves in out of band.
+// A region keeps what is as new as the push or newer (this page's own answer came first, with its Undo: the push
+// of that same change must not take the Undo away); a roll's line lands once; a log keeps its length.
+document.addEventListener("htmx:oobBeforeSwap", (event) => {
+  const target = event.detail.target;
+  const fresh = event.detail.fragment && event.detail.fragment.firstElementChild;
+  if (!target || !fresh) return;
+  if (fresh.id && fresh.id.startsWith("roll-") && document.getElementById(fresh.id)) {
+    event.detail.shouldSwap = false;
+    return;
+  }
+  if (target.dataset.version && fresh.dataset.version && Number(fresh.dataset.version) <= Number(target.dataset.version)) {
+    event.detail.shouldSwap = false;
+    return;
+  }
+  if (target.id) target.dataset.before = target.textContent;
+});
+document.addEventListener("htmx:oobAfterSwap", (event) => {
+  const landed = event.target;
+  if (!(landed instanceof HTMLElement)) return;
+  const log = landed.matches("li[id^='roll-']") ? landed.closest("[data-log]") : null;
+  if (log) {
+    log.querySelectorAll(":scope > li.muted").forEach((empty) => empty.remove()); // "No rolls yet."
+    const keep = Number(log.dataset.keep || 0);
+    if (keep) log.querySelectorAll(":scope > li[id^='roll-']").forEach((row, n) => { if (n >= keep) row.remove(); });
+    flash(landed);
+    return;
+  }
+  const before = event.detail.target && event.detail.target.dataset.before;
+  if (landed.id && before !== undefined && before !== landed.textContent) flash(landed);
+  if (landed.id === "default-odds") applyDefaultOdds(landed);
+});
+
+// A pushed change that moves the odds brings those of every roll form at its default inputs: an open form still at
+// its defaults shows them as they come (no request); if the player changed a form's inputs, the page asks once for
+// the odds of its open forms as they stand.
+function applyDefaultOdds(block) {
+  let ask = false;
+  document.querySelectorAll(".roll-panel details[open] form[data-roll-form]").forEach((form) => {
+    const details = form.closest("details");
+    const box = details && document.getElementById(`odds-${details.dataset.procedure}`);
+    const fresh = box && block.querySelector(`template[data-procedure="${CSS.escape(details.dataset.procedure)}"]`);
+    if (!fresh) return;
+    if (atDefaults(form)) box.replaceChildren(fresh.content.cloneNode(true));
+    else ask = true;
+  });
+  const refresh = document.getElementById("odds-refresh");
+  if (ask && refresh) htmx.trigger(refresh, "odds-moved");
+}
+
+function atDefaults(form) {
+  return [...form.elements].every((field) => {
+    if (field instanceof HTMLSelectElement) {
+      const initial = [...field.options].findIndex((option) => option.defaultSelected);
+      return field.selectedIndex === Math.max(initial, 0);
+    }
+    if (field instanceof HTMLInputElement && (field.type === "checkbox" || field.type === "radio")) {
+      return field.checked === field.defaultChecked;
+    }
+    if (field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement) return field.value === field.defaultValue;
+    return true;
+  });
+}
+
+function flash(element) {
+  element.classList.remove("flash");
+  void element.offsetWidth; // restart the animation
+  element.classList.add("flash");
+}

@@ -78,3 +78,47 @@ def test_a_gm_only_roll_never_reaches_another_players_page(new_page, django_user
     gm_page.locator("#gm-roll").get_by_role("button", name="Roll").click()
     expect(other_page.locator("#log")).to_contain_text("open luck", timeout=1000)
     expect(other_page.locator("#log")).not_to_contain_text("secret luck")
+
+
+def test_other_open_pages_follow_a_change_without_a_single_request(new_page, django_user_model):
+    """Issue 25: a change is pushed drawn; every other open page swaps it in and asks for nothing, and the page
+    that made it sends its POST only. Six pages: the GM's table and sheet, another player's table and view of
+    the sheet, and a second copy of the owner's sheet."""
+    campaign, hero = _table(django_user_model)
+    other = django_user_model.objects.create_user("other_live", password=PASSWORD)
+    Membership.objects.create(campaign=campaign, user=other)
+    sheet, table = f"/characters/{hero.pk}/", f"/campaigns/{campaign.pk}/"
+    watchers = {}
+    for name, user, path in [
+        ("GM table", "gm_live", table),
+        ("GM sheet", "gm_live", sheet),
+        ("other's table", "other_live", table),
+        ("other's view of the sheet", "other_live", sheet),
+        ("owner's second sheet", "player_live", sheet),
+    ]:
+        page = new_page()
+        log_in(page, user, PASSWORD)
+        page.goto(path)
+        watchers[name] = page
+    player = new_page()
+    log_in(player, "player_live", PASSWORD)
+    player.goto(sheet)
+    player.wait_for_timeout(1000)  # every stream open and its first push landed
+
+    asked: dict[str, list[str]] = {name: [] for name in [*watchers, "player"]}
+    for name, page in [*watchers.items(), ("player", player)]:
+        page.on("request", lambda request, name=name: asked[name].append(f"{request.method} {request.url}"))
+
+    hp = hero.state["hp"]
+    player.get_by_role("button", name="HP minus one").click()
+    show_part(player, "roll")
+    player.locator("details[data-procedure=test] button", has_text="Roll").click()
+    expect(player.locator("#result-test .roll-result")).to_be_visible()
+    roll_id = player.locator("#result-test [data-roll]").get_attribute("data-roll")
+    for name, page in watchers.items():
+        where = f"#card-{hero.pk}" if name.endswith("table") else "#vitals"
+        expect(page.locator(f"{where} [data-track=hp] [data-value]")).to_have_text(str(hp - 1), timeout=2000)
+        expect(page.locator(f'#log [data-roll="{roll_id}"]')).to_have_count(1, timeout=2000)
+    player.wait_for_timeout(500)  # anything a page would ask for late
+    assert {name: urls for name, urls in asked.items() if name != "player" and urls} == {}
+    assert [url.split(" ")[0] for url in asked["player"]] == ["POST", "POST"]

@@ -67,10 +67,10 @@ async def write(campaign_id: int, topic: str, **data: Any) -> None:
 class Stream:
     """One GET on config.asgi.application; ``gate`` closed means the client has stopped reading."""
 
-    def __init__(self, path: str, cookie: str | None = None) -> None:
+    def __init__(self, path: str, cookie: str | None = None, *, query: str = "", csrf: str = "") -> None:
         headers = [(b"host", b"testserver")]
         if cookie:
-            headers.append((b"cookie", f"sessionid={cookie}".encode()))
+            headers.append((b"cookie", f"sessionid={cookie}{f'; csrftoken={csrf}' if csrf else ''}".encode()))
         self.scope = {
             "type": "http",
             "asgi": {"version": "3.0"},
@@ -79,7 +79,7 @@ class Stream:
             "scheme": "http",
             "path": path,
             "raw_path": path.encode(),
-            "query_string": b"",
+            "query_string": query.encode(),
             "root_path": "",
             "headers": headers,
             "client": ("127.0.0.1", 40000),

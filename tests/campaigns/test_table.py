@@ -70,8 +70,8 @@ def test_the_table_shows_a_card_per_character_with_its_vitals(hero, rival, gm, a
     page = as_user(gm).get(hero.campaign.get_absolute_url()).content.decode()
     for character in (hero, rival):
         assert f'id="card-{character.pk}"' in page
-        assert f"sse:{character.topic}" in page
-    assert 'sse-connect="/campaigns/' in page
+        assert f'data-version="{character.version}"' in page
+    assert 'sse-connect="/campaigns/' in page and "?page=table" in page and 'sse-swap="push"' in page
 
 
 def test_the_clock_shows_the_encounter_trackers_rounds_and_counts_game_time(campaign, gm, as_user):

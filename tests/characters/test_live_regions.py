@@ -1,8 +1,9 @@
-"""Issue 10: a live change costs one request per changed region, and a write answers with just those.
+"""Issue 10, then issue 25: a write answers with just the regions it changed, and announces just those.
 
-Each region of the sheet listens to its own event (``character-<id>-<region>``); the table card listens
-to ``character-<id>``. These tests hold the server side of that promise: what a write announces, what
-its answer carries, what one region request builds. bench/live_requests.py counts the browser's side.
+A write pushes one part naming the character and its changed regions (``["character", id, regions]``); each
+process draws them for the open pages (campaigns/push.py, tested in tests/campaigns/test_push.py). These
+tests hold the server side: what a write announces, what its answer carries, what one region request builds.
+bench/live_requests.py counts the browser's side.
 """
 
 from __future__ import annotations
@@ -24,13 +25,22 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 @pytest.fixture
 def announced(monkeypatch):
     """The topics written after each commit, in order (SQLite hands them off in process; PostgreSQL
-    sends them as NOTIFY payloads: both go through ``publish_many``, which ``publish`` calls)."""
+    sends them as NOTIFY payloads: both go through ``publish_many``, which ``publish`` calls). A push
+    reads as its parts: ``character-<id>-<region>`` for each region, ``roll`` for a roll's line."""
     seen: list[str] = []
     real_many = events.publish_many
 
     def spy_many(campaign_id, signals, **kwargs):
         signals = list(signals)
-        seen.extend(topic for topic, _ in signals)
+        for topic, data in signals:
+            if topic != "push":
+                seen.append(topic)
+                continue
+            for part in data["parts"]:
+                if part[0] == "character":
+                    seen.extend(f"character-{part[1]}-{region}" for region in part[2])
+                else:
+                    seen.append(part[0])
         real_many(campaign_id, signals, **kwargs)
 
     monkeypatch.setattr(events, "publish_many", spy_many)
@@ -42,15 +52,14 @@ def _regions_in(response) -> list[str]:
 
 
 def test_one_hp_change_names_two_sheet_regions_and_the_card(hero, player, as_user, announced):
-    """Vitals and details (which brings the roll panel's odds along): two requests per open sheet,
-    one per open table page."""
+    """Vitals and details (which moves the roll panel's odds): drawn and pushed, the card with them."""
     client = as_user(player)
     url = reverse("characters:adjust", args=[hero.pk])
     fields = form_fields(client.get(hero.get_absolute_url()), url, key="hp", delta="-1")
     announced.clear()
     response = client.post(url, fields, **HTMX)
     assert response.status_code == 200
-    assert announced == [f"{hero.topic}-vitals", f"{hero.topic}-details", hero.topic]
+    assert announced == [f"{hero.topic}-vitals", f"{hero.topic}-details"]
     # The answer: the region the form targets, and the other one that changed (out of band), nothing else.
     assert _regions_in(response) == ["vitals", "details"]
     assert response.content.decode().count('hx-swap-oob="outerHTML"') == 1
@@ -62,8 +71,7 @@ def test_a_plain_roll_publishes_each_topic_once(hero, player, as_user, announced
     announced.clear()
     response = client.post(url, form_fields(client.get(hero.get_absolute_url()), url), **HTMX)
     assert response.status_code == 200
-    assert announced.count("rolls") == 1
-    assert announced.count(f"{hero.topic}-log") == 1
+    assert announced.count("roll") == 1
     assert len(announced) == len(set(announced))
 
 
@@ -77,7 +85,7 @@ def test_adding_an_item_answers_with_inventory_vitals_and_details(hero, player, 
     response = client.post(url, fields, **HTMX)
     assert response.status_code == 200
     assert sorted(_regions_in(response)) == ["details", "inventory", "vitals"]
-    assert set(announced) == {f"{hero.topic}-{r}" for r in ("inventory", "vitals", "details")} | {hero.topic}
+    assert set(announced) == {f"{hero.topic}-{r}" for r in ("inventory", "vitals", "details")}
 
 
 @pytest.mark.parametrize("region", ["vitals", "details", "inventory", "hirelings", "log"])
@@ -119,7 +127,7 @@ def test_the_panel_names_each_procedures_inputs_apart(hero, player, as_user):
     body = as_user(player).get(hero.get_absolute_url()).content.decode()
     assert 'name="test-ability"' in body
     assert 'id="odds-refresh"' in body
-    assert "sse:character-" in body and f"sse:{hero.topic}-odds" in body
+    assert 'sse-swap="push"' in body and 'id="odds-moved"' in body
 
 
 # --- membership changes are announced ---------------------------------------------------------------

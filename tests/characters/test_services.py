@@ -159,11 +159,9 @@ def test_writes_announce_only_after_commit(player, campaign, monkeypatch):
         raise RuntimeError("rolled back")
     assert seen == []
     services.character_adjust(character_id=hero.pk, key="hp", delta=-1, by=player)
-    # Issue 10: each changed region is named once, then the table card's topic.
+    # Issue 25: one push naming the character and each region it changed (its card comes with them).
     assert seen == [
-        {"campaign": campaign.pk, "topic": f"{hero.topic}-vitals"},
-        {"campaign": campaign.pk, "topic": f"{hero.topic}-details"},
-        {"campaign": campaign.pk, "topic": hero.topic, "version": hero.version + 1},
+        {"campaign": campaign.pk, "topic": "push", "parts": [["character", hero.pk, ["vitals", "details"]]]},
     ]
 
 

@@ -1,0 +1,239 @@
+"""Pushed changes drawn for the pages open in one process (``live.events.push``; the hub calls ``render_push``).
+
+A change is drawn once per *kind of viewer* that has a page of it open, never once per page: what a region shows
+depends only on whether its viewer runs the table (``gm``), owns the character (``owner``) or sits at the table
+beside it (``peer``). What differs between two viewers of one kind stays out of pushed HTML: the CSRF token (each
+stream puts in its own, ``live.hub.CSRF_SLOT``) and "your change: Undo" (only the page that made the change shows
+it, from its own POST's answer). A roll's line is the same for everyone who may see it, and goes only to them.
+
+Each region arrives with ``hx-swap-oob`` and swaps itself in, so an open page makes no request for a change. A
+page that opens its stream, or fell behind, gets everything it shows the same way (a ``page`` part).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.template.loader import render_to_string
+
+from campaigns.models import Campaign, Membership
+from campaigns.table import Card, party_cards, roll_log
+from characters.models import Character, Roll
+from characters.selectors import Seat, Viewer
+from characters.sheet_view import REGIONS as SHEET_REGIONS
+from characters.sheet_view import sheet_view
+from live.hub import CSRF_SLOT, PAGE
+from rules import SYSTEMS, RulesError
+from rules import base as rules_base
+
+Wanted = tuple[int, str]  # (user id, page): "table" or "sheet-<character id>"
+PUSHED_SHEET_REGIONS = tuple(region for region in SHEET_REGIONS if region != "log")  # the log gets lines
+# With "details" (the numbers changed) or "odds" (what the roll forms offer changed: a hireling hired), the odds of
+# every roll form at its default inputs travel along: an open form still at its defaults shows them as they come,
+# and only a form whose inputs its player changed asks for its own (static/js/lantern.js, applyDefaultOdds).
+MOVES_ODDS = frozenset({"details", "odds"})
+MAX_PARTS = 200  # a change names a few parts; a bound on the work any payload can cause
+
+
+@dataclass(frozen=True)
+class _Table:
+    campaign: Campaign
+    seats: dict[int, Membership]  # the members with a page open, by user id (others see nothing)
+    gm_ids: frozenset[int]
+
+    def kind(self, user_id: int, character: Character) -> str:
+        """What a region of this character shows this viewer depends on this alone."""
+        if user_id in self.gm_ids:
+            return "gm"
+        return "owner" if character.owner_id == user_id else "peer"
+
+    def may_see(self, user_id: int, roll: Roll) -> bool:
+        """characters.selectors.rolls_visible_to, for one roll of this table."""
+        if roll.roller_id == user_id:
+            return True
+        if roll.visibility == Roll.Visibility.PUBLIC:
+            return user_id in self.seats
+        return roll.visibility == Roll.Visibility.GM and user_id in self.gm_ids
+
+
+def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict[Wanted, str]:
+    """The HTML each (user, page) open in this process gets for ``parts``; pages with nothing new are left out."""
+    wanted = list(wanted)
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    if campaign is None or not wanted:
+        return {}
+    changed, rolls, whole_page = _read_parts(parts)
+    seats = {
+        seat.user_id: seat
+        for seat in Membership.objects.filter(campaign=campaign, user_id__in={user for user, _ in wanted})
+    }
+    gm_ids = frozenset(
+        Membership.objects.filter(campaign=campaign, role=Membership.Role.GM).values_list("user_id", flat=True)
+    )
+    table = _Table(campaign, seats, gm_ids)
+    sheets_open = {int(page.removeprefix("sheet-")) for _, page in wanted if page.startswith("sheet-")}
+    characters = {
+        character.pk: character
+        for character in Character.objects.filter(campaign=campaign, pk__in=sheets_open | set(changed)).select_related(
+            "campaign", "owner"
+        )
+    }
+    users = {user.pk: user for user in get_user_model().objects.filter(pk__in=seats)}
+    lines = _roll_lines(campaign, table, rolls)
+    drawer = _Drawer(table, characters, users)
+    out: dict[Wanted, str] = {}
+    for user_id, page in wanted:
+        if user_id not in seats:
+            continue  # removed meanwhile: their stream is closing
+        html: list[str] = []
+        if page == "table":
+            if whole_page:
+                html.append(drawer.table_page(user_id))
+            else:
+                html += [drawer.card(user_id, characters[pk]) for pk in changed if pk in characters]
+        elif page.startswith("sheet-"):
+            character = characters.get(int(page.removeprefix("sheet-")))
+            if character is None:
+                continue  # not a character of this table
+            if whole_page:
+                html.append(drawer.sheet_page(user_id, character))
+            elif character.pk in changed:
+                regions = changed[character.pk]
+                html += [drawer.sheet_region(user_id, character, region) for region in regions if region != "odds"]
+                if MOVES_ODDS & set(regions):
+                    html.append(drawer.default_odds(user_id, character))
+        if not whole_page:
+            html += [line for roll, line in lines if table.may_see(user_id, roll)]
+        if text := "".join(html):
+            out[(user_id, page)] = text
+    return out
+
+
+def _read_parts(parts: list) -> tuple[dict[int, list[str]], list[int], bool]:
+    """What the parts name: each character's changed regions, the new rolls, and whether whole pages are asked."""
+    changed: dict[int, list[str]] = {}
+    rolls: list[int] = []
+    whole_page = False
+    for part in parts[:MAX_PARTS]:
+        if not isinstance(part, list | tuple) or not part:
+            continue
+        if part[0] == PAGE:
+            whole_page = True
+        elif part[0] == "character" and len(part) == 3 and isinstance(part[1], int) and isinstance(part[2], list):
+            regions = changed.setdefault(part[1], [])
+            regions += [r for r in part[2] if r in (*PUSHED_SHEET_REGIONS, "odds") and r not in regions]
+        elif part[0] == "roll" and len(part) == 2 and isinstance(part[1], int):
+            rolls.append(part[1])
+    return changed, rolls, whole_page
+
+
+def _roll_lines(campaign: Campaign, table: _Table, roll_ids: list[int]) -> list[tuple[Roll, str]]:
+    """Each new roll's line, drawn once, aimed at every log that lists it (see data-log in the templates)."""
+    if not roll_ids:
+        return []
+    rolls = Roll.objects.filter(campaign=campaign, pk__in=roll_ids).select_related("character", "roller")
+    lines = []
+    for roll in sorted(rolls, key=lambda roll: roll.pk):
+        logs = ["all"]
+        if roll.character_id:
+            logs.append(f"c{roll.character_id}")
+        if roll.roller_id in table.gm_ids:
+            logs.append("gm")
+        targets = ",".join(f"[data-log~={log}]" for log in logs)
+        context = {"roll": roll, "targets": targets, "system_id": campaign.system}
+        lines.append((roll, render_to_string("campaigns/_pushed_roll.html", context)))
+    return lines
+
+
+class _Drawer:
+    """Draws each (character, kind of viewer, region) once however many pages want it."""
+
+    def __init__(self, table: _Table, characters: dict[int, Character], users: dict) -> None:
+        self.table, self.characters, self.users = table, characters, users
+        self.drawn: dict[tuple, str] = {}
+        self.cards: dict[int, Card] = {}
+
+    def _seat(self, user_id: int, character: Character) -> Seat:
+        role = self.table.seats[user_id].role
+        own, gm = character.owner_id == user_id, user_id in self.table.gm_ids
+        return Seat(character, Viewer(user_id, role, own, own or gm, gm))
+
+    def sheet_region(self, user_id: int, character: Character, region: str) -> str:
+        key = ("sheet", character.pk, self.table.kind(user_id, character), region)
+        if key not in self.drawn:
+            seat = self._seat(user_id, character)
+            view = sheet_view(self.users[user_id], seat, regions=(region,), personal=False)
+            context = view.context(oob=True, csrf_token=CSRF_SLOT)
+            self.drawn[key] = render_to_string(f"characters/sheet.html#{region}", context)
+        return self.drawn[key]
+
+    def default_odds(self, user_id: int, character: Character) -> str:
+        """The odds of each roll this viewer's panel offers, at its default inputs (the panel is for editors)."""
+        viewer = self._seat(user_id, character).viewer
+        if not viewer.can_edit:
+            return ""
+        key = ("odds", character.pk, self.table.kind(user_id, character))
+        if key not in self.drawn:
+            rules = SYSTEMS.get(character.system)
+            try:
+                sheet = character.checked_sheet() if rules is not None else None
+            except RulesError:
+                sheet = None  # the sheet shows why; its forms have no odds to show
+            boxes = []
+            if rules is not None and sheet is not None:
+                for procedure in rules.procedures().values():
+                    if procedure.gm_only and not viewer.is_gm:
+                        continue
+                    try:
+                        odds = procedure.odds(sheet, rules_base.check_params(procedure, sheet, {}))
+                    except RulesError:
+                        odds = None
+                    boxes.append((procedure.key, odds))
+            context = {"boxes": boxes, "system_id": character.system}
+            self.drawn[key] = render_to_string("characters/_default_odds.html", context)
+        return self.drawn[key]
+
+    def sheet_page(self, user_id: int, character: Character) -> str:
+        """Everything a sheet shows that changes: its regions, and its log as this viewer sees it."""
+        html = [self.sheet_region(user_id, character, region) for region in PUSHED_SHEET_REGIONS]
+        seat = self._seat(user_id, character)
+        view = sheet_view(self.users[user_id], seat, regions=("log",), personal=False)
+        html.append(render_to_string("characters/sheet.html#log", view.context(oob=True, csrf_token=CSRF_SLOT)))
+        return "".join(html)
+
+    def card(self, user_id: int, character: Character) -> str:
+        if character.pk not in self.cards:
+            self.cards.update(
+                (card.character.pk, card) for card in party_cards(self.table.campaign, only_id=character.pk)
+            )
+        card = self.cards.get(character.pk)
+        return "" if card is None else self._draw_card(user_id, card)
+
+    def _draw_card(self, user_id: int, card: Card) -> str:
+        key = ("card", card.character.pk, self.table.kind(user_id, card.character))
+        if key not in self.drawn:
+            self.drawn[key] = render_to_string("campaigns/detail.html#card", self._card_context(user_id, card))
+        return self.drawn[key]
+
+    def _card_context(self, user_id: int, card: Card) -> dict:
+        return {
+            "campaign": self.table.campaign,
+            "membership": self.table.seats[user_id],
+            "card": card,
+            "user": self.users[user_id],
+            "oob": True,
+            "csrf_token": CSRF_SLOT,
+        }
+
+    def table_page(self, user_id: int) -> str:
+        """The party's cards and the log, as this viewer sees them."""
+        campaign, seat = self.table.campaign, self.table.seats[user_id]
+        if not self.cards:
+            self.cards = {card.character.pk: card for card in party_cards(campaign)}
+        html = [self._draw_card(user_id, card) for card in self.cards.values()]
+        rolls, has_older = roll_log(self.users[user_id], campaign, role=seat.role)
+        context = {"campaign": campaign, "membership": seat, "system_id": campaign.system, "rolls": rolls}
+        html.append(render_to_string("campaigns/detail.html#log", {**context, "has_older": has_older, "oob": True}))
+        return "".join(html)

@@ -1,0 +1,163 @@
+"""Issue 25: a change is drawn once per kind of viewer and pushed; no page of a kind that may not see it gets it.
+
+``campaigns.push.render_push`` is what each process's hub calls for the pages open there; these tests call it
+as the hub does, with the (user, page) pairs open, and read what each page would be sent.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from campaigns import push
+from characters import services
+from characters.models import Character, Roll
+from live.hub import CSRF_SLOT
+from tests.conftest import make_character, make_table
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """The templates drawn by the renderer, in order."""
+    names: list[str] = []
+    real = push.render_to_string
+
+    def counting(name, context=None, *args, **kwargs):
+        names.append(name)
+        return real(name, context, *args, **kwargs)
+
+    monkeypatch.setattr(push, "render_to_string", counting)
+    return names
+
+
+def _pages(gm, player, other_player, hero) -> list[tuple[int, str]]:
+    sheet = f"sheet-{hero.pk}"
+    return [
+        (player.pk, sheet),  # the owner
+        (other_player.pk, sheet),  # a player beside them
+        (gm.pk, sheet),
+        (gm.pk, "table"),
+        (player.pk, "table"),
+        (other_player.pk, "table"),
+    ]
+
+
+def test_an_hp_change_is_drawn_once_per_kind_of_viewer_for_every_page(
+    campaign, gm, player, other_player, hero, drawn
+):
+    written = services.character_adjust(character_id=hero.pk, key="hp", delta=-1, by=player)
+    parts = [["character", hero.pk, sorted(written.regions)]]
+    pages = _pages(gm, player, other_player, hero)
+    out = push.render_push(campaign.pk, parts, pages)
+
+    # 2 regions x 3 kinds (owner, peer, GM) for the sheets; a card x 3 kinds for the tables: 9 draws for 6 pages
+    assert sorted(drawn).count("characters/sheet.html#vitals") == 3
+    assert sorted(drawn).count("characters/sheet.html#details") == 3
+    assert drawn.count("campaigns/detail.html#card") == 3
+    assert set(out) == set(pages)
+    for page, html in out.items():
+        regions = re.findall(r'id="(vitals|details|card-\d+)"[^>]*hx-swap-oob="outerHTML"', html)
+        expected = ["vitals", "details"] if page[1].startswith("sheet-") else [f"card-{hero.pk}"]
+        assert sorted(regions) == sorted(expected), page
+        assert f'data-version="{written.character.version}"' in html
+    owner, peer, gm_sheet = (out[page] for page in pages[:3])
+    # The owner and the GM get the forms (each stream puts its own CSRF token in the slot); the peer none.
+    assert 'action="/characters/' in owner and CSRF_SLOT in owner
+    assert 'action="/characters/' in gm_sheet
+    assert "<form" not in peer and CSRF_SLOT not in peer
+    # Nobody's Undo travels: only the page that made the change offers it, from its own answer.
+    assert all("Undo" not in html for html in out.values())
+
+
+def test_a_copy_of_a_page_costs_nothing_more(campaign, gm, player, hero, drawn):
+    services.character_adjust(character_id=hero.pk, key="hp", delta=-1, by=player)
+    parts = [["character", hero.pk, ["vitals"]]]
+    push.render_push(campaign.pk, parts, [(player.pk, f"sheet-{hero.pk}")])
+    once = len(drawn)
+    drawn.clear()
+    # what the hub asks for is one (user, page) per distinct page, however many tabs show it
+    push.render_push(campaign.pk, parts, [(player.pk, f"sheet-{hero.pk}")] * 5)
+    assert len(drawn) == once == 1
+
+
+def test_a_gm_only_roll_reaches_its_roller_and_the_gm_and_nobody_else(campaign, gm, player, other_player, hero):
+    written = services.character_roll(
+        character_id=hero.pk,
+        procedure="test",
+        params={},
+        by=player,
+        visibility=Roll.Visibility.GM,
+        rng=random.Random(3),
+    )
+    roll = written.row
+    pages = _pages(gm, player, other_player, hero)
+    out = push.render_push(campaign.pk, [["roll", roll.pk]], pages)
+    seen = {page for page, html in out.items() if f'id="roll-{roll.pk}"' in html}
+    assert seen == {(player.pk, f"sheet-{hero.pk}"), (player.pk, "table"), (gm.pk, f"sheet-{hero.pk}"), (gm.pk, "table")}
+    assert all(other_player.pk != user for user, _ in out)
+
+
+def test_a_public_rolls_line_lands_in_every_log_that_lists_it(campaign, gm, player, other_player, hero):
+    written = services.character_roll(
+        character_id=hero.pk, procedure="test", params={}, by=player, rng=random.Random(3)
+    )
+    out = push.render_push(campaign.pk, [["roll", written.row.pk]], _pages(gm, player, other_player, hero))
+    assert len(out) == 6
+    line = out[(other_player.pk, "table")]
+    # the table's log, the sheet's "everyone" log and this character's own log; not the GM's rolls
+    assert f"[data-log~=c{hero.pk}]" in line and "[data-log~=all]" in line and "=gm]" not in line
+
+
+def test_a_secret_field_never_reaches_a_player_beside_the_owner(gm, player, other_player):
+    table = make_table("chaos-conquest", gm, player, other_player)
+    character = make_character(player, table, system="chaos-conquest", name="Vex")
+    Character.objects.filter(pk=character.pk).update(state={**character.state, "faction": "Chaos"})
+    pages = [(player.pk, f"sheet-{character.pk}"), (other_player.pk, f"sheet-{character.pk}"), (gm.pk, "table")]
+    out = push.render_push(table.pk, [["character", character.pk, ["details"]]], pages)
+    assert "data-cc=\"faction\"" in out[(player.pk, f"sheet-{character.pk}")]
+    assert "data-cc=\"faction\"" not in out[(other_player.pk, f"sheet-{character.pk}")]
+
+
+def test_another_tables_sheet_and_strangers_get_nothing(campaign, gm, player, stranger, hero):
+    elsewhere = make_table("fell-draft", stranger, name="Elsewhere")
+    theirs = make_character(stranger, elsewhere, name="Other")
+    parts = [["character", theirs.pk, ["vitals"]], ["character", hero.pk, ["vitals"]]]
+    out = push.render_push(campaign.pk, parts, [(player.pk, f"sheet-{theirs.pk}"), (stranger.pk, "table")])
+    assert out == {}
+
+
+def test_a_page_that_opens_gets_everything_it_shows(campaign, gm, player, hero, rival):
+    out = push.render_push(campaign.pk, [["page"]], [(player.pk, f"sheet-{hero.pk}"), (gm.pk, "table")])
+    sheet, table = out[(player.pk, f"sheet-{hero.pk}")], out[(gm.pk, "table")]
+    for region in ("vitals", "details", "inventory", "hirelings", "log"):
+        assert f'id="{region}"' in sheet
+    assert f'id="card-{hero.pk}"' in table and f'id="card-{rival.pk}"' in table and 'id="log"' in table
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [[], [["nonsense"]], [["character", "1", ["vitals"]]], [["character", 1, "vitals"]], [["roll", None]], [[]], ["x"]],
+)
+def test_malformed_parts_draw_nothing(campaign, player, hero, parts):
+    assert push.render_push(campaign.pk, parts, [(player.pk, f"sheet-{hero.pk}")]) == {}
+
+
+def test_a_change_that_moves_the_odds_brings_each_forms_default_odds_to_the_editors_only(
+    campaign, gm, player, other_player, hero
+):
+    services.character_adjust(character_id=hero.pk, key="hp", delta=-1, by=player)
+    sheet = f"sheet-{hero.pk}"
+    pages = [(player.pk, sheet), (other_player.pk, sheet), (gm.pk, sheet)]
+    out = push.render_push(campaign.pk, [["character", hero.pk, ["vitals", "details"]]], pages)
+    owner, peer, gm_sheet = (out[page] for page in pages)
+    assert 'id="default-odds"' not in peer
+    owners = set(re.findall(r'<template data-procedure="([\w-]+)"', owner))
+    gms = set(re.findall(r'<template data-procedure="([\w-]+)"', gm_sheet))
+    assert "test" in owners and owners < gms  # the GM's panel has the GM-only rolls too
+    # a change that moves nothing the forms read brings no odds
+    out = push.render_push(campaign.pk, [["character", hero.pk, ["inventory"]]], pages)
+    assert all('id="default-odds"' not in html for html in out.values())

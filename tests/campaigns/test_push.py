@@ -46,9 +46,7 @@ def _pages(gm, player, other_player, hero) -> list[tuple[int, str]]:
     ]
 
 
-def test_an_hp_change_is_drawn_once_per_kind_of_viewer_for_every_page(
-    campaign, gm, player, other_player, hero, drawn
-):
+def test_an_hp_change_is_drawn_once_per_kind_of_viewer_for_every_page(campaign, gm, player, other_player, hero, drawn):
     written = services.character_adjust(character_id=hero.pk, key="hp", delta=-1, by=player)
     parts = [["character", hero.pk, sorted(written.regions)]]
     pages = _pages(gm, player, other_player, hero)
@@ -97,7 +95,12 @@ def test_a_gm_only_roll_reaches_its_roller_and_the_gm_and_nobody_else(campaign, 
     pages = _pages(gm, player, other_player, hero)
     out = push.render_push(campaign.pk, [["roll", roll.pk]], pages)
     seen = {page for page, html in out.items() if f'id="roll-{roll.pk}"' in html}
-    assert seen == {(player.pk, f"sheet-{hero.pk}"), (player.pk, "table"), (gm.pk, f"sheet-{hero.pk}"), (gm.pk, "table")}
+    assert seen == {
+        (player.pk, f"sheet-{hero.pk}"),
+        (player.pk, "table"),
+        (gm.pk, f"sheet-{hero.pk}"),
+        (gm.pk, "table"),
+    }
     assert all(other_player.pk != user for user, _ in out)
 
 
@@ -118,8 +121,8 @@ def test_a_secret_field_never_reaches_a_player_beside_the_owner(gm, player, othe
     Character.objects.filter(pk=character.pk).update(state={**character.state, "faction": "Chaos"})
     pages = [(player.pk, f"sheet-{character.pk}"), (other_player.pk, f"sheet-{character.pk}"), (gm.pk, "table")]
     out = push.render_push(table.pk, [["character", character.pk, ["details"]]], pages)
-    assert "data-cc=\"faction\"" in out[(player.pk, f"sheet-{character.pk}")]
-    assert "data-cc=\"faction\"" not in out[(other_player.pk, f"sheet-{character.pk}")]
+    assert 'data-cc="faction"' in out[(player.pk, f"sheet-{character.pk}")]
+    assert 'data-cc="faction"' not in out[(other_player.pk, f"sheet-{character.pk}")]
 
 
 def test_another_tables_sheet_and_strangers_get_nothing(campaign, gm, player, stranger, hero):

@@ -21,6 +21,7 @@ from django.template.loader import render_to_string
 from campaigns.models import Campaign, Membership
 from campaigns.table import Card, party_cards, roll_log
 from characters.models import Character, Roll
+from characters.region_cache import sheet_region
 from characters.selectors import Seat, Viewer
 from characters.sheet_view import REGIONS as SHEET_REGIONS
 from characters.sheet_view import sheet_view
@@ -163,10 +164,7 @@ class _Drawer:
     def sheet_region(self, user_id: int, character: Character, region: str) -> str:
         key = ("sheet", character.pk, self.table.kind(user_id, character), region)
         if key not in self.drawn:
-            seat = self._seat(user_id, character)
-            view = sheet_view(self.users[user_id], seat, regions=(region,), personal=False)
-            context = view.context(oob=True, csrf_token=CSRF_SLOT)
-            self.drawn[key] = render_to_string(f"characters/sheet.html#{region}", context)
+            self.drawn[key] = sheet_region(self.users[user_id], self._seat(user_id, character), region)
         return self.drawn[key]
 
     def default_odds(self, user_id: int, character: Character) -> str:

@@ -149,7 +149,7 @@ def sheet_view(
     if "log" in wanted:
         view.recent_rolls, view.log_filter = _log(user, viewer, character, log)
         view.log_filters = LOG_FILTERS
-    if not view.playable or wanted <= {"log"}:
+    if not view.playable or (wanted <= {"log"} and not controls):
         return view
     rules = system_for(character.system)
     stored = (character.items.all(), character.hirelings.all()) if rows is None else rows
@@ -232,6 +232,11 @@ def reverted_by(change: Change) -> Change | None:
         return change.reverted_by
     except Change.DoesNotExist:
         return None
+
+
+def undo_offer(user, character: Character) -> dict | None:
+    """The viewer's Undo, if the sheet offers one now (``{"change", "region"}``): one query."""
+    return _undo_offer(user, character, None)
 
 
 def _undo_offer(user, character: Character, latest: Change | None) -> dict | None:

@@ -7,6 +7,7 @@ from typing import Any, TypedDict
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
@@ -28,8 +29,9 @@ from characters.forms import (
     raw_params,
 )
 from characters.models import Change, Character, Hireling, Item, Roll
+from characters.region_cache import CACHED_REGIONS, for_page, sheet_region
 from characters.selectors import Seat, character_for
-from characters.sheet_view import LIVE_PARTS, REGIONS, picks, reverted_by, roll_control, sheet_view
+from characters.sheet_view import LIVE_PARTS, REGIONS, picks, reverted_by, roll_control, sheet_view, undo_offer
 from config.htmx import HtmxHttpRequest
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules import base as rules_base
@@ -49,8 +51,22 @@ def character_list(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def sheet(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    view = sheet_view(request.user, _visible(request, pk), log=_log_filter(request))
-    return render(request, "characters/sheet.html", view.context())
+    """The page, its live regions taken as drawn for the last push (characters.region_cache) unless this viewer's
+    own Undo belongs in one; the roll panel and the log are drawn here."""
+    seat = _visible(request, pk)
+    character = seat.character
+    drawn: dict[str, str] = {}
+    rows = None
+    if character.system in SYSTEMS:
+        rows = (list(character.items.all()), list(character.hirelings.all()))
+        undo = undo_offer(request.user, character) if seat.viewer.can_edit else None
+        token = get_token(request)
+        for name in CACHED_REGIONS:
+            if undo is None or undo["region"] != name:
+                drawn[name] = for_page(sheet_region(request.user, seat, name, rows=rows), token)
+    regions = tuple(name for name in REGIONS if name not in drawn)
+    view = sheet_view(request.user, seat, regions=regions, controls=True, log=_log_filter(request), rows=rows)
+    return render(request, "characters/sheet.html", view.context(drawn=drawn))
 
 
 @require_GET

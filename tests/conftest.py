@@ -53,6 +53,15 @@ def _every_page_is_well_formed_html():
 
 
 @pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Drawn regions are kept by character id and version (characters.region_cache), and a test database
+    hands out the same ids and versions again: each test starts with nothing kept."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings):
     # The production hasher is slow on purpose; tests create many users.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

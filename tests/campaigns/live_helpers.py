@@ -130,9 +130,13 @@ class Stream:
         deadline = loop.time() + timeout
         while True:
             frame = await self.next_frame(max(0.0, deadline - loop.time()))
-            fields = dict(line.split(": ", 1) for line in frame.splitlines() if not line.startswith(":"))
-            if "event" in fields:
-                return fields["event"], json.loads(fields["data"])
+            lines = [line.split(": ", 1) for line in frame.splitlines() if not line.startswith(":")]
+            event = next((value for name, value in lines if name == "event"), None)
+            data = "\n".join(value for name, value in lines if name == "data")
+            if event == "push":  # drawn HTML (campaigns/push.py), not a signal
+                return event, {"html": data}
+            if event is not None:
+                return event, json.loads(data)
 
     async def events_until_quiet(self, quiet: float = 0.2) -> list[str]:
         topics = []

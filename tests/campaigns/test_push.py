@@ -10,9 +10,10 @@ import random
 import re
 
 import pytest
+from django.core.cache import cache
 
 from campaigns import push
-from characters import services
+from characters import region_cache, services
 from characters.models import Character, Roll
 from live.hub import CSRF_SLOT
 from tests.conftest import make_character, make_table
@@ -31,6 +32,7 @@ def drawn(monkeypatch):
         return real(name, context, *args, **kwargs)
 
     monkeypatch.setattr(push, "render_to_string", counting)
+    monkeypatch.setattr(region_cache, "render_to_string", counting)
     return names
 
 
@@ -72,14 +74,19 @@ def test_an_hp_change_is_drawn_once_per_kind_of_viewer_for_every_page(campaign, 
 
 
 def test_a_copy_of_a_page_costs_nothing_more(campaign, gm, player, hero, drawn):
+    """And a region drawn once is kept: a second push of the same version, a resync or a page load draws nothing."""
     services.character_adjust(character_id=hero.pk, key="hp", delta=-1, by=player)
     parts = [["character", hero.pk, ["vitals"]]]
     push.render_push(campaign.pk, parts, [(player.pk, f"sheet-{hero.pk}")])
     once = len(drawn)
     drawn.clear()
+    cache.clear()  # drawn afresh, as by a process that has kept nothing
     # what the hub asks for is one (user, page) per distinct page, however many tabs show it
     push.render_push(campaign.pk, parts, [(player.pk, f"sheet-{hero.pk}")] * 5)
     assert len(drawn) == once == 1
+    drawn.clear()
+    push.render_push(campaign.pk, parts, [(player.pk, f"sheet-{hero.pk}")])
+    assert drawn == []
 
 
 def test_a_gm_only_roll_reaches_its_roller_and_the_gm_and_nobody_else(campaign, gm, player, other_player, hero):

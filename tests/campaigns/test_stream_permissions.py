@@ -211,21 +211,40 @@ def _roll(character, by, visibility):
     ("visibility", "hears"),
     [("public", {"player", "other_player", "gm"}), ("gm", {"player", "gm"}), ("private", {"player"})],
 )
-def test_a_rolls_signal_reaches_only_those_who_may_see_it(campaign, gm, player, other_player, hero, visibility, hears):
+def test_a_rolls_line_reaches_only_those_who_may_see_it(campaign, gm, player, other_player, hero, visibility, hears):
+    """Issue 25: the roll's line is pushed drawn, to the table pages and sheets of those who may see it only."""
     people = {"player": player, "other_player": other_player, "gm": gm}
     cookies = {name: session_cookie(user) for name, user in people.items()}
+    pages = ("page=table", f"page=sheet-{hero.pk}")
 
     async def scenario():
-        streams = {name: await Stream(_path(campaign), cookie).open() for name, cookie in cookies.items()}
+        streams = {
+            (name, page): await Stream(_path(campaign), cookie, query=page).open()
+            for name, cookie in cookies.items()
+            for page in pages
+        }
         for stream in streams.values():
-            await stream.events_until_quiet()  # presence arrivals
-        await call(_roll, character=hero, by=player, visibility=visibility)
-        heard = {name: await stream.events_until_quiet(0.5) for name, stream in streams.items()}
+            await _pushes_until_quiet(stream)  # presence arrivals, and each page's regions as it opens
+        roll = (await call(_roll, character=hero, by=player, visibility=visibility)).row
+        heard = {key: await _pushes_until_quiet(stream, 0.5) for key, stream in streams.items()}
         for stream in streams.values():
             await stream.close()
-        return heard
+        return roll, heard
 
-    heard = run(scenario())
-    assert {name for name, topics in heard.items() if "rolls" in topics} == hears
-    for topics in heard.values():
-        assert topics.count("rolls") <= 1  # announced once per roll, not twice
+    roll, heard = run(scenario())
+    line = f'id="roll-{roll.pk}"'
+    for page in pages:
+        assert {name for (name, on), htmls in heard.items() if on == page and any(line in h for h in htmls)} == hears
+    for htmls in heard.values():
+        assert sum(html.count(line) for html in htmls) <= 1  # pushed once per roll, not twice
+
+
+async def _pushes_until_quiet(stream, quiet: float = 0.2) -> list[str]:
+    pushed = []
+    while True:
+        try:
+            topic, data = await stream.next_event(quiet)
+        except TimeoutError:
+            return pushed
+        if topic == "push":
+            pushed.append(data["html"])

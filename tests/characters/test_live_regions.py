@@ -127,7 +127,7 @@ def test_the_panel_names_each_procedures_inputs_apart(hero, player, as_user):
     body = as_user(player).get(hero.get_absolute_url()).content.decode()
     assert 'name="test-ability"' in body
     assert 'id="odds-refresh"' in body
-    assert 'sse-swap="push"' in body and 'id="odds-moved"' in body
+    assert 'sse-swap="push"' in body and 'id="default-odds"' in body
 
 
 # --- membership changes are announced ---------------------------------------------------------------

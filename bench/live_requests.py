@@ -13,7 +13,8 @@ Chromium (Playwright), each page in a browser context of its own, opens:
   - the GM's table page and the other player's table page,
 and waits until every page is quiet. Changes, each ``--repeat`` times (the median is reported): an HP
 change (the track's −/+ buttons, alternately), a public roll, a GM-only roll (the roll form's "Who sees this
-roll"), an item added (the sheet's "Add your own item" form).
+roll"), an item added (the sheet's "Add your own item" form). The HP change presses the −/+ button of
+``--track`` (default: the sheet's first), ``--delta`` first and then back, so the track stays in bounds.
 
 Per page and change it counts the HTTP requests the page makes (the event stream's own GET excepted; the
 changing page's POST included), the bytes those requests received (CDP Network.loadingFinished), and the
@@ -125,12 +126,14 @@ class Watched:
     fetched: dict[str, int] = field(default_factory=dict)  # CDP request id → encoded bytes received
     ids: set[str] = field(default_factory=set)
     messages: list[tuple[float, str, int]] = field(default_factory=list)  # (when, event name, bytes)
+    refused: list[str] = field(default_factory=list)  # "status URL" of answers ≥ 400: a change that did not happen
 
     def clear(self) -> None:
         self.requests.clear()
         self.fetched.clear()
         self.ids.clear()
         self.messages.clear()
+        self.refused.clear()
 
     def last_activity(self) -> float:
         return max([t for t, *_ in self.requests] + [t for t, *_ in self.messages], default=0.0)
@@ -146,6 +149,10 @@ def watch(context, page, label: str) -> Watched:
             watched.ids.add(event["requestId"])
             watched.requests.append((time.monotonic(), request["method"], request["url"]))
 
+    def answered(event: dict) -> None:
+        if event["requestId"] in watched.ids and event["response"]["status"] >= 400:
+            watched.refused.append(f"{event['response']['status']} {event['response']['url']}")
+
     def finished(event: dict) -> None:
         if event["requestId"] in watched.ids:
             watched.fetched[event["requestId"]] = int(event.get("encodedDataLength", 0))
@@ -154,6 +161,7 @@ def watch(context, page, label: str) -> Watched:
         watched.messages.append((time.monotonic(), event.get("eventName", ""), len(event["data"].encode())))
 
     cdp.on("Network.requestWillBeSent", sent)
+    cdp.on("Network.responseReceived", answered)
     cdp.on("Network.loadingFinished", finished)
     cdp.on("Network.eventSourceMessageReceived", message)
     cdp.send("Network.enable")
@@ -180,11 +188,15 @@ def open_page(browser, base: str, session: str, url: str, label: str) -> Watched
     return watched
 
 
-def ready(page, name: str, n: int):
+def ready(page, name: str, n: int, args):
     """Fill in change ``name``'s form on the changing page (before counting: choosing a roll's audience
     refreshes its odds, which is the choosing's cost, not the change's); return the button that makes it."""
-    if name == "HP change":  # −1 then +1: the track stays within its bounds
-        return page.locator(f'form[action$="/adjust/"] button[name="delta"][value="{-1 if n % 2 == 0 else 1}"]').first
+    if name == "HP change":  # --delta, then back: the track stays within its bounds
+        form = page.locator('form[action$="/adjust/"]:has(button[name="delta"])')
+        if args.track:
+            form = form.filter(has=page.locator(f'input[name="key"][value="{args.track}"]'))
+        delta = args.delta if n % 2 == 0 else -args.delta
+        return form.first.locator(f'button[name="delta"][value="{delta}"]')
     if name.startswith("roll"):
         form = page.locator('form[action*="/roll/"]:has(select[name="visibility"])').first
         form.locator('select[name="visibility"]').select_option("gm" if "GM" in name else "public")
@@ -245,13 +257,15 @@ def run(args) -> dict:
             for name in args.changes:
                 figures = {w.label: Figures() for w in watched}
                 for n in range(args.repeat):
-                    button = ready(changing.page, name, n)
+                    button = ready(changing.page, name, n, args)
                     settle(watched, time.monotonic())
                     for w in watched:
                         w.clear()
                     start = time.monotonic()
                     button.click()
                     settle(watched, start)
+                    if refused := [r for w in watched for r in w.refused]:
+                        raise SystemExit(f"{name}: refused: {', '.join(refused)}")
                     for w in watched:
                         f = figures[w.label]
                         f.requests.append(len(w.requests))
@@ -306,6 +320,8 @@ def main() -> None:
     parser.add_argument("--tree", default=str(ROOT), help="the checkout to serve (default: this one)")
     parser.add_argument("--system", default="fell-draft")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--track", default="", help="the track the HP change moves (default: the sheet's first)")
+    parser.add_argument("--delta", type=int, choices=(-1, 1), default=-1, help="the HP change's first step")
     parser.add_argument("--changes", default=",".join(CHANGES), help=f"comma-separated, of: {', '.join(CHANGES)}")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()

@@ -397,7 +397,8 @@ def main(sizes: list[int], pages: str, workers: int, load: bool) -> None:
 
 
 async def measure(cast: Cast, server: subprocess.Popen, sizes: list[int], load: bool) -> list[tuple]:
-    """Quiet, then (``load``) with core 0 kept busy, in one run: (label, idle, login, per_write, results)."""
+    """Quiet, then (``load``) with core 0 kept busy, in one run: (label, idle, login, per_write, results,
+    the machine's load average at the end, others' work included)."""
     for _ in range(3):  # warm-up: imports, templates, the pool, the LISTEN connection
         await post_adjust(cast, -1)
         await post_adjust(cast, 1)
@@ -414,7 +415,7 @@ async def measure(cast: Cast, server: subprocess.Popen, sizes: list[int], load: 
             if spinner is not None:
                 spinner.kill()
                 spinner.wait(timeout=5)
-        runs.append((label, idle, login, per_write, results))
+        runs.append((label, idle, login, per_write, results, os.getloadavg()[0]))
     return runs
 
 
@@ -447,9 +448,12 @@ def report(before: int, runs: list[tuple]) -> None:
         f", load average {os.getloadavg()[0]:.1f}; PostgreSQL connections to the bench database before the server "
         f"started: {before}"
     )
-    for label, idle, login, per_write, results in runs:
+    for label, idle, login, per_write, results, load in runs:
         matched = "by version (a signal)" if not per_write else f"in sequence, {per_write} events per write"
-        print(f"\n{label}: idle server RSS {idle[0]:.1f} MB, {idle[1]} threads, {idle[2]} PostgreSQL connections")
+        print(
+            f"\n{label} (load average {load:.1f}): idle server RSS {idle[0]:.1f} MB, {idle[1]} threads, "
+            f"{idle[2]} PostgreSQL connections"
+        )
         print(f"GET /accounts/login/ (same server) {login:,.0f} req/s; events matched to writes {matched}\n")
         print(
             "| machine | subscribers | delivered | p50 ms | p99 ms | POST ms (p50) | RSS MB | KB/stream | threads (+) "

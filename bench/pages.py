@@ -314,6 +314,7 @@ def summary(endpoint: Endpoint, contender: Contender, rounds: list[Round]) -> di
         "p50": 1000 * statistics.median(median.latencies),
         "p99": 1000 * percentile(median.latencies, 0.99),
         "cpu_ms": 1000 * statistics.median(r.cpu / r.requests for r in rounds),
+        "cpu_range": [1000 * f(r.cpu / r.requests for r in rounds) for f in (min, max)],
         "bytes": median.bytes / median.requests,
         "statuses": median.statuses,
     }
@@ -393,14 +394,18 @@ def report(results: dict[str, list[dict]], args) -> None:
         f"load average {os.getloadavg()[0]:.1f}, {args.connections} keep-alive connections, "
         f"median of {args.rounds} rounds of {args.seconds:g} s, rounds taken in turn\n"
     )
-    print("| database | endpoint | server | req/s | p50 ms | p99 ms | server CPU ms/request | bytes | statuses |")
+    print(
+        "| database | endpoint | server | req/s | p50 ms | p99 ms | server CPU ms/request (rounds' min–max) "
+        "| bytes | statuses |"
+    )
     print("|---|---|---|---:|---:|---:|---:|---:|---|")
     for db, rows in results.items():
         for r in rows:
             statuses = ", ".join(f"{k}×{v}" for k, v in sorted(r["statuses"].items()))
+            low, high = r["cpu_range"]
             print(
                 f"| {db} | {r['endpoint']} | {r['contender']} | {r['rps']:.1f} | {r['p50']:.1f} | {r['p99']:.1f} | "
-                f"{r['cpu_ms']:.1f} | {r['bytes']:,.0f} | {statuses} |"
+                f"{r['cpu_ms']:.1f} ({low:.1f}–{high:.1f}) | {r['bytes']:,.0f} | {statuses} |"
             )
 
 

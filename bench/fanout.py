@@ -253,6 +253,14 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def arrivals(sub: Subscriber, sent: dict[int, float], per_write: int) -> dict[int, float]:
+    """Version → arrival at ``sub``: the signal's, or else (``per_write`` events a write) the first of the
+    write's events, the stream's events cut into writes in the order ``sent`` lists them."""
+    if not per_write:
+        return sub.received
+    return {v: sub.frames[n * per_write] for n, v in enumerate(sent) if n * per_write < len(sub.frames)}
+
+
 async def one_round(cast: Cast, subs: list[Subscriber], per_write: int) -> dict[str, float]:
     """``per_write``: events one write sends each subscriber besides a versioned signal (calibrate())."""
     from asgiref.sync import sync_to_async
@@ -275,17 +283,12 @@ async def one_round(cast: Cast, subs: list[Subscriber], per_write: int) -> dict[
         await asyncio.sleep(max(0.0, INTERVAL - (time.perf_counter() - started)))
     during = await asyncio.to_thread(pg_connections)
 
-    def arrivals(s: Subscriber) -> dict[int, float]:
-        """Version → arrival: the signal's, or else the first of the write's events in the stream's order."""
-        if not per_write:
-            return s.received
-        frames = s.frames
-        return {v: frames[n * per_write] for n, v in enumerate(sent) if n * per_write < len(frames)}
-
     deadline = time.perf_counter() + DEADLINE
-    while time.perf_counter() < deadline and any(len(arrivals(s).keys() & sent.keys()) < WRITES for s in subs):
+    while time.perf_counter() < deadline and any(
+        len(arrivals(s, sent, per_write).keys() & sent.keys()) < WRITES for s in subs
+    ):
         await asyncio.sleep(0.05)
-    latencies = [a[v] - t for s in subs for a in [arrivals(s)] for v, t in sent.items() if v in a]
+    latencies = [a[v] - t for s in subs for a in [arrivals(s, sent, per_write)] for v, t in sent.items() if v in a]
     return {
         "pg_during": during[0],
         "delivered": 100 * len(latencies) / (len(subs) * WRITES),

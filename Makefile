@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 RELOAD_DIRS := --reload-dir config --reload-dir rules --reload-dir accounts --reload-dir campaigns \
 	--reload-dir characters --reload-dir live --reload-dir templates --reload-include '*.html'
 
-.PHONY: run test lint format bench bench-live clean
+.PHONY: run test lint format bench bench-live bench-compare clean
 
 # Without Debian's python3-venv, `python3 -m venv` fails half-way and leaves a .venv with no pip in it: a venv
 # without pip is made afresh, and a failure says which package is missing.
@@ -61,6 +61,20 @@ bench: $(VENV)/.installed-test
 bench-live: $(VENV)/.installed-test
 	$(BIN)/python bench/live_requests.py --system fell-draft
 	$(BIN)/python bench/live_requests.py --system chaos-conquest --track stress --delta 1
+
+# Issue 25, side by side with COMPARE (4480856) in one run each, short rounds: the sheet's CPU against the
+# login page's and a bare view's; requests and bytes per change in every kind of open page, both checkouts;
+# fan-out quiet and with the server's core kept busy, 500 on one worker and 2,000 over two.
+COMPARE ?= 4480856
+COMPARE_DIR := $(or $(TMPDIR),/tmp)/lantern-bench-compare
+bench-compare: $(VENV)/.installed-test
+	rm -rf $(COMPARE_DIR) && mkdir -p $(COMPARE_DIR) && git archive $(COMPARE) | tar -x -C $(COMPARE_DIR)
+	$(BIN)/python bench/pages.py --db sqlite --baseline $(COMPARE_DIR) --seconds 2 --rounds 3 \
+		--only "sheet page (owner)" --only login --only bare --only "HP change"
+	$(BIN)/python bench/live_requests.py --tree $(COMPARE_DIR)
+	$(BIN)/python bench/live_requests.py
+	$(BIN)/python bench/fanout.py --sizes 500 --load
+	$(BIN)/python bench/fanout.py --sizes 2000 --workers 2 --load
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis staticfiles .test-db.sqlite3*

@@ -5,9 +5,21 @@ Run: .venv/bin/python bench/fanout.py   (or `make bench`; needs PostgreSQL, DATA
 server (uvicorn, 1 worker, DEBUG=0) pinned to core 0 with this load generator on core 1 (taskset), and
 for each N opens N logged-in member streams, then makes 20 real writes 200 ms apart: POST
 /characters/<id>/adjust/ (hp −1 / +1, htmx) through the whole Django stack. Each write's send time is
-keyed by the character's new version, which the event echoes, so latency = event received − POST sent.
-Three rounds per N; the round with the median p99 is reported. Every loop is bounded in count and time,
-and everything stays on 127.0.0.1. Results are printed as a Markdown table for docs/performance.md.
+keyed by the character's new version, which the event echoes, so latency = event received − POST sent;
+when the stream carries no versioned signal (pushed regions, say), a calibration write counts the events one
+write sends a subscriber and the stream's events are matched to the writes in order (the first event of a
+write is its arrival). Three rounds per N; the round with the median p99 is reported. PostgreSQL connections
+to the bench database (pg_stat_activity) before the server starts, idle, with the streams open and during
+the writes (the most of three rounds).
+
+``--load``: the same sizes twice in one run, quiet and then with a second process (a spin loop pinned with
+taskset to core 0, the server's) keeping that core busy. ``--workers 2``: two uvicorn workers over cores
+0 and 1 (PostgreSQL carries the events between them). Every loop is bounded in count and time, and
+everything stays on 127.0.0.1. Results are printed as Markdown tables for docs/performance.md.
+
+Issue 25's runs (BENCH_DB names the database; pick one of your own on a shared server):
+  .venv/bin/python bench/fanout.py --sizes 500 --load
+  .venv/bin/python bench/fanout.py --sizes 2000 --workers 2 --load
 """
 
 from __future__ import annotations
@@ -16,6 +28,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import resource
 import shlex
 import shutil
@@ -114,11 +127,20 @@ def make_cast(members: int) -> Cast:
 # --- the load generator --------------------------------------------------------------------------------
 
 
+# Frames that are not a write's: who is here, and role changes.
+UNRELATED = {"presence", "members", "roles"}
+
+
 @dataclass
 class Subscriber:
     reader: asyncio.StreamReader
     writer: asyncio.StreamWriter
     received: dict[int, float] = field(default_factory=dict)  # version → perf_counter at arrival
+    frames: list[float] = field(default_factory=list)  # arrivals of every other event (a pushed region…)
+
+    def clear(self) -> None:
+        self.received.clear()
+        self.frames.clear()
 
 
 async def open_stream(campaign_id: int, cookie: str) -> Subscriber:
@@ -133,8 +155,18 @@ async def open_stream(campaign_id: int, cookie: str) -> Subscriber:
     return Subscriber(reader, writer)
 
 
-async def consume(sub: Subscriber, topic: bytes) -> None:
-    """Record arrival times of ``topic`` events; the stream is chunked, frames end with a blank line."""
+EVENT = re.compile(rb"^event: ?(.*)$", re.MULTILINE)
+DATA = re.compile(rb"^data: ?(.*)$", re.MULTILINE)
+
+
+async def consume(sub: Subscriber, topic: str) -> None:
+    """Record arrival times of events; the stream is chunked, frames end with a blank line.
+
+    A ``topic`` event whose data is JSON with the character's ``version`` (a signal) is keyed by that
+    version; any other event (a pushed region, whatever its name and markup) is recorded in order, and
+    one_round matches the writes to those in sequence, so the bench needs nothing of the stream's format.
+    Bytes and C regexes only: 2,000 streams are read by this one Python process."""
+    own, unrelated = topic.encode(), {name.encode() for name in UNRELATED}
     buffer = b""
     while True:
         chunk = await sub.reader.read(65536)
@@ -144,9 +176,26 @@ async def consume(sub: Subscriber, topic: bytes) -> None:
         buffer += chunk
         while b"\n\n" in buffer:
             frame, buffer = buffer.split(b"\n\n", 1)
-            if b"event: " + topic + b"\n" in frame:
-                data = frame.split(b"data: ", 1)[1].split(b"\n", 1)[0]
-                sub.received.setdefault(json.loads(data)["version"], now)
+            data = DATA.search(frame)
+            if data is None:
+                continue  # a comment: the hub's ping, the opening bytes
+            event = EVENT.search(frame)
+            name = event.group(1).rstrip(b"\r") if event else b"message"
+            if name in unrelated:
+                continue
+            version = signal_version(data.group(1)) if name == own else None
+            if version is not None:
+                sub.received.setdefault(version, now)
+            else:
+                sub.frames.append(now)
+
+
+def signal_version(data: bytes) -> int | None:
+    try:
+        version = json.loads(data).get("version")
+    except (ValueError, AttributeError):
+        return None
+    return version if isinstance(version, int) else None
 
 
 async def post_adjust(cast: Cast, delta: int) -> None:
@@ -204,7 +253,16 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def one_round(cast: Cast, subs: list[Subscriber]) -> dict[str, float]:
+def arrivals(sub: Subscriber, sent: dict[int, float], per_write: int) -> dict[int, float]:
+    """Version → arrival at ``sub``: the signal's, or else (``per_write`` events a write) the first of the
+    write's events, the stream's events cut into writes in the order ``sent`` lists them."""
+    if not per_write:
+        return sub.received
+    return {v: sub.frames[n * per_write] for n, v in enumerate(sent) if n * per_write < len(sub.frames)}
+
+
+async def one_round(cast: Cast, subs: list[Subscriber], per_write: int) -> dict[str, float]:
+    """``per_write``: events one write sends each subscriber besides a versioned signal (calibrate())."""
     from asgiref.sync import sync_to_async
     from django.db import connections
 
@@ -223,11 +281,16 @@ async def one_round(cast: Cast, subs: list[Subscriber]) -> dict[str, float]:
         await post_adjust(cast, -1 if n % 2 == 0 else 1)  # stays within the track's bounds
         posts.append(time.perf_counter() - started)
         await asyncio.sleep(max(0.0, INTERVAL - (time.perf_counter() - started)))
+    during = await asyncio.to_thread(pg_connections)
+
     deadline = time.perf_counter() + DEADLINE
-    while time.perf_counter() < deadline and any(len(s.received.keys() & sent.keys()) < WRITES for s in subs):
+    while time.perf_counter() < deadline and any(
+        len(arrivals(s, sent, per_write).keys() & sent.keys()) < WRITES for s in subs
+    ):
         await asyncio.sleep(0.05)
-    latencies = [s.received[v] - t for s in subs for v, t in sent.items() if v in s.received]
+    latencies = [a[v] - t for s in subs for a in [arrivals(s, sent, per_write)] for v, t in sent.items() if v in a]
     return {
+        "pg_during": during[0],
         "delivered": 100 * len(latencies) / (len(subs) * WRITES),
         "p50": 1000 * statistics.median(latencies) if latencies else float("nan"),
         "p99": 1000 * percentile(latencies, 0.99) if latencies else float("nan"),
@@ -235,20 +298,20 @@ async def one_round(cast: Cast, subs: list[Subscriber]) -> dict[str, float]:
     }
 
 
-async def run_n(cast: Cast, n: int, server_pid: int, idle: tuple[float, int, int]) -> dict[str, float]:
+async def run_n(cast: Cast, n: int, server_pid: int, idle: tuple[float, int, int], per_write: int) -> dict[str, float]:
     subs: list[Subscriber] = []
     for start in range(0, n, CONNECT_BATCH):
         batch = cast.cookies[start : min(n, start + CONNECT_BATCH)]
         subs += await asyncio.gather(*(open_stream(cast.campaign_id, cookie) for cookie in batch))
-    readers = [asyncio.create_task(consume(sub, f"character-{cast.character_id}".encode())) for sub in subs]
+    readers = [asyncio.create_task(consume(sub, f"character-{cast.character_id}")) for sub in subs]
     await asyncio.sleep(1.0)  # presence events settle; the server is idle again
     rss, threads = proc_status(server_pid)
     connections_open = pg_connections()
     rounds = []
     for _ in range(ROUNDS):
         for sub in subs:
-            sub.received.clear()
-        rounds.append(await one_round(cast, subs))
+            sub.clear()
+        rounds.append(await one_round(cast, subs, per_write))
     for task in readers:
         task.cancel()
     for sub in subs:
@@ -265,6 +328,7 @@ async def run_n(cast: Cast, n: int, server_pid: int, idle: tuple[float, int, int
         "pg": connections_open[0],
         "pg_live": connections_open[1],
         "pg_idle": idle[2],
+        "pg_during": max(r["pg_during"] for r in rounds),
     }
 
 
@@ -308,56 +372,103 @@ def start_pages_server() -> subprocess.Popen:
     return server
 
 
-def main(sizes: list[int], pages: str, workers: int) -> None:
+def busy_core(core: str) -> subprocess.Popen:
+    """A second process that keeps ``core`` (the server's) busy: a spin loop, pinned there with taskset."""
+    command = [sys.executable, "-c", "while True: pass"]
+    if shutil.which("taskset"):
+        command = ["taskset", "-c", core, *command]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def main(sizes: list[int], pages: str, workers: int, load: bool) -> None:
     create_database(BENCH_DB)
     manage("migrate", "--noinput", "-v", "0")
     manage("collectstatic", "--noinput", "-v", "0")  # DEBUG=0 serves the manifest storage
     cast = make_cast(max(sizes))
+    before = pg_connections()[0]  # the server not yet started
     servers = [start_server_process(workers)]
     try:
         if pages == "gunicorn":
             servers.append(start_pages_server())
-        idle, login, results = asyncio.run(measure(cast, servers[0], sizes))
+        runs = asyncio.run(measure(cast, servers[0], sizes, load))
     finally:
         for server in servers:
             server.terminate()
             server.wait(timeout=15)
     print(f"\npages and POSTs: {pages}; streams: uvicorn, {workers} worker(s)")
-    report(idle, login, results)
+    report(before, runs)
 
 
-async def measure(cast: Cast, server: subprocess.Popen, sizes: list[int]):
+async def measure(cast: Cast, server: subprocess.Popen, sizes: list[int], load: bool) -> list[tuple]:
+    """Quiet, then (``load``) with core 0 kept busy, in one run: (label, idle, login, per_write, results,
+    the machine's load average at the end, others' work included)."""
     for _ in range(3):  # warm-up: imports, templates, the pool, the LISTEN connection
         await post_adjust(cast, -1)
         await post_adjust(cast, 1)
-    warm = [await open_stream(cast.campaign_id, cast.cookies[0])]
-    await asyncio.sleep(0.5)
-    warm[0].writer.close()
+    per_write = await calibrate(cast)
+    runs = []
+    for label in ("quiet", "core 0 kept busy") if load else ("quiet",):
+        spinner = busy_core("0") if label != "quiet" else None
+        try:
+            await asyncio.sleep(0.5)
+            idle = (*proc_status(server.pid), pg_connections()[0])
+            login = await baseline("/accounts/login/")
+            results = {n: await run_n(cast, n, server.pid, idle, per_write) for n in sizes}
+        finally:
+            if spinner is not None:
+                spinner.kill()
+                spinner.wait(timeout=5)
+        runs.append((label, idle, login, per_write, results, os.getloadavg()[0]))
+    return runs
+
+
+async def calibrate(cast: Cast) -> int:
+    """Events one write sends a subscriber: 0 when it sends a versioned signal (latency keyed by version),
+    else the count, by which the sequence of events is cut into writes."""
+    sub = await open_stream(cast.campaign_id, cast.cookies[0])
+    reader = asyncio.create_task(consume(sub, f"character-{cast.character_id}"))
+    await asyncio.sleep(1.0)  # its own presence settles
+    sub.clear()
+    await post_adjust(cast, -1)
     await asyncio.sleep(1.0)
-    idle = (*proc_status(server.pid), pg_connections()[0])
-    login = await baseline("/accounts/login/")
-    results = {n: await run_n(cast, n, server.pid, idle) for n in sizes}
-    return idle, login, results
+    await post_adjust(cast, 1)
+    await asyncio.sleep(1.0)
+    reader.cancel()
+    sub.writer.close()
+    await asyncio.sleep(0.5)
+    if sub.received:
+        return 0
+    if not sub.frames or len(sub.frames) % 2:
+        raise RuntimeError(f"a write sent a subscriber {len(sub.frames) / 2:g} events: cannot match them to writes")
+    return len(sub.frames) // 2
 
 
-def report(idle: tuple[float, int, int], login: float, results: dict[int, dict[str, float]]) -> None:
+def report(before: int, runs: list[tuple]) -> None:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
     print(
         f"\ncommit {commit.stdout.strip()}{' + uncommitted changes' if dirty.strip() else ''}, {os.cpu_count()} cores"
+        f", load average {os.getloadavg()[0]:.1f}; PostgreSQL connections to the bench database before the server "
+        f"started: {before}"
     )
-    print(f"idle server: RSS {idle[0]:.1f} MB, {idle[1]} threads, {idle[2]} PostgreSQL connections")
-    print(f"baseline: GET /accounts/login/ (minimal Django page, same server) {login:,.0f} req/s\n")
-    print(
-        "| subscribers | delivered | p50 ms | p99 ms | POST ms (p50) | RSS MB | KB/stream | threads (+) "
-        "| PG conns (LISTEN+presence) |"
-    )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for n, r in results.items():
+    for label, idle, login, per_write, results, load in runs:
+        matched = "by version (a signal)" if not per_write else f"in sequence, {per_write} events per write"
         print(
-            f"| {n} | {r['delivered']:.1f} % | {r['p50']:.1f} | {r['p99']:.1f} | {r['post']:.1f} | {r['rss']:.1f} "
-            f"| {r['rss_per_stream_kb']:.0f} | {r['threads']} (+{r['threads_added']}) | {r['pg']} ({r['pg_live']}) |"
+            f"\n{label} (load average {load:.1f}): idle server RSS {idle[0]:.1f} MB, {idle[1]} threads, "
+            f"{idle[2]} PostgreSQL connections"
         )
+        print(f"GET /accounts/login/ (same server) {login:,.0f} req/s; events matched to writes {matched}\n")
+        print(
+            "| machine | subscribers | delivered | p50 ms | p99 ms | POST ms (p50) | RSS MB | KB/stream | threads (+) "
+            "| PG conns idle / streams open (LISTEN+presence) / during writes (max) |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for n, r in results.items():
+            print(
+                f"| {label} | {n} | {r['delivered']:.1f} % | {r['p50']:.1f} | {r['p99']:.1f} | {r['post']:.1f} "
+                f"| {r['rss']:.1f} | {r['rss_per_stream_kb']:.0f} | {r['threads']} (+{r['threads_added']}) "
+                f"| {r['pg_idle']} / {r['pg']} ({r['pg_live']}) / {r['pg_during']} |"
+            )
 
 
 if __name__ == "__main__":
@@ -365,10 +476,13 @@ if __name__ == "__main__":
     parser.add_argument("--sizes", default="10,100,500", help="comma-separated subscriber counts")
     parser.add_argument("--pages", choices=("uvicorn", "gunicorn"), default="uvicorn", help="who serves the POSTs")
     parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (PostgreSQL)")
+    parser.add_argument(
+        "--load", action="store_true", help="after the quiet run, again with a spin loop pinned to the server's core 0"
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     if shutil.which("taskset"):
         os.sched_setaffinity(0, {1 % (os.cpu_count() or 1)})  # the load generator on core 1
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4 * max(sizes) + 256)), hard))
-    main(sizes, args.pages, args.workers)
+    main(sizes, args.pages, args.workers, args.load)

@@ -13,6 +13,16 @@ For each endpoint: one warm-up second, then ``--rounds`` rounds of ``--seconds``
 server processes' utime + stime (``/proc/<pid>/stat``, every process of the server's tree) over the round,
 divided by the requests answered: steadier than req/s on a shared machine. Every loop is bounded in count
 and time, and everything stays on 127.0.0.1.
+
+Every server runs with bench/layer's settings over its checkout's own (DJANGO_SETTINGS_MODULE, PYTHONPATH):
+the app's URLs plus two bare views through the same middleware, ``/bench/bare/`` (touches nothing) and
+``/bench/bare-user/`` (reads the session's user), so an old checkout gets them too. A last table gives, per
+checkout, the sheet's CPU per request over the login page's and the bare views' in the same run.
+
+Issue 25's side-by-side run (one run, rounds in turn, this checkout against an export of 4480856):
+  git archive 4480856 | tar -x -C /tmp/base4480856
+  .venv/bin/python bench/pages.py --db sqlite --baseline /tmp/base4480856 --seconds 2 --rounds 3 \\
+      --only "sheet page (owner)" --only login --only bare --only "HP change"
 """
 
 from __future__ import annotations
@@ -48,17 +58,28 @@ from bench.common import (  # noqa: E402 - after the path
 BENCH_DB = os.environ.get("BENCH_DB", "lantern_bench")
 SQLITE_FILE = Path(tempfile.gettempdir()) / f"lantern-bench-pages-{os.getuid()}.sqlite3"
 SERVER_LOG = Path(tempfile.gettempdir()) / "lantern-pages-server.log"
+# Settings layered over any checkout's own: its URLs plus a bare view (bench/layer/bench_bare_urls.py).
+LAYER = ROOT / "bench" / "layer"
 DEADLINE = 60.0  # seconds any single response may take (8 queued sheets on a busy machine) before giving up
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PLAYERS = 6
 ITEMS = 8
 
 
-def server_env(db: str, copy: int = 0) -> dict[str, str]:
-    """``copy``: SQLite serves one process per file, so each server after the first gets a copy of it."""
-    if db == "postgres":
-        return production_env(DATABASE_URL=database_url(BENCH_DB))
-    return production_env(SQLITE_NAME=str(sqlite_file(copy)))
+def server_env(db: str, copy: int = 0, *, layered: bool = False) -> dict[str, str]:
+    """``copy``: SQLite serves one process per file, so each server after the first gets a copy of it.
+    ``layered``: the bench's settings over the checkout's own, which add the bare views."""
+    env = (
+        production_env(DATABASE_URL=database_url(BENCH_DB))
+        if db == "postgres"
+        else production_env(SQLITE_NAME=str(sqlite_file(copy)))
+    )
+    if layered:
+        env.update(
+            DJANGO_SETTINGS_MODULE="bench_bare_settings",
+            PYTHONPATH=os.pathsep.join(filter(None, [str(LAYER), env.get("PYTHONPATH", "")])),
+        )
+    return env
 
 
 def sqlite_file(copy: int) -> Path:
@@ -180,6 +201,8 @@ def endpoints(cast: dict) -> list[Endpoint]:
         Endpoint("table page (GM)", f"/campaigns/{cast['campaign']}/", gm),
         Endpoint("HP change (POST, htmx)", f"/characters/{c}/adjust/", owner, body=b"key=hp&delta=", htmx=True),
         Endpoint("login page", "/accounts/login/"),
+        Endpoint("bare view", "/bench/bare/"),
+        Endpoint("bare view (logged in)", "/bench/bare-user/", owner),
     ]
 
 
@@ -291,6 +314,7 @@ def summary(endpoint: Endpoint, contender: Contender, rounds: list[Round]) -> di
         "p50": 1000 * statistics.median(median.latencies),
         "p99": 1000 * percentile(median.latencies, 0.99),
         "cpu_ms": 1000 * statistics.median(r.cpu / r.requests for r in rounds),
+        "cpu_range": [1000 * f(r.cpu / r.requests for r in rounds) for f in (min, max)],
         "bytes": median.bytes / median.requests,
         "statuses": median.statuses,
     }
@@ -329,7 +353,7 @@ def start_server_process(db: str, contender: Contender, copy: int) -> subprocess
         command += ["--workers", "1", "--timeout-graceful-shutdown", "5", "--no-access-log"]
         command += shlex.split(os.environ.get("UVICORN_ARGS", ""))  # e.g. "--loop asyncio --http h11"
     log = SERVER_LOG.with_suffix(f".{contender.label.replace(' ', '-')}.log")
-    return start_server(command, cwd=contender.tree, env=server_env(db, copy), port=port, log=log)
+    return start_server(command, cwd=contender.tree, env=server_env(db, copy, layered=True), port=port, log=log)
 
 
 def contenders_of(args) -> list[Contender]:
@@ -370,15 +394,47 @@ def report(results: dict[str, list[dict]], args) -> None:
         f"load average {os.getloadavg()[0]:.1f}, {args.connections} keep-alive connections, "
         f"median of {args.rounds} rounds of {args.seconds:g} s, rounds taken in turn\n"
     )
-    print("| database | endpoint | server | req/s | p50 ms | p99 ms | server CPU ms/request | bytes | statuses |")
+    print(
+        "| database | endpoint | server | req/s | p50 ms | p99 ms | server CPU ms/request (rounds' min–max) "
+        "| bytes | statuses |"
+    )
     print("|---|---|---|---:|---:|---:|---:|---:|---|")
     for db, rows in results.items():
         for r in rows:
             statuses = ", ".join(f"{k}×{v}" for k, v in sorted(r["statuses"].items()))
+            low, high = r["cpu_range"]
             print(
                 f"| {db} | {r['endpoint']} | {r['contender']} | {r['rps']:.1f} | {r['p50']:.1f} | {r['p99']:.1f} | "
-                f"{r['cpu_ms']:.1f} | {r['bytes']:,.0f} | {statuses} |"
+                f"{r['cpu_ms']:.1f} ({low:.1f}–{high:.1f}) | {r['bytes']:,.0f} | {statuses} |"
             )
+
+
+# (label, numerator, denominator): how far a page is above the floor the stack itself sets, per checkout.
+RATIOS = [
+    ("sheet / login", "sheet page (owner)", "login page"),
+    ("sheet / bare", "sheet page (owner)", "bare view"),
+    ("sheet / bare (logged in)", "sheet page (owner)", "bare view (logged in)"),
+    ("HP change / bare (logged in)", "HP change (POST, htmx)", "bare view (logged in)"),
+]
+
+
+def report_ratios(results: dict[str, list[dict]]) -> None:
+    """Per database and checkout, CPU per request of one endpoint over another's in the same run."""
+    lines = []
+    for db, rows in results.items():
+        by = {(r["contender"], r["endpoint"]): r for r in rows}
+        for contender in dict.fromkeys(r["contender"] for r in rows):
+            for label, top, bottom in RATIOS:
+                if (contender, top) in by and (contender, bottom) in by:
+                    a, b = by[contender, top], by[contender, bottom]
+                    lines.append(
+                        f"| {db} | {contender} | {label} | {a['cpu_ms'] / b['cpu_ms']:.2f}× "
+                        f"| {a['cpu_ms']:.1f} / {b['cpu_ms']:.1f} | {a['rps']:.0f} / {b['rps']:.0f} |"
+                    )
+    if lines:
+        print("\n| database | server | ratio | CPU per request | CPU ms | req/s |")
+        print("|---|---|---|---:|---:|---:|")
+        print("\n".join(lines))
 
 
 def main() -> None:
@@ -404,6 +460,7 @@ def main() -> None:
         os.sched_setaffinity(0, {1 % (os.cpu_count() or 1)})  # the load generator on core 1
     results = {db: bench_database(db, args) for db in args.db.split(",")}
     report(results, args)
+    report_ratios(results)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
 

@@ -154,6 +154,7 @@ function applyDefaultOdds(block) {
 
 function atDefaults(form) {
   return [...form.elements].every((field) => {
+    if (field.hasAttribute("data-odds-neutral")) return true; // who sees the roll moves no odds
     if (field instanceof HTMLSelectElement) {
       const initial = [...field.options].findIndex((option) => option.defaultSelected);
       return field.selectedIndex === Math.max(initial, 0);

@@ -16,11 +16,14 @@ from django.db import connection, transaction
 
 from campaigns.models import Campaign
 from characters.models import Character
-from live.events import publish
+from live.events import publish, push
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
 
 LIGHT_KIND = "light"  # items of this kind decide the light (rules/clock.py)
+# What the table's settings and conditions show in, on every sheet at the table (and its card): tracks and
+# conditions, banners and facts (and, with them, the roll forms' odds).
+TABLE_REGIONS = ("vitals", "details")
 
 
 def _party(campaign: Campaign, system: rules_base.GameSystem) -> list[rules_base.Sheet]:
@@ -58,7 +61,7 @@ def refresh_conditions(campaign_id: int | None, *, lock: bool = False, unless_lo
     publish(campaign.pk, "light")
     if now != (campaign.conditions or {}):
         Campaign.objects.filter(pk=campaign.pk).update(conditions=now)
-        publish(campaign.pk, "conditions")
+        push(campaign.pk, ["party", list(TABLE_REGIONS)])  # every sheet's odds and banners, every card
     return now
 
 

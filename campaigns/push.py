@@ -66,6 +66,11 @@ def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict
     if campaign is None or not wanted:
         return {}
     changed, rolls, whole_page = _read_parts(parts)
+    if None in changed:  # ["party", regions]: every character at the table
+        everyone = changed.pop(None)
+        for pk in Character.objects.filter(campaign=campaign).values_list("pk", flat=True):
+            regions = changed.setdefault(pk, [])
+            regions += [region for region in everyone if region not in regions]
     seats = {
         seat.user_id: seat
         for seat in Membership.objects.filter(campaign=campaign, user_id__in={user for user, _ in wanted})
@@ -112,9 +117,10 @@ def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict
     return out
 
 
-def _read_parts(parts: list) -> tuple[dict[int, list[str]], list[int], bool]:
-    """What the parts name: each character's changed regions, the new rolls, and whether whole pages are asked."""
-    changed: dict[int, list[str]] = {}
+def _read_parts(parts: list) -> tuple[dict[int | None, list[str]], list[int], bool]:
+    """What the parts name: each character's changed regions (None: every character's), the new rolls, and
+    whether whole pages are asked."""
+    changed: dict[int | None, list[str]] = {}
     rolls: list[int] = []
     whole_page = False
     for part in parts[:MAX_PARTS]:
@@ -125,6 +131,9 @@ def _read_parts(parts: list) -> tuple[dict[int, list[str]], list[int], bool]:
         elif part[0] == "character" and len(part) == 3 and isinstance(part[1], int) and isinstance(part[2], list):
             regions = changed.setdefault(part[1], [])
             regions += [r for r in part[2] if r in (*PUSHED_SHEET_REGIONS, "odds") and r not in regions]
+        elif part[0] == "party" and len(part) == 2 and isinstance(part[1], list):
+            regions = changed.setdefault(None, [])
+            regions += [r for r in part[1] if r in (*PUSHED_SHEET_REGIONS, "odds") and r not in regions]
         elif part[0] == "roll" and len(part) == 2 and isinstance(part[1], int):
             rolls.append(part[1])
     return changed, rolls, whole_page

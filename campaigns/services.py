@@ -10,11 +10,12 @@ from django.db import transaction
 from django.db.models import F
 
 from accounts.names import clean_name
+from campaigns.conditions import TABLE_REGIONS
 from campaigns.models import Campaign, Membership, RuleSettingChange, new_invite_code
 from characters import locking
 from characters.models import Character
 from characters.services import character_set_campaign
-from live.events import publish, revoke_streams
+from live.events import publish, push, revoke_streams
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules.errors import Refusal
 
@@ -192,5 +193,6 @@ def campaign_change_settings(*, campaign_id: int, values: Mapping[str, Any], by)
         )
         for key in moved
     )
-    publish(campaign.pk, "settings")
+    publish(campaign.pk, "settings")  # the settings page
+    push(campaign.pk, ["party", [*TABLE_REGIONS, "inventory", "hirelings"]])  # slots, hiring limits move too
     return logged

@@ -8,6 +8,9 @@ than five sets of columns and migrations.
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator
@@ -80,6 +83,13 @@ class Character(models.Model):
             system = SYSTEMS.get(self.system)
             return {} if system is None else system.settings_in_force(None)
         return self.campaign.settings_in_force()
+
+    def table_stamp(self) -> str:
+        """A short digest of what the table adds to this sheet (its rule settings and conditions): drawn regions
+        are kept by it (characters.region_cache), and a page's region carries it (``data-table``), so a pushed
+        region of the same version but another table state still lands."""
+        table = json.dumps([self.rule_settings(), self.table_conditions()], sort_keys=True, default=str)
+        return hashlib.blake2b(table.encode(), digest_size=6).hexdigest()
 
     def table_conditions(self) -> dict:
         """The conditions at this character's table (Campaign.conditions; nothing away from one)."""

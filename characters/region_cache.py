@@ -12,8 +12,6 @@ after a change is assembled from what the push drew, and a resync costs no drawi
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable
 
 from django.core.cache import cache
@@ -39,9 +37,7 @@ def viewer_kind(viewer: Viewer) -> str:
 
 
 def region_key(character: Character, kind: str, region: str) -> str:
-    table = json.dumps([character.rule_settings(), character.table_conditions()], sort_keys=True, default=str)
-    digest = hashlib.blake2b(table.encode(), digest_size=8).hexdigest()
-    return f"lantern:region:{region}:{character.pk}:{character.version}:{kind}:{digest}"
+    return f"lantern:region:{region}:{character.pk}:{character.version}:{kind}:{character.table_stamp()}"
 
 
 def drawn_region(character: Character, kind: str, region: str, draw: Callable[[], str]) -> str:

@@ -85,7 +85,8 @@ def push(campaign_id: int | None, *parts: list, audience: Iterable[int] | None =
     """Have the open pages of this campaign shown what ``parts`` changed, once the transaction commits.
 
     A part names what changed, never its content: ``["character", 12, ["vitals", "details"]]`` (regions of a
-    sheet, and its card on the table page) or ``["roll", 55]`` (a new line of the log). Each process's hub
+    sheet, and its card on the table page), ``["party", ["details"]]`` (those of every sheet at the table: its
+    rule settings or conditions changed) or ``["roll", 55]`` (a new line of the log). Each process's hub
     renders every part once per kind of viewer that has a page open there (``settings.LIVE_RENDERER``) and
     sends each page the HTML its viewer may see: no page asks for anything. ``audience``: as for ``publish``.
     """

@@ -113,9 +113,14 @@ document.addEventListener("htmx:oobBeforeSwap", (event) => {
     event.detail.shouldSwap = false;
     return;
   }
-  if (target.dataset.version && fresh.dataset.version && Number(fresh.dataset.version) <= Number(target.dataset.version)) {
-    event.detail.shouldSwap = false;
-    return;
+  if (target.dataset.version && fresh.dataset.version) {
+    // Older than what the page shows, or the very same drawing (same version, same table): keep the page's.
+    const older = Number(fresh.dataset.version) < Number(target.dataset.version);
+    const same = fresh.dataset.version === target.dataset.version && fresh.dataset.table === target.dataset.table;
+    if (older || same) {
+      event.detail.shouldSwap = false;
+      return;
+    }
   }
   if (target.id) target.dataset.before = target.textContent;
 });

@@ -171,3 +171,22 @@ def test_a_change_that_moves_the_odds_brings_each_forms_default_odds_to_the_edit
     # a change that moves nothing the forms read brings no odds
     out = push.render_push(campaign.pk, [["character", hero.pk, ["inventory"]]], pages)
     assert all('id="default-odds"' not in html for html in out.values())
+
+
+def test_a_change_to_the_tables_settings_reaches_every_sheet_and_card_at_it(
+    campaign, gm, player, other_player, hero, rival
+):
+    """A "party" part: the table's rule settings or conditions changed, so every character's regions are drawn
+    again (same version, another table stamp: data-table tells the page to take them)."""
+    before = hero.table_stamp()
+    campaign.conditions = {"light": "darkness"}  # as campaigns.conditions.refresh_conditions stores them
+    campaign.save(update_fields=["conditions"])
+    pages = [(player.pk, f"sheet-{hero.pk}"), (other_player.pk, f"sheet-{rival.pk}"), (gm.pk, "table")]
+    out = push.render_push(campaign.pk, [["party", ["details"]]], pages)
+    assert (
+        'id="details"' in out[(player.pk, f"sheet-{hero.pk}")]
+        and 'id="details"' in out[(other_player.pk, f"sheet-{rival.pk}")]
+    )
+    assert f'id="card-{hero.pk}"' in out[(gm.pk, "table")] and f'id="card-{rival.pk}"' in out[(gm.pk, "table")]
+    stamp = Character.objects.get(pk=hero.pk).table_stamp()
+    assert stamp != before and f'data-table="{stamp}"' in out[(player.pk, f"sheet-{hero.pk}")]

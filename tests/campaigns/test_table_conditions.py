@@ -12,7 +12,7 @@ from django.urls import reverse
 from campaigns import conditions
 from campaigns.models import RollRequest
 from characters import services
-from characters.models import Roll
+from characters.models import Character, Roll
 from characters.services import item_add
 from rules import base as rules_base
 from rules import dice
@@ -131,16 +131,17 @@ def test_a_second_character_halves_the_light_and_leaving_restores_it(cc, wren, g
 
 def test_lighting_a_torch_tells_the_table_and_every_sheet(cc, wren, gm, player, as_user, monkeypatch):
     """The light banner refreshes live: a light source lit announces "light" (the table's banner) and, as the level
-    moves from darkness to bright, "conditions" (every open sheet's banners and odds)."""
+    moves from darkness to bright, pushes every sheet's vitals and details (banners, odds) and card (issue 25)."""
     _dark(as_user(gm), cc)
     torch = item_add(character_id=wren.pk, item=TORCH, by=player).row
-    sent: list[str] = []
-    real = conditions.publish
+    sent: list = []
+    real, real_push = conditions.publish, conditions.push
     monkeypatch.setattr(conditions, "publish", lambda c, topic, **kw: (sent.append(topic), real(c, topic, **kw)))
+    monkeypatch.setattr(conditions, "push", lambda c, *parts, **kw: (sent.append(parts), real_push(c, *parts, **kw)))
     _light(as_user(player), wren, torch)
-    assert sent == ["light", "conditions"]
+    assert sent == ["light", (["party", ["vitals", "details"]],)]
     sheet = as_user(player).get(wren.get_absolute_url()).content.decode()
-    assert "sse:conditions" in sheet  # the details region (banners, the roll panel's odds) listens
+    assert f'data-table="{Character.objects.get(pk=wren.pk).table_stamp()}"' in sheet  # a pushed region lands
     table = as_user(gm).get(reverse("campaigns:detail", args=[cc.pk])).content.decode()
     assert "sse:light" in table
 

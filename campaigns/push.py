@@ -19,6 +19,7 @@ from django.contrib.auth import get_user_model
 from django.template.loader import render_to_string
 
 from campaigns.models import Campaign, Membership
+from campaigns.session_views.requests import sheet_requests_context
 from campaigns.table import Card, party_cards, roll_log
 from characters.models import Character, Roll
 from characters.region_cache import sheet_region
@@ -31,6 +32,9 @@ from rules import base as rules_base
 
 Wanted = tuple[int, str]  # (user id, page): "table" or "sheet-<character id>"
 PUSHED_SHEET_REGIONS = tuple(region for region in SHEET_REGIONS if region != "log")  # the log gets lines
+# The GM's roll requests for a character: drawn on each push, never kept (they expire with the clock).
+REQUESTS = "requests"
+NAMED_REGIONS = (*PUSHED_SHEET_REGIONS, "odds", REQUESTS)
 # With "details" (the numbers changed) or "odds" (what the roll forms offer changed: a hireling hired), the odds of
 # every roll form at its default inputs travel along: an open form still at its defaults shows them as they come,
 # and only a form whose inputs its player changed asks for its own (static/js/lantern.js, applyDefaultOdds).
@@ -130,10 +134,10 @@ def _read_parts(parts: list) -> tuple[dict[int | None, list[str]], list[int], bo
             whole_page = True
         elif part[0] == "character" and len(part) == 3 and isinstance(part[1], int) and isinstance(part[2], list):
             regions = changed.setdefault(part[1], [])
-            regions += [r for r in part[2] if r in (*PUSHED_SHEET_REGIONS, "odds") and r not in regions]
+            regions += [r for r in part[2] if r in NAMED_REGIONS and r not in regions]
         elif part[0] == "party" and len(part) == 2 and isinstance(part[1], list):
             regions = changed.setdefault(None, [])
-            regions += [r for r in part[1] if r in (*PUSHED_SHEET_REGIONS, "odds") and r not in regions]
+            regions += [r for r in part[1] if r in NAMED_REGIONS and r not in regions]
         elif part[0] == "roll" and len(part) == 2 and isinstance(part[1], int):
             rolls.append(part[1])
     return changed, rolls, whole_page
@@ -173,7 +177,13 @@ class _Drawer:
     def sheet_region(self, user_id: int, character: Character, region: str) -> str:
         key = ("sheet", character.pk, self.table.kind(user_id, character), region)
         if key not in self.drawn:
-            self.drawn[key] = sheet_region(self.users[user_id], self._seat(user_id, character), region)
+            seat = self._seat(user_id, character)
+            if region == REQUESTS:
+                context = sheet_requests_context(self.users[user_id], character, can_edit=seat.viewer.can_edit)
+                context.update(oob=True, csrf_token=CSRF_SLOT)
+                self.drawn[key] = render_to_string("campaigns/_sheet_requests.html#sheet-requests", context)
+            else:
+                self.drawn[key] = sheet_region(self.users[user_id], seat, region)
         return self.drawn[key]
 
     def default_odds(self, user_id: int, character: Character) -> str:
@@ -204,7 +214,7 @@ class _Drawer:
 
     def sheet_page(self, user_id: int, character: Character) -> str:
         """Everything a sheet shows that changes: its regions, and its log as this viewer sees it."""
-        html = [self.sheet_region(user_id, character, region) for region in PUSHED_SHEET_REGIONS]
+        html = [self.sheet_region(user_id, character, region) for region in (*PUSHED_SHEET_REGIONS, REQUESTS)]
         seat = self._seat(user_id, character)
         view = sheet_view(self.users[user_id], seat, regions=("log",), personal=False)
         html.append(render_to_string("characters/sheet.html#log", view.context(oob=True, csrf_token=CSRF_SLOT)))

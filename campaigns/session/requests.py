@@ -105,9 +105,8 @@ def request_create(
 
 
 def _announce_request(campaign_id: int, character_ids: Sequence[int]) -> None:
-    events.publish(campaign_id, "requests")
-    for character_id in character_ids:
-        events.publish(campaign_id, f"character-{character_id}-requests")
+    events.publish(campaign_id, "requests")  # the GM's panel
+    events.push(campaign_id, *[["character", character_id, ["requests"]] for character_id in character_ids])
 
 
 @transaction.atomic

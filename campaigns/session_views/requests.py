@@ -84,10 +84,14 @@ def _sheet_character(request, pk: int, character_id: int) -> Character:
     return get_object_or_404(characters_visible_to(request.user).filter(campaign=campaign), pk=character_id)
 
 
-def sheet_requests_context(request, character: Character, error: str = "") -> dict[str, Any]:
-    """The requests waiting for one character, each with the form its player answers in one tap."""
+def sheet_requests_context(
+    user, character: Character, error: str = "", *, can_edit: bool | None = None
+) -> dict[str, Any]:
+    """The requests waiting for one character, each with the form its player answers in one tap. ``can_edit``:
+    whether the viewer may answer for it, when known (a push draws this once per kind of viewer)."""
     now = timezone.now()
-    can_edit = characters_editable_by(request.user).filter(pk=character.pk).exists()
+    if can_edit is None:
+        can_edit = characters_editable_by(user).filter(pk=character.pk).exists()
     waiting = (
         RollRequestAnswer.objects.filter(
             character=character,
@@ -138,7 +142,8 @@ def _table(character: Character):
 def sheet_requests(request: HtmxHttpRequest, pk: int, character_id: int) -> HttpResponse:
     """The sheet's live region of roll requests (its own template, included from the sheet)."""
     character = _sheet_character(request, pk, character_id)
-    return render(request, "campaigns/_sheet_requests.html#sheet-requests", sheet_requests_context(request, character))
+    context = sheet_requests_context(request.user, character)
+    return render(request, "campaigns/_sheet_requests.html#sheet-requests", context)
 
 
 @require_POST
@@ -167,5 +172,5 @@ def request_answer(request: HtmxHttpRequest, pk: int, request_id: int, character
         if error:
             messages.error(request, error)
         return redirect(character)
-    context = sheet_requests_context(request, character, error=error)
+    context = sheet_requests_context(request.user, character, error=error)
     return render(request, "campaigns/_sheet_requests.html#sheet-requests", context, status=422 if error else 200)

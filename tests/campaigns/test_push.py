@@ -190,3 +190,21 @@ def test_a_change_to_the_tables_settings_reaches_every_sheet_and_card_at_it(
     assert f'id="card-{hero.pk}"' in out[(gm.pk, "table")] and f'id="card-{rival.pk}"' in out[(gm.pk, "table")]
     stamp = Character.objects.get(pk=hero.pk).table_stamp()
     assert stamp != before and f'data-table="{stamp}"' in out[(player.pk, f"sheet-{hero.pk}")]
+
+
+def test_a_roll_request_is_pushed_to_the_sheet_with_its_one_tap_form_for_those_who_answer(
+    campaign, gm, player, other_player, hero
+):
+    from campaigns.session import requests as roll_requests
+
+    roll_requests.request_create(
+        campaign_id=campaign.pk, procedure="test", fixed={}, character_ids=[hero.pk], minutes=10, by=gm
+    )
+    sheet = f"sheet-{hero.pk}"
+    pages = [(player.pk, sheet), (other_player.pk, sheet), (gm.pk, sheet)]
+    out = push.render_push(campaign.pk, [["character", hero.pk, ["requests"]]], pages)
+    owner, peer, gm_sheet = (out[page] for page in pages)
+    for html in (owner, peer, gm_sheet):
+        assert 'id="sheet-requests"' in html and 'hx-swap-oob="outerHTML"' in html
+    assert "data-answer" in owner and "data-answer" in gm_sheet and CSRF_SLOT in owner
+    assert "data-answer" not in peer and "Waiting for Wren's player" in peer

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import secrets
 
 from django.conf import settings
@@ -19,6 +21,12 @@ def system_choices() -> list[tuple[str, str]]:
 def new_invite_code() -> str:
     # 12 URL-safe characters ≈ 72 bits: unguessable, still short enough to read out at the table.
     return secrets.token_urlsafe(9)
+
+
+def stamp(settings: dict, conditions: dict) -> str:
+    """What the table adds to a sheet, as a short digest that drawn regions are kept and compared by."""
+    table = json.dumps([settings, conditions], sort_keys=True, default=str)
+    return hashlib.blake2b(table.encode(), digest_size=6).hexdigest()
 
 
 class Campaign(models.Model):
@@ -59,6 +67,11 @@ class Campaign(models.Model):
     @property
     def system_name(self) -> str:
         return SYSTEM_NAMES.get(self.system, self.system)
+
+    def table_stamp(self) -> str:
+        """A short digest of what this table adds to every sheet at it: its rule settings and its conditions
+        (see Character.table_stamp, which is this for a character at a table)."""
+        return stamp(self.settings_in_force(), self.conditions or {})
 
     def settings_in_force(self) -> dict:
         """Every rule setting's value at this table (the system's defaults where the GM changed nothing)."""

@@ -34,6 +34,7 @@ Wanted = tuple[int, str]  # (user id, page): "table" or "sheet-<character id>"
 PUSHED_SHEET_REGIONS = tuple(region for region in SHEET_REGIONS if region != "log")  # the log gets lines
 # The GM's roll requests for a character: drawn on each push, never kept (they expire with the clock).
 REQUESTS = "requests"
+FRESH_REGIONS = ("offers",)  # drawn on each push, never kept: an offer moves no version (it changes no sheet)
 NAMED_REGIONS = (*PUSHED_SHEET_REGIONS, "odds", REQUESTS)
 # With "details" (the numbers changed) or "odds" (what the roll forms offer changed: a hireling hired), the odds of
 # every roll form at its default inputs travel along: an open form still at its defaults shows them as they come,
@@ -182,6 +183,10 @@ class _Drawer:
                 context = sheet_requests_context(self.users[user_id], character, can_edit=seat.viewer.can_edit)
                 context.update(oob=True, csrf_token=CSRF_SLOT)
                 self.drawn[key] = render_to_string("campaigns/_sheet_requests.html#sheet-requests", context)
+            elif region in FRESH_REGIONS:
+                view = sheet_view(self.users[user_id], seat, regions=(region,), personal=False)
+                context = view.context(oob=True, csrf_token=CSRF_SLOT)
+                self.drawn[key] = render_to_string(f"characters/sheet.html#{region}", context)
             else:
                 self.drawn[key] = sheet_region(self.users[user_id], seat, region)
         return self.drawn[key]

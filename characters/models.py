@@ -8,16 +8,13 @@ than five sets of columns and migrations.
 
 from __future__ import annotations
 
-import hashlib
-import json
-
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator
 from django.db import models
 from django.urls import reverse
 
-from campaigns.models import Campaign, system_choices
+from campaigns.models import Campaign, stamp, system_choices
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules import base as rules_base
 from rules.validation import COST_MAX, QUANTITY_MAX, SLOTS_MAX, WAGE_MAX
@@ -88,8 +85,7 @@ class Character(models.Model):
         """A short digest of what the table adds to this sheet (its rule settings and conditions): drawn regions
         are kept by it (characters.region_cache), and a page's region carries it (``data-table``), so a pushed
         region of the same version but another table state still lands."""
-        table = json.dumps([self.rule_settings(), self.table_conditions()], sort_keys=True, default=str)
-        return hashlib.blake2b(table.encode(), digest_size=6).hexdigest()
+        return stamp(self.rule_settings(), self.table_conditions())
 
     def table_conditions(self) -> dict:
         """The conditions at this character's table (Campaign.conditions; nothing away from one)."""

@@ -23,7 +23,7 @@ from characters.selectors import Seat, Viewer
 from characters.sheet_view import sheet_view
 from live.hub import CSRF_SLOT
 
-CACHED_REGIONS = ("vitals", "details", "inventory", "hirelings")
+CACHED_REGIONS = ("vitals", "details", "inventory", "hirelings")  # "offers" is drawn afresh: it moves no version
 OOB = ' hx-swap-oob="outerHTML"'  # how a pushed region swaps itself in; a page's own region goes without it
 TIMEOUT = 60 * 60 * 24  # a key is never stale; this only lets unread ones go
 

@@ -36,7 +36,7 @@ from rules import base as rules_base
 Context = dict[str, Any]
 
 # The live regions of templates/characters/sheet.html (characters:region serves these).
-REGIONS = ("vitals", "details", "inventory", "hirelings", "log")
+REGIONS = ("offers", "vitals", "details", "inventory", "hirelings", "log")
 # "odds": the roll panel's open odds boxes, refreshed in one request (out of band) when a change that
 # touches no other region moves them (a hireling hired); a state change brings them with "details".
 LIVE_PARTS = (*REGIONS, "odds")
@@ -71,7 +71,7 @@ class SheetView:
     character: Character
     viewer: Viewer
     playable: bool
-    # vitals
+    # offers (what other players' rolls would change, waiting for an answer)
     offers: list[OfferedChange] | None = None
     offers_more: int | None = None  # pending offers past the cap: said, never hidden
     undo: dict | None = None  # the viewer's own latest change, while it may be put back
@@ -138,7 +138,7 @@ def sheet_view(
     controls = wanted == set(REGIONS) if controls is None else controls
     can_edit = viewer.can_edit
     view = SheetView(character=character, viewer=viewer, playable=character.system in SYSTEMS)
-    if "vitals" in wanted:
+    if "offers" in wanted:
         pending = character.offers.filter(status="pending")
         view.offers = list(pending.select_related("offered_by")[: OFFERS_PENDING_MAX + 1])
         if len(view.offers) > OFFERS_PENDING_MAX:  # held before the cap existed: said, never hidden

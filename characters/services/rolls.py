@@ -235,11 +235,7 @@ def _offer(target: Character, new_state: Mapping[str, Any], *, roll: Roll, resul
         before={k: old[k] for k in changed if k in old},
         after={k: new_state[k] for k in changed if k in new_state},
     )
-    # What its sheet shows changed (the offer waits in its vitals): a new version, which drawn regions key on
-    # (characters.region_cache). The target is locked: character_roll locked every character the roll names.
-    target.version += 1
-    target.save(update_fields=["version", "updated_at"])
-    _announce(target, OFFERS_CHANGE)
+    _announce(target, OFFERS_CHANGE)  # its sheet's offers (a region of its own, never kept) and its card
 
 
 @transaction.atomic

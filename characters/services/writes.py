@@ -43,7 +43,7 @@ STATE_CHANGE = ("vitals", "details", "hirelings")  # hireling limits and hire fo
 ITEMS_CHANGE = ("inventory", "vitals", "details")
 HIRELINGS_CHANGE = ("hirelings", "odds")  # procedures offer the hirelings as choices
 NAME_CHANGE = ("details",)
-OFFERS_CHANGE = ("vitals",)
+OFFERS_CHANGE = ("offers",)  # an offer made, applied or declined (applied: the state's regions too)
 
 
 @dataclass(frozen=True)

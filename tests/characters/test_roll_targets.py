@@ -145,7 +145,7 @@ def test_the_attacked_players_sheet_and_the_gms_card_show_the_offer(
     hero, rival, offer = _offered_attack(table, player, monkeypatch)
     roll = offer.roll
     assert "Offered to Ash's player and the GM" in roll.summary and roll.visibility == Roll.Visibility.PUBLIC
-    sheet = as_user(other_player).get(reverse("characters:region", args=[rival.pk, "vitals"]), **HTMX)
+    sheet = as_user(other_player).get(reverse("characters:region", args=[rival.pk, "offers"]), **HTMX)
     assert f'action="{_answer_url(offer, "apply")}"' in sheet.content.decode()
     table_page = as_user(gm).get(rival.campaign.get_absolute_url())
     assert f'action="{_answer_url(offer, "apply")}"' in table_page.content.decode()
@@ -238,7 +238,7 @@ def test_a_roll_that_would_offer_past_the_cap_is_refused_before_its_dice_and_the
 ):
     hero, rival, offer = _offered_attack(table, player, monkeypatch)
     _pile_up(offer, OFFERS_PENDING_MAX)
-    sheet = as_user(other_player).get(reverse("characters:region", args=[rival.pk, "vitals"]), **HTMX)
+    sheet = as_user(other_player).get(reverse("characters:region", args=[rival.pk, "offers"]), **HTMX)
     assert sheet.content.decode().count('data-offer="') == OFFERS_PENDING_MAX  # all of them, none hidden
     client = as_user(player)
     url, fields = _roll_fields(client, hero, "attack", target=rival.pk, visibility="public")
@@ -267,6 +267,6 @@ def test_offers_held_past_the_cap_before_it_existed_are_counted_on_the_sheet(
 ):
     hero, rival, offer = _offered_attack(table, player, monkeypatch)
     _pile_up(offer, OFFERS_PENDING_MAX + 5)
-    sheet = as_user(other_player).get(reverse("characters:region", args=[rival.pk, "vitals"]), **HTMX)
+    sheet = as_user(other_player).get(reverse("characters:region", args=[rival.pk, "offers"]), **HTMX)
     assert sheet.content.decode().count('data-offer="') == OFFERS_PENDING_MAX
     assert "5 more wait behind these" in text_of(sheet)

@@ -45,6 +45,14 @@ def pages(cast: dict) -> list[tuple[str, str, str, dict]]:
         for region in ("party", "log", "members", "clock")
         for who, user in (("GM", "pages-gm"), ("player", "pages-0"))
     ]
+    # The session's panels (templates/campaigns/_session.html), each refetched on its own signal; the encounter
+    # and the notes are the GM's alone.
+    regions += [
+        (f"session region: {region} ({who})", user, f"{table}/{region}/", htmx)
+        for region in ("requests", "time", "summary", "encounter", "notes")
+        for who, user in (("GM", "pages-gm"), ("player", "pages-0"))
+        if who == "GM" or region not in ("encounter", "notes")
+    ]
     return [
         ("sheet page (owner)", "pages-0", f"/characters/{c}/", {}),
         ("sheet page (GM)", "pages-gm", f"/characters/{c}/", {}),

@@ -10,6 +10,7 @@ passing; a character joining or leaving the table; the GM saying the party is in
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import partial
 from typing import Any
 
 from django.db import connection, transaction
@@ -17,6 +18,7 @@ from django.db import connection, transaction
 from campaigns.models import Campaign
 from characters.models import Character
 from live.events import publish, push
+from live.once import first_in_transaction
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
 
@@ -75,25 +77,13 @@ def conditions_changed(campaign_id: int | None) -> None:
     if campaign_id is None:
         return
     refresh_conditions(campaign_id, unless_locked=True)
-    if not connection.in_atomic_block:
-        return
-    pending = next((c for _, c, _ in connection.run_on_commit if isinstance(c, _AfterCommit)), None)
-    if pending is None:
-        pending = _AfterCommit()
-        transaction.on_commit(pending)
-    pending.campaigns.add(campaign_id)
+    if connection.in_atomic_block:
+        first_in_transaction(("campaigns.conditions", campaign_id), then=partial(_refresh_after_commit, campaign_id))
 
 
-class _AfterCommit:
-    """The campaigns whose conditions a transaction changed, worked out once each after it commits."""
-
-    def __init__(self) -> None:
-        self.campaigns: set[int] = set()
-
-    def __call__(self) -> None:
-        for campaign_id in sorted(self.campaigns):
-            with transaction.atomic():
-                refresh_conditions(campaign_id, lock=True)
+def _refresh_after_commit(campaign_id: int) -> None:
+    with transaction.atomic():
+        refresh_conditions(campaign_id, lock=True)
 
 
 def touches_light(*records: Mapping[str, Any] | None, kinds: Iterable[str] = ()) -> bool:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -22,6 +23,22 @@ from rules.errors import Refusal
 
 class CampaignError(Refusal):
     """A request that cannot be done; the message is shown to the person."""
+
+
+@dataclass(frozen=True)
+class TableWritten:
+    """What one campaign write changed, returned to its caller (the table's twin of characters' ``Written``): the
+    view answers from it, reading nothing back. ``campaign``: the row as the write left it; ``regions``: the
+    table's live topics the write announced (sent once it commits); ``row``: what else the write made or
+    changed, when there is one (the request, the NPC, the roll, the settings logged)."""
+
+    campaign: Campaign
+    regions: frozenset[str]
+    row: Any = None
+
+
+def written(campaign: Campaign, regions: Iterable[str], row: Any = None) -> TableWritten:
+    return TableWritten(campaign, frozenset(regions), row)
 
 
 CLOCK_LIMIT = 2**31 - 1  # round and game_minutes are PositiveIntegerFields: a 32-bit integer on PostgreSQL
@@ -56,54 +73,54 @@ def _lock_campaign(campaign_id: int) -> Campaign:
 
 
 @transaction.atomic
-def campaign_join(*, invite_code: str, user) -> tuple[Campaign, bool]:
-    """Join by invite code; returns the campaign and whether the user is new at its table."""
+def campaign_join(*, invite_code: str, user) -> TableWritten:
+    """Join by invite code; the row is the user's membership, and "members" is announced if they are new."""
     found = Campaign.objects.filter(invite_code=invite_code.strip()).values_list("pk", flat=True).first()
     campaign = _lock_campaign(found) if found is not None else None
     if campaign is None or campaign.invite_code != invite_code.strip():
         raise CampaignError("That invite code does not open any campaign. Ask your GM for the current link.")
-    _, created = Membership.objects.get_or_create(
+    membership, created = Membership.objects.get_or_create(
         campaign=campaign, user=user, defaults={"role": Membership.Role.PLAYER}
     )
     if created:
         publish(campaign.pk, "members")  # the table's member list shows the newcomer
-    return campaign, created
+    return written(campaign, ["members"] if created else [], membership)
 
 
 @transaction.atomic
-def campaign_regenerate_invite(*, campaign: Campaign) -> Campaign:
+def campaign_regenerate_invite(*, campaign: Campaign) -> TableWritten:
     campaign = _lock_campaign(campaign.pk)
     campaign.invite_code = new_invite_code()
     campaign.save(update_fields=["invite_code"])
     # Only the GM's member list shows the link.
     gm_ids = Membership.objects.filter(campaign=campaign, role=Membership.Role.GM).values_list("user_id", flat=True)
     publish(campaign.pk, "members", audience=list(gm_ids))
-    return campaign
+    return written(campaign, ["members"])
 
 
 @transaction.atomic
-def campaign_remove_player(*, campaign: Campaign, user_id: int) -> None:
+def campaign_remove_player(*, campaign: Campaign, user_id: int) -> TableWritten:
     campaign = _lock_campaign(campaign.pk)
     membership = Membership.objects.filter(campaign=campaign, user_id=user_id).first()
     if membership is None:
         raise CampaignError("That person is not at this table.")
     if membership.is_gm:
         raise CampaignError("The GM cannot be removed; hand the GM role to someone else first.")
-    _leave(membership)
+    return written(campaign, _leave(membership))
 
 
 @transaction.atomic
-def campaign_leave(*, campaign: Campaign, user) -> None:
+def campaign_leave(*, campaign: Campaign, user) -> TableWritten:
     campaign = _lock_campaign(campaign.pk)
     membership = Membership.objects.filter(campaign=campaign, user=user).first()
     if membership is None:
         raise CampaignError("You are not at this table.")
     if membership.is_gm:
         raise CampaignError("You run this campaign: hand the GM role to a player before you leave.")
-    _leave(membership)
+    return written(campaign, _leave(membership))
 
 
-def _leave(membership: Membership) -> None:
+def _leave(membership: Membership) -> tuple[str, ...]:
     # The player's characters stay theirs but leave the table with them: each through the character
     # service, so it is locked, versioned, logged and announced like any other change.
     leaving = Character.objects.filter(campaign=membership.campaign, owner=membership.user).order_by("pk")
@@ -115,17 +132,18 @@ def _leave(membership: Membership) -> None:
     revoke_streams(membership.campaign_id, user_id=membership.user_id)
     publish(membership.campaign_id, "party")
     publish(membership.campaign_id, "members")
+    return ("revoke", "party", "members")
 
 
 @transaction.atomic
-def campaign_transfer_gm(*, campaign: Campaign, to_user_id: int) -> None:
+def campaign_transfer_gm(*, campaign: Campaign, to_user_id: int) -> TableWritten:
     campaign = _lock_campaign(campaign.pk)
     memberships = {m.user_id: m for m in Membership.objects.filter(campaign=campaign)}
     target = memberships.get(to_user_id)
     if target is None:
         raise CampaignError("Only a player at this table can become its GM.")
     if target.is_gm:
-        return
+        return written(campaign, ())
     current = next(m for m in memberships.values() if m.is_gm)
     # Demote first: the one-GM-per-campaign constraint holds at every statement.
     current.role = Membership.Role.PLAYER
@@ -135,10 +153,11 @@ def campaign_transfer_gm(*, campaign: Campaign, to_user_id: int) -> None:
     publish(campaign.pk, "members")
     # The two whose role changed see other controls on every page of the table: theirs reload.
     publish(campaign.pk, "roles", audience=[current.user_id, target.user_id])
+    return written(campaign, ("members", "roles"), target)
 
 
 @transaction.atomic
-def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0) -> Campaign:
+def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0) -> TableWritten:
     """Time passes in minutes of game time. Combat rounds are the encounter tracker's alone (campaigns.session:
     starting, running and ending a fight keep ``Campaign.round``), so only one thing runs rounds."""
     campaigns = Campaign.objects.filter(pk=campaign_id)
@@ -154,15 +173,16 @@ def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0) -> C
     else:
         raise CampaignError("The clock cannot do that.")
     publish(campaign_id, "table")
-    return Campaign.objects.get(pk=campaign_id)
+    return written(Campaign.objects.get(pk=campaign_id), ("table",))
 
 
 @transaction.atomic
-def campaign_change_settings(*, campaign_id: int, values: Mapping[str, Any], by) -> list[RuleSettingChange]:
+def campaign_change_settings(*, campaign_id: int, values: Mapping[str, Any], by) -> TableWritten:
     """The GM sets some of the table's rule settings; every roll and odds from now on follows them.
 
     The whole set is checked by the system (a readable refusal changes nothing), each setting that really
-    moved is logged with its before and after, and open sheets and tables refresh what depends on them.
+    moved is logged with its before and after, and open sheets and tables refresh what depends on them. The
+    row is the list of changes logged (empty: nothing moved).
     """
     campaign = _lock_campaign(campaign_id)
     system = SYSTEMS.get(campaign.system)
@@ -177,7 +197,7 @@ def campaign_change_settings(*, campaign_id: int, values: Mapping[str, Any], by)
         raise CampaignError(str(problem)) from None
     moved = [key for key in declared if after[key] != before[key]]
     if not moved:
-        return []
+        return written(campaign, (), [])
     defaults = system.settings_in_force(None)
     # Only what differs from the defaults is stored: a later change of a default reaches this table too.
     campaign.rule_settings = {key: value for key, value in after.items() if value != defaults[key]}
@@ -195,4 +215,4 @@ def campaign_change_settings(*, campaign_id: int, values: Mapping[str, Any], by)
     )
     publish(campaign.pk, "settings")  # the settings page
     push(campaign.pk, ["party", [*TABLE_REGIONS, "inventory", "hirelings"]])  # slots, hiring limits move too
-    return logged
+    return written(campaign, ("settings",), logged)

@@ -49,11 +49,8 @@ def party_cards(campaign: Campaign, *, only_id: int | None = None) -> list[Card]
         if rules is None:
             cards.append(Card(character, (), (), None, ()))
             continue
-        sheet = character.to_sheet(
-            character.items.all(), character.hirelings.all(), settings=settings, table=campaign.conditions
-        )
         try:
-            rules_base.check_sheet(rules, sheet)
+            sheet = _checked_sheet(rules, campaign, character, settings)
         except RulesError as problem:
             notice = f"This sheet holds numbers the rules can't read: {problem} Ask the GM, or re-import it."
             hirelings, offers = tuple(character.hirelings.all()), tuple(character.pending_offers)
@@ -72,6 +69,33 @@ def party_cards(campaign: Campaign, *, only_id: int | None = None) -> list[Card]
             )
         )
     return cards
+
+
+def party_sheets(campaign: Campaign) -> list[rules_base.Sheet]:
+    """The checked sheet of every character at the table the rules can read, as its card holds it (``Card.sheet``),
+    in three queries and without the rest of a card: what the time region needs for the party's light."""
+    characters = Character.objects.filter(campaign=campaign).prefetch_related("items", "hirelings")
+    settings = campaign.settings_in_force()
+    sheets = []
+    for character in characters:
+        rules = SYSTEMS.get(character.system)
+        if rules is None:
+            continue
+        try:
+            sheets.append(_checked_sheet(rules, campaign, character, settings))
+        except RulesError:
+            continue
+    return sheets
+
+
+def _checked_sheet(
+    rules: rules_base.GameSystem, campaign: Campaign, character: Character, settings: dict
+) -> rules_base.Sheet:
+    sheet = character.to_sheet(
+        character.items.all(), character.hirelings.all(), settings=settings, table=campaign.conditions
+    )
+    rules_base.check_sheet(rules, sheet)
+    return sheet
 
 
 def roll_log(

@@ -17,7 +17,7 @@ from django.urls import reverse
 
 from campaigns.forms import ClockForm
 from campaigns.models import Campaign, Membership
-from campaigns.session_views import session_context
+from campaigns.session_view import session_context
 from campaigns.table import Card, party_cards, roll_log
 from characters.forms import procedure_form
 from characters.system_templates import system_template

@@ -95,7 +95,7 @@ def move_clock(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         try:
             campaign = services.campaign_move_clock(
                 campaign_id=campaign.pk, action=form.cleaned_data["action"], minutes=form.cleaned_data["minutes"] or 0
-            )
+            ).campaign
         except services.CampaignError as problem:
             error = str(problem)
     else:
@@ -215,8 +215,9 @@ def campaign_join(request: HtmxHttpRequest, code: str) -> HttpResponse:
     if campaign is None:
         return render(request, "campaigns/join_invalid.html", status=404)
     if request.method == "POST":
-        campaign, created = services.campaign_join(invite_code=code, user=request.user)
-        if created:
+        joined = services.campaign_join(invite_code=code, user=request.user)
+        campaign = joined.campaign
+        if "members" in joined.regions:  # new at the table
             messages.success(request, f"You joined {campaign.name}.")
         return redirect(campaign)
     if membership_of(request.user, campaign):
@@ -292,8 +293,8 @@ def _member_name(request, campaign: Campaign) -> str:
     return ""
 
 
-def _transfer(*, campaign: Campaign, user_id: int) -> None:
-    services.campaign_transfer_gm(campaign=campaign, to_user_id=user_id)
+def _transfer(*, campaign: Campaign, user_id: int) -> services.TableWritten:
+    return services.campaign_transfer_gm(campaign=campaign, to_user_id=user_id)
 
 
 def _member_action(request, campaign: Campaign, action, success: str) -> HttpResponse:
@@ -338,17 +339,17 @@ def rule_settings(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         if membership is None or not membership.is_gm:
             raise Http404
         try:
-            changed = services.campaign_change_settings(
+            written = services.campaign_change_settings(
                 campaign_id=campaign.pk, values=settings_from_post(campaign, request.POST), by=request.user
             )
         except services.CampaignError as problem:
             error, status = str(problem), 400
         else:
             if not request.htmx:
-                if changed:
-                    messages.success(request, "; ".join(f"{c.label}: {c.before} → {c.after}" for c in changed))
+                if written.row:
+                    messages.success(request, "; ".join(f"{c.label}: {c.before} → {c.after}" for c in written.row))
                 return redirect("campaigns:settings", pk=campaign.pk)
-            campaign.refresh_from_db(fields=["rule_settings"])
+            campaign = written.campaign  # as the write left it: no reading back
     elif request.method != "GET":
         return HttpResponse("Use GET or POST.", status=405)
     context = _settings_context(request, campaign, membership, error)

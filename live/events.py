@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from django.db import connection, transaction
 
 from live.hub import CHANNEL, hub
+from live.once import first_in_transaction
 
 log = logging.getLogger(__name__)
 
@@ -54,31 +55,8 @@ def publish_many(
             transaction.on_commit(lambda payload=payload: _hand_off(payload))
 
 
-class _Announced:
-    """Rides along the transaction's on-commit callbacks, holding what it has announced already.
-
-    Kept there rather than on the connection so that a rollback, which drops those callbacks, forgets it.
-    """
-
-    def __init__(self) -> None:
-        self.keys: set[str] = set()
-
-    def __call__(self) -> None:
-        pass
-
-
 def _first_in_transaction(payload: dict) -> bool:
-    if not connection.in_atomic_block:
-        return True
-    key = json.dumps(payload, sort_keys=True)
-    announced = next((c for _, c, _ in connection.run_on_commit if isinstance(c, _Announced)), None)
-    if announced is None:
-        announced = _Announced()
-        transaction.on_commit(announced)
-    if key in announced.keys:
-        return False
-    announced.keys.add(key)
-    return True
+    return first_in_transaction(("live.events", json.dumps(payload, sort_keys=True)))
 
 
 def push(campaign_id: int | None, *parts: list, audience: Iterable[int] | None = None) -> None:

@@ -10,8 +10,9 @@ from collections.abc import Iterator
 from rules import systems
 from rules.base import GameSystem, RulesError
 
-# The five systems a campaign can be about, in the order of ../shared/seeds/README.md.
-# A system is playable (has sheets and rolls) once a module in rules/systems/ provides it.
+# The systems a campaign can be about, in the order every list of them shows (the five seeds first, in the seeds'
+# own order). A system is playable (has sheets and rolls) once a package in rules/systems/ provides it; a package
+# whose id is not listed here is refused (docs/adding-a-system.md, step 2).
 SYSTEM_NAMES: dict[str, str] = {
     "fell-draft": "Fell (draft, ability points)",
     "fell-late": "Fell (late revision)",

@@ -11,8 +11,10 @@ from campaigns.services import CampaignError
 from campaigns.session.clock import CLOCK_COUNT_MAX, clock_advance, set_daylight
 from campaigns.session.common import _lock_campaign, _on_every_sheet, _system, _table_in_order
 from campaigns.session.encounters import (
+    FIGHT,
     NPCS_MAX,
     STATUS_ROUNDS_MAX,
+    FightEnded,
     _active,
     _log_order,
     _npc,
@@ -54,6 +56,8 @@ __all__ = [
     "_on_every_sheet",
     "_system",
     "_table_in_order",
+    "FIGHT",
+    "FightEnded",
     "NPCS_MAX",
     "STATUS_ROUNDS_MAX",
     "_active",

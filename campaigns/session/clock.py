@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from campaigns.conditions import refresh_conditions
-from campaigns.models import Campaign
-from campaigns.services import CLOCK_LIMIT, CampaignError
-from campaigns.session.common import _lock_campaign, _system, _table_in_order
+from campaigns.services import CLOCK_LIMIT, CampaignError, TableWritten, written
+from campaigns.session.common import _lock_campaign, _refresh_conditions, _system, _table_in_order
 from campaigns.session.encounters import _store_made
 from characters.services import character_pass_time
 from live import events
@@ -18,9 +16,10 @@ CLOCK_COUNT_MAX = 30  # units at a time: a month of days, or three hours of turn
 
 
 @transaction.atomic
-def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSource | None = None) -> list[str]:
+def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSource | None = None) -> TableWritten:
     """Move the game clock by ``count`` of the system's ``unit``: every sheet at the table burns its lights and
-    eats at the system's rhythm (live on each sheet), and the system's checks are rolled as the GM's."""
+    eats at the system's rhythm (live on each sheet), and the system's checks are rolled as the GM's. The row
+    is what happened, a sentence each."""
     campaign = _lock_campaign(campaign_id, roller=by)
     system = _system(campaign)
     units = {u.key: u for u in system.time_units()}
@@ -37,6 +36,7 @@ def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSou
         raise CampaignError("The game clock cannot count that far: it has reached its limit.")
     rng = rng or dice.system_random()
     words = []
+    regions = ["table"]
     for character in _table_in_order(campaign):
         try:
             result = character_pass_time(
@@ -59,16 +59,17 @@ def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSou
         except RulesError as problem:
             raise CampaignError(str(problem)) from None
         words.append(check.summary)
+        regions.append("rolls")
     campaign.game_minutes, campaign.game_seconds = start + minutes, seconds
     campaign.clock_note = " ".join(words)[:1000]
     campaign.save(update_fields=["game_minutes", "game_seconds", "clock_note"])
-    refresh_conditions(campaign.pk)  # lights burnt out: the party may be in darkness now
+    regions += _refresh_conditions(campaign)  # lights burnt out: the party may be in darkness now
     events.publish(campaign.pk, "table")
-    return words
+    return written(campaign, regions, words)
 
 
 @transaction.atomic
-def set_daylight(*, campaign_id: int, daylight: bool) -> Campaign:
+def set_daylight(*, campaign_id: int, daylight: bool) -> TableWritten:
     """The GM says whether the party is in daylight (its lights make no difference) or in the dark (its lit
     light sources set the light level, and the rules apply what that level does to every sheet)."""
     campaign = _lock_campaign(campaign_id)
@@ -77,6 +78,6 @@ def set_daylight(*, campaign_id: int, daylight: bool) -> Campaign:
         raise CampaignError("The party is in daylight already." if daylight else "The party is in the dark already.")
     campaign.daylight = daylight
     campaign.save(update_fields=["daylight"])
-    campaign.conditions = refresh_conditions(campaign.pk)
+    regions = _refresh_conditions(campaign)
     events.publish(campaign.pk, "table")
-    return campaign
+    return written(campaign, ("table", *regions))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from campaigns.conditions import refresh_conditions
 from campaigns.models import Campaign
 from campaigns.services import CampaignError
 from characters import locking
@@ -48,3 +49,11 @@ def _on_every_sheet(campaign: Campaign, effect, by) -> list[str]:
         if result.summary:
             words.append(f"{character.name}: {result.summary}")
     return words
+
+
+def _refresh_conditions(campaign: Campaign) -> tuple[str, ...]:
+    """The table's conditions worked out again after a session write (campaigns.conditions), kept on ``campaign``;
+    the regions that announced: the light banner always, every sheet's odds when they changed."""
+    before = campaign.conditions or {}
+    campaign.conditions = refresh_conditions(campaign.pk)
+    return ("light", "conditions") if campaign.conditions != before else ("light",)

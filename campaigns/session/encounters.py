@@ -9,10 +9,9 @@ from typing import Any
 from django.db import transaction
 
 from accounts.names import clean_name
-from campaigns.conditions import refresh_conditions
 from campaigns.models import Campaign, Encounter, Npc, RollRequest
-from campaigns.services import CLOCK_LIMIT, CampaignError
-from campaigns.session.common import _lock_campaign, _on_every_sheet, _system
+from campaigns.services import CLOCK_LIMIT, CampaignError, TableWritten, written
+from campaigns.session.common import _lock_campaign, _on_every_sheet, _refresh_conditions, _system
 from campaigns.session.requests import request_create
 from characters.services import store_free_roll
 from live import events
@@ -22,6 +21,17 @@ from rules.dice import RandomSource
 
 NPCS_MAX = 60  # an encounter or a saved list longer than this is not something a table page can run
 STATUS_ROUNDS_MAX = 100
+FIGHT = ("encounter", "table")  # what every fight write announces (_publish_fight)
+
+
+@dataclass(frozen=True)
+class FightEnded:
+    """The row ``encounter_end`` returns: the fight, the minutes its rounds added, the request it made (None:
+    the system has no end-of-combat roll, or nobody sits at the table)."""
+
+    encounter: Encounter
+    minutes: int
+    asked: RollRequest | None
 
 
 @dataclass(frozen=True)
@@ -63,11 +73,14 @@ def _active(campaign: Campaign) -> Encounter:
     return encounter
 
 
-def _log_order(campaign: Campaign, order: rules_base.CombatOrder, round_number: int, by) -> None:
-    if order.dice:
-        label = f"Combat order, round {round_number}"
-        result = replace(rules_base.RollResult("combat_order", label, "order", order.summary), dice=order.dice)
-        _store_made(campaign, result, by=by, visibility="public")
+def _log_order(campaign: Campaign, order: rules_base.CombatOrder, round_number: int, by) -> tuple[str, ...]:
+    """The round's order in the log when dice made it; the regions that announced."""
+    if not order.dice:
+        return ()
+    label = f"Combat order, round {round_number}"
+    result = replace(rules_base.RollResult("combat_order", label, "order", order.summary), dice=order.dice)
+    _store_made(campaign, result, by=by, visibility="public")
+    return ("rolls",)
 
 
 def _store_made(campaign: Campaign, result: rules_base.RollResult, *, by, visibility: str) -> None:
@@ -85,13 +98,14 @@ def _store_made(campaign: Campaign, result: rules_base.RollResult, *, by, visibi
     )
 
 
-def _publish_fight(campaign_id: int) -> None:
-    events.publish(campaign_id, "encounter")
-    events.publish(campaign_id, "table")
+def _publish_fight(campaign_id: int) -> tuple[str, ...]:
+    for topic in FIGHT:
+        events.publish(campaign_id, topic)
+    return FIGHT
 
 
 @transaction.atomic
-def encounter_start(*, campaign_id: int, name: str, by, rng: RandomSource | None = None) -> Encounter:
+def encounter_start(*, campaign_id: int, name: str, by, rng: RandomSource | None = None) -> TableWritten:
     campaign = _lock_campaign(campaign_id, roller=by)
     system = _system(campaign)
     if campaign.encounters.filter(active=True).exists():
@@ -103,17 +117,17 @@ def encounter_start(*, campaign_id: int, name: str, by, rng: RandomSource | None
     )
     campaign.round = 1
     campaign.save(update_fields=["round"])
-    refresh_conditions(campaign.pk)  # every sheet knows a fight is running (the tracker starts the rounds)
-    _log_order(campaign, order, 1, by)
-    _publish_fight(campaign.pk)
-    return encounter
+    regions = _refresh_conditions(campaign)  # every sheet knows a fight is running (the tracker starts the rounds)
+    regions += _log_order(campaign, order, 1, by)
+    return written(campaign, regions + _publish_fight(campaign.pk), encounter)
 
 
 @transaction.atomic
 def npc_add(
     *, campaign_id: int, name: str, stats: Mapping[str, Any], to_encounter: bool = True, keep: bool = False
-) -> Npc:
-    """An NPC into the running fight (``to_encounter``) and/or onto the campaign's saved list (``keep``)."""
+) -> TableWritten:
+    """An NPC into the running fight (``to_encounter``) and/or onto the campaign's saved list (``keep``); the row
+    is the NPC made (the fight's when both)."""
     campaign = _lock_campaign(campaign_id)
     system = _system(campaign)
     cleaned, block = clean_npc(system, name, stats)
@@ -129,12 +143,11 @@ def npc_add(
         made = Npc.objects.create(campaign=campaign, encounter=encounter, name=cleaned, stats=block, start=block)
     if made is None:
         raise CampaignError("Add the NPC to the fight, to the saved list, or both.")
-    _publish_fight(campaign.pk)
-    return made
+    return written(campaign, _publish_fight(campaign.pk), made)
 
 
 @transaction.atomic
-def npc_bring(*, campaign_id: int, saved_id: int) -> Npc:
+def npc_bring(*, campaign_id: int, saved_id: int) -> TableWritten:
     """A copy of a saved NPC joins the running fight, fresh."""
     campaign = _lock_campaign(campaign_id)
     saved = campaign.npcs.filter(pk=saved_id, encounter__isnull=True).first()
@@ -160,9 +173,9 @@ def npc_damage(
     by=None,
     visibility: str = "public",
     rng: RandomSource | None = None,
-) -> rules_base.NpcHarm:
+) -> TableWritten:
     """Damage typed at the table: the rules' new stats, prompts, and any dice they roll at that moment (Fell's
-    critical harm test), logged as the GM's."""
+    critical harm test), logged as the GM's. The row is the rules' ``NpcHarm``."""
     campaign = _lock_campaign(campaign_id, roller=by)
     system = _system(campaign)
     npc = _npc(campaign, npc_id)
@@ -180,13 +193,13 @@ def npc_damage(
     npc.defeated = npc.defeated or harm.defeated  # more harm never brings one back
     npc.prompt = " ".join(p for p in prompts if p)[:300]
     npc.save(update_fields=["stats", "defeated", "prompt"])
-    _publish_fight(campaign.pk)
-    return harm
+    rolled = ("rolls",) if harm.rolls else ()
+    return written(campaign, rolled + _publish_fight(campaign.pk), harm)
 
 
 @transaction.atomic
-def npc_roll(*, campaign_id: int, npc_id: int, key: str, visibility: str, by):
-    """An NPC's roll (attack, morale...): the GM's, in the log, never a character's."""
+def npc_roll(*, campaign_id: int, npc_id: int, key: str, visibility: str, by) -> TableWritten:
+    """An NPC's roll (attack, morale...): the GM's, in the log, never a character's. The row is the roll."""
     campaign = _lock_campaign(campaign_id, roller=by)
     system = _system(campaign)
     npc = _npc(campaign, npc_id)
@@ -221,14 +234,15 @@ def npc_roll(*, campaign_id: int, npc_id: int, key: str, visibility: str, by):
         npc.defeated = True
         npc.prompt = f"{npc.name} is out of the fight."
         changed += ["defeated", "prompt"]
+    regions: tuple[str, ...] = ("rolls",)
     if changed:
         npc.save(update_fields=list(dict.fromkeys(changed)))
-        _publish_fight(campaign.pk)
-    return roll
+        regions += _publish_fight(campaign.pk)
+    return written(campaign, regions, roll)
 
 
 @transaction.atomic
-def npc_status(*, campaign_id: int, npc_id: int, name: str, rounds: int) -> Npc:
+def npc_status(*, campaign_id: int, npc_id: int, name: str, rounds: int) -> TableWritten:
     campaign = _lock_campaign(campaign_id)
     npc = _npc(campaign, npc_id)
     words = clean_name(str(name or ""))[:40]
@@ -240,19 +254,18 @@ def npc_status(*, campaign_id: int, npc_id: int, name: str, rounds: int) -> Npc:
         raise CampaignError(f"{npc.name} has ten statuses already.")
     npc.statuses = [*npc.statuses, {"name": words, "rounds": rounds}]
     npc.save(update_fields=["statuses"])
-    _publish_fight(campaign.pk)
-    return npc
+    return written(campaign, _publish_fight(campaign.pk), npc)
 
 
 @transaction.atomic
-def npc_remove(*, campaign_id: int, npc_id: int) -> None:
+def npc_remove(*, campaign_id: int, npc_id: int) -> TableWritten:
     campaign = _lock_campaign(campaign_id)
     _npc(campaign, npc_id).delete()
-    _publish_fight(campaign.pk)
+    return written(campaign, _publish_fight(campaign.pk))
 
 
 @transaction.atomic
-def encounter_next_round(*, campaign_id: int, by, rng: RandomSource | None = None) -> Encounter:
+def encounter_next_round(*, campaign_id: int, by, rng: RandomSource | None = None) -> TableWritten:
     """The next round: the system's order for it, and statuses one round shorter (gone at 0)."""
     campaign = _lock_campaign(campaign_id, roller=by)
     system = _system(campaign)
@@ -275,18 +288,15 @@ def encounter_next_round(*, campaign_id: int, by, rng: RandomSource | None = Non
     words = _on_every_sheet(campaign, lambda rules, sheet: rules.round_passes(sheet, rng), by)
     campaign.clock_note = " ".join(words)[:1000]
     campaign.save(update_fields=["round", "clock_note"])
-    _log_order(campaign, order, encounter.round, by)
-    _publish_fight(campaign.pk)
-    return encounter
+    regions = _log_order(campaign, order, encounter.round, by)
+    return written(campaign, regions + _publish_fight(campaign.pk), encounter)
 
 
 @transaction.atomic
-def encounter_end(
-    *, campaign_id: int, by, rng: RandomSource | None = None
-) -> tuple[Encounter, int, RollRequest | None]:
+def encounter_end(*, campaign_id: int, by, rng: RandomSource | None = None) -> TableWritten:
     """End the fight: its rounds become game time, and each PC is asked for the system's end-of-combat roll.
 
-    Returns the encounter, the minutes added and the request made (None: the system has no such roll).
+    The row is a ``FightEnded``: the encounter, the minutes added and the request made.
     """
     rng = rng or dice.system_random()
     campaign = _lock_campaign(campaign_id, roller=by)
@@ -304,13 +314,13 @@ def encounter_end(
     campaign.game_seconds = 0
     campaign.clock_note = " ".join(words)[:1000]
     campaign.save(update_fields=["round", "game_minutes", "game_seconds", "clock_note"])
-    refresh_conditions(campaign.pk)  # no fight now; the lights may have burnt out
+    regions = _refresh_conditions(campaign)  # no fight now; the lights may have burnt out
     asked = None
     procedure = system.end_of_combat()
     pcs = list(campaign.characters.values_list("pk", flat=True))
     if procedure is not None and pcs:
-        asked = request_create(
+        made = request_create(
             campaign_id=campaign.pk, procedure=procedure, fixed={}, character_ids=pcs, minutes=60, by=by
         )
-    _publish_fight(campaign.pk)
-    return encounter, minutes, asked
+        asked, regions = made.row, regions + tuple(made.regions)
+    return written(campaign, regions + _publish_fight(campaign.pk), FightEnded(encounter, minutes, asked))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from campaigns.models import Campaign, GmNote
-from campaigns.services import CampaignError
+from campaigns.models import GmNote
+from campaigns.services import CampaignError, TableWritten, written
 from campaigns.session.common import _lock_campaign
 from live import events
 
@@ -20,7 +20,7 @@ def _note_text(text: str) -> str:
 
 
 @transaction.atomic
-def note_save(*, campaign_id: int, character_id: int | None, text: str) -> GmNote:
+def note_save(*, campaign_id: int, character_id: int | None, text: str) -> TableWritten:
     """The GM's private note on the campaign or one of its characters. Announced to the GM's pages only."""
     campaign = _lock_campaign(campaign_id)
     if character_id is not None and not campaign.characters.filter(pk=character_id).exists():
@@ -30,14 +30,14 @@ def note_save(*, campaign_id: int, character_id: int | None, text: str) -> GmNot
     )
     gms = campaign.memberships.filter(role="gm").values_list("user_id", flat=True)
     events.publish(campaign.pk, "notes", audience=list(gms))
-    return note
+    return written(campaign, ("notes",), note)
 
 
 @transaction.atomic
-def summary_save(*, campaign_id: int, text: str) -> Campaign:
+def summary_save(*, campaign_id: int, text: str) -> TableWritten:
     """The session summary every player at the table reads."""
     campaign = _lock_campaign(campaign_id)
     campaign.summary = _note_text(text)
     campaign.save(update_fields=["summary"])
     events.publish(campaign.pk, "summary")
-    return campaign
+    return written(campaign, ("summary",))

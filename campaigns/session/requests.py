@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaigns.models import RollRequest, RollRequestAnswer
-from campaigns.services import CampaignError
+from campaigns.services import CampaignError, TableWritten, written
 from campaigns.session.common import _lock_campaign, _system
 from characters import locking
 from characters.models import Character
@@ -62,8 +62,9 @@ def _fixed_inputs(proc: rules_base.Procedure, sheet: rules_base.Sheet, fixed: Ma
 @transaction.atomic
 def request_create(
     *, campaign_id: int, procedure: str, fixed: Mapping[str, Any], character_ids: Sequence[int], minutes: int, by
-) -> RollRequest:
-    """The GM asks these characters for a roll; ``fixed``: the inputs the GM sets (the rest stay open)."""
+) -> TableWritten:
+    """The GM asks these characters for a roll; ``fixed``: the inputs the GM sets (the rest stay open). The row
+    is the request."""
     campaign = _lock_campaign(campaign_id)
     system = _system(campaign)
     proc = requestable(system).get(procedure)
@@ -100,18 +101,20 @@ def request_create(
         expires_at=now + timedelta(minutes=minutes),
     )
     RollRequestAnswer.objects.bulk_create(RollRequestAnswer(request=request, character=c) for c in characters)
-    _announce_request(campaign.pk, [c.pk for c in characters])
-    return request
+    return written(campaign, _announce_request(campaign.pk, [c.pk for c in characters]), request)
 
 
-def _announce_request(campaign_id: int, character_ids: Sequence[int]) -> None:
-    events.publish(campaign_id, "requests")  # the GM's panel
+def _announce_request(campaign_id: int, character_ids: Sequence[int]) -> list[str]:
+    """The GM's panel re-fetches; each character's sheet gets its requests pushed (campaigns/push.py)."""
+    events.publish(campaign_id, "requests")
     events.push(campaign_id, *[["character", character_id, ["requests"]] for character_id in character_ids])
+    return ["requests", *(f"character-{character_id}-requests" for character_id in character_ids)]
 
 
 @transaction.atomic
-def request_answer(*, request_id: int, character_id: int, params: Mapping[str, Any], by, rng=None) -> RollRequestAnswer:
-    """A player answers a request for one of their characters: the normal roll, the GM's inputs forced.
+def request_answer(*, request_id: int, character_id: int, params: Mapping[str, Any], by, rng=None) -> TableWritten:
+    """A player answers a request for one of their characters: the normal roll, the GM's inputs forced. The row
+    is the answer; the regions, the request's (the roll announces its own).
 
     Locked in the app's one order (characters.locking): the roller, the characters the roll locks, then the
     answer (locking the answer first deadlocked with the character's deletion, which deletes its answers)."""
@@ -164,13 +167,14 @@ def request_answer(*, request_id: int, character_id: int, params: Mapping[str, A
             request.group_outcome = group.outcome[:60]
             request.group_summary = group.summary[:300]
             request.save(update_fields=["group_outcome", "group_summary"])
-    _announce_request(request.campaign_id, [character_id])
-    return answer
+    return written(request.campaign, _announce_request(request.campaign_id, [character_id]), answer)
 
 
 @transaction.atomic
-def request_cancel(*, request_id: int, campaign_id: int) -> RollRequest:
-    request = RollRequest.objects.select_for_update().filter(pk=request_id, campaign_id=campaign_id).first()
+def request_cancel(*, request_id: int, campaign_id: int) -> TableWritten:
+    # The request's row alone is locked, as ever; its campaign comes along in the same query for the answer.
+    rows = RollRequest.objects.select_for_update(of=("self",)).select_related("campaign")
+    request = rows.filter(pk=request_id, campaign_id=campaign_id).first()
     if request is None:
         raise CampaignError("That request is not at this table.")
     if request.status == RollRequest.Status.CANCELLED:
@@ -179,5 +183,5 @@ def request_cancel(*, request_id: int, campaign_id: int) -> RollRequest:
         raise CampaignError("Everyone has answered that request: there is nothing left to cancel.")
     request.status = RollRequest.Status.CANCELLED
     request.save(update_fields=["status"])
-    _announce_request(campaign_id, list(request.answers.values_list("character_id", flat=True)))
-    return request
+    answered = list(request.answers.values_list("character_id", flat=True))
+    return written(request.campaign, _announce_request(campaign_id, answered), request)

@@ -3,17 +3,11 @@
 A write shows any service's refusal (``Refusal``: the rules', the campaign's, the roll cap's) in the region it
 was made from; one that escapes still gets its sentence and a 4xx (config.refusals).
 
-One module per feature; the package re-exports the views urls name, and ``session_context``.
+One module per feature; the package re-exports the views urls name. What each region draws is built in
+campaigns.session_view.
 """
 
 from campaigns.session_views.clock import time_advance, time_daylight, time_region
-from campaigns.session_views.context import (
-    REQUESTS_SHOWN,
-    encounter_context,
-    notes_context,
-    session_context,
-    table_requests,
-)
 from campaigns.session_views.encounters import (
     ENCOUNTER_ACTIONS,
     NPC_ACTIONS,
@@ -36,11 +30,6 @@ __all__ = [
     "time_advance",
     "time_daylight",
     "time_region",
-    "REQUESTS_SHOWN",
-    "encounter_context",
-    "notes_context",
-    "session_context",
-    "table_requests",
     "ENCOUNTER_ACTIONS",
     "NPC_ACTIONS",
     "encounter_action",

@@ -32,8 +32,9 @@ def time_advance(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     error = ""
     try:
         data = _valid(time_form(system.time_units(), data=request.POST))
-        session.clock_advance(campaign_id=campaign.pk, unit=data["unit"], count=data["count"], by=request.user)
-        campaign.refresh_from_db()
+        campaign = session.clock_advance(
+            campaign_id=campaign.pk, unit=data["unit"], count=data["count"], by=request.user
+        ).campaign
     except Refusal as problem:
         error = str(problem)
     return _region(request, campaign, "time", error=error)
@@ -48,7 +49,7 @@ def time_daylight(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     try:
         if choice not in ("0", "1"):
             raise CampaignError("Say whether the party is in daylight or in the dark.")
-        campaign = session.set_daylight(campaign_id=campaign.pk, daylight=choice == "1")
+        campaign = session.set_daylight(campaign_id=campaign.pk, daylight=choice == "1").campaign
     except Refusal as problem:
         error = str(problem)
     return _region(request, campaign, "time", error=error)

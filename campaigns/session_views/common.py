@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from django.contrib import messages
@@ -10,8 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from campaigns.models import Campaign
 from campaigns.selectors import campaigns_run_by, membership_of
 from campaigns.services import CampaignError
-from campaigns.session_views.context import session_context
-from campaigns.table import party_cards
+from campaigns.session_view import REGIONS
 
 
 def _gm_campaign(request, pk: int) -> Campaign:
@@ -25,14 +25,9 @@ def _region(request, campaign: Campaign, name: str, *, error: str = "", procedur
         return redirect(campaign)
     membership = membership_of(request.user, campaign)
     assert membership is not None  # campaigns_of() and campaigns_run_by() let only members in
-    cards = party_cards(campaign) if name == "time" or membership.is_gm and name == "request-form" else []
-    context = {
-        "campaign": campaign,
-        "membership": membership,
-        **session_context(request, campaign, membership, cards, procedure=procedure),
-        "error": error,
-        "error_region": name,
-    }
+    # Only the region asked for is built (campaigns.session_view), from only what it draws.
+    build = partial(REGIONS[name], procedure=procedure) if name == "request-form" else REGIONS[name]
+    context = {**build(request, campaign, membership), "error": error, "error_region": name}
     if form is not None:
         context["request_form"] = form
     return render(request, f"campaigns/_session.html#{name}", context, status=422 if error else 200)

@@ -12,8 +12,8 @@ from campaigns.forms import DamageForm, EncounterForm, StatusForm, npc_form
 from campaigns.models import Campaign
 from campaigns.selectors import membership_of
 from campaigns.services import CampaignError
+from campaigns.session_view import encounter_context
 from campaigns.session_views.common import _first, _gm_campaign, _valid, _visibility
-from campaigns.session_views.context import encounter_context
 from config.htmx import HtmxHttpRequest
 from rules import SYSTEMS
 from rules.errors import Refusal
@@ -27,13 +27,9 @@ def _encounter_answer(request, campaign: Campaign, error: str = "", form=None) -
         if error:
             messages.error(request, error)
         return redirect(campaign)
-    context = {
-        "campaign": campaign,
-        "membership": membership_of(request.user, campaign),
-        **encounter_context(campaign),
-        "error": error,
-        "error_region": "encounter",
-    }
+    membership = membership_of(request.user, campaign)
+    assert membership is not None  # _gm_campaign() let only the GM in
+    context = {**encounter_context(request, campaign, membership), "error": error, "error_region": "encounter"}
     if form is not None:
         context["npc_form"] = form
     return render(request, "campaigns/_session.html#encounter", context, status=422 if error else 200)
@@ -42,8 +38,9 @@ def _encounter_answer(request, campaign: Campaign, error: str = "", form=None) -
 @require_GET
 def encounter_region(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     campaign = _gm_campaign(request, pk)
-    context = {"campaign": campaign, "membership": membership_of(request.user, campaign), **encounter_context(campaign)}
-    return render(request, "campaigns/_session.html#encounter", context)
+    membership = membership_of(request.user, campaign)
+    assert membership is not None  # _gm_campaign() let only the GM in
+    return render(request, "campaigns/_session.html#encounter", encounter_context(request, campaign, membership))
 
 
 @require_POST
@@ -64,10 +61,10 @@ def encounter_action(request: HtmxHttpRequest, pk: int, action: str) -> HttpResp
         elif action == "next":
             session.encounter_next_round(campaign_id=campaign.pk, by=request.user)
         elif action == "end":
-            _, minutes, asked = session.encounter_end(campaign_id=campaign.pk, by=request.user)
+            ended = session.encounter_end(campaign_id=campaign.pk, by=request.user).row
             if not request.htmx:
-                words = f" and each player is asked for {asked.label}" if asked else ""
-                messages.success(request, f"The fight is over: {minutes} minutes pass{words}.")
+                words = f" and each player is asked for {ended.asked.label}" if ended.asked else ""
+                messages.success(request, f"The fight is over: {ended.minutes} minutes pass{words}.")
         else:
             form = npc_form(system.npc_fields(), data=request.POST)
             if not form.is_valid():

@@ -43,7 +43,7 @@ def summary_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     error = ""
     try:
         data = _valid(NoteForm(request.POST))
-        campaign = session.summary_save(campaign_id=campaign.pk, text=data["text"])
+        campaign = session.summary_save(campaign_id=campaign.pk, text=data["text"]).campaign
     except Refusal as problem:
         error = str(problem)
     return _region(request, campaign, "summary", error=error)

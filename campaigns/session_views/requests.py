@@ -14,8 +14,8 @@ from campaigns import session
 from campaigns.forms import fixed_from
 from campaigns.models import RollRequest, RollRequestAnswer
 from campaigns.selectors import campaigns_of, campaigns_run_by
+from campaigns.session_view import request_form_for
 from campaigns.session_views.common import _gm_campaign, _region
-from campaigns.session_views.context import _request_form
 from campaigns.table import party_cards
 from characters.forms import procedure_form, raw_params
 from characters.models import Character
@@ -45,7 +45,7 @@ def request_new(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if system is None:
         raise Http404
     procedure = request.POST.get("procedure", "")
-    form = _request_form(system, party_cards(campaign), procedure, data=request.POST)
+    form = request_form_for(system, party_cards(campaign), procedure, data=request.POST)
     error = ""
     if form is None:
         error = "Nobody at this table can be asked for a roll yet."

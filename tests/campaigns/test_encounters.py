@@ -118,7 +118,7 @@ def test_the_service_refuses_a_billion_hp_too(cc, gm):
 def test_encounter_urls_are_the_gms(who, expected, cc, gm, as_user, request):
     client = as_user(request.getfixturevalue(who) if who else None)
     session.encounter_start(campaign_id=cc.pk, name="Ghouls", by=gm)
-    ghoul = session.npc_add(campaign_id=cc.pk, name="Ghoul", stats={"stamina": 5})
+    ghoul = session.npc_add(campaign_id=cc.pk, name="Ghoul", stats={"stamina": 5}).row
     assert client.get(reverse("campaigns:encounter", args=[cc.pk])).status_code == expected
     for action in ("next", "add"):
         url = reverse("campaigns:encounter_action", args=[cc.pk, action])

@@ -196,7 +196,7 @@ def test_npc_damage_and_a_roll_by_the_same_gm_never_deadlock_and_keep_the_cap(ta
     one more roll under the cap: at most one of them rolls. Before: both did in 2 of 20 rounds on PostgreSQL."""
     campaign, gm, owner, zed, abe = table
     session.encounter_start(campaign_id=campaign.pk, name="Brawl", by=gm)
-    npc = session.npc_add(campaign_id=campaign.pk, name="Ghoul", stats={"hp": 4})
+    npc = session.npc_add(campaign_id=campaign.pk, name="Ghoul", stats={"hp": 4}).row
     errors: list[BaseException] = []
     over = 0
     for n in range(ROUNDS):

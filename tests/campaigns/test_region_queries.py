@@ -52,6 +52,14 @@ def _grow(campaign, owner, n: int) -> None:
         )
 
 
+def _seat_four_more(campaign) -> None:
+    """Players 2 to 5 join, each with a character: the table grows from 2 characters to 6."""
+    for n in range(2, 6):
+        owner = make_user(f"player-{n}")
+        campaign.memberships.create(user=owner)
+        _grow(campaign, owner, n)
+
+
 def _region(client, campaign, name: str):
     with CaptureQueriesContext(connection) as captured:
         response = client.get(reverse("campaigns:region", args=[campaign.pk, name]), **HX)
@@ -66,10 +74,7 @@ def test_a_region_costs_the_same_few_queries_with_2_or_6_characters(name, who, a
     client = as_user(gm if who == "gm" else seated[0])
     client.get(campaign.get_absolute_url())  # logged in and warm before counting
     _, small = _region(client, campaign, name)
-    for n in range(2, 6):
-        owner = make_user(f"player-{n}")
-        campaign.memberships.create(user=owner)
-        _grow(campaign, owner, n)
+    _seat_four_more(campaign)
     assert campaign.characters.count() == 6 and campaign.memberships.count() == 7
     _, big = _region(client, campaign, name)
     assert big == small <= BOUNDS[name]
@@ -137,8 +142,5 @@ def test_a_gm_write_answers_with_its_region_alone(name, as_user):
         return sum("pg_notify" not in q["sql"] for q in captured)
 
     small = post()
-    for n in range(2, 6):
-        owner = make_user(f"player-{n}")
-        campaign.memberships.create(user=owner)
-        _grow(campaign, owner, n)
+    _seat_four_more(campaign)
     assert post() == small

@@ -81,11 +81,11 @@ def test_every_gm_action_at_the_roll_cap_answers_the_cap_sentence_never_500(syst
     campaign = make_table(system_id, gm, player, name="Capped")
     character = make_character(player, campaign, system=system_id, name="Wren")
     session.encounter_start(campaign_id=campaign.pk, name="Warm-up", by=gm)
-    npc = session.npc_add(campaign_id=campaign.pk, name="Ghoul", stats={})
+    npc = session.npc_add(campaign_id=campaign.pk, name="Ghoul", stats={}).row
     procedure = next(iter(session.requestable(SYSTEMS[system_id])))
     asked = session.request_create(
         campaign_id=campaign.pk, procedure=procedure, fixed={}, character_ids=[character.pk], minutes=30, by=gm
-    )
+    ).row
     Encounter.objects.filter(campaign=campaign).update(active=False)  # "start fight" starts the next one
     store_free_roll(campaign=campaign, params=check_params(FREE_ROLL, None, {}), by=gm, visibility="public")
     settings.ROLLS_PER_MINUTE = _gm_rolls(gm)  # not one more

@@ -12,6 +12,7 @@ included, is the capabilities' defaults.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
@@ -31,7 +32,7 @@ from rules.base import (
 from rules.dice import DieRoll, RandomSource, roll_die
 from rules.errors import RulesError
 from rules.settings import Setting
-from rules.validation import ITEM_KINDS
+from rules.validation import boolean, item_basics
 
 SLOTS, HARD_LIMIT = 5, 10
 STATE_KEYS = {"luck", "luck_max", "coins", "secret"}
@@ -150,13 +151,12 @@ class CoinFlip(GameSystem):
         }
 
     def validate_item(self, item: Item) -> Item:
+        # The bounds every system shares (rules.validation), then the system's own: here, no numbers at all.
+        name, kind, slots, quantity = item_basics(item.name, item.kind, item.slots, item.quantity)
         if item.data:
-            raise RulesError(f"{item.name}: Coin Flip items have no numbers of their own.")
-        if item.kind not in ITEM_KINDS:
-            raise RulesError(f"{item.name}: no such kind of item.")
-        _whole(item.slots, "Slots", 0, 20)
-        _whole(item.quantity, "Quantity", 1, 10_000)
-        return item
+            raise RulesError(f"{name}: Coin Flip items have no numbers of their own.")
+        worn = boolean(item.worn, f"{name}: worn")
+        return replace(item, name=name, kind=kind, slots=slots, quantity=quantity, worn=worn)
 
     def validate_hireling(self, hireling: Hireling) -> Hireling:
         unknown = sorted(set(hireling.state) - {"loyal"})

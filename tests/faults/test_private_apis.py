@@ -1,17 +1,14 @@
-"""The two private library details Lantern leans on, each pinned so an upgrade that changes it fails here, loudly.
+"""The private library detail Lantern leans on, pinned so an upgrade that changes it fails here, loudly.
 
-- psycopg_pool keeps a pool's connection check in ``ConnectionPool._check`` and calls it on every checkout;
-  ``config.postgresql.base`` swaps in a check that sweeps the whole pool (Django passes the check itself and
-  offers no way to pass ours).
-- Django keeps a transaction's on-commit callbacks in ``connection.run_on_commit`` as
-  ``(savepoint ids, callback, robust)`` and empties it on rollback; ``live.events`` and ``campaigns.conditions``
-  find their once-per-transaction collector there, so a rollback forgets what it collected.
+psycopg_pool keeps a pool's connection check in ``ConnectionPool._check`` and calls it on every checkout;
+``config.postgresql.base`` swaps in a check that sweeps the whole pool (Django passes the check itself and
+offers no way to pass ours). (Once per transaction, live.once, uses public API only: tests/live/.)
 """
 
 from __future__ import annotations
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 
 from tests.postgres import connect_kwargs
 
@@ -40,26 +37,3 @@ def test_the_apps_pool_checks_with_the_sweeper():
     from config.postgresql.base import _Sweeper
 
     assert isinstance(connection.pool._check, _Sweeper)
-
-
-def _marker() -> None:
-    pass
-
-
-@pytest.mark.django_db(transaction=True)
-def test_django_keeps_on_commit_callbacks_as_triples_and_forgets_them_on_rollback():
-    with transaction.atomic():
-        transaction.on_commit(_marker)
-        entries = list(connection.run_on_commit)
-        assert [func for _, func, _ in entries] == [_marker], "Django changed run_on_commit: see live/events.py"
-        savepoints, _, robust = entries[0]
-        assert isinstance(savepoints, set | list | tuple) and robust is False
-    assert connection.run_on_commit == []
-
-    try:
-        with transaction.atomic():
-            transaction.on_commit(_marker)
-            raise RuntimeError("roll back")
-    except RuntimeError:
-        pass
-    assert connection.run_on_commit == [], "a rollback must drop the callbacks (the collectors rely on it)"

@@ -1,0 +1,165 @@
+"""The session panels of the table page (templates/campaigns/_session.html), region by region: what each draws.
+
+Each panel re-fetches itself on its own signal (the requests on every answer, the time on every party change),
+so each has its own builder, which reads only that panel's rows in a fixed number of queries (as
+campaigns.table_view does for the party, the log, the members and the clock). The whole page is the union
+of the same builders plus what only the page draws (the GM's table rolls). Reads only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from django.db.models import Q
+from django.http import HttpRequest
+from django.utils import timezone
+
+from campaigns import session
+from campaigns.forms import DamageForm, EncounterForm, StatusForm, npc_form, request_form, time_form
+from campaigns.models import Campaign, Membership, Npc, RollRequest
+from campaigns.table import Card, party_cards, party_sheets
+from characters.forms import procedure_form
+from rules import SYSTEMS
+from rules import base as rules_base
+
+REQUESTS_SHOWN = 60  # the table lists the newest requests; older ones are in the roll log
+
+Context = dict[str, Any]
+
+
+def _base(campaign: Campaign, membership: Membership) -> Context:
+    return {"campaign": campaign, "membership": membership}
+
+
+def requests_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
+    """The newest requests with their answers (two queries), and the time they are open against."""
+    return {**_base(campaign, membership), "requests": table_requests(campaign), "now": timezone.now()}
+
+
+def table_requests(campaign: Campaign) -> list[RollRequest]:
+    rows = campaign.roll_requests.prefetch_related("answers__character")[:REQUESTS_SHOWN]
+    return list(rows)
+
+
+def request_form_context(
+    request: HttpRequest,
+    campaign: Campaign,
+    membership: Membership,
+    *,
+    cards: list[Card] | None = None,
+    procedure: str = "",
+) -> Context:
+    """The GM's request form for the roll picked (the first the system offers by default): it reads the party's
+    cards for their sheets and names (``cards`` when the page has read them already)."""
+    system = SYSTEMS.get(campaign.system)
+    if not membership.is_gm or system is None:
+        return _base(campaign, membership)
+    cards = party_cards(campaign) if cards is None else cards
+    return {**_base(campaign, membership), "request_form": request_form_for(system, cards, procedure)}
+
+
+def request_form_for(system: rules_base.GameSystem, cards: Sequence[Card], procedure: str, data=None):
+    procedures = session.requestable(system)
+    if not procedures:
+        return None
+    chosen = procedures.get(procedure) or next(iter(procedures.values()))
+    sheet = next((card.sheet for card in cards if card.sheet is not None), None)
+    if sheet is None:
+        return None
+    characters = [card.character for card in cards]
+    return request_form(procedures, chosen, sheet, characters, data=data)
+
+
+def time_context(
+    request: HttpRequest, campaign: Campaign, membership: Membership, *, sheets: list[rules_base.Sheet] | None = None
+) -> Context:
+    """The game time (on the campaign row), the party's light (its sheets' lit items: ``sheets`` when the page
+    has read them already) and, for the GM, the clock's form."""
+    context = _base(campaign, membership)
+    system = SYSTEMS.get(campaign.system)
+    if system is None:
+        return context
+    level = system.light_level(party_sheets(campaign) if sheets is None else sheets)
+    context["tracks_light"] = level is not None  # the system tracks light and a party sits here
+    context["light"] = None if campaign.daylight else level
+    if membership.is_gm:
+        context["time_form"] = time_form(system.time_units())
+    return context
+
+
+def encounter_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
+    """The running fight and the saved NPC list, in a fixed number of queries however many NPCs."""
+    system = SYSTEMS.get(campaign.system)
+    if system is None:
+        return _base(campaign, membership)
+    fields = system.npc_fields()
+    npcs = list(campaign.npcs.select_related("encounter").filter(Q(encounter__isnull=True) | Q(encounter__active=True)))
+    encounter = next((n.encounter for n in npcs if n.encounter is not None), None)
+    if encounter is None:
+        encounter = campaign.encounters.filter(active=True).first()
+
+    def shown(npc: Npc) -> list[tuple[str, Any]]:
+        return [(p.label, dict(p.choices).get(str(npc.stats.get(p.name)), npc.stats.get(p.name))) for p in fields]
+
+    return {
+        **_base(campaign, membership),
+        "encounter": encounter,
+        "fighting": [{"npc": n, "stats": shown(n)} for n in npcs if n.encounter is not None],
+        "saved_npcs": [{"npc": n, "stats": shown(n)} for n in npcs if n.encounter is None],
+        "npc_form": npc_form(fields),
+        "npc_rolls": system.npc_rolls(),
+        "damage_form": DamageForm(auto_id=False),
+        "status_form": StatusForm(auto_id=False),
+        "encounter_form": EncounterForm(auto_id="id_encounter_%s"),
+    }
+
+
+def notes_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
+    """The GM's private notes: on the campaign and on each character at the table. Only for the GM's pages."""
+    if not membership.is_gm:
+        return _base(campaign, membership)
+    notes = {note.character_id: note.text for note in campaign.gm_notes.all()}
+    characters = list(campaign.characters.order_by("name", "pk"))
+    return {
+        **_base(campaign, membership),
+        "campaign_note": notes.get(None, ""),
+        "character_notes": [{"character": c, "text": notes.get(c.pk, "")} for c in characters],
+    }
+
+
+def summary_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
+    """The session summary lives on the campaign row itself: nothing more to read."""
+    return _base(campaign, membership)
+
+
+# The session's live regions (partials of templates/campaigns/_session.html), each with its builder.
+REGIONS: dict[str, Callable[..., Context]] = {
+    "requests": requests_context,
+    "request-form": request_form_context,
+    "time": time_context,
+    "encounter": encounter_context,
+    "notes": notes_context,
+    "summary": summary_context,
+}
+
+
+def session_context(request: HttpRequest, campaign: Campaign, membership: Membership, cards: list[Card]) -> Context:
+    """Every session region for the whole table page, from the party's cards the page has read already, and the
+    GM's table rolls, which only the page draws."""
+    sheets = [card.sheet for card in cards if card.sheet is not None]
+    context: Context = {
+        **requests_context(request, campaign, membership),
+        **time_context(request, campaign, membership, sheets=sheets),
+        **summary_context(request, campaign, membership),
+    }
+    system = SYSTEMS.get(campaign.system)
+    if membership.is_gm and system is not None:
+        context.update(request_form_context(request, campaign, membership, cards=cards))
+        context.update(encounter_context(request, campaign, membership))
+        context.update(notes_context(request, campaign, membership))
+        context["table_rolls"] = [
+            {"procedure": proc, "form": procedure_form(proc, None, id_prefix=f"table-{key}")}
+            for key, proc in system.table_procedures().items()
+        ]
+    return context

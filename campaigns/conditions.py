@@ -15,9 +15,10 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from campaigns.announce import announce
 from campaigns.models import Campaign
 from characters.models import Character
-from live.events import publish, push
+from live.events import push
 from live.once import first_in_transaction
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
@@ -45,9 +46,10 @@ def _party(campaign: Campaign, system: rules_base.GameSystem) -> list[rules_base
 def refresh_conditions(campaign_id: int | None, *, lock: bool = False, unless_locked: bool = False) -> dict[str, Any]:
     """Work the table's conditions out again from the party's sheets and store them if they changed.
 
-    Announces "light" (the table's light banner) every time, and "conditions" (every open sheet's odds and
-    banners) when they changed. ``lock``: take the campaign's row lock first, waiting for it; ``unless_locked``:
-    take it only if nobody holds it, else do nothing (see ``conditions_changed``)."""
+    Announces "light" (the table's light banner) every time and, when they changed, pushes every sheet's vitals
+    and details and card (the "conditions" a TableWritten names: odds, banners). ``lock``: take the campaign's
+    row lock first, waiting for it; ``unless_locked``: take it only if nobody holds it, else do nothing (see
+    ``conditions_changed``)."""
     if campaign_id is None:
         return {}
     rows = Campaign.objects.all()
@@ -60,7 +62,7 @@ def refresh_conditions(campaign_id: int | None, *, lock: bool = False, unless_lo
     now = {} if campaign.daylight else system.table_conditions(_party(campaign, system))
     if campaign.encounters.filter(active=True).exists():
         now["fight"] = True  # the encounter tracker runs the rounds (GameSystem.round_passes for every PC)
-    publish(campaign.pk, "light")
+    announce(campaign.pk, "light")
     if now != (campaign.conditions or {}):
         Campaign.objects.filter(pk=campaign.pk).update(conditions=now)
         push(campaign.pk, ["party", list(TABLE_REGIONS)])  # every sheet's odds and banners, every card

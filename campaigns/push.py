@@ -12,12 +12,15 @@ page that opens its stream, or fell behind, gets everything it shows the same wa
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.template.loader import render_to_string
 
+from campaigns import session_view, table_view
+from campaigns.announce import regions_of
 from campaigns.models import Campaign, Membership
 from campaigns.session_views.requests import sheet_requests_context
 from campaigns.table import Card, party_cards, roll_log
@@ -41,6 +44,18 @@ NAMED_REGIONS = (*PUSHED_SHEET_REGIONS, "odds", REQUESTS)
 # and only a form whose inputs its player changed asks for its own (static/js/lantern.js, applyDefaultOdds).
 MOVES_ODDS = frozenset({"details", "odds"})
 MAX_PARTS = 200  # a change names a few parts; a bound on the work any payload can cause
+
+# The table page's live regions: (partial, its builder, whether only the GM's page has it).
+TABLE_REGIONS: dict[str, tuple[str, Callable[..., dict], bool]] = {
+    "clock": ("campaigns/detail.html#clock", table_view.clock_context, False),
+    "party": ("campaigns/detail.html#party", table_view.party_context, False),
+    "members": ("campaigns/detail.html#members", table_view.members_context, False),
+    "requests": ("campaigns/_session.html#requests", session_view.requests_context, False),
+    "time": ("campaigns/_session.html#time", session_view.time_context, False),
+    "summary": ("campaigns/_session.html#summary", session_view.summary_context, False),
+    "encounter": ("campaigns/_session.html#encounter", session_view.encounter_context, True),
+    "notes": ("campaigns/_session.html#notes", session_view.notes_context, True),
+}
 
 
 @dataclass(frozen=True)
@@ -70,7 +85,8 @@ def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign is None or not wanted:
         return {}
-    changed, rolls, whole_page = _read_parts(parts)
+    named = _read_parts(parts)
+    changed, rolls, whole_page = named.changed, named.rolls, named.whole_page
     if None in changed:  # ["party", regions]: every character at the table
         everyone = changed.pop(None)
         for pk in Character.objects.filter(campaign=campaign).values_list("pk", flat=True):
@@ -103,7 +119,9 @@ def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict
             if whole_page:
                 html.append(drawer.table_page(user_id))
             else:
-                html += [drawer.card(user_id, characters[pk]) for pk in changed if pk in characters]
+                html += [drawer.table_region(user_id, region) for region in named.table]
+                if "party" not in named.table:  # the party's region has every card
+                    html += [drawer.card(user_id, characters[pk]) for pk in changed if pk in characters]
         elif page.startswith("sheet-"):
             character = characters.get(int(page.removeprefix("sheet-")))
             if character is None:
@@ -122,17 +140,28 @@ def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict
     return out
 
 
-def _read_parts(parts: list) -> tuple[dict[int | None, list[str]], list[int], bool]:
-    """What the parts name: each character's changed regions (None: every character's), the new rolls, and
-    whether whole pages are asked."""
-    changed: dict[int | None, list[str]] = {}
-    rolls: list[int] = []
-    whole_page = False
+@dataclass
+class _Parts:
+    """What a push names: each character's changed regions (None: every character's), the table page's changed
+    regions, the new rolls, and whether whole pages are asked (a stream that opened, or fell behind)."""
+
+    changed: dict[int | None, list[str]] = field(default_factory=dict)
+    table: list[str] = field(default_factory=list)
+    rolls: list[int] = field(default_factory=list)
+    whole_page: bool = False
+
+
+def _read_parts(parts: list) -> _Parts:
+    named = _Parts()
+    changed, rolls = named.changed, named.rolls
     for part in parts[:MAX_PARTS]:
         if not isinstance(part, list | tuple) or not part:
             continue
         if part[0] == PAGE:
-            whole_page = True
+            named.whole_page = True
+        elif part[0] == "table" and len(part) == 2 and isinstance(part[1], list):
+            topics = [topic for topic in part[1] if isinstance(topic, str)]
+            named.table += [r for r in regions_of(topics) if r in TABLE_REGIONS and r not in named.table]
         elif part[0] == "character" and len(part) == 3 and isinstance(part[1], int) and isinstance(part[2], list):
             regions = changed.setdefault(part[1], [])
             regions += [r for r in part[2] if r in NAMED_REGIONS and r not in regions]
@@ -141,7 +170,7 @@ def _read_parts(parts: list) -> tuple[dict[int | None, list[str]], list[int], bo
             regions += [r for r in part[1] if r in NAMED_REGIONS and r not in regions]
         elif part[0] == "roll" and len(part) == 2 and isinstance(part[1], int):
             rolls.append(part[1])
-    return changed, rolls, whole_page
+    return named
 
 
 def _roll_lines(campaign: Campaign, table: _Table, roll_ids: list[int]) -> list[tuple[Roll, str]]:
@@ -160,6 +189,13 @@ def _roll_lines(campaign: Campaign, table: _Table, roll_ids: list[int]) -> list[
         context = {"roll": roll, "targets": targets, "system_id": campaign.system}
         lines.append((roll, render_to_string("campaigns/_pushed_roll.html", context)))
     return lines
+
+
+@dataclass(frozen=True)
+class _Reader:
+    """What the table's region builders read of a request: who is looking (the log's rows are theirs)."""
+
+    user: Any
 
 
 class _Drawer:
@@ -249,12 +285,24 @@ class _Drawer:
             "csrf_token": CSRF_SLOT,
         }
 
+    def table_region(self, user_id: int, region: str) -> str:
+        """One of the table page's regions, drawn once for the GM and once for the players; the GM's own panels
+        (the encounter's NPCs, the notes) never for a player."""
+        seat = self.table.seats[user_id]
+        template, build, gm_only = TABLE_REGIONS[region]
+        if gm_only and not seat.is_gm:
+            return ""
+        key = ("table", region, seat.is_gm)
+        if key not in self.drawn:
+            context = build(_Reader(self.users[user_id]), self.table.campaign, seat)
+            context.update(oob=True, csrf_token=CSRF_SLOT, user=self.users[user_id])
+            self.drawn[key] = render_to_string(template, context)
+        return self.drawn[key]
+
     def table_page(self, user_id: int) -> str:
-        """The party's cards and the log, as this viewer sees them."""
+        """Every live region of the table page, and the log, as this viewer sees them."""
         campaign, seat = self.table.campaign, self.table.seats[user_id]
-        if not self.cards:
-            self.cards = {card.character.pk: card for card in party_cards(campaign)}
-        html = [self._draw_card(user_id, card) for card in self.cards.values()]
+        html = [self.table_region(user_id, region) for region in TABLE_REGIONS]
         rolls, has_older = roll_log(self.users[user_id], campaign, role=seat.role)
         context = {"campaign": campaign, "membership": seat, "system_id": campaign.system, "rolls": rolls}
         html.append(render_to_string("campaigns/detail.html#log", {**context, "has_older": has_older, "oob": True}))

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import F
 
 from accounts.names import clean_name
+from campaigns.announce import announce
 from campaigns.conditions import TABLE_REGIONS
 from campaigns.models import Campaign, Membership, RuleSettingChange, new_invite_code
 from characters import locking
@@ -83,7 +84,7 @@ def campaign_join(*, invite_code: str, user) -> TableWritten:
         campaign=campaign, user=user, defaults={"role": Membership.Role.PLAYER}
     )
     if created:
-        publish(campaign.pk, "members")  # the table's member list shows the newcomer
+        announce(campaign.pk, "members")  # the table's member list shows the newcomer
     return written(campaign, ["members"] if created else [], membership)
 
 
@@ -94,7 +95,7 @@ def campaign_regenerate_invite(*, campaign: Campaign) -> TableWritten:
     campaign.save(update_fields=["invite_code"])
     # Only the GM's member list shows the link.
     gm_ids = Membership.objects.filter(campaign=campaign, role=Membership.Role.GM).values_list("user_id", flat=True)
-    publish(campaign.pk, "members", audience=list(gm_ids))
+    announce(campaign.pk, "members", audience=list(gm_ids))
     return written(campaign, ["members"])
 
 
@@ -130,8 +131,7 @@ def _leave(membership: Membership) -> tuple[str, ...]:
     membership.delete()
     # Their open pages of this table stop hearing it; everyone else's table loses them and their characters.
     revoke_streams(membership.campaign_id, user_id=membership.user_id)
-    publish(membership.campaign_id, "party")
-    publish(membership.campaign_id, "members")
+    announce(membership.campaign_id, "party", "members")
     return ("revoke", "party", "members")
 
 
@@ -150,7 +150,7 @@ def campaign_transfer_gm(*, campaign: Campaign, to_user_id: int) -> TableWritten
     current.save(update_fields=["role"])
     target.role = Membership.Role.GM
     target.save(update_fields=["role"])
-    publish(campaign.pk, "members")
+    announce(campaign.pk, "members")
     # The two whose role changed see other controls on every page of the table: theirs reload.
     publish(campaign.pk, "roles", audience=[current.user_id, target.user_id])
     return written(campaign, ("members", "roles"), target)
@@ -172,7 +172,7 @@ def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0) -> T
             raise CampaignError("The game clock cannot count that far: it has reached its limit.")
     else:
         raise CampaignError("The clock cannot do that.")
-    publish(campaign_id, "table")
+    announce(campaign_id, "table")
     return written(Campaign.objects.get(pk=campaign_id), ("table",))
 
 
@@ -215,4 +215,4 @@ def campaign_change_settings(*, campaign_id: int, values: Mapping[str, Any], by)
     )
     publish(campaign.pk, "settings")  # the settings page
     push(campaign.pk, ["party", [*TABLE_REGIONS, "inventory", "hirelings"]])  # slots, hiring limits move too
-    return written(campaign, ("settings",), logged)
+    return written(campaign, ("settings", "conditions"), logged)

@@ -53,15 +53,12 @@ def log_context(request: HttpRequest, campaign: Campaign, membership: Membership
 
 
 def members_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
-    """Who sits at the table and who has a page of it open; the GM also gets the invite link."""
-    context = {
+    """Who sits at the table and who has a page of it open (the invite link is the page's: page_context)."""
+    return {
         **_base(campaign, membership),
         "memberships": list(campaign.memberships.select_related("user")),
         "present": present_user_ids(campaign.pk),
     }
-    if membership.is_gm:
-        context["invite_url"] = request.build_absolute_uri(reverse("campaigns:join", args=[campaign.invite_code]))
-    return context
 
 
 # The live regions of templates/campaigns/detail.html, each with its builder (campaigns:region serves these).
@@ -89,6 +86,7 @@ def page_context(request: HttpRequest, campaign: Campaign, membership: Membershi
     }
     context.update(session_context(request, campaign, membership, cards))
     if membership.is_gm:
+        context["invite_url"] = request.build_absolute_uri(reverse("campaigns:join", args=[campaign.invite_code]))
         context["gm_roll_form"] = procedure_form(FREE_ROLL, None, id_prefix="gm")
         context["clock_form"] = ClockForm()
         # A system may add GM tools to the table (party saves, morale...): templates/systems/<id>/gm_tools.html

@@ -166,6 +166,8 @@ class Hub:
                 who = None if audience is None else frozenset(int(user) for user in audience)
                 self._queue_push(PushJob(campaign_id, tuple(parts), audience=who))
             return
+        if topic == "presence":  # someone arrived or left: the table page's member list, drawn
+            self._queue_push(PushJob(campaign_id, (["table", ["members"]],)))
         frame = sse_frame(topic, payload)
         for queue in queues:
             if audience is None or self._seat(queue).user_id in audience:

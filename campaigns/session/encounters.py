@@ -9,12 +9,12 @@ from typing import Any
 from django.db import transaction
 
 from accounts.names import clean_name
+from campaigns.announce import announce
 from campaigns.models import Campaign, Encounter, Npc, RollRequest
 from campaigns.services import CLOCK_LIMIT, CampaignError, TableWritten, written
 from campaigns.session.common import _lock_campaign, _on_every_sheet, _refresh_conditions, _system
 from campaigns.session.requests import request_create
 from characters.services import store_free_roll
-from live import events
 from rules import RulesError, dice
 from rules import base as rules_base
 from rules.dice import RandomSource
@@ -99,8 +99,7 @@ def _store_made(campaign: Campaign, result: rules_base.RollResult, *, by, visibi
 
 
 def _publish_fight(campaign_id: int) -> tuple[str, ...]:
-    for topic in FIGHT:
-        events.publish(campaign_id, topic)
+    announce(campaign_id, *FIGHT)
     return FIGHT
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from campaigns.announce import announce
 from campaigns.models import GmNote
 from campaigns.services import CampaignError, TableWritten, written
 from campaigns.session.common import _lock_campaign
-from live import events
 
 NOTE_MAX = 5000
 
@@ -29,7 +29,7 @@ def note_save(*, campaign_id: int, character_id: int | None, text: str) -> Table
         campaign=campaign, character_id=character_id, defaults={"text": _note_text(text)}
     )
     gms = campaign.memberships.filter(role="gm").values_list("user_id", flat=True)
-    events.publish(campaign.pk, "notes", audience=list(gms))
+    announce(campaign.pk, "notes", audience=list(gms))
     return written(campaign, ("notes",), note)
 
 
@@ -39,5 +39,5 @@ def summary_save(*, campaign_id: int, text: str) -> TableWritten:
     campaign = _lock_campaign(campaign_id)
     campaign.summary = _note_text(text)
     campaign.save(update_fields=["summary"])
-    events.publish(campaign.pk, "summary")
+    announce(campaign.pk, "summary")
     return written(campaign, ("summary",))

@@ -10,6 +10,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from campaigns.announce import announce
 from campaigns.models import RollRequest, RollRequestAnswer
 from campaigns.services import CampaignError, TableWritten, written
 from campaigns.session.common import _lock_campaign, _system
@@ -106,7 +107,7 @@ def request_create(
 
 def _announce_request(campaign_id: int, character_ids: Sequence[int]) -> list[str]:
     """The GM's panel re-fetches; each character's sheet gets its requests pushed (campaigns/push.py)."""
-    events.publish(campaign_id, "requests")
+    announce(campaign_id, "requests")
     events.push(campaign_id, *[["character", character_id, ["requests"]] for character_id in character_ids])
     return ["requests", *(f"character-{character_id}-requests" for character_id in character_ids)]
 

@@ -208,3 +208,24 @@ def test_a_roll_request_is_pushed_to_the_sheet_with_its_one_tap_form_for_those_w
         assert 'id="sheet-requests"' in html and 'hx-swap-oob="outerHTML"' in html
     assert "data-answer" in owner and "data-answer" in gm_sheet and CSRF_SLOT in owner
     assert "data-answer" not in peer and "Waiting for Wren's player" in peer
+
+
+def test_table_topics_are_drawn_once_for_the_gm_and_once_for_the_players_and_gm_panels_only_for_the_gm(
+    campaign, gm, player, other_player, hero, drawn
+):
+    pages = [(gm.pk, "table"), (player.pk, "table"), (other_player.pk, "table")]
+    out = push.render_push(campaign.pk, [["table", ["table", "encounter", "members"]]], pages)
+    for region in ("clock", "time", "members"):
+        assert all(f'id="{region}"' in html for html in out.values()), region
+        assert drawn.count(f"campaigns/detail.html#{region}") + drawn.count(f"campaigns/_session.html#{region}") == 2
+    assert 'id="encounter"' in out[(gm.pk, "table")]
+    assert 'id="encounter"' not in out[(player.pk, "table")] and 'id="encounter"' not in out[(other_player.pk, "table")]
+    # a topic no region shows draws nothing
+    assert push.render_push(campaign.pk, [["table", ["nonsense", 3]]], pages) == {}
+
+
+def test_a_table_page_that_opens_gets_every_region_it_shows(campaign, gm, player, hero):
+    out = push.render_push(campaign.pk, [["page"]], [(gm.pk, "table"), (player.pk, "table")])
+    for region in ("clock", "party", "members", "requests", "time", "summary", "encounter", "notes", "log"):
+        assert f'id="{region}"' in out[(gm.pk, "table")], region
+    assert 'id="notes"' not in out[(player.pk, "table")] and 'id="party"' in out[(player.pk, "table")]

@@ -109,7 +109,9 @@ def test_a_players_regions_keep_the_gms_things_out(as_user):
     assert "gm roll of PC 1" not in log and "private roll of PC 1" not in log
     members, _ = _region(as_user(seated[0]), campaign, "members")
     assert campaign.invite_code not in members and "Remove…" not in members
-    assert campaign.invite_code in _region(as_user(gm), campaign, "members")[0]
+    # The invite link is the GM's page's own (not the live member list): only a new link changes it.
+    assert campaign.invite_code in as_user(gm).get(campaign.get_absolute_url()).content.decode()
+    assert campaign.invite_code not in as_user(seated[0]).get(campaign.get_absolute_url()).content.decode()
     clock, _ = _region(as_user(seated[0]), campaign, "clock")
     assert "Let time pass" not in clock
 

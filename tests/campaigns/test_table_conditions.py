@@ -135,15 +135,15 @@ def test_lighting_a_torch_tells_the_table_and_every_sheet(cc, wren, gm, player, 
     _dark(as_user(gm), cc)
     torch = item_add(character_id=wren.pk, item=TORCH, by=player).row
     sent: list = []
-    real, real_push = conditions.publish, conditions.push
-    monkeypatch.setattr(conditions, "publish", lambda c, topic, **kw: (sent.append(topic), real(c, topic, **kw)))
+    real, real_push = conditions.announce, conditions.push
+    monkeypatch.setattr(conditions, "announce", lambda c, *topics, **kw: (sent.extend(topics), real(c, *topics, **kw)))
     monkeypatch.setattr(conditions, "push", lambda c, *parts, **kw: (sent.append(parts), real_push(c, *parts, **kw)))
     _light(as_user(player), wren, torch)
     assert sent == ["light", (["party", ["vitals", "details"]],)]
     sheet = as_user(player).get(wren.get_absolute_url()).content.decode()
     assert f'data-table="{Character.objects.get(pk=wren.pk).table_stamp()}"' in sheet  # a pushed region lands
     table = as_user(gm).get(reverse("campaigns:detail", args=[cc.pk])).content.decode()
-    assert "sse:light" in table
+    assert 'id="time"' in table and 'sse-swap="push"' in table  # the light banner arrives drawn
 
 
 @pytest.mark.parametrize(("who", "status"), [("gm", 200), ("player", 404), ("other_player", 404), ("stranger", 404)])

@@ -22,7 +22,17 @@ def sent(monkeypatch):
 
     def watched(campaign_id, signals, **kwargs):
         signals = list(signals)
-        topics.extend(topic for topic, _ in signals)
+        for topic, data in signals:
+            if topic != "push":
+                topics.append(topic)
+                continue
+            for part in data["parts"]:  # a push names its topics (issue 25): the table's, and each sheet's regions
+                if part[0] == "table":
+                    topics.extend(part[1])
+                elif part[0] == "character":
+                    topics.extend(f"character-{part[1]}-{region}" for region in part[2])
+                elif part[0] == "party":  # every sheet at the table: its settings or conditions moved
+                    topics.append("conditions")
         return original(campaign_id, signals, **kwargs)
 
     monkeypatch.setattr(events, "publish_many", watched)

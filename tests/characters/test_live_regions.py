@@ -39,6 +39,8 @@ def announced(monkeypatch):
             for part in data["parts"]:
                 if part[0] == "character":
                     seen.extend(f"character-{part[1]}-{region}" for region in part[2])
+                elif part[0] == "table":
+                    seen.extend(part[1])  # the topics the table page's regions are drawn for
                 else:
                     seen.append(part[0])
         real_many(campaign_id, signals, **kwargs)

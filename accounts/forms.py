@@ -12,10 +12,10 @@ from accounts.names import clean_name, username_problem
 class SignupForm(UserCreationForm):
     """Django's own sign-up form (password validators included), with usernames nobody can be mistaken by."""
 
-    class Meta(UserCreationForm.Meta):
+    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined]  # Django's; django-stubs leaves it out
         fields = ("username",)
 
-    def clean_username(self) -> str | None:
+    def clean_username(self) -> str | None:  # type: ignore[override]  # Django's returns None too (see below)
         username = super().clean_username()
         if username is None:  # Django has already refused it as taken
             return username

@@ -67,6 +67,7 @@ def session_for(user) -> str:
     store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
     store[HASH_SESSION_KEY] = user.get_session_auth_hash()
     store.create()
+    assert store.session_key is not None  # create() made one
     return store.session_key
 
 

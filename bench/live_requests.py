@@ -76,6 +76,7 @@ def prepare_child(system: str) -> None:
         store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
         store[HASH_SESSION_KEY] = user.get_session_auth_hash()
         store.create()
+        assert store.session_key is not None  # create() saved it
         return store.session_key
 
     users = {name: get_user_model().objects.create_user(name) for name in ("gm", "ana", "bo")}

@@ -5,12 +5,16 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
 from rules import SYSTEM_NAMES, SYSTEMS
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 def system_choices() -> list[tuple[str, str]]:
@@ -53,7 +57,9 @@ class Campaign(models.Model):
     # The session summary everyone at the table reads (the GM writes it).
     summary = models.TextField(blank=True, max_length=5000)
     created_at = models.DateTimeField(auto_now_add=True)
-    members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="campaigns")
+    members: models.ManyToManyField[User, Membership] = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="Membership", related_name="campaigns"
+    )
 
     class Meta:
         ordering = ["name", "pk"]

@@ -178,7 +178,7 @@ def _roll_lines(campaign: Campaign, table: _Table, roll_ids: list[int]) -> list[
     if not roll_ids:
         return []
     rolls = Roll.objects.filter(campaign=campaign, pk__in=roll_ids).select_related("character", "roller")
-    lines = []
+    lines: list[tuple[Roll, str]] = []
     for roll in sorted(rolls, key=lambda roll: roll.pk):
         logs = ["all"]
         if roll.character_id:

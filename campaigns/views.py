@@ -99,7 +99,7 @@ def move_clock(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         except services.CampaignError as problem:
             error = str(problem)
     else:
-        error = next(iter(form.errors.values()))[0]
+        error = str(next(iter(form.errors.values()))[0])
     return _table_response(request, campaign, "clock", error)
 
 

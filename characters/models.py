@@ -76,10 +76,11 @@ class Character(models.Model):
 
         Reads ``self.campaign``: callers on hot paths load it with ``select_related("campaign")``.
         """
-        if self.campaign_id is None:
+        campaign = self.campaign  # None away from a table, read without a query
+        if campaign is None:
             system = SYSTEMS.get(self.system)
             return {} if system is None else system.settings_in_force(None)
-        return self.campaign.settings_in_force()
+        return campaign.settings_in_force()
 
     def table_stamp(self) -> str:
         """A short digest of what the table adds to this sheet (its rule settings and conditions): drawn regions
@@ -89,9 +90,8 @@ class Character(models.Model):
 
     def table_conditions(self) -> dict:
         """The conditions at this character's table (Campaign.conditions; nothing away from one)."""
-        if self.campaign_id is None:
-            return {}
-        return dict(self.campaign.conditions or {})
+        campaign = self.campaign  # None away from a table, read without a query
+        return {} if campaign is None else dict(campaign.conditions or {})
 
     def checked_sheet(self) -> rules_base.Sheet:
         """The stored sheet, refused with a sentence if its numbers fail the rules: data written before a

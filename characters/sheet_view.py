@@ -306,7 +306,7 @@ def _log(user, viewer: Viewer, character: Character, wanted: str) -> tuple[list[
         rolls = rolls_visible_to(user).filter(character=character)
     else:  # the viewer's seat at the table is known: the same rows, without asking it again
         rolls = rolls_at_table(user, character.campaign_id, viewer.role)
-    if log_filter == "gm":
+    if log_filter == "gm" and character.campaign_id is not None:  # away from a table the filter is "mine"
         gms = Membership.objects.filter(campaign_id=character.campaign_id, role=Membership.Role.GM)
         rolls = rolls.filter(roller_id__in=gms.values("user_id"))
     rolls = rolls.select_related("roller", "character")

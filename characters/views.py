@@ -315,6 +315,7 @@ def item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     character = seat.character
     from_picker = request.htmx and "picker" in request.POST
     try:
+        form: CatalogueAddForm | CustomItemForm
         if "entry" in request.POST:
             form = CatalogueAddForm(request.POST)
             if not form.is_valid():

@@ -11,6 +11,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Iterable
+from functools import partial
 
 from django.db import connection, transaction
 
@@ -52,7 +53,7 @@ def publish_many(
             cursor.execute(f"SELECT {calls}", [value for p in payloads for value in (CHANNEL, json.dumps(p))])
     else:
         for payload in payloads:
-            transaction.on_commit(lambda payload=payload: _hand_off(payload))
+            transaction.on_commit(partial(_hand_off, payload))
 
 
 def _first_in_transaction(payload: dict) -> bool:

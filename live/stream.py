@@ -96,16 +96,17 @@ def _is_member_then_release(user, campaign_id: int) -> bool:
     return _reads_then_release(lambda: user.is_authenticated and _is_member(user, campaign_id))
 
 
-async def events(request: HttpRequest, pk: int) -> HttpResponse:
+async def events(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:
     """The stream through Django's own handler (LoginRequiredMiddleware has turned anonymous users away)."""
     user = await request.auser()
-    if not await sync_to_async(_is_member_then_release)(user, pk):
+    user_id = user.pk  # None: anonymous, refused like a stranger
+    if user_id is None or not await sync_to_async(_is_member_then_release)(user, pk):
         raise Http404
-    if (refusal := _over_the_cap(user.pk)) is not None:
+    if (refusal := _over_the_cap(user_id)) is not None:
         return refusal
     session = session_hash(request.session.session_key)
     page, csrf = page_of(request.GET.get("page")), get_token(request)
-    frames = _frames(pk, user.pk, session, page, csrf)
+    frames = _frames(pk, user_id, session, page, csrf)
     return StreamingHttpResponse(frames, content_type=CONTENT_TYPE, headers=HEADERS)
 
 

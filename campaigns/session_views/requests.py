@@ -135,6 +135,8 @@ def sheet_requests_context(
 
 
 def _table(character: Character):
+    if character.campaign_id is None:  # a request is always to a character at a table
+        return []
     return list(Character.objects.filter(campaign_id=character.campaign_id).exclude(pk=character.pk).only("pk", "name"))
 
 

@@ -317,6 +317,8 @@ def _apply_items(character: Character, result: rules_base.RollResult) -> tuple[l
     if result.items_removed:
         character.items.filter(pk__in=list(result.items_removed)).delete()
     for item in map(system_for(character.system).validate_item, result.items_changed):
+        if item.id is None:  # a changed row always names its row: this one names none
+            continue
         character.items.filter(pk=item.id).update(
             name=clean_name(item.name)[:100] or "Item",
             slots=item.slots,
@@ -332,6 +334,8 @@ def _apply_items(character: Character, result: rules_base.RollResult) -> tuple[l
         for row in added:  # one by one: history needs each new row's id
             row.save()
     for hireling in map(system_for(character.system).validate_hireling, result.hirelings_changed):
+        if hireling.id is None:
+            continue
         character.hirelings.filter(pk=hireling.id).update(state=dict(hireling.state), wage=hireling.wage)
     changed_ids = [item.id for item in result.items_changed]
     new_rows = [history.item_snapshot(row) for row in character.items.filter(pk__in=changed_ids)]
@@ -371,7 +375,7 @@ def _roll_audience(roll: Roll) -> list[int] | None:
     if roll.visibility == Roll.Visibility.PUBLIC:
         return None
     audience = [roll.roller_id] if roll.roller_id else []
-    if roll.visibility == Roll.Visibility.GM:
+    if roll.visibility == Roll.Visibility.GM and roll.campaign_id is not None:
         audience += Membership.objects.filter(campaign_id=roll.campaign_id, role=Membership.Role.GM).values_list(
             "user_id", flat=True
         )

@@ -182,7 +182,7 @@ def change_revert(
     if items_back or items_gone:
         regions += ITEMS_CHANGE
         _restore_items(character, items_back, items_gone)
-    record = {
+    record: dict[str, Any] = {
         "what": f"Reverted “{change.what}”"[:200],
         "before": {k: v for k, v in after.items() if k != "state"},
         "after": {k: v for k, v in before.items() if k != "state"},

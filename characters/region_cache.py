@@ -12,6 +12,8 @@ after a change is assembled from what the push drew, and a resync costs no drawi
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 
 from django.core.cache import cache
@@ -23,6 +25,7 @@ from characters.selectors import Seat, Viewer
 from characters.sheet_view import sheet_view
 from live.hub import CSRF_SLOT
 
+LOG_SLOT = "__lantern_log__"  # where a kept sheet body takes its viewer's own log
 CACHED_REGIONS = ("vitals", "details", "inventory", "hirelings")  # "offers" is drawn afresh: it moves no version
 OOB = ' hx-swap-oob="outerHTML"'  # how a pushed region swaps itself in; a page's own region goes without it
 TIMEOUT = 60 * 60 * 24  # a key is never stale; this only lets unread ones go
@@ -59,6 +62,41 @@ def sheet_region(user, seat: Seat, region: str, *, rows=None) -> str:
         return render_to_string(f"characters/sheet.html#{region}", view.context(oob=True, csrf_token=CSRF_SLOT))
 
     return drawn_region(seat.character, viewer_kind(seat.viewer), region, draw)
+
+
+def sheet_body(seat: Seat, draw: Callable[[], tuple[str, bool]]) -> str:
+    """The sheet page's body as its viewer's kind sees it, with ``LOG_SLOT`` for the viewer's own log, the Undo's
+    marks and the CSRF slots empty: from the cache, else ``draw()``, which says whether the body lists the other
+    characters at the table (a roll form that names one): such a body is kept by their names too."""
+    character, viewer = seat.character, seat.viewer
+    kind = f"{viewer_kind(viewer)}{'-own' if viewer.is_owner else ''}"  # the owner alone may delete it
+    key = f"lantern:sheet:{character.pk}:{character.version}:{kind}:{character.table_stamp()}"
+    html = cache.get(key)
+    if html == NAMES_THE_PARTY:
+        key = f"{key}:{_party_stamp(character)}"
+        html = cache.get(key)
+    if html is None:
+        html, names_the_party = draw()
+        if names_the_party:
+            cache.set(key, NAMES_THE_PARTY, TIMEOUT)
+            key = f"{key}:{_party_stamp(character)}"
+        cache.set(key, html, TIMEOUT)
+    return html
+
+
+NAMES_THE_PARTY = "party"  # kept in a body's place: look again with the party's names in the key
+
+
+def _party_stamp(character: Character) -> str:
+    """The others at the table, as a roll form lists them: one query."""
+    others = Character.objects.filter(campaign_id=character.campaign_id).exclude(pk=character.pk)
+    names = json.dumps(list(others.order_by("pk").values_list("pk", "name")))
+    return hashlib.blake2b(names.encode(), digest_size=6).hexdigest()
+
+
+def undo_mark(region: str) -> str:
+    """Where a kept region takes its viewer's Undo (a comment: a pushed region shows none)."""
+    return f"<!--undo:{region}-->"
 
 
 def for_page(html: str, csrf_token: str) -> SafeString:

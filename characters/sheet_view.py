@@ -71,6 +71,7 @@ class SheetView:
     character: Character
     viewer: Viewer
     playable: bool
+    personal: bool = True  # False: drawn for every viewer of its kind (see sheet_view)
     # offers (what other players' rolls would change, waiting for an answer)
     offers: list[OfferedChange] | None = None
     offers_more: int | None = None  # pending offers past the cap: said, never hidden
@@ -111,6 +112,7 @@ class SheetView:
         """The template's context: every part, the viewer, and the view's own (error, oob...)."""
         context = {part.name: getattr(self, part.name) for part in fields(self)}
         context["system_id"] = self.character.system  # outcome words in the log and the odds
+        context["personal"] = self.personal  # drawn for one viewer: their Undo in place, not its mark
         return {**context, **extra}
 
 
@@ -137,7 +139,7 @@ def sheet_view(
     wanted = set(regions)
     controls = wanted == set(REGIONS) if controls is None else controls
     can_edit = viewer.can_edit
-    view = SheetView(character=character, viewer=viewer, playable=character.system in SYSTEMS)
+    view = SheetView(character=character, viewer=viewer, playable=character.system in SYSTEMS, personal=personal)
     if "offers" in wanted:
         pending = character.offers.filter(status="pending")
         view.offers = list(pending.select_related("offered_by")[: OFFERS_PENDING_MAX + 1])
@@ -290,7 +292,8 @@ def roll_control(rules, procedure, sheet, character: Character, gm: bool, *, is_
     except RulesError:
         odds = None
     # Whether the button reads "Apply" (no dice decide it) or "Roll" follows the odds box, in CSS.
-    return {"procedure": procedure, "fields": fields, "odds": odds, "open": is_open}
+    # "party": it lists the others at the table, so a sheet drawn with it is not kept (characters.region_cache)
+    return {"procedure": procedure, "fields": fields, "odds": odds, "open": is_open, "party": bool(table)}
 
 
 def _closed_control(procedure, base: str) -> dict:

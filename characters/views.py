@@ -9,7 +9,9 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.selectors import campaigns_of
@@ -29,10 +31,11 @@ from characters.forms import (
     raw_params,
 )
 from characters.models import Change, Character, Hireling, Item, Roll
-from characters.region_cache import CACHED_REGIONS, for_page, sheet_region
+from characters.region_cache import CACHED_REGIONS, LOG_SLOT, for_page, sheet_body, sheet_region, undo_mark
 from characters.selectors import Seat, character_for
 from characters.sheet_view import LIVE_PARTS, REGIONS, picks, reverted_by, roll_control, sheet_view, undo_offer
 from config.htmx import HtmxHttpRequest
+from live.hub import CSRF_SLOT
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules import base as rules_base
 
@@ -51,22 +54,42 @@ def character_list(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def sheet(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    """The page, its live regions taken as drawn for the last push (characters.region_cache) unless this viewer's
-    own Undo belongs in one; the roll panel and the log are drawn here."""
+    """The page: its body as kept for this kind of viewer (characters.region_cache), with this viewer's own log,
+    Undo and CSRF token put in."""
     seat = _visible(request, pk)
+    character, token, log = seat.character, get_token(request), _log_filter(request)
+    body = sheet_body(seat, lambda: _sheet_body(request.user, seat, log=log))
+    own = sheet_view(request.user, seat, regions=("log",), log=log).context(csrf_token=token)
+    body = body.replace(LOG_SLOT, render_to_string("characters/sheet.html#log", own), 1)
+    undo = undo_offer(request.user, character) if seat.viewer.can_edit else None
+    if undo is not None:
+        own.update(undo=undo, region=undo["region"])
+        body = body.replace(undo_mark(undo["region"]), render_to_string("characters/_undo.html", own), 1)
+    return _sheet_page(request, character, body.replace(CSRF_SLOT, token))
+
+
+def _sheet_body(user, seat: Seat, *, log: str) -> tuple[str, bool]:
+    """The sheet's body as every viewer of this kind sees it: its live regions as pushed, the roll panel; the
+    log's slot, the Undo's marks and CSRF slots empty. Also whether it names the other characters at the table
+    (region_cache.sheet_body keeps such a body by their names too)."""
     character = seat.character
-    drawn: dict[str, str] = {}
+    drawn: dict[str, str] = {"log": LOG_SLOT}
     rows = None
     if character.system in SYSTEMS:
         rows = (list(character.items.all()), list(character.hirelings.all()))
-        undo = undo_offer(request.user, character) if seat.viewer.can_edit else None
-        token = get_token(request)
         for name in CACHED_REGIONS:
-            if undo is None or undo["region"] != name:
-                drawn[name] = for_page(sheet_region(request.user, seat, name, rows=rows), token)
+            drawn[name] = for_page(sheet_region(user, seat, name, rows=rows), CSRF_SLOT)
     regions = tuple(name for name in REGIONS if name not in drawn)
-    view = sheet_view(request.user, seat, regions=regions, controls=True, log=_log_filter(request), rows=rows)
-    return render(request, "characters/sheet.html", view.context(drawn=drawn))
+    view = sheet_view(user, seat, regions=regions, controls=True, log=log, rows=rows, personal=False)
+    context = view.context(drawn=drawn, csrf_token=CSRF_SLOT)
+    names_the_party = any(control.get("party") for control in view.roll_forms or ())
+    return render_to_string("characters/sheet.html", context), names_the_party
+
+
+def _sheet_page(request, character: Character, body: str, *, status: int = 200) -> HttpResponse:
+    return render(
+        request, "characters/sheet_page.html", {"character": character, "body": mark_safe(body)}, status=status
+    )  # noqa: S308 - drawn by our templates
 
 
 @require_GET
@@ -126,8 +149,8 @@ def _respond(
     if not request.htmx:
         if error:
             view = sheet_view(request.user, seat, log=_log_filter(request), **loaded)
-            context = view.context(error=error, error_region=primary, **(extra or {}))
-            return render(request, "characters/sheet.html", context, status=400)
+            context = view.context(error=error, error_region=primary, csrf_token=get_token(request), **(extra or {}))
+            return _sheet_page(request, character, render_to_string("characters/sheet.html", context), status=400)
         back = request.POST.get("next", "")
         if back and url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
             return redirect(back)  # e.g. a party save made from the GM's table goes back to the table

@@ -22,7 +22,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 CHANNEL = "lantern"  # the PostgreSQL NOTIFY channel every app process listens on
 
 QUEUE_SIZE = 64  # per stream; a tab that falls this far behind gets one "resync" instead
+MAX_COALESCED = 500  # pushed changes taken off the queue at once, to be drawn together where they can
 BACKOFF_FIRST = 0.5
 BACKOFF_MAX = 10.0
 READY_TIMEOUT = 5.0  # a stream waits this long for LISTEN before opening anyway (it gets "resync" later)
@@ -75,7 +76,19 @@ class PushJob:
     campaign_id: int
     parts: tuple[Any, ...]
     audience: frozenset[int] | None = None
-    only: asyncio.Queue[bytes] | None = None  # one stream's resync
+    only: frozenset[asyncio.Queue[bytes]] | None = None  # these streams' resync
+
+    def joins(self, other: PushJob) -> bool:
+        """Whether ``other``, queued right behind this one, can be drawn with it in one go."""
+        mine = (self.campaign_id, self.audience, self.only is None)
+        return mine == (other.campaign_id, other.audience, other.only is None)
+
+    def joined(self, other: PushJob) -> PushJob:
+        if self.only is not None and other.only is not None:
+            return replace(self, only=self.only | other.only)  # pages that opened together: one resync
+        seen = {json.dumps(part, sort_keys=True) for part in self.parts}
+        more = tuple(part for part in other.parts if json.dumps(part, sort_keys=True) not in seen)
+        return replace(self, parts=self.parts + more)
 
 
 RESYNC = sse_frame("resync", {"topic": "resync"})
@@ -126,7 +139,7 @@ class Hub:
                 await self._start_postgresql()
             self._arrive(key)
             if page:
-                self._queue_push(PushJob(campaign_id, ([PAGE],), only=queue))
+                self._queue_push(PushJob(campaign_id, ([PAGE],), only=frozenset({queue})))
             yield queue
         finally:
             self._viewers.pop(queue, None)
@@ -181,7 +194,7 @@ class Hub:
         if _offer(queue, frame) and self._seat(queue).page:
             for campaign_id, queues in self._queues.items():
                 if queue in queues:
-                    self._queue_push(PushJob(campaign_id, ([PAGE],), only=queue))
+                    self._queue_push(PushJob(campaign_id, ([PAGE],), only=frozenset({queue})))
 
     # --- pushed changes ----------------------------------------------------------------------------
 
@@ -196,30 +209,47 @@ class Hub:
         assert self._jobs is not None
         loop = asyncio.get_running_loop()
         while True:
-            job = await self._jobs.get()
-            seats = self._seats_for(job)
-            if not seats:
-                continue
-            wanted = sorted({(seat.user_id, seat.page) for seat in seats.values()})
-            if self._drawer is None:
-                self._drawer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lantern-push")
-            try:
-                drawn = await loop.run_in_executor(self._drawer, _draw, job.campaign_id, job.parts, wanted)
-            except Exception:
-                log.exception("Live table: could not draw a pushed change; its pages resync")
-                drawn = None
-            for queue, seat in seats.items():
-                if queue not in self._viewers:
-                    continue  # closed while it was drawn
-                if drawn is None:
-                    self._offer(queue, RESYNC)
-                elif html := drawn.get((seat.user_id, seat.page)):
-                    self._offer(queue, push_frame(html.replace(CSRF_SLOT, seat.csrf)))
+            for job in self._coalesced(await self._jobs.get()):
+                await self._push_one(loop, job)
+
+    def _coalesced(self, first: PushJob) -> list[PushJob]:
+        """The job and every one queued behind it, those next to each other that can be drawn together joined:
+        a burst (fifty pages opening, a fight's round of writes) is drawn once, still in order."""
+        assert self._jobs is not None
+        jobs = [first]
+        while not self._jobs.empty() and len(jobs) < MAX_COALESCED:
+            job = self._jobs.get_nowait()
+            if jobs[-1].joins(job):
+                jobs[-1] = jobs[-1].joined(job)
+            else:
+                jobs.append(job)
+        return jobs
+
+    async def _push_one(self, loop: asyncio.AbstractEventLoop, job: PushJob) -> None:
+        """Draw one (joined) job for the pages open here, then hand each page its HTML."""
+        seats = self._seats_for(job)
+        if not seats:
+            return
+        wanted = sorted({(seat.user_id, seat.page) for seat in seats.values()})
+        if self._drawer is None:
+            self._drawer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lantern-push")
+        try:
+            drawn = await loop.run_in_executor(self._drawer, _draw, job.campaign_id, job.parts, wanted)
+        except Exception:
+            log.exception("Live table: could not draw a pushed change; its pages resync")
+            drawn = None
+        for queue, seat in seats.items():
+            if queue not in self._viewers:
+                continue  # closed while it was drawn
+            if drawn is None:
+                self._offer(queue, RESYNC)
+            elif html := drawn.get((seat.user_id, seat.page)):
+                self._offer(queue, push_frame(html.replace(CSRF_SLOT, seat.csrf)))
 
     def _seats_for(self, job: PushJob) -> dict[asyncio.Queue[bytes], StreamSeat]:
-        queues = self._queues.get(job.campaign_id, set())
+        queues: set[asyncio.Queue[bytes]] | frozenset[asyncio.Queue[bytes]] = self._queues.get(job.campaign_id, set())
         if job.only is not None:
-            queues = {job.only} & queues
+            queues = job.only & queues
         seats = {queue: self._seat(queue) for queue in queues}
         return {
             queue: seat
@@ -248,7 +278,7 @@ class Hub:
             for queue in queues:
                 self._offer(queue, RESYNC)
                 if self._seat(queue).page:
-                    self._queue_push(PushJob(campaign_id, ([PAGE],), only=queue))
+                    self._queue_push(PushJob(campaign_id, ([PAGE],), only=frozenset({queue})))
 
     def close_stream(self, campaign_id: int, queue: asyncio.Queue[bytes]) -> None:
         """The client has gone: stop feeding the queue and wake its writer with CLOSE."""

@@ -8,10 +8,14 @@ a stale region on every page opened after it; this test primes the cache, makes 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
+from contextlib import contextmanager
 
 import pytest
 from django.template.loader import render_to_string
+from django.test import override_settings
+from django.urls import reverse
 
 import rules
 from campaigns import services as campaign_services
@@ -24,7 +28,7 @@ from characters.selectors import character_for
 from characters.sheet_view import sheet_view
 from live.hub import CSRF_SLOT
 from rules.base import Item, RulesError, check_params
-from tests.conftest import make_character
+from tests.conftest import client_for, make_character
 from tests.contract.test_contract import system, system_id, table  # noqa: F401 - the contract's fixtures
 
 pytestmark = pytest.mark.django_db
@@ -46,6 +50,26 @@ def _check_every_region(character_id: int, viewers: dict, *, prime: bool = False
             kept = sheet_region(user, seat, region)
             if not prime:
                 assert kept == _fresh(user, seat, region), f"{region} as the {kind} sees it is stale"
+        # The whole page as kept (characters.region_cache.sheet_body) and as drawn afresh.
+        url = reverse("characters:sheet", args=[character_id])
+        page = _tokenless(client_for(user).get(url).content.decode())
+        if not prime:
+            with _nothing_kept():
+                assert page == _tokenless(client_for(user).get(url).content.decode()), f"the {kind}'s page is stale"
+
+
+def _tokenless(html: str) -> str:
+    """A page without its CSRF tokens (masked afresh for every response) and its log's times ("just now")."""
+    html = re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", html)
+    html = re.sub(r'"x-csrftoken": "[^"]+"', "", html)
+    return re.sub(r"<time [^>]*>[^<]*</time>", "", html)
+
+
+@contextmanager
+def _nothing_kept():
+    """Draw as a process that has kept nothing would, without forgetting what this one keeps."""
+    with override_settings(CACHES={"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}):
+        yield
 
 
 def _write_paths(character: Character, game, gm, player, other_player) -> list[tuple[str, Callable[[], object]]]:

@@ -44,6 +44,16 @@ class Campaign(models.Model):
     clock_note = models.CharField(max_length=1000, blank=True)
     # The session summary everyone at the table reads (the GM writes it).
     summary = models.TextField(blank=True, max_length=5000)
+
+    class HandDice(models.TextChoices):
+        """Who may type in dice rolled at the table (characters.services.character_roll enforces it)."""
+
+        SERVER = "server", "Server dice only"
+        PLAYERS = "players", "Players may enter their own dice"
+        EVERYONE = "everyone", "Everyone rolls by hand (the GM too)"
+
+    # Read at each roll, never stored into one: changing it leaves past rolls as they were (Roll.by_hand).
+    hand_dice = models.CharField(max_length=8, choices=HandDice.choices, default=HandDice.SERVER)
     created_at = models.DateTimeField(auto_now_add=True)
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="campaigns")
 
@@ -59,6 +69,12 @@ class Campaign(models.Model):
     @property
     def system_name(self) -> str:
         return SYSTEM_NAMES.get(self.system, self.system)
+
+    def allows_hand_dice(self, *, gm: bool) -> bool:
+        """Whether this table lets a player (or, with ``gm``, its GM) type in dice rolled at the table."""
+        if self.hand_dice == self.HandDice.EVERYONE:
+            return True
+        return self.hand_dice == self.HandDice.PLAYERS and not gm
 
     def settings_in_force(self) -> dict:
         """Every rule setting's value at this table (the system's defaults where the GM changed nothing)."""
@@ -124,6 +140,7 @@ class RollRequest(models.Model):
     label = models.CharField(max_length=200)  # the procedure's name when asked
     inputs = models.JSONField(default=dict, blank=True)  # the inputs the GM fixed, as the rules cleaned them
     shown = models.CharField(max_length=300, blank=True)  # those inputs in words ("Attribute DEX")
+    blind = models.BooleanField(default=False)  # answered as a blind roll: only the GM sees the results
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()

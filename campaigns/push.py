@@ -53,10 +53,16 @@ class _Table:
     def may_see(self, user_id: int, roll: Roll) -> bool:
         """characters.selectors.rolls_visible_to, for one roll of this table."""
         if roll.roller_id == user_id:
-            return True
+            return True  # a blind roll's roller gets its line without the result (roll_view "roller")
         if roll.visibility == Roll.Visibility.PUBLIC:
             return user_id in self.seats
-        return roll.visibility == Roll.Visibility.GM and user_id in self.gm_ids
+        return roll.visibility in (Roll.Visibility.GM, Roll.Visibility.BLIND) and user_id in self.gm_ids
+
+    def roll_view(self, user_id: int, roll: Roll) -> str:
+        """How this viewer's line of a roll reads (characters.templatetags.lantern.roll_view)."""
+        if user_id in self.gm_ids:
+            return "gm"
+        return "roller" if roll.roller_id == user_id else "peer"
 
 
 def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict[Wanted, str]:
@@ -65,7 +71,7 @@ def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign is None or not wanted:
         return {}
-    changed, rolls, whole_page = _read_parts(parts)
+    changed, roll_ids, whole_page = _read_parts(parts)
     seats = {
         seat.user_id: seat
         for seat in Membership.objects.filter(campaign=campaign, user_id__in={user for user, _ in wanted})
@@ -82,7 +88,7 @@ def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict
         )
     }
     users = {user.pk: user for user in get_user_model().objects.filter(pk__in=seats)}
-    lines = _roll_lines(campaign, table, rolls)
+    rolls, lines = _roll_lines(campaign, table, roll_ids)
     drawer = _Drawer(table, characters, users)
     out: dict[Wanted, str] = {}
     for user_id, page in wanted:
@@ -106,7 +112,7 @@ def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict
                 if MOVES_ODDS & set(regions):
                     html.append(drawer.default_odds(user_id, character))
         if not whole_page:
-            html += [line for roll, line in lines if table.may_see(user_id, roll)]
+            html += [lines[roll.pk, table.roll_view(user_id, roll)] for roll in rolls if table.may_see(user_id, roll)]
         if text := "".join(html):
             out[(user_id, page)] = text
     return out
@@ -130,22 +136,28 @@ def _read_parts(parts: list) -> tuple[dict[int, list[str]], list[int], bool]:
     return changed, rolls, whole_page
 
 
-def _roll_lines(campaign: Campaign, table: _Table, roll_ids: list[int]) -> list[tuple[Roll, str]]:
-    """Each new roll's line, drawn once, aimed at every log that lists it (see data-log in the templates)."""
+def _roll_lines(
+    campaign: Campaign, table: _Table, roll_ids: list[int]
+) -> tuple[list[Roll], dict[tuple[int, str], str]]:
+    """Each roll's line, drawn once per way of seeing it (the GM's, its roller's, a peer's: a blind roll's result
+    and the ways to correct a roll differ), aimed at every log that lists it (see data-log in the templates). A
+    roll drawn again (voided, undone, applied: ``revision``) replaces its old line where a page shows it."""
     if not roll_ids:
-        return []
-    rolls = Roll.objects.filter(campaign=campaign, pk__in=roll_ids).select_related("character", "roller")
-    lines = []
-    for roll in sorted(rolls, key=lambda roll: roll.pk):
+        return [], {}
+    rolls = Roll.objects.filter(campaign=campaign, pk__in=roll_ids).select_related("character", "roller", "voided_by")
+    ordered = sorted(rolls, key=lambda roll: roll.pk)
+    lines = {}
+    for roll in ordered:
         logs = ["all"]
         if roll.character_id:
             logs.append(f"c{roll.character_id}")
         if roll.roller_id in table.gm_ids:
             logs.append("gm")
         targets = ",".join(f"[data-log~={log}]" for log in logs)
-        context = {"roll": roll, "targets": targets, "system_id": campaign.system}
-        lines.append((roll, render_to_string("campaigns/_pushed_roll.html", context)))
-    return lines
+        for view in ("gm", "roller", "peer"):
+            context = {"roll": roll, "targets": targets, "system_id": campaign.system, "roll_view": view}
+            lines[roll.pk, view] = render_to_string("campaigns/_pushed_roll.html", context)
+    return ordered, lines
 
 
 class _Drawer:

@@ -14,7 +14,7 @@ from campaigns.models import RollRequest, RollRequestAnswer
 from campaigns.services import CampaignError
 from campaigns.session.common import _lock_campaign, _system
 from characters import locking
-from characters.models import Character
+from characters.models import Character, Roll
 from characters.selectors import characters_editable_by
 from characters.services import character_roll, roll_lock_ids
 from live import events
@@ -61,9 +61,17 @@ def _fixed_inputs(proc: rules_base.Procedure, sheet: rules_base.Sheet, fixed: Ma
 
 @transaction.atomic
 def request_create(
-    *, campaign_id: int, procedure: str, fixed: Mapping[str, Any], character_ids: Sequence[int], minutes: int, by
+    *,
+    campaign_id: int,
+    procedure: str,
+    fixed: Mapping[str, Any],
+    character_ids: Sequence[int],
+    minutes: int,
+    by,
+    blind: bool = False,
 ) -> RollRequest:
-    """The GM asks these characters for a roll; ``fixed``: the inputs the GM sets (the rest stay open)."""
+    """The GM asks these characters for a roll; ``fixed``: the inputs the GM sets (the rest stay open). ``blind``:
+    the players roll without seeing the results (Roll.Visibility.BLIND); only the GM sees them."""
     campaign = _lock_campaign(campaign_id)
     system = _system(campaign)
     proc = requestable(system).get(procedure)
@@ -98,6 +106,7 @@ def request_create(
         shown=_shown(params, clean),
         created_by=by,
         expires_at=now + timedelta(minutes=minutes),
+        blind=blind,
     )
     RollRequestAnswer.objects.bulk_create(RollRequestAnswer(request=request, character=c) for c in characters)
     _announce_request(campaign.pk, [c.pk for c in characters])
@@ -111,8 +120,12 @@ def _announce_request(campaign_id: int, character_ids: Sequence[int]) -> None:
 
 
 @transaction.atomic
-def request_answer(*, request_id: int, character_id: int, params: Mapping[str, Any], by, rng=None) -> RollRequestAnswer:
-    """A player answers a request for one of their characters: the normal roll, the GM's inputs forced.
+def request_answer(
+    *, request_id: int, character_id: int, params: Mapping[str, Any], by, rng=None, hand: str | None = None
+) -> RollRequestAnswer:
+    """A player answers a request for one of their characters: the normal roll, the GM's inputs forced. ``hand``:
+    the faces of dice rolled at the table, where the table allows them (character_roll checks it); a blind request
+    is answered with a blind roll.
 
     Locked in the app's one order (characters.locking): the roller, the characters the roll locks, then the
     answer (locking the answer first deadlocked with the character's deletion, which deletes its answers)."""
@@ -152,7 +165,14 @@ def request_answer(*, request_id: int, character_id: int, params: Mapping[str, A
         if changed:
             raise RulesError(f"The GM set {', '.join(changed)} for this roll; it cannot be changed.")
     roll = character_roll(
-        character_id=character_id, procedure=proc.key, params={**params, **request.inputs}, by=by, rng=rng
+        character_id=character_id,
+        procedure=proc.key,
+        params={**params, **request.inputs},
+        by=by,
+        rng=rng,
+        hand=hand,
+        visibility=str(Roll.Visibility.BLIND if request.blind else Roll.Visibility.PUBLIC),
+        requested_blind=request.blind,
     ).row
     answer.roll = roll
     answer.outcome = roll.outcome[:60]

@@ -13,7 +13,7 @@ from campaigns.models import Campaign
 from characters import history
 from characters.models import NOTES_MAX, CatalogueItem, Change, Character, Item, Roll
 from characters.selectors import characters_editable_by
-from characters.services.rolls import _store_roll
+from characters.services.rolls import _store_roll, mark_undone
 from characters.services.writes import (
     ITEMS_CHANGE,
     NAME_CHANGE,
@@ -189,6 +189,7 @@ def change_revert(
         "reverts": change,
         "reason": reason,
     }
+    mark_undone(change)
     if "state" in before or "state" in after:
         return _save_state(character, state, by=by, also=tuple(dict.fromkeys(regions)), **record)
     return _touch(character, tuple(dict.fromkeys(regions)), by=by, **record)

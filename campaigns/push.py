@@ -88,7 +88,7 @@ def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict
         )
     }
     users = {user.pk: user for user in get_user_model().objects.filter(pk__in=seats)}
-    rolls, lines = _roll_lines(campaign, table, roll_ids)
+    lines = _RollLines(campaign, table, roll_ids)
     drawer = _Drawer(table, characters, users)
     out: dict[Wanted, str] = {}
     for user_id, page in wanted:
@@ -112,7 +112,7 @@ def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict
                 if MOVES_ODDS & set(regions):
                     html.append(drawer.default_odds(user_id, character))
         if not whole_page:
-            html += [lines[roll.pk, table.roll_view(user_id, roll)] for roll in rolls if table.may_see(user_id, roll)]
+            html += lines.for_viewer(user_id)
         if text := "".join(html):
             out[(user_id, page)] = text
     return out
@@ -136,28 +136,36 @@ def _read_parts(parts: list) -> tuple[dict[int, list[str]], list[int], bool]:
     return changed, rolls, whole_page
 
 
-def _roll_lines(
-    campaign: Campaign, table: _Table, roll_ids: list[int]
-) -> tuple[list[Roll], dict[tuple[int, str], str]]:
-    """Each roll's line, drawn once per way of seeing it (the GM's, its roller's, a peer's: a blind roll's result
-    and the ways to correct a roll differ), aimed at every log that lists it (see data-log in the templates). A
-    roll drawn again (voided, undone, applied: ``revision``) replaces its old line where a page shows it."""
-    if not roll_ids:
-        return [], {}
-    rolls = Roll.objects.filter(campaign=campaign, pk__in=roll_ids).select_related("character", "roller", "voided_by")
-    ordered = sorted(rolls, key=lambda roll: roll.pk)
-    lines = {}
-    for roll in ordered:
-        logs = ["all"]
-        if roll.character_id:
-            logs.append(f"c{roll.character_id}")
-        if roll.roller_id in table.gm_ids:
-            logs.append("gm")
-        targets = ",".join(f"[data-log~={log}]" for log in logs)
-        for view in ("gm", "roller", "peer"):
-            context = {"roll": roll, "targets": targets, "system_id": campaign.system, "roll_view": view}
-            lines[roll.pk, view] = render_to_string("campaigns/_pushed_roll.html", context)
-    return ordered, lines
+class _RollLines:
+    """Each roll's line, drawn once per way of seeing it that a page open here needs (the GM's, its roller's, a
+    peer's: a blind roll's result and the ways to correct a roll differ), aimed at every log that lists it (see
+    data-log in the templates). A roll drawn again (voided, undone, applied: ``revision``) replaces its old line
+    where a page shows it."""
+
+    def __init__(self, campaign: Campaign, table: _Table, roll_ids: list[int]) -> None:
+        self.campaign, self.table = campaign, table
+        found = Roll.objects.filter(campaign=campaign, pk__in=roll_ids) if roll_ids else Roll.objects.none()
+        self.rolls = sorted(found.select_related("character", "roller", "voided_by"), key=lambda roll: roll.pk)
+        self.drawn: dict[tuple[int, str], str] = {}
+
+    def for_viewer(self, user_id: int) -> list[str]:
+        return [
+            self.line(roll, self.table.roll_view(user_id, roll))
+            for roll in self.rolls
+            if self.table.may_see(user_id, roll)
+        ]
+
+    def line(self, roll: Roll, view: str) -> str:
+        if (roll.pk, view) not in self.drawn:
+            logs = ["all"]
+            if roll.character_id:
+                logs.append(f"c{roll.character_id}")
+            if roll.roller_id in self.table.gm_ids:
+                logs.append("gm")
+            targets = ",".join(f"[data-log~={log}]" for log in logs)
+            context = {"roll": roll, "targets": targets, "system_id": self.campaign.system, "roll_view": view}
+            self.drawn[roll.pk, view] = render_to_string("campaigns/_pushed_roll.html", context)
+        return self.drawn[roll.pk, view]
 
 
 class _Drawer:

@@ -113,10 +113,15 @@ def gm_roll(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         if visibility not in Roll.Visibility.values:
             raise RulesError("Pick who may see this roll.")
         params = rules_base.check_params(FREE_ROLL, None, raw_params(FREE_ROLL, None, request.POST))
-        store_free_roll(campaign=campaign, params=params, by=request.user, visibility=visibility)
+        store_free_roll(campaign=campaign, params=params, by=request.user, visibility=visibility, hand=_hand(request))
     except RulesError as problem:
         error = str(problem)
     return _table_response(request, campaign, "log", error)
+
+
+def _hand(request) -> str | None:
+    """The faces a roll form's "I rolled these" sent (rules.hand), or None: the server rolls."""
+    return request.POST.get("hand", "").strip()[:400] or None
 
 
 def _table_procedure(campaign: Campaign, key: str):
@@ -137,7 +142,14 @@ def table_roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpRespons
         if visibility not in Roll.Visibility.values:
             raise RulesError("Pick who may see this roll.")
         params = rules_base.check_params(proc, None, raw_params(proc, None, request.POST))
-        store_free_roll(campaign=campaign, params=params, by=request.user, visibility=visibility, procedure=proc)
+        store_free_roll(
+            campaign=campaign,
+            params=params,
+            by=request.user,
+            visibility=visibility,
+            procedure=proc,
+            hand=_hand(request),
+        )
     except RulesError as problem:
         error = str(problem)
     return _table_response(request, campaign, "log", error)

@@ -503,12 +503,24 @@ def _jsonable(value: Any) -> Any:
 
 @transaction.atomic
 def store_free_roll(
-    *, campaign: Campaign, params: Mapping[str, Any], by, visibility: str, procedure: rules_base.Procedure = FREE_ROLL
+    *,
+    campaign: Campaign,
+    params: Mapping[str, Any],
+    by,
+    visibility: str,
+    procedure: rules_base.Procedure = FREE_ROLL,
+    hand: str | None = None,
 ) -> Roll:
-    """A roll without a character, logged as the GM's: a luck die, or a system's table roll (an NPC's morale)."""
+    """A roll without a character, logged as the GM's: a luck die, or a system's table roll (an NPC's morale).
+    ``hand``: the faces of dice the GM rolled at the table, where everyone at it rolls by hand."""
     _check_roll_rate(by)  # a service that locked its campaign first took the roller's lock before it
-    result = procedure.roll(None, params, dice.system_random())  # table rolls take no sheet
-    return _store_roll(None, result, by=by, visibility=visibility, campaign=campaign)
+    if hand is not None:
+        if not campaign.allows_hand_dice(gm=True):
+            raise RulesError(f"At {campaign.name} the GM rolls with the server's dice: the table's setting says so.")
+        result = roll_by_hand(lambda source: procedure.roll(None, params, source), hand)
+    else:
+        result = procedure.roll(None, params, dice.system_random())  # table rolls take no sheet
+    return _store_roll(None, result, by=by, visibility=visibility, campaign=campaign, by_hand=hand is not None)
 
 
 def _check_roll_rate(by) -> None:

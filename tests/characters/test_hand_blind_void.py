@@ -303,3 +303,19 @@ def test_a_request_takes_hand_rolled_dice_where_the_table_allows(campaign, hero,
     assert answered.status_code == 200, text_of(answered)
     roll = _rolls().get()
     assert roll.by_hand and roll.dice[0]["face"] == 4
+
+
+def test_the_gms_roll_for_the_table_takes_typed_faces_when_everyone_rolls_by_hand(campaign, gm, as_user):
+    client = as_user(gm)
+    action = reverse("campaigns:gm_roll", args=[campaign.pk])
+    page = client.get(campaign.get_absolute_url())
+    assert 'name="hand"' not in page.content.decode()
+    refused = client.post(action, form_fields(page, action, extra={"hand": "4"}), **HTMX)
+    assert "the GM rolls with the server" in text_of(refused) and not _rolls().exists()
+    _hand(campaign, Campaign.HandDice.EVERYONE)
+    page = client.get(campaign.get_absolute_url())
+    short = client.post(action, form_fields(page, action, count="2", hand="4"), **HTMX)
+    assert "This roll needs 2 dice: a d6 and a d6. You typed 1 face." in text_of(short) and not _rolls().exists()
+    client.post(action, form_fields(page, action, count="2", hand="4 6"), **HTMX)
+    roll = _rolls().get()
+    assert roll.by_hand and [d["face"] for d in roll.dice] == [4, 6] and roll.total == 10

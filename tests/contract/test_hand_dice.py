@@ -18,8 +18,9 @@ from django.urls import reverse
 from campaigns.models import Campaign
 from characters import services
 from characters.models import Character, Roll
-from rules.base import RulesError
+from rules.base import RulesError, check_params
 from rules.dice import ScriptedRandom
+from rules.free import FREE_ROLL
 from rules.hand import roll_by_hand
 from tests.contract.test_contract import _playable_procedures, _sheets
 from tests.pages import roll_form, text_of
@@ -91,6 +92,23 @@ def test_typed_faces_resolve_as_the_server_dice_and_bad_ones_are_refused(system,
                         roll_by_hand(rolling, entry)
                 checked.add((key, outcome))
     assert checked, "no procedure rolled any dice"
+
+
+def test_the_tables_own_rolls_take_typed_faces_the_same_way(system):
+    """The GM's rolls for no character (a system's table rolls, the free roll): the same contract, sheet None."""
+    procedures = {**system.table_procedures(), FREE_ROLL.key: FREE_ROLL}
+    for key, procedure in procedures.items():
+        try:
+            params = check_params(procedure, None, {"count": 2, "target": 7} if procedure is FREE_ROLL else {})
+        except RulesError:
+            continue
+        rolling = partial(procedure.roll, None, params)
+        for outcome, dice in _faces_by_outcome(procedure, None, params).items():
+            scripted = procedure.roll(None, params, ScriptedRandom(face for _, face in dice))
+            assert roll_by_hand(rolling, _typed(dice)) == scripted, (key, outcome, dice)
+            for entry, words in _bad_entries(dice).items():
+                with pytest.raises(RulesError, match=words):
+                    roll_by_hand(rolling, entry)
 
 
 class _Undo(Exception):

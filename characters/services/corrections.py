@@ -51,7 +51,8 @@ def roll_void(*, roll_id: int, by, reason: str) -> Roll:
             raise RulesError("The sheet changed since that roll: ask the GM to void it.")
     for change_id, changed_id in sorted(changes, reverse=True):  # the newest first, as Revert would
         if not Change.objects.filter(reverts_id=change_id).exists():
-            change_revert(character_id=changed_id, change_id=change_id, by=by, reason=f"Voided: {reason}"[:150])
+            voided = f"Voided: {reason}"[:150]
+            change_revert(character_id=changed_id, change_id=change_id, by=by, reason=voided, marks_roll=False)
     for offer in OfferedChange.objects.filter(roll=roll, status=OfferedChange.Status.PENDING):
         _resolve_offer(offer, str(OfferedChange.Status.DECLINED), by)
     roll.voided_at, roll.voided_by, roll.void_reason = timezone.now(), by, reason

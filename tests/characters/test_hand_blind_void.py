@@ -226,6 +226,7 @@ def test_the_gm_voids_a_roll_its_change_is_reverted_and_every_log_strikes_it(
     assert _void(as_user(gm), roll).status_code == 302
     roll.refresh_from_db()
     assert roll.voided_at and roll.voided_by == gm and roll.void_reason == "wrong NPC" and roll.revision == 1
+    assert not roll.undone  # the void strikes it; "undone" is for a change reverted from the history
     assert _snapshot(hero)[1] == start
     assert Change.objects.filter(reverts__roll=roll).exists()
     for who in (gm, player, other_player):

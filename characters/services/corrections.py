@@ -30,6 +30,8 @@ def roll_void(*, roll_id: int, by, reason: str) -> Roll:
     found = rolls_visible_to(by).filter(pk=roll_id).values_list("campaign_id", "roller_id", "character_id").first()
     if found is None:
         raise RulesError("That roll is not in a log you can see.")
+    if Roll.objects.filter(pk=roll_id, procedure="creation").exists():
+        raise RulesError("A character's creation is not voided: delete the character instead.")
     campaign_id, roller_id, character_id = found
     gm = _is_gm(by, campaign_id)
     if not gm and roller_id != by.pk:

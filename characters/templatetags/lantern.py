@@ -108,13 +108,14 @@ def roll_line(context, roll) -> SafeString:
     view = roll_view(context, roll)
     # The character who rolled, else the GM (or whoever rolled outside a character).
     who = roll.character.name if roll.character_id else (roll.roller.username if roll.roller_id else "") or "GM"
-    badges = ""
+    marks = []
     if roll.visibility != "public":
-        badges += format_html(' <span class="badge">{}</span>', roll.get_visibility_display())
+        marks.append(format_html(' <span class="badge">{}</span>', roll.get_visibility_display()))
     if roll.by_hand:
-        badges += mark_safe(' <span class="badge hand" data-hand>rolled by hand</span>')
+        marks.append(' <span class="badge hand" data-hand>rolled by hand</span>')
     if roll.undone:
-        badges += mark_safe(' <span class="badge undone" data-undone>undone</span>')
+        marks.append(' <span class="badge undone" data-undone>undone</span>')
+    badges = mark_safe("".join(marks))  # noqa: S308 - fixed markup, and the visibility's words escaped
     when = ""
     if roll.created_at:
         moment = template_localtime(roll.created_at)
@@ -179,6 +180,8 @@ def roll_view(context, roll) -> str:
 def _correction_link(roll, view: str) -> str:
     """The way to void a roll (its GM, or its roller while they still may) or apply a blind roll's change."""
     if roll.voided_at is not None or view == "peer" or getattr(roll, "campaign_id", None) is None:
+        return ""
+    if roll.procedure == "creation":  # a character's making is undone by deleting it, not by a void
         return ""
     url = reverse("characters:roll_fix", args=[roll.pk])
     if view == "gm" and roll.held and not roll.held_applied:

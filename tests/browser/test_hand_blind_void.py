@@ -70,7 +70,7 @@ def test_a_roll_typed_in_by_hand_shows_marked_on_the_gms_page_and_another_player
     assert roll.dice[0]["face"] == 3
     for page in (gm_page, other_page):
         line = page.locator(f'#log [data-roll="{roll.pk}"]')
-        expect(line).to_contain_text("rolled by hand", timeout=2000)
+        expect(line.locator("[data-hand]")).to_have_text("rolled by hand", timeout=2000)
 
 
 def test_a_blind_roll_shows_its_result_live_to_the_gm_alone(new_page, django_user_model):

@@ -62,6 +62,7 @@ def test_hand_dice_follow_the_tables_setting_and_a_change_leaves_past_rolls(camp
     assert response.status_code == 200, text_of(response)
     roll = _rolls().get()
     assert roll.by_hand and roll.dice[0]["face"] == 3 and "rolled by hand" in text_of(response)
+    assert '<span class="badge hand" data-hand>rolled by hand</span>' in response.content.decode()
     # The GM may not while only players may; everyone may when everyone rolls by hand.
     with pytest.raises(RulesError, match="the GM may not"):
         services.character_roll(character_id=hero.pk, procedure="test", params={}, by=gm, hand="3")
@@ -281,7 +282,10 @@ def test_reverting_a_rolls_change_from_the_history_marks_the_roll_undone(campaig
     services.change_revert(character_id=hero.pk, change_id=change.pk, by=gm, reason="misread")
     roll.refresh_from_db()
     assert roll.undone and roll.revision == 1
-    assert "undone" in text_of(as_user(gm).get(hero.get_absolute_url()))
+    assert (
+        '<span class="badge undone" data-undone>undone</span>'
+        in as_user(gm).get(hero.get_absolute_url()).content.decode()
+    )
 
 
 def test_a_request_takes_hand_rolled_dice_where_the_table_allows(campaign, hero, gm, player, as_user):

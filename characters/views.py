@@ -13,6 +13,7 @@ from django.template.loader import render_to_string
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
+from campaigns.models import Membership
 from campaigns.selectors import campaigns_of
 from characters import history as change_history
 from characters import services
@@ -594,7 +595,7 @@ def roll_fix(request: HtmxHttpRequest, roll_id: int) -> HttpResponse:
 def _fix_context(request, roll: Roll, form, error: str = "") -> dict[str, Any]:
     roll.refresh_from_db(fields=["voided_at", "void_reason", "voided_by", "held_applied", "undone", "revision"])
     campaign = roll.campaign
-    gm = campaign.memberships.filter(user=request.user, role="gm").exists()
+    gm = campaign.memberships.filter(user=request.user, role=Membership.Role.GM).exists()
     view = "gm" if gm else "roller" if roll.roller_id == request.user.pk else "peer"
     context = {"roll": roll, "form": form, "error": error, "campaign": campaign, "system_id": campaign.system}
     return {**context, "roll_view": view}

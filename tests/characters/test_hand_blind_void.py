@@ -68,6 +68,9 @@ def test_hand_dice_follow_the_tables_setting_and_a_change_leaves_past_rolls(camp
         services.character_roll(character_id=hero.pk, procedure="test", params={}, by=gm, hand="3")
     _hand(campaign, Campaign.HandDice.EVERYONE)
     services.character_roll(character_id=hero.pk, procedure="test", params={}, by=gm, hand="3")
+    # A hand roll that changes the sheet says so in the history too (the GM's NPC attack: a d6 and a d8).
+    harm = services.character_roll(character_id=hero.pk, procedure="npc_attack", params={}, by=gm, hand="6 8")
+    assert harm.change is not None and harm.change.what.endswith("(rolled by hand)")
 
     # The GM sets it back on the settings page; the hand roll stays marked everywhere it shows.
     settings_url = reverse("campaigns:settings", args=[campaign.pk])
@@ -78,7 +81,7 @@ def test_hand_dice_follow_the_tables_setting_and_a_change_leaves_past_rolls(camp
     campaign.refresh_from_db()
     assert campaign.hand_dice == "server"
     assert campaign.setting_changes.filter(key="hand_dice").exists()
-    assert _rolls().filter(by_hand=True).count() == 2
+    assert _rolls().filter(by_hand=True).count() == 3
     sheet = client.get(hero.get_absolute_url())
     assert text_of(sheet).count("rolled by hand") >= 2
     history = client.get(reverse("characters:history", args=[hero.pk]))
@@ -86,8 +89,8 @@ def test_hand_dice_follow_the_tables_setting_and_a_change_leaves_past_rolls(camp
     assert "rolled by hand" in text_of(table)
     exported = json.loads(client.get(reverse("characters:export", args=[hero.pk])).content)
     made = [row for row in exported["rolls"] if row["label"] != "Character creation"]
-    assert [row["rolled_by_hand"] for row in made] == [True, True]
-    assert history.status_code == 200
+    assert [row["rolled_by_hand"] for row in made] == [True, True, True]
+    assert "(rolled by hand)" in text_of(history)
 
 
 def test_only_the_gm_changes_the_dice_setting(campaign, player, as_user):

@@ -327,3 +327,11 @@ def test_the_gms_roll_for_the_table_takes_typed_faces_when_everyone_rolls_by_han
     client.post(action, form_fields(page, action, count="2", hand="4 6"), **HTMX)
     roll = _rolls().get()
     assert roll.by_hand and [d["face"] for d in roll.dice] == [4, 6] and roll.total == 10
+
+
+def test_the_odds_answer_tells_the_faces_field_which_dice_the_inputs_need(campaign, hero, player, as_user):
+    url = reverse("characters:odds", args=[hero.pk, "test"])
+    assert 'id="needs-test"' not in as_user(player).get(url, **HTMX).content.decode()  # server dice: no field
+    _hand(campaign, Campaign.HandDice.PLAYERS)
+    answer = as_user(player).get(url, **HTMX).content.decode()
+    assert 'id="needs-test" hx-swap-oob="true">This roll asks for a d' in answer

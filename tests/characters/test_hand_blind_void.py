@@ -8,16 +8,21 @@ from __future__ import annotations
 import json
 import random
 from datetime import timedelta
+from urllib.parse import urlencode
 
 import pytest
+from django.http import QueryDict
 from django.urls import reverse
 from django.utils import timezone
 
 from campaigns import push
 from campaigns.models import Campaign, RollRequest
 from characters import services
+from characters.forms import raw_params
 from characters.models import Change, Character, Roll
-from rules import RulesError, dice
+from rules import RulesError, dice, system_for
+from rules.base import check_params
+from tests.conftest import make_table
 from tests.pages import HTMX, form_fields, roll_form, text_of
 
 pytestmark = pytest.mark.django_db
@@ -335,3 +340,32 @@ def test_the_odds_answer_tells_the_faces_field_which_dice_the_inputs_need(campai
     _hand(campaign, Campaign.HandDice.PLAYERS)
     answer = as_user(player).get(url, **HTMX).content.decode()
     assert 'id="needs-test" hx-swap-oob="true">This roll asks for a d' in answer
+
+
+# The systems' own GM tools that roll dice (Fortune's Favor's group test only counts the members' results).
+TOOLS = [("chaos-conquest", "morale"), ("fell-late", "luck"), ("grit-flesh", "initiative")]
+
+
+@pytest.mark.parametrize(("system_id", "key"), TOOLS)
+def test_each_systems_table_roll_form_takes_typed_faces(system_id, key, gm, player, as_user):
+    """The systems' own GM tools post to the table roll with the faces field where everyone rolls by hand."""
+    table = make_table(system_id, gm, player)
+    _hand(table, Campaign.HandDice.EVERYONE)
+    client = as_user(gm)
+    action = reverse("campaigns:table_roll", args=[table.pk, key])
+    page = client.get(table.get_absolute_url())
+    fields = form_fields(page, action)
+    procedure = system_for(system_id).table_procedures()[key]
+    faces: list[int] = []
+
+    class Recording(random.Random):
+        def randint(self, a: int, b: int) -> int:
+            faces.append(super().randint(a, b))
+            return faces[-1]
+
+    params = check_params(procedure, None, raw_params(procedure, None, QueryDict(urlencode(fields, True))))
+    procedure.roll(None, params, Recording(5))
+    response = client.post(action, form_fields(page, action, hand=" ".join(map(str, faces))), **HTMX)
+    assert response.status_code == 200, text_of(response)
+    roll = _rolls().get()
+    assert faces and roll.by_hand and [d["face"] for d in roll.dice] == faces

@@ -87,6 +87,9 @@ def request_form(procedures, procedure, sheet, characters, *, data=None):
         },
     )
     fields["minutes"] = forms.IntegerField(min_value=1, max_value=240, initial=10, label="Open for (minutes)")
+    fields["blind"] = forms.BooleanField(
+        required=False, label="Blind", help_text="The players roll without seeing the result: only you see it."
+    )
     form_class = type("RequestForm", (forms.Form,), fields)
     form = form_class(data=data, auto_id="id_request_%s")
     form.yes_no = {f"fix-{p.name}" for p in procedure.params(sheet) if p.kind == "bool"} if procedure else set()

@@ -27,9 +27,9 @@ def new_invite_code() -> str:
     return secrets.token_urlsafe(9)
 
 
-def stamp(settings: dict, conditions: dict) -> str:
+def stamp(settings: dict, conditions: dict, hand_dice: str = "") -> str:
     """What the table adds to a sheet, as a short digest that drawn regions are kept and compared by."""
-    table = json.dumps([settings, conditions], sort_keys=True, default=str)
+    table = json.dumps([settings, conditions, hand_dice], sort_keys=True, default=str)
     return hashlib.blake2b(table.encode(), digest_size=6).hexdigest()
 
 
@@ -56,6 +56,16 @@ class Campaign(models.Model):
     clock_note = models.CharField(max_length=1000, blank=True)
     # The session summary everyone at the table reads (the GM writes it).
     summary = models.TextField(blank=True, max_length=5000)
+
+    class HandDice(models.TextChoices):
+        """Who may type in dice rolled at the table (characters.services.character_roll enforces it)."""
+
+        SERVER = "server", "Server dice only"
+        PLAYERS = "players", "Players may enter their own dice"
+        EVERYONE = "everyone", "Everyone rolls by hand (the GM too)"
+
+    # Read at each roll, never stored into one: changing it leaves past rolls as they were (Roll.by_hand).
+    hand_dice = models.CharField(max_length=8, choices=HandDice.choices, default=HandDice.SERVER)
     created_at = models.DateTimeField(auto_now_add=True)
     members: models.ManyToManyField[User, Membership] = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Membership", related_name="campaigns"
@@ -75,9 +85,15 @@ class Campaign(models.Model):
         return SYSTEM_NAMES.get(self.system, self.system)
 
     def table_stamp(self) -> str:
-        """A short digest of what this table adds to every sheet at it: its rule settings and its conditions
-        (see Character.table_stamp, which is this for a character at a table)."""
-        return stamp(self.settings_in_force(), self.conditions or {})
+        """A short digest of what this table adds to every sheet at it: its rule settings, its conditions and who
+        rolls the dice (see Character.table_stamp, which is this for a character at a table)."""
+        return stamp(self.settings_in_force(), self.conditions or {}, self.hand_dice)
+
+    def allows_hand_dice(self, *, gm: bool) -> bool:
+        """Whether this table lets a player (or, with ``gm``, its GM) type in dice rolled at the table."""
+        if self.hand_dice == self.HandDice.EVERYONE:
+            return True
+        return self.hand_dice == self.HandDice.PLAYERS and not gm
 
     def settings_in_force(self) -> dict:
         """Every rule setting's value at this table (the system's defaults where the GM changed nothing)."""
@@ -143,6 +159,7 @@ class RollRequest(models.Model):
     label = models.CharField(max_length=200)  # the procedure's name when asked
     inputs = models.JSONField(default=dict, blank=True)  # the inputs the GM fixed, as the rules cleaned them
     shown = models.CharField(max_length=300, blank=True)  # those inputs in words ("Attribute DEX")
+    blind = models.BooleanField(default=False)  # answered as a blind roll: only the GM sees the results
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()

@@ -73,10 +73,16 @@ class _Table:
     def may_see(self, user_id: int, roll: Roll) -> bool:
         """characters.selectors.rolls_visible_to, for one roll of this table."""
         if roll.roller_id == user_id:
-            return True
+            return True  # a blind roll's roller gets its line without the result (roll_view "roller")
         if roll.visibility == Roll.Visibility.PUBLIC:
             return user_id in self.seats
-        return roll.visibility == Roll.Visibility.GM and user_id in self.gm_ids
+        return roll.visibility in (Roll.Visibility.GM, Roll.Visibility.BLIND) and user_id in self.gm_ids
+
+    def roll_view(self, user_id: int, roll: Roll) -> str:
+        """How this viewer's line of a roll reads (characters.templatetags.lantern.roll_view)."""
+        if user_id in self.gm_ids:
+            return "gm"
+        return "roller" if roll.roller_id == user_id else "peer"
 
 
 def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict[Wanted, str]:
@@ -86,7 +92,7 @@ def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict
     if campaign is None or not wanted:
         return {}
     named = _read_parts(parts)
-    changed, rolls, whole_page = named.changed, named.rolls, named.whole_page
+    changed, roll_ids, whole_page = named.changed, named.rolls, named.whole_page
     if None in changed:  # ["party", regions]: every character at the table
         everyone = changed.pop(None)
         for pk in Character.objects.filter(campaign=campaign).values_list("pk", flat=True):
@@ -108,7 +114,7 @@ def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict
         )
     }
     users = {user.pk: user for user in get_user_model().objects.filter(pk__in=seats)}
-    lines = _roll_lines(campaign, table, rolls)
+    lines = _RollLines(campaign, table, roll_ids)
     drawer = _Drawer(table, characters, users)
     out: dict[Wanted, str] = {}
     for user_id, page in wanted:
@@ -134,7 +140,7 @@ def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict
                 if MOVES_ODDS & set(regions):
                     html.append(drawer.default_odds(user_id, character))
         if not whole_page:
-            html += [line for roll, line in lines if table.may_see(user_id, roll)]
+            html += lines.for_viewer(user_id)
         if text := "".join(html):
             out[(user_id, page)] = text
     return out
@@ -173,22 +179,36 @@ def _read_parts(parts: list) -> _Parts:
     return named
 
 
-def _roll_lines(campaign: Campaign, table: _Table, roll_ids: list[int]) -> list[tuple[Roll, str]]:
-    """Each new roll's line, drawn once, aimed at every log that lists it (see data-log in the templates)."""
-    if not roll_ids:
-        return []
-    rolls = Roll.objects.filter(campaign=campaign, pk__in=roll_ids).select_related("character", "roller")
-    lines: list[tuple[Roll, str]] = []
-    for roll in sorted(rolls, key=lambda roll: roll.pk):
-        logs = ["all"]
-        if roll.character_id:
-            logs.append(f"c{roll.character_id}")
-        if roll.roller_id in table.gm_ids:
-            logs.append("gm")
-        targets = ",".join(f"[data-log~={log}]" for log in logs)
-        context = {"roll": roll, "targets": targets, "system_id": campaign.system}
-        lines.append((roll, render_to_string("campaigns/_pushed_roll.html", context)))
-    return lines
+class _RollLines:
+    """Each roll's line, drawn once per way of seeing it that a page open here needs (the GM's, its roller's, a
+    peer's: a blind roll's result and the ways to correct a roll differ), aimed at every log that lists it (see
+    data-log in the templates). A roll drawn again (voided, undone, applied: ``revision``) replaces its old line
+    where a page shows it."""
+
+    def __init__(self, campaign: Campaign, table: _Table, roll_ids: list[int]) -> None:
+        self.campaign, self.table = campaign, table
+        found = Roll.objects.filter(campaign=campaign, pk__in=roll_ids) if roll_ids else Roll.objects.none()
+        self.rolls = sorted(found.select_related("character", "roller", "voided_by"), key=lambda roll: roll.pk)
+        self.drawn: dict[tuple[int, str], str] = {}
+
+    def for_viewer(self, user_id: int) -> list[str]:
+        return [
+            self.line(roll, self.table.roll_view(user_id, roll))
+            for roll in self.rolls
+            if self.table.may_see(user_id, roll)
+        ]
+
+    def line(self, roll: Roll, view: str) -> str:
+        if (roll.pk, view) not in self.drawn:
+            logs = ["all"]
+            if roll.character_id:
+                logs.append(f"c{roll.character_id}")
+            if roll.roller_id in self.table.gm_ids:
+                logs.append("gm")
+            targets = ",".join(f"[data-log~={log}]" for log in logs)
+            context = {"roll": roll, "targets": targets, "system_id": self.campaign.system, "roll_view": view}
+            self.drawn[roll.pk, view] = render_to_string("campaigns/_pushed_roll.html", context)
+        return self.drawn[roll.pk, view]
 
 
 @dataclass(frozen=True)

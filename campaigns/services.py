@@ -216,3 +216,22 @@ def campaign_change_settings(*, campaign_id: int, values: Mapping[str, Any], by)
     publish(campaign.pk, "settings")  # the settings page
     push(campaign.pk, ["party", [*TABLE_REGIONS, "inventory", "hirelings"]])  # slots, hiring limits move too
     return written(campaign, ("settings", "conditions"), logged)
+
+
+@transaction.atomic
+def campaign_set_hand_dice(*, campaign_id: int, value: str, by) -> RuleSettingChange | None:
+    """The GM decides who may type in dice rolled at the table (Campaign.HandDice). Only rolls made from now on
+    read it: a roll keeps whether it was rolled by hand (Roll.by_hand), whatever the table says later."""
+    campaign = _lock_campaign(campaign_id)
+    if value not in Campaign.HandDice.values:
+        raise CampaignError("Choose who rolls the dice: the server, players who want to, or everyone by hand.")
+    if value == campaign.hand_dice:
+        return None
+    labels = dict(Campaign.HandDice.choices)
+    logged = RuleSettingChange.objects.create(
+        campaign=campaign, by=by, key="hand_dice", label="Dice", before=labels[campaign.hand_dice], after=labels[value]
+    )
+    campaign.hand_dice = value
+    campaign.save(update_fields=["hand_dice"])
+    publish(campaign.pk, "settings")
+    return logged

@@ -104,7 +104,7 @@ def roll_log(
     """The newest rolls this user may see, 50 at a time; and whether older ones exist. ``role``: the user's
     seat at this table when the caller has read it already (the same rows, without looking the seat up)."""
     seen = rolls_visible_to(user).filter(campaign=campaign) if role is None else rolls_at_table(user, campaign.pk, role)
-    rolls = seen.select_related("character", "roller").order_by("-pk")
+    rolls = seen.select_related("character", "roller", "voided_by").order_by("-pk")
     if before is not None:
         rolls = rolls.filter(pk__lt=before)
     page = list(rolls[: LOG_PAGE + 1])

@@ -113,10 +113,15 @@ def gm_roll(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         if visibility not in Roll.Visibility.values:
             raise RulesError("Pick who may see this roll.")
         params = rules_base.check_params(FREE_ROLL, None, raw_params(FREE_ROLL, None, request.POST))
-        store_free_roll(campaign=campaign, params=params, by=request.user, visibility=visibility)
+        store_free_roll(campaign=campaign, params=params, by=request.user, visibility=visibility, hand=_hand(request))
     except RulesError as problem:
         error = str(problem)
     return _table_response(request, campaign, "log", error)
+
+
+def _hand(request) -> str | None:
+    """The faces a roll form's "I rolled these" sent (rules.hand), or None: the server rolls."""
+    return request.POST.get("hand", "").strip()[:400] or None
 
 
 def _table_procedure(campaign: Campaign, key: str):
@@ -137,7 +142,14 @@ def table_roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpRespons
         if visibility not in Roll.Visibility.values:
             raise RulesError("Pick who may see this roll.")
         params = rules_base.check_params(proc, None, raw_params(proc, None, request.POST))
-        store_free_roll(campaign=campaign, params=params, by=request.user, visibility=visibility, procedure=proc)
+        store_free_roll(
+            campaign=campaign,
+            params=params,
+            by=request.user,
+            visibility=visibility,
+            procedure=proc,
+            hand=_hand(request),
+        )
     except RulesError as problem:
         error = str(problem)
     return _table_response(request, campaign, "log", error)
@@ -391,10 +403,30 @@ def _settings_context(request, campaign: Campaign, membership, error: str = "") 
         "error": error,
         "changes": list(campaign.setting_changes.select_related("by")[:20]),
         "has_creation_settings": any(s.scope == "creation" for s in declared),
+        "hand_dice_choices": campaign.HandDice.choices,
     }
     if context["has_creation_settings"] and membership is not None and membership.is_gm:
         context["characters"] = list(campaign.characters.order_by("name", "pk").only("pk", "name", "system"))
     return context
+
+
+@require_POST
+def hand_dice(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The GM sets who may type in dice rolled at the table (a plain form on the settings page)."""
+    campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
+    membership = membership_of(request.user, campaign)
+    if membership is None or not membership.is_gm:
+        raise Http404
+    try:
+        changed = services.campaign_set_hand_dice(
+            campaign_id=campaign.pk, value=request.POST.get("hand_dice", ""), by=request.user
+        )
+    except services.CampaignError as problem:
+        context = _settings_context(request, campaign, membership)
+        return render(request, "campaigns/settings.html", {**context, "dice_error": str(problem)}, status=400)
+    if changed is not None:
+        messages.success(request, f"Dice: {changed.before} → {changed.after}")
+    return redirect("campaigns:settings", pk=campaign.pk)
 
 
 @require_POST

@@ -74,7 +74,7 @@ def _creation_settings(rules, campaign) -> list[dict[str, Any]]:
 
 def export(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     character = get_object_or_404(characters_editable_by(request.user), pk=pk)
-    response = JsonResponse(export_character(character), json_dumps_params={"indent": 2})
+    response = JsonResponse(export_character(character, request.user), json_dumps_params={"indent": 2})
     response["Content-Disposition"] = f'attachment; filename="{slugify(character.name) or "character"}.json"'
     return response
 

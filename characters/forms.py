@@ -61,7 +61,7 @@ def _field(param: rules_base.Param, table_characters) -> forms.Field:
 
 
 # What a roll form sends besides the procedure's own inputs.
-FORM_KEYS = {"csrfmiddlewaretoken", "visibility", "version", "system", "campaign", "next", "panel", "log"}
+FORM_KEYS = {"csrfmiddlewaretoken", "visibility", "version", "system", "campaign", "next", "panel", "log", "hand"}
 
 
 def raw_params(
@@ -127,6 +127,8 @@ class AdjustForm(forms.Form):
 class VisibilityForm(forms.Form):
     visibility = forms.ChoiceField(choices=Roll.Visibility.choices, initial=Roll.Visibility.PUBLIC, required=False)
     version = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+    # The faces of dice rolled at the table, in the order the roll asks for them (rules.hand); empty: the server's.
+    hand = forms.CharField(max_length=400, required=False, strip=True)
 
 
 class CatalogueAddForm(forms.Form):
@@ -154,6 +156,10 @@ class ItemUpdateForm(forms.Form):
 class RenameForm(forms.Form):
     name = NameField(max_length=100)
     version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+
+
+class VoidForm(forms.Form):
+    reason = forms.CharField(max_length=150, label="Why", help_text="A few words every log shows: “wrong weapon”.")
 
 
 class RevertForm(forms.Form):

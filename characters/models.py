@@ -241,12 +241,15 @@ class CatalogueItem(models.Model):
 
 
 class Roll(models.Model):
-    """A roll made on the server. Never edited or deleted through the app."""
+    """A roll made on the server, or entered by hand (``by_hand``). Never deleted through the app; a correction
+    voids it (it stays in every log, struck through), and its ``revision`` counts such later marks."""
 
     class Visibility(models.TextChoices):
         PUBLIC = "public", "Everyone at the table"
         GM = "gm", "GM only"
         PRIVATE = "private", "Only me"
+        # The result only the GM sees: its roller's pages say it was rolled, never what it showed.
+        BLIND = "blind", "Blind"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, null=True, blank=True, related_name="rolls")
     character = models.ForeignKey(Character, on_delete=models.SET_NULL, null=True, blank=True, related_name="rolls")
@@ -260,6 +263,19 @@ class Roll(models.Model):
     total = models.IntegerField(null=True, blank=True)
     odds = models.JSONField(default=dict, blank=True)  # {"pass": "3/4", "fail": "1/4"}
     visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC)
+    by_hand = models.BooleanField(default=False)  # the faces were typed from dice rolled at the table
+    # A blind roll's change to its own sheet, held for the GM to apply ({"before": {...}, "after": {...}}, the
+    # state keys it changed, as OfferedChange keeps them); held_applied once the GM has applied it.
+    held = models.JSONField(default=dict, blank=True)
+    held_applied = models.BooleanField(default=False)
+    voided_at = models.DateTimeField(null=True, blank=True)
+    voided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    void_reason = models.CharField(max_length=200, blank=True)
+    undone = models.BooleanField(default=False)  # a change it made was reverted from the history
+    # Bumped whenever its line changes after it was made (voided, undone, applied): a page keeps the newest line.
+    revision = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
@@ -294,6 +310,8 @@ class Change(models.Model):
     after = models.JSONField(default=dict, blank=True)
     reverts = models.OneToOneField("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="reverted_by")
     reason = models.CharField(max_length=200, blank=True)
+    # The roll that made this change, if one did: voiding the roll reverts it, reverting it marks the roll.
+    roll = models.ForeignKey("Roll", on_delete=models.SET_NULL, null=True, blank=True, related_name="changes")
 
     class Meta:
         ordering = ["-at", "-pk"]

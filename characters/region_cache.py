@@ -89,7 +89,7 @@ NAMES_THE_PARTY = "party"  # kept in a body's place: look again with the party's
 
 def _party_stamp(character: Character) -> str:
     """The others at the table, as a roll form lists them: one query."""
-    others = Character.objects.filter(campaign_id=character.campaign_id).exclude(pk=character.pk)
+    others = Character.objects.filter(campaign=character.campaign).exclude(pk=character.pk)
     names = json.dumps(list(others.order_by("pk").values_list("pk", "name")))
     return hashlib.blake2b(names.encode(), digest_size=6).hexdigest()
 

@@ -68,7 +68,8 @@ def character_for(user, pk: int, *, edit: bool = False) -> Seat | None:
 
 
 def rolls_visible_to(user):
-    """Public rolls of tables you sit at, your own rolls, and GM-only rolls at tables you run."""
+    """Public rolls of tables you sit at, your own rolls, and GM-only and blind rolls at tables you run (a blind
+    roll's roller sees its line, never its result: characters.templatetags.lantern.roll_line)."""
     if not user.is_authenticated:
         return Roll.objects.none()
     member_of = Membership.objects.filter(user=user).values("campaign_id")
@@ -76,7 +77,7 @@ def rolls_visible_to(user):
     return Roll.objects.filter(
         Q(roller=user)
         | Q(visibility=Roll.Visibility.PUBLIC, campaign_id__in=member_of)
-        | Q(visibility=Roll.Visibility.GM, campaign_id__in=gm_of)
+        | Q(visibility__in=(Roll.Visibility.GM, Roll.Visibility.BLIND), campaign_id__in=gm_of)
     )
 
 
@@ -89,7 +90,7 @@ def rolls_at_table(user, campaign_id: int, role: str | None) -> QuerySet[Roll]:
     if role is not None:
         seen |= Q(visibility=Roll.Visibility.PUBLIC)
     if role == Membership.Role.GM:
-        seen |= Q(visibility=Roll.Visibility.GM)
+        seen |= Q(visibility__in=(Roll.Visibility.GM, Roll.Visibility.BLIND))
     return Roll.objects.filter(seen, campaign_id=campaign_id)
 
 

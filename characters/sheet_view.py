@@ -32,6 +32,7 @@ from characters.system_templates import system_template
 from characters.templatetags.lantern import item_notes
 from rules import SYSTEMS, RulesError, system_for
 from rules import base as rules_base
+from rules.hand import dice_needed
 
 Context = dict[str, Any]
 
@@ -292,8 +293,39 @@ def roll_control(rules, procedure, sheet, character: Character, gm: bool, *, is_
     except RulesError:
         odds = None
     # Whether the button reads "Apply" (no dice decide it) or "Roll" follows the odds box, in CSS.
-    # "party": it lists the others at the table, so a sheet drawn with it is not kept (characters.region_cache)
-    return {"procedure": procedure, "fields": fields, "odds": odds, "open": is_open, "party": bool(table)}
+    control = {
+        "procedure": procedure,
+        "fields": fields,
+        "odds": odds,
+        "open": is_open,
+        "gm": gm and character.campaign_id,
+        # it lists the others at the table, so a sheet body drawn with it is kept by their names (region_cache)
+        "party": bool(table),
+    }
+    hand = hand_dice_offer(character, gm)
+    if hand:
+        control.update(hand=hand, needs=needed_words(procedure, sheet, {}))
+    return control
+
+
+def hand_dice_offer(character: Character, gm: bool) -> str:
+    """Whether the roll forms offer typed-in dice to this viewer: "" no, "offered", or "first" (the table rolls by
+    hand: the faces field comes open). Away from a table the owner runs their own game and may."""
+    campaign = character.campaign
+    if campaign is None:
+        return "offered"
+    if not campaign.allows_hand_dice(gm=gm):
+        return ""
+    return "first" if campaign.hand_dice == campaign.HandDice.EVERYONE else "offered"
+
+
+def needed_words(procedure, sheet, raw: Mapping[str, Any]) -> str:
+    """The dice a roll asks for at these inputs (its defaults for a control just drawn), in words."""
+    try:
+        params = rules_base.check_params(procedure, sheet, raw)
+    except RulesError:
+        return ""
+    return dice_needed(lambda source: procedure.roll(sheet, params, source)).words
 
 
 def _closed_control(procedure, base: str) -> dict:
@@ -312,7 +344,7 @@ def _log(user, viewer: Viewer, character: Character, wanted: str) -> tuple[list[
     if log_filter == "gm" and character.campaign_id is not None:  # away from a table the filter is "mine"
         gms = Membership.objects.filter(campaign_id=character.campaign_id, role=Membership.Role.GM)
         rolls = rolls.filter(roller_id__in=gms.values("user_id"))
-    rolls = rolls.select_related("roller", "character")
+    rolls = rolls.select_related("roller", "character", "voided_by")
     return list(rolls[:15]), log_filter
 
 

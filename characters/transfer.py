@@ -8,7 +8,9 @@ from typing import Any
 from django.db import transaction
 
 from accounts.names import clean_name
-from characters.models import Character, Hireling, Item
+from campaigns.models import Membership
+from characters.models import Character, Hireling, Item, Roll
+from characters.selectors import rolls_visible_to
 from characters.services import MAX_HIRELINGS, MAX_ITEMS, _record, check_character_room
 from rules import RulesError, system_for
 from rules import base as rules_base
@@ -25,8 +27,12 @@ MAX_TEXT = 10_000  # characters in one string
 MAX_DIGITS = 15  # a whole number's digits: Python refuses past 4,300, and no sheet needs more than 9
 
 
-def export_character(character: Character) -> dict[str, Any]:
-    return {
+ROLLS_EXPORTED = 200  # the newest of the character's rolls the file lists (import reads none of them)
+
+
+def export_character(character: Character, viewer=None) -> dict[str, Any]:
+    """The character as a file; with ``viewer``, the rolls of its log that viewer may see, as their log shows them."""
+    document = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "system": character.system,
@@ -37,6 +43,36 @@ def export_character(character: Character) -> dict[str, Any]:
             {"name": h.name, "kind": h.kind, "state": h.state, "wage": h.wage} for h in character.hirelings.all()
         ],
     }
+    if viewer is not None:
+        document["rolls"] = exported_rolls(character, viewer)
+    return document
+
+
+def exported_rolls(character: Character, viewer) -> list[dict[str, Any]]:
+    """The character's rolls this viewer's log shows, newest first: rolled by hand or not, voided or undone; a blind
+    roll's result only for the table's GM (its roller's file says it was rolled blind, as their log does)."""
+    gm = character.campaign_id is not None and (
+        Membership.objects.filter(campaign_id=character.campaign_id, user=viewer, role=Membership.Role.GM).exists()
+    )
+    rows = rolls_visible_to(viewer).filter(character=character).select_related("voided_by")[:ROLLS_EXPORTED]
+    out = []
+    for roll in rows:
+        row: dict[str, Any] = {
+            "label": roll.label,
+            "at": roll.created_at.isoformat(),
+            "visibility": roll.visibility,
+            "rolled_by_hand": roll.by_hand,
+            "undone": roll.undone,
+        }
+        if roll.visibility == Roll.Visibility.BLIND and not gm:
+            row["result"] = "rolled blind: the GM has the result"
+        else:
+            row.update(outcome=roll.outcome, dice=roll.dice, total=roll.total, summary=roll.summary)
+        if roll.voided_at is not None:
+            voided_by = roll.voided_by.username if roll.voided_by_id else ""
+            row["voided"] = {"by": voided_by, "reason": roll.void_reason, "at": roll.voided_at.isoformat()}
+        out.append(row)
+    return out
 
 
 def parse_document(raw: bytes) -> dict[str, Any]:

@@ -28,4 +28,5 @@ urlpatterns = [
     path("<id:pk>/history/<id:change_id>/revert/", views.revert, name="revert"),
     path("<id:pk>/delete/", views.delete, name="delete"),
     path("<id:pk>/export/", creation_views.export, name="export"),
+    path("rolls/<id:roll_id>/", views.roll_fix, name="roll_fix"),
 ]

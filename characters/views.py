@@ -14,6 +14,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
+from campaigns.models import Membership
 from campaigns.selectors import campaigns_of
 from characters import history as change_history
 from characters import services
@@ -27,13 +28,23 @@ from characters.forms import (
     RenameForm,
     RevertForm,
     VisibilityForm,
+    VoidForm,
     details_form,
     raw_params,
 )
 from characters.models import Change, Character, Hireling, Item, Roll
 from characters.region_cache import CACHED_REGIONS, LOG_SLOT, for_page, sheet_body, sheet_region, undo_mark
-from characters.selectors import Seat, character_for
-from characters.sheet_view import LIVE_PARTS, REGIONS, picks, reverted_by, roll_control, sheet_view, undo_offer
+from characters.selectors import Seat, character_for, rolls_visible_to
+from characters.sheet_view import (
+    LIVE_PARTS,
+    REGIONS,
+    hand_dice_offer,
+    picks,
+    reverted_by,
+    roll_control,
+    sheet_view,
+    undo_offer,
+)
 from config.htmx import HtmxHttpRequest
 from live.hub import CSRF_SLOT
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
@@ -235,10 +246,15 @@ def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         params = raw_params(proc, sheet, request.GET, gm=gm, prefixed=True, refuse_others=True)
         result = services.character_odds(character, procedure, params, sheet=sheet)  # read and checked once
         error = ""
+        # The dice a hand roll needs move with the inputs: sent along out of band to the faces field's note.
+        needs = services.character_dice_needed(character, procedure, params, sheet=sheet) if request.htmx else ""
     except RulesError as problem:
-        result, error = None, str(problem)
+        result, error, needs = None, str(problem), ""
     context = {"odds": result, "error": error, "procedure": proc, "system_id": character.system}
-    return render(request, "characters/_odds.html", context, status=200 if not error or request.htmx else 400)
+    response = render(request, "characters/_odds.html", context, status=200 if not error or request.htmx else 400)
+    if needs and hand_dice_offer(character, gm):
+        response.write(render_to_string("characters/_hand_needs.html", {"key": proc.key, "needs": needs, "oob": True}))
+    return response
 
 
 @require_GET
@@ -285,6 +301,7 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
             by=request.user,
             visibility=meta.cleaned_data["visibility"] or Roll.Visibility.PUBLIC,
             expected_version=meta.cleaned_data["version"],
+            hand=meta.cleaned_data["hand"] or None,
         )
     except RulesError as error:
         return _roll_answer(request, seat, error=str(error))
@@ -297,7 +314,12 @@ def _roll_answer(request, seat: Seat, written: services.Written | None = None, *
     if not request.htmx:
         return _respond(request, seat, "log", error=error)
     character = seat.character
-    context = {"roll": written.row if written is not None else None, "error": error, "system_id": character.system}
+    context = {
+        "roll": written.row if written is not None else None,
+        "error": error,
+        "system_id": character.system,
+        "viewer": seat.viewer,
+    }
     parts = [render(request, "characters/_roll_result.html", context).content.decode()]
     changed = written.regions if written is not None else frozenset()
     if "panel" in request.POST and not error:
@@ -567,6 +589,41 @@ def revert(request: HtmxHttpRequest, pk: int, change_id: int) -> HttpResponse:
         return _respond(request, seat, region, written=written)
     messages.success(request, "Reverted: the history shows it as a new change.")
     return redirect("characters:history", pk=character.pk)
+
+
+def roll_fix(request: HtmxHttpRequest, roll_id: int) -> HttpResponse:
+    """One roll and its corrections: void it with a reason (the GM; its roller within a minute), or apply what a
+    blind roll would change (the GM). The line, struck through or applied, reaches every open page by push."""
+    roll = rolls_visible_to(request.user).filter(pk=roll_id).select_related("character", "roller", "voided_by").first()
+    if roll is None or roll.campaign_id is None:
+        raise Http404("No roll here.")
+    form = VoidForm(request.POST or None)
+    if request.method == "POST":
+        try:
+            if request.POST.get("action") == "apply":
+                services.blind_apply(roll_id=roll.pk, by=request.user)
+                messages.success(request, "Applied to the sheet.")
+            else:
+                if not form.is_valid():
+                    raise RulesError(_first_error(form))
+                services.roll_void(roll_id=roll.pk, by=request.user, reason=form.cleaned_data["reason"])
+                messages.success(request, "Voided: it stays in every log, struck through.")
+        except RulesError as error:
+            context = _fix_context(request, roll, form, str(error))
+            return render(request, "characters/roll_fix.html", context, status=422)
+        return redirect("characters:roll_fix", roll_id=roll.pk)
+    return render(request, "characters/roll_fix.html", _fix_context(request, roll, form))
+
+
+def _fix_context(request, roll: Roll, form, error: str = "") -> dict[str, Any]:
+    roll.refresh_from_db(fields=["voided_at", "void_reason", "voided_by", "held_applied", "undone", "revision"])
+    campaign = roll.campaign
+    if campaign is None:  # rolls away from a table are their owner's alone: nothing to fix from a table
+        raise Http404
+    gm = campaign.memberships.filter(user=request.user, role=Membership.Role.GM).exists()
+    view = "gm" if gm else "roller" if roll.roller_id == request.user.pk else "peer"
+    context = {"roll": roll, "form": form, "error": error, "campaign": campaign, "system_id": campaign.system}
+    return {**context, "roll_view": view}
 
 
 def delete(request: HtmxHttpRequest, pk: int) -> HttpResponse:

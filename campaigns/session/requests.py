@@ -15,7 +15,7 @@ from campaigns.models import RollRequest, RollRequestAnswer
 from campaigns.services import CampaignError, TableWritten, written
 from campaigns.session.common import _lock_campaign, _system
 from characters import locking
-from characters.models import Character
+from characters.models import Character, Roll
 from characters.selectors import characters_editable_by
 from characters.services import character_roll, roll_lock_ids
 from live import events
@@ -62,10 +62,18 @@ def _fixed_inputs(proc: rules_base.Procedure, sheet: rules_base.Sheet, fixed: Ma
 
 @transaction.atomic
 def request_create(
-    *, campaign_id: int, procedure: str, fixed: Mapping[str, Any], character_ids: Sequence[int], minutes: int, by
+    *,
+    campaign_id: int,
+    procedure: str,
+    fixed: Mapping[str, Any],
+    character_ids: Sequence[int],
+    minutes: int,
+    by,
+    blind: bool = False,
 ) -> TableWritten:
-    """The GM asks these characters for a roll; ``fixed``: the inputs the GM sets (the rest stay open). The row
-    is the request."""
+    """The GM asks these characters for a roll; ``fixed``: the inputs the GM sets (the rest stay open). ``blind``:
+    the players roll without seeing the results (Roll.Visibility.BLIND); only the GM sees them. The row is the
+    request."""
     campaign = _lock_campaign(campaign_id)
     system = _system(campaign)
     proc = requestable(system).get(procedure)
@@ -100,6 +108,7 @@ def request_create(
         shown=_shown(params, clean),
         created_by=by,
         expires_at=now + timedelta(minutes=minutes),
+        blind=blind,
     )
     RollRequestAnswer.objects.bulk_create(RollRequestAnswer(request=request, character=c) for c in characters)
     return written(campaign, _announce_request(campaign.pk, [c.pk for c in characters]), request)
@@ -113,9 +122,12 @@ def _announce_request(campaign_id: int, character_ids: Sequence[int]) -> list[st
 
 
 @transaction.atomic
-def request_answer(*, request_id: int, character_id: int, params: Mapping[str, Any], by, rng=None) -> TableWritten:
-    """A player answers a request for one of their characters: the normal roll, the GM's inputs forced. The row
-    is the answer; the regions, the request's (the roll announces its own).
+def request_answer(
+    *, request_id: int, character_id: int, params: Mapping[str, Any], by, rng=None, hand: str | None = None
+) -> TableWritten:
+    """A player answers a request for one of their characters: the normal roll, the GM's inputs forced. ``hand``:
+    the faces of dice rolled at the table, where the table allows them (character_roll checks it); a blind request
+    is answered with a blind roll. The row is the answer; the regions, the request's (the roll announces its own).
 
     Locked in the app's one order (characters.locking): the roller, the characters the roll locks, then the
     answer (locking the answer first deadlocked with the character's deletion, which deletes its answers)."""
@@ -155,7 +167,14 @@ def request_answer(*, request_id: int, character_id: int, params: Mapping[str, A
         if changed:
             raise RulesError(f"The GM set {', '.join(changed)} for this roll; it cannot be changed.")
     roll = character_roll(
-        character_id=character_id, procedure=proc.key, params={**params, **request.inputs}, by=by, rng=rng
+        character_id=character_id,
+        procedure=proc.key,
+        params={**params, **request.inputs},
+        by=by,
+        rng=rng,
+        hand=hand,
+        visibility=str(Roll.Visibility.BLIND if request.blind else Roll.Visibility.PUBLIC),
+        requested_blind=request.blind,
     ).row
     answer.roll = roll
     answer.outcome = roll.outcome[:60]

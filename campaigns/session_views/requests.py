@@ -20,6 +20,7 @@ from campaigns.table import party_cards
 from characters.forms import procedure_form, raw_params
 from characters.models import Character
 from characters.selectors import characters_editable_by, characters_visible_to
+from characters.sheet_view import hand_dice_offer
 from config.htmx import HtmxHttpRequest
 from rules import SYSTEMS, RulesError
 from rules.errors import Refusal
@@ -62,6 +63,7 @@ def request_new(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                 character_ids=[int(c) for c in form.cleaned_data["characters"]],
                 minutes=form.cleaned_data["minutes"],
                 by=request.user,
+                blind=form.cleaned_data["blind"],
             )
         except Refusal as problem:
             error = str(problem)
@@ -122,7 +124,7 @@ def sheet_requests_context(
             form = procedure_form(proc, sheet, id_prefix=f"rq{answer.pk}", gm=False, table_characters=_table(character))
             for name in answer.request.inputs:
                 form.fields.pop(name, None)
-        rows.append({"answer": answer, "form": form})
+        rows.append({"answer": answer, "form": form, "hand": form is not None and hand_dice_offer(character, False)})
     return {
         "character": character,
         "loaded": True,  # the sheet's placeholder fetches this once; the region itself only listens
@@ -167,7 +169,10 @@ def request_answer(request: HtmxHttpRequest, pk: int, request_id: int, character
         given = raw_params(proc, sheet, request.POST, gm=gm)
         # An unticked box sends nothing: only inputs the form really sent can disagree with the GM's.
         given = {k: v for k, v in given.items() if k not in found.request.inputs or k in request.POST}
-        session.request_answer(request_id=request_id, character_id=character.pk, params=given, by=request.user)
+        hand = request.POST.get("hand", "").strip()[:400] or None
+        session.request_answer(
+            request_id=request_id, character_id=character.pk, params=given, by=request.user, hand=hand
+        )
     except RulesError as problem:
         error = str(problem)
     if not request.htmx:

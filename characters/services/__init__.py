@@ -3,6 +3,7 @@
 The package re-exports each module's names, so ``services.character_roll(...)`` keeps working."""
 
 from characters import history, locking
+from characters.services.corrections import blind_apply, roll_void
 from characters.services.hirelings import MAX_HIRELINGS, hireling_dismiss, hireling_hire
 from characters.services.inventory import (
     _check_carry,
@@ -30,13 +31,16 @@ from characters.services.rolls import (
     _resolve_offer,
     _roll_audience,
     _store_roll,
+    character_dice_needed,
     character_odds,
     character_pass_time,
     character_roll,
     character_table_effect,
+    mark_undone,
     odds_as_json,
     offer_apply,
     offer_decline,
+    push_roll_line,
     roll_lock_ids,
     store_free_roll,
 )
@@ -82,6 +86,9 @@ from characters.services.writes import (
 from rules import RulesError, system_for
 
 __all__ = [
+    "blind_apply",
+    "push_roll_line",
+    "roll_void",
     "history",
     "locking",
     "RulesError",
@@ -112,10 +119,12 @@ __all__ = [
     "_resolve_offer",
     "_roll_audience",
     "_store_roll",
+    "character_dice_needed",
     "character_odds",
     "character_pass_time",
     "character_roll",
     "character_table_effect",
+    "mark_undone",
     "odds_as_json",
     "offer_apply",
     "offer_decline",

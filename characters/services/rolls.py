@@ -15,7 +15,7 @@ from django.utils import timezone
 from accounts.names import clean_name
 from campaigns.models import Campaign, Membership
 from characters import history, locking
-from characters.models import OFFERS_PENDING_MAX, Character, Item, OfferedChange, Roll
+from characters.models import OFFERS_PENDING_MAX, Change, Character, Item, OfferedChange, Roll
 from characters.selectors import characters_editable_by
 from characters.services.writes import (
     HIRELINGS_CHANGE,
@@ -36,6 +36,7 @@ from rules import RulesError, dice, system_for
 from rules import base as rules_base
 from rules.dice import RandomSource
 from rules.free import FREE_ROLL
+from rules.hand import dice_needed, roll_by_hand
 
 
 def character_odds(
@@ -52,6 +53,16 @@ def character_odds(
     # As in character_roll: the resolved rows are the app's, the rules get only the Sheets.
     params = {k: v for k, v in params.items() if not k.endswith("__character")}
     return procedure.odds(sheet, params)
+
+
+def character_dice_needed(
+    character: Character, procedure_key: str, raw_params: Mapping[str, Any], *, sheet: rules_base.Sheet
+) -> str:
+    """The dice a roll asks for at these inputs, in words, for the faces field of a hand roll (rules.hand)."""
+    procedure = _procedure(system_for(character.system), procedure_key)
+    params = _resolve(character, procedure, sheet, raw_params)
+    params = {k: v for k, v in params.items() if not k.endswith("__character")}
+    return dice_needed(lambda source: procedure.roll(sheet, params, source)).words
 
 
 def _procedure(rules, key: str):
@@ -118,8 +129,15 @@ def character_roll(
     visibility: str = str(Roll.Visibility.PUBLIC),
     rng: RandomSource | None = None,
     expected_version: int | None = None,
+    hand: str | None = None,
+    requested_blind: bool = False,
 ) -> Written:
     """Roll on the server from the stored sheet and the picked modifiers; apply what the roll changes.
+
+    ``hand``: the faces the roller typed from dice rolled at the table (rules.hand), where the table allows it;
+    the same rules resolve them. ``requested_blind``: a player answers the GM's blind request (only the GM
+    chooses a blind roll otherwise). A blind roll changes nothing: its change to its own sheet is held on the
+    roll for the GM to apply (``blind_apply``), so the player's sheet tells nothing before the GM does.
 
     What it wrote: its character, the regions of its sheet that changed (the log at least), the change the
     roll made to it if any, and the roll as ``row``.
@@ -136,9 +154,18 @@ def character_roll(
         raise locking.Gone("That character is gone.")
     proc = _procedure(system_for(character.system), procedure)
     _check_version(character, expected_version)
+    gm = _is_gm(by, character.campaign_id)
+    _check_dice_allowed(character, gm=gm, hand=hand is not None)
+    blind = visibility == Roll.Visibility.BLIND
+    if blind and character.campaign_id is None:
+        raise RulesError("A blind roll is for a table: only its GM sees the result.")
+    if blind and not (gm or requested_blind):
+        raise RulesError("Only the GM rolls blind, or asks a player for a blind roll.")
     sheet = character.checked_sheet()
     resolved = _resolve(character, proc, sheet, params, locked=locked)
     others = {k.removesuffix("__character"): resolved.pop(k) for k in list(resolved) if k.endswith("__character")}
+    if blind and others:
+        raise RulesError("A roll that involves another character is seen by the whole table: it can't be blind.")
     editable = set(
         characters_editable_by(by).filter(pk__in=[c.pk for c in others.values()]).values_list("pk", flat=True)
     )
@@ -147,18 +174,27 @@ def character_roll(
         names = ", ".join(c.name for c in strangers)
         raise RulesError(f"A roll that involves {names} is seen by the whole table: choose Everyone.")
     _check_offer_room(strangers)  # before the dice: a roll is never made only to be thrown away
-    result = proc.roll(sheet, resolved, rng or dice.system_random())
+    if hand is not None:
+        result = roll_by_hand(lambda source: proc.roll(sheet, resolved, source), hand)
+    else:
+        result = proc.roll(sheet, resolved, rng or dice.system_random())
+    if blind:
+        roll = _store_roll(character, result, by=by, visibility=visibility, by_hand=hand is not None)
+        _hold(roll, character, result)
+        return Written(character, frozenset(), None).adding(("log",), row=roll)
     changes = _changes_to_others(result, others)
     offered = [others[name] for name in changes if others[name].pk not in editable]
     if offered:
         who = ", ".join(f"{c.name}'s player" for c in offered)
         result = replace(result, summary=f"{result.summary} Offered to {who} and the GM to apply.".strip())
-    roll = _store_roll(character, result, by=by, visibility=visibility)
-    applied = _apply_result(character, result, by=by)
+    roll = _store_roll(character, result, by=by, visibility=visibility, by_hand=hand is not None)
+    applied = _apply_result(character, result, by=by, roll=roll)
     for name, new_state in changes.items():
         other = others[name]
         if other.pk in editable:
-            _save_state(other, new_state, by=by, what=f"{result.label} by {character.name}")
+            _save_state(
+                other, new_state, by=by, what=f"{result.label} by {character.name}{_HAND[roll.by_hand]}", roll=roll
+            )
         else:
             _offer(other, new_state, roll=roll, result=result, by=by, from_character=character)
     written = applied or Written(character, frozenset(), None)
@@ -253,7 +289,7 @@ def offer_apply(*, offer_id: int, by) -> Written:
     state = {k: v for k, v in current.items() if k not in offer.before or k in offer.after}
     state.update(offer.after)
     _resolve_offer(offer, str(OfferedChange.Status.APPLIED), by)
-    return _save_state(target, state, by=by, what=f"Applied {offer.label}", also=OFFERS_CHANGE)
+    return _save_state(target, state, by=by, what=f"Applied {offer.label}", also=OFFERS_CHANGE, roll=offer.roll_id)
 
 
 @transaction.atomic
@@ -289,8 +325,12 @@ def _changes_items(result: rules_base.RollResult) -> bool:
     return bool(result.items_added or result.items_removed or result.items_changed or result.hirelings_changed)
 
 
-def _apply_result(character: Character, result: rules_base.RollResult, *, by) -> Written | None:
-    """Apply what a roll (or time, or the table) did to the sheet; what it wrote, or None if it changed nothing."""
+def _apply_result(
+    character: Character, result: rules_base.RollResult, *, by, roll: Roll | None = None
+) -> Written | None:
+    """Apply what a roll (or time, or the table) did to the sheet; what it wrote, or None if it changed nothing.
+
+    ``roll``: the roll that did it, named by the history's entry (voiding the roll reverts it)."""
     regions: tuple[str, ...] = ()
     if result.items_added or result.items_removed or result.items_changed:
         regions += ITEMS_CHANGE
@@ -303,6 +343,9 @@ def _apply_result(character: Character, result: rules_base.RollResult, *, by) ->
     if result.hirelings_changed:  # hirelings keep no history: such a change is not reverted from the sheet
         record.setdefault("before", {})["hirelings"] = [h.id for h in result.hirelings_changed]
     what = f"{result.label}: {system_for(character.system).outcome_label(result.outcome)}"
+    if roll is not None:
+        what += _HAND[roll.by_hand]
+        record["roll"] = roll
     if result.state is not None:
         return _save_state(character, result.state, by=by, what=what, also=regions, **record)
     if regions:
@@ -349,7 +392,13 @@ def odds_as_json(odds: rules_base.Odds | None) -> dict[str, str]:
 
 
 def _store_roll(
-    character: Character | None, result: rules_base.RollResult, *, by, visibility: str, campaign=None
+    character: Character | None,
+    result: rules_base.RollResult,
+    *,
+    by,
+    visibility: str,
+    campaign=None,
+    by_hand: bool = False,
 ) -> Roll:
     roll = Roll.objects.create(
         campaign_id=character.campaign_id if character is not None else campaign.pk,
@@ -364,22 +413,82 @@ def _store_roll(
         total=result.total,
         odds=odds_as_json(result.odds),
         visibility=visibility,
+        by_hand=by_hand,
     )
     # Its line lands in every log that lists it, on the pages of those who may see it.
     events.push(roll.campaign_id, ["roll", roll.pk], audience=_roll_audience(roll))
     return roll
 
 
+def push_roll_line(roll: Roll) -> None:
+    """Its line drawn again on every page that shows it (struck through, undone, applied): ``revision`` moved."""
+    if roll.campaign_id is not None:
+        events.push(roll.campaign_id, ["roll", roll.pk], audience=_roll_audience(roll))
+
+
+def _bump(roll: Roll, *fields: str) -> None:
+    roll.revision += 1
+    roll.save(update_fields=[*fields, "revision"])
+    push_roll_line(roll)
+
+
+def mark_undone(change: Change) -> None:
+    """A change reverted from the history marks the roll that made it (its line says so)."""
+    roll = Roll.objects.select_for_update().filter(pk=change.roll_id, undone=False).first() if change.roll_id else None
+    if roll is not None:
+        roll.undone = True
+        _bump(roll, "undone")
+
+
 def _roll_audience(roll: Roll) -> list[int] | None:
-    """Whose pages hear of this roll: everyone's, or only those who may see it (its roller, and the GM)."""
+    """Whose pages hear of this roll: everyone's, or only those who may see it (its roller, and the GM; a blind
+    roll's roller gets a line without its result: campaigns.push)."""
     if roll.visibility == Roll.Visibility.PUBLIC:
         return None
     audience = [roll.roller_id] if roll.roller_id else []
-    if roll.visibility == Roll.Visibility.GM and roll.campaign_id is not None:
+    if roll.visibility in (Roll.Visibility.GM, Roll.Visibility.BLIND) and roll.campaign_id is not None:
         audience += Membership.objects.filter(campaign_id=roll.campaign_id, role=Membership.Role.GM).values_list(
             "user_id", flat=True
         )
     return audience
+
+
+# What the history adds to a change made by a roll typed in from dice rolled at the table.
+_HAND = {False: "", True: " (rolled by hand)"}
+
+
+def _is_gm(user, campaign_id: int | None) -> bool:
+    if campaign_id is None or not user.is_authenticated:
+        return False
+    return Membership.objects.filter(campaign_id=campaign_id, user=user, role=Membership.Role.GM).exists()
+
+
+def _check_dice_allowed(character: Character, *, gm: bool, hand: bool) -> None:
+    """A roll typed in by hand only where the table lets this roller (Campaign.hand_dice); away from a table the
+    owner runs their own game and may."""
+    campaign = character.campaign
+    if not hand or campaign is None:
+        return
+    if not campaign.allows_hand_dice(gm=gm):
+        who = "the GM" if gm and campaign.hand_dice == Campaign.HandDice.PLAYERS else "anyone"
+        raise RulesError(f"At {campaign.name} the server rolls the dice: {who} may not type in their own.")
+
+
+def _hold(roll: Roll, character: Character, result: rules_base.RollResult) -> None:
+    """Keep a blind roll's change to its own sheet on the roll, for the GM to apply: the state keys it changed."""
+    if result.state is None:
+        return
+    new_state = system_for(character.system).validate_state(result.state)
+    old = character.state
+    changed = [
+        k for k in sorted(set(old) | set(new_state)) if old.get(k, history.ABSENT) != new_state.get(k, history.ABSENT)
+    ]
+    if changed:
+        roll.held = {
+            "before": {k: old[k] for k in changed if k in old},
+            "after": {k: new_state[k] for k in changed if k in new_state},
+        }
+        roll.save(update_fields=["held"])
 
 
 def _jsonable(value: Any) -> Any:
@@ -394,12 +503,24 @@ def _jsonable(value: Any) -> Any:
 
 @transaction.atomic
 def store_free_roll(
-    *, campaign: Campaign, params: Mapping[str, Any], by, visibility: str, procedure: rules_base.Procedure = FREE_ROLL
+    *,
+    campaign: Campaign,
+    params: Mapping[str, Any],
+    by,
+    visibility: str,
+    procedure: rules_base.Procedure = FREE_ROLL,
+    hand: str | None = None,
 ) -> Roll:
-    """A roll without a character, logged as the GM's: a luck die, or a system's table roll (an NPC's morale)."""
+    """A roll without a character, logged as the GM's: a luck die, or a system's table roll (an NPC's morale).
+    ``hand``: the faces of dice the GM rolled at the table, where everyone at it rolls by hand."""
     _check_roll_rate(by)  # a service that locked its campaign first took the roller's lock before it
-    result = procedure.roll(None, params, dice.system_random())  # table rolls take no sheet
-    return _store_roll(None, result, by=by, visibility=visibility, campaign=campaign)
+    if hand is not None:
+        if not campaign.allows_hand_dice(gm=True):
+            raise RulesError(f"At {campaign.name} the GM rolls with the server's dice: the table's setting says so.")
+        result = roll_by_hand(lambda source: procedure.roll(None, params, source), hand)
+    else:
+        result = procedure.roll(None, params, dice.system_random())  # table rolls take no sheet
+    return _store_roll(None, result, by=by, visibility=visibility, campaign=campaign, by_hand=hand is not None)
 
 
 def _check_roll_rate(by) -> None:

@@ -14,7 +14,7 @@ from campaigns.models import Campaign
 from characters import history
 from characters.models import NOTES_MAX, CatalogueItem, Change, Character, Item, Roll
 from characters.selectors import characters_editable_by
-from characters.services.rolls import _store_roll
+from characters.services.rolls import _store_roll, mark_undone
 from characters.services.writes import (
     ITEMS_CHANGE,
     NAME_CHANGE,
@@ -140,11 +140,12 @@ def character_edit_details(
 
 @transaction.atomic
 def change_revert(
-    *, character_id: int, change_id: int, by, reason: str, expected_version: int | None = None
+    *, character_id: int, change_id: int, by, reason: str, expected_version: int | None = None, marks_roll: bool = True
 ) -> Written:
     """Put back what one change did, as a new change that names it; refused when a field moved on since.
 
-    The owner or the GM may revert (a GM can bring back the dead); each change is reverted at most once.
+    The owner or the GM may revert (a GM can bring back the dead); each change is reverted at most once. A change
+    a roll made marks that roll undone (``marks_roll``; a void, which strikes the roll itself, does not).
     """
     if not characters_editable_by(by).filter(pk=character_id).exists():
         raise RulesError("Only the character's player or the GM can revert its changes.")
@@ -189,6 +190,8 @@ def change_revert(
         "reverts": change,
         "reason": reason,
     }
+    if marks_roll:
+        mark_undone(change)
     if "state" in before or "state" in after:
         return _save_state(character, state, by=by, also=tuple(dict.fromkeys(regions)), **record)
     return _touch(character, tuple(dict.fromkeys(regions)), by=by, **record)

@@ -94,6 +94,7 @@ def _record(
     after: Mapping[str, Any] | None = None,
     reverts: Change | None = None,
     reason: str = "",
+    roll: Any = None,
 ) -> Change:
     return Change.objects.create(
         character=character,
@@ -104,6 +105,7 @@ def _record(
         after=dict(after or {}),
         reverts=reverts,
         reason=reason[:200],
+        roll_id=getattr(roll, "pk", roll),  # a Roll, or its id (an offer names its roll by id)
     )
 
 

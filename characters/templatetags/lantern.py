@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from fractions import Fraction
 
 from django import template
 from django.template.defaultfilters import date as date_filter
 from django.template.defaultfilters import slugify
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
@@ -98,33 +100,95 @@ def item_notes(data) -> str:
 @register.simple_tag(takes_context=True)
 def roll_line(context, roll) -> SafeString:
     """One roll of a log, written in Python rather than as a template: a log draws 15-50 of these,
-    each with a dozen dice, and the template's per-variable work was most of a log's render time."""
+    each with a dozen dice, and the template's per-variable work was most of a log's render time.
+
+    A blind roll shows its result only to the GM (``roll_view``); a voided one is struck through with who voided
+    it and why; one rolled by hand, undone from the history or waiting for the GM to apply says so."""
     system_id = context.get("system_id", "")
+    view = roll_view(context, roll)
     # The character who rolled, else the GM (or whoever rolled outside a character).
     who = roll.character.name if roll.character_id else (roll.roller.username if roll.roller_id else "") or "GM"
-    badge = ""
+    marks: list[str] = []
     if roll.visibility != "public":
-        badge = format_html(' <span class="badge">{}</span>', roll.get_visibility_display())
-    dice = "".join(_die_span(die) for die in roll.dice)
+        marks.append(format_html(' <span class="badge">{}</span>', roll.get_visibility_display()))
+    if roll.by_hand:
+        marks.append(' <span class="badge hand" data-hand>rolled by hand</span>')
+    if roll.undone:
+        marks.append(' <span class="badge undone" data-undone>undone</span>')
+    badges = mark_safe("".join(marks))  # noqa: S308 - fixed markup, and the visibility's words escaped
     when = ""
     if roll.created_at:
         moment = template_localtime(roll.created_at)
         when = format_html(' <time class="muted when" datetime="{}">{}</time>', date_filter(moment, "c"), ago(moment))
+    voided = ""
+    if roll.voided_at is not None:
+        by = roll.voided_by.username if roll.voided_by_id else "someone"
+        voided = format_html(' <div class="void-note" data-voided>Voided by {}: {}</div>', by, roll.void_reason)
+    fix = _correction_link(roll, view)
+    if roll.visibility == "blind" and view != "gm":
+        return format_html(
+            '<div class="roll blind{}" data-roll="{}"><span class="roll-main"><strong>{}</strong>: {}{}'
+            ' <span class="muted">rolled blind: the GM has the result</span></span>{}{}{}</div>',
+            " voided" if voided else "",
+            roll.pk,
+            who,
+            roll.label,
+            badges,
+            when,
+            voided,
+            fix,
+        )
+    dice = "".join(_die_span(die) for die in roll.dice)
     summary = format_html(' <div class="muted">{}</div>', roll.summary) if roll.summary else ""
     return format_html(
-        '<div class="roll" data-roll="{}" data-outcome="{}"><strong>{}</strong>: {}{} <span class="dice">{}</span>'
-        ' → <span class="outcome-{}">{}</span>{}{}</div>',
+        '<div class="roll{}" data-roll="{}" data-outcome="{}"><span class="roll-main"><strong>{}</strong>: {}{}'
+        ' <span class="dice">{}</span> → <span class="outcome-{}">{}</span></span>{}{}{}{}</div>',
+        " voided" if voided else "",
         roll.pk,
         roll.outcome,
         who,
         roll.label,
-        badge,
+        badges,
         mark_safe(dice),  # noqa: S308 - integers, and labels escaped
         slugify(roll.outcome),
         outcome_label(roll.outcome, system_id),
         when,
         summary,
+        voided,
+        fix,
     )
+
+
+def roll_view(context, roll) -> str:
+    """How this page sees a roll: "gm" (every result, every correction), "roller" (their own), or "peer".
+
+    A pushed line says it outright (``roll_view``); a page reads it from its viewer, seat or user."""
+    view = context.get("roll_view")
+    if view:
+        return view
+    viewer, membership = context.get("viewer"), context.get("membership")
+    if getattr(viewer, "is_gm", False) and getattr(roll, "campaign_id", None) is not None:
+        return "gm"
+    if getattr(membership, "role", None) == "gm":
+        return "gm"
+    user = context.get("user")
+    if user is not None and roll.roller_id is not None and roll.roller_id == getattr(user, "pk", None):
+        return "roller"
+    return "peer"
+
+
+def _correction_link(roll, view: str) -> str:
+    """The way to void a roll (its GM, or its roller while they still may) or apply a blind roll's change."""
+    if roll.voided_at is not None or view == "peer" or getattr(roll, "campaign_id", None) is None:
+        return ""
+    if roll.procedure == "creation":  # a character's making is undone by deleting it, not by a void
+        return ""
+    url = reverse("characters:roll_fix", args=[roll.pk])
+    if view == "gm" and roll.held and not roll.held_applied:
+        return format_html(' <a class="roll-fix" href="{}" data-apply>Apply or void…</a>', url)
+    if view == "gm" or timezone.now() - roll.created_at < timedelta(minutes=1):
+        return format_html(' <a class="roll-fix" href="{}">Void…</a>', url)
+    return ""
 
 
 def _die_span(die) -> str:

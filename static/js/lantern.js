@@ -109,7 +109,9 @@ document.addEventListener("htmx:oobBeforeSwap", (event) => {
   const target = event.detail.target;
   const fresh = event.detail.fragment && event.detail.fragment.firstElementChild;
   if (!target || !fresh) return;
-  if (fresh.id && fresh.id.startsWith("roll-") && document.getElementById(fresh.id)) {
+  // A roll's line already on the page is kept unless this one is newer (voided, undone, applied: data-version).
+  const shown = fresh.id && fresh.id.startsWith("roll-") ? document.getElementById(fresh.id) : null;
+  if (shown && Number(fresh.dataset.version || 0) <= Number(shown.dataset.version || 0)) {
     event.detail.shouldSwap = false;
     return;
   }

@@ -20,49 +20,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rules
-from campaigns.models import Campaign, Membership
 from characters import services
-from characters.catalogue import load_catalogue
 from characters.forms import raw_params
 from characters.models import CatalogueItem, Character, Item
 from characters.views import REGIONS
 from rules.base import CHECKBOX_ON, Odds, RulesError, Sheet, check_params, check_sheet
-from tests.conftest import make_character
-from tests.contract.coin_flip import SYSTEM as COIN_FLIP
 from tests.pages import form_fields, quick_roll_fields, text_of
 
 REAL_SYSTEMS = list(rules.SYSTEMS)
 HTMX = {"HTTP_HX_REQUEST": "true"}
 MAX_QUERIES = {"sheet": 20, "region": 12, "table": 20, "card": 10, "picker": 8}  # the same bound for every system
-
-
-@pytest.fixture(params=[*REAL_SYSTEMS, "coin-flip"])
-def system_id(request, db):
-    if request.param != "coin-flip":
-        yield request.param
-        return
-    with rules.registered(COIN_FLIP):
-        load_catalogue(CatalogueItem, "coin-flip")
-        yield "coin-flip"
-
-
-@pytest.fixture
-def system(system_id):
-    return rules.system_for(system_id)
-
-
-@pytest.fixture
-def table(system_id, gm, player, other_player):
-    campaign = Campaign.objects.create(name="The contract table", system=system_id)
-    Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
-    Membership.objects.create(campaign=campaign, user=player)
-    Membership.objects.create(campaign=campaign, user=other_player)
-    return campaign
-
-
-@pytest.fixture
-def hero(table, player, system_id):
-    return make_character(player, table, system=system_id, name="Wren")
 
 
 def _snapshot(character: Character):

@@ -29,7 +29,6 @@ from characters.sheet_view import sheet_view
 from live.hub import CSRF_SLOT
 from rules.base import Item, RulesError, check_params
 from tests.conftest import client_for, make_character
-from tests.contract.test_contract import system, system_id, table  # noqa: F401 - the contract's fixtures
 
 pytestmark = pytest.mark.django_db
 

@@ -21,7 +21,7 @@ from campaigns.session_view import session_context
 from campaigns.table import Card, party_cards, roll_log
 from characters.forms import procedure_form
 from characters.system_templates import system_template
-from live.hub import present_user_ids
+from live.hub import drawn_at, present_user_ids
 from rules import SYSTEMS
 from rules.free import FREE_ROLL
 
@@ -85,6 +85,7 @@ def page_context(request: HttpRequest, campaign: Campaign, membership: Membershi
         **members_context(request, campaign, membership),
     }
     context.update(session_context(request, campaign, membership, cards))
+    context["since"] = drawn_at()  # its stream skips the resync if nothing changed since (live.hub)
     if membership.is_gm:
         context["invite_url"] = request.build_absolute_uri(reverse("campaigns:join", args=[campaign.invite_code]))
         context["gm_roll_form"] = procedure_form(FREE_ROLL, None, id_prefix="gm")

@@ -46,9 +46,11 @@ from characters.sheet_view import (
     undo_offer,
 )
 from config.htmx import HtmxHttpRequest
-from live.hub import CSRF_SLOT
+from live.hub import CSRF_SLOT, drawn_at
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules import base as rules_base
+
+SINCE_SLOT = "__lantern_since__"  # a kept sheet body's stream learns when its page was drawn from here
 
 # --- reading ---------------------------------------------------------------------------------
 
@@ -76,7 +78,7 @@ def sheet(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if undo is not None:
         own.update(undo=undo, region=undo["region"])
         body = body.replace(undo_mark(undo["region"]), render_to_string("characters/_undo.html", own), 1)
-    return _sheet_page(request, character, body.replace(CSRF_SLOT, token))
+    return _sheet_page(request, character, body.replace(CSRF_SLOT, token).replace(SINCE_SLOT, drawn_at(), 1))
 
 
 def _sheet_body(user, seat: Seat, *, log: str) -> tuple[str, bool]:
@@ -92,7 +94,7 @@ def _sheet_body(user, seat: Seat, *, log: str) -> tuple[str, bool]:
             drawn[name] = for_page(sheet_region(user, seat, name, rows=rows), CSRF_SLOT)
     regions = tuple(name for name in REGIONS if name not in drawn)
     view = sheet_view(user, seat, regions=regions, controls=True, log=log, rows=rows, personal=False)
-    context = view.context(drawn=drawn, csrf_token=CSRF_SLOT)
+    context = view.context(drawn=drawn, csrf_token=CSRF_SLOT, since=SINCE_SLOT)
     names_the_party = any(control.get("party") for control in view.roll_forms or ())
     return render_to_string("characters/sheet.html", context), names_the_party
 
@@ -161,6 +163,7 @@ def _respond(
         if error:
             view = sheet_view(request.user, seat, log=_log_filter(request), **loaded)
             context = view.context(error=error, error_region=primary, csrf_token=get_token(request), **(extra or {}))
+            context["since"] = drawn_at()
             return _sheet_page(request, character, render_to_string("characters/sheet.html", context), status=400)
         back = request.POST.get("next", "")
         if back and url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):

@@ -20,6 +20,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -36,6 +37,8 @@ log = logging.getLogger(__name__)
 CHANNEL = "lantern"  # the PostgreSQL NOTIFY channel every app process listens on
 
 QUEUE_SIZE = 64  # per stream; a tab that falls this far behind gets one "resync" instead
+PRESENCE_PUSH_DELAY = 0.3  # arrivals this close together redraw the member list once
+CLOCK_SKEW = 1.0  # seconds between app servers' clocks (and a page's drawing and its stream) taken as "at once"
 MAX_COALESCED = 500  # pushed changes taken off the queue at once, to be drawn together where they can
 BACKOFF_FIRST = 0.5
 BACKOFF_MAX = 10.0
@@ -48,6 +51,11 @@ Key = tuple[int, int]  # (campaign_id, user_id)
 
 def sse_frame(topic: str, payload: dict[str, Any]) -> bytes:
     return f"event: {topic}\ndata: {json.dumps(payload, separators=(',', ':'))}\n\n".encode()
+
+
+def drawn_at() -> str:
+    """When a page is drawn, for its stream's ``?since=`` (see Hub._opening_push)."""
+    return f"{time.time():.3f}"
 
 
 def push_frame(html: str) -> bytes:
@@ -111,6 +119,10 @@ class Hub:
         self._pinger: asyncio.Task[None] | None = None
         # Pushed changes are drawn one after another in one thread, so every page gets them in commit order.
         self._jobs: asyncio.Queue[PushJob] | None = None
+        self._changed: dict[int, float] = {}  # when each campaign's last pushed change was heard here
+        self._presence_at: dict[int, float] = {}  # ... and its last arrival or departure
+        self._presence_due: set[int] = set()
+        self._heard_since = float("inf")  # since when this process hears every change (LISTEN ready)
         self._pusher: asyncio.Task[None] | None = None
         self._drawer: ThreadPoolExecutor | None = None
 
@@ -118,14 +130,24 @@ class Hub:
 
     @contextlib.asynccontextmanager
     async def subscribe(
-        self, campaign_id: int, user_id: int, session: str = "", *, page: str = "", csrf: str = ""
+        self,
+        campaign_id: int,
+        user_id: int,
+        session: str = "",
+        *,
+        page: str = "",
+        csrf: str = "",
+        since: float | None = None,
     ) -> AsyncIterator[asyncio.Queue[bytes]]:
         """A queue of ready-made SSE frames for one stream; on PostgreSQL LISTEN is running when it yields.
 
         ``session`` (a hash of the session key) lets a logout close just that session's streams. ``page``: what
         the stream's page shows, which gets its regions pushed, the current ones first (a reconnect is a
-        resync); ``csrf``: that page's CSRF token, for the forms pushed to it.
+        resync); ``csrf``: that page's CSRF token, for the forms pushed to it; ``since``: when the page was drawn
+        (the server's clock), which spares a page that opens its stream at once a resync of what it shows.
         """
+        if self._loop is None:
+            self._heard_since = time.time()  # SQLite: signals reach this process from now on
         self._loop = asyncio.get_running_loop()
         queue: asyncio.Queue[bytes] = asyncio.Queue(maxsize=QUEUE_SIZE)
         key = (campaign_id, user_id)
@@ -139,7 +161,7 @@ class Hub:
                 await self._start_postgresql()
             self._arrive(key)
             if page:
-                self._queue_push(PushJob(campaign_id, ([PAGE],), only=frozenset({queue})))
+                self._opening_push(campaign_id, queue, since)
             yield queue
         finally:
             self._viewers.pop(queue, None)
@@ -165,6 +187,10 @@ class Hub:
         if not topic or any(c in topic for c in "\r\n:"):
             log.warning("Ignoring a live-table signal with a bad topic: %r", topic)
             return
+        if topic == "push":
+            self._changed[campaign_id] = time.time()  # a page drawn before this must resync when it opens
+        elif topic == "presence":
+            self._presence_at[campaign_id] = time.time()
         queues = self._queues.get(campaign_id)
         if not queues:
             return
@@ -179,12 +205,32 @@ class Hub:
                 who = None if audience is None else frozenset(int(user) for user in audience)
                 self._queue_push(PushJob(campaign_id, tuple(parts), audience=who))
             return
-        if topic == "presence":  # someone arrived or left: the table page's member list, drawn
-            self._queue_push(PushJob(campaign_id, (["table", ["members"]],)))
+        if topic == "presence" and campaign_id not in self._presence_due and self._loop is not None:
+            # Someone arrived or left: the table page's member list, drawn once for everyone who came together.
+            self._presence_due.add(campaign_id)
+            self._loop.call_later(PRESENCE_PUSH_DELAY, self._push_presence, campaign_id)
         frame = sse_frame(topic, payload)
         for queue in queues:
             if audience is None or self._seat(queue).user_id in audience:
                 self._offer(queue, frame)
+
+    def _push_presence(self, campaign_id: int) -> None:
+        self._presence_due.discard(campaign_id)
+        self._queue_push(PushJob(campaign_id, (["table", ["members"]],)))
+
+    def _opening_push(self, campaign_id: int, queue: asyncio.Queue[bytes], since: float | None) -> None:
+        """What a stream that opens gets: nothing if its page was drawn after the last change this process heard
+        of (while it was listening), the member list alone if only presence moved since, else everything it
+        shows (a reconnect, or a page drawn before a change: a resync)."""
+        seat = self._seat(queue)
+        if (
+            since is None
+            or since <= self._heard_since + CLOCK_SKEW
+            or self._changed.get(campaign_id, 0.0) >= since - CLOCK_SKEW
+        ):
+            self._queue_push(PushJob(campaign_id, ([PAGE],), only=frozenset({queue})))
+        elif seat.page == "table" and self._presence_at.get(campaign_id, 0.0) >= since - CLOCK_SKEW:
+            self._queue_push(PushJob(campaign_id, (["table", ["members"]],), only=frozenset({queue})))
 
     def _seat(self, queue: asyncio.Queue[bytes]) -> StreamSeat:
         return self._viewers.get(queue) or StreamSeat(0)
@@ -363,6 +409,10 @@ class Hub:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         self._pinger = self._pusher = self._jobs = None
+        self._changed.clear()
+        self._presence_at.clear()
+        self._presence_due.clear()
+        self._heard_since = float("inf")
         for timer in self._leaving.values():
             timer.cancel()
         self._listener = self._presence = None
@@ -436,6 +486,7 @@ class PgListener:
             try:
                 async with await _connect(self.application_name) as conn:
                     await conn.execute(f"LISTEN {CHANNEL}")
+                    self.hub._heard_since = time.time()  # what went by before this may have been missed
                     self.ready.set()
                     delay = BACKOFF_FIRST
                     if missed:

@@ -56,6 +56,15 @@ ATTEMPTS = 3  # an authorisation whose connection PostgreSQL dropped under it ru
 PAGES = re.compile(r"table|sheet-[1-9][0-9]{0,11}")  # ?page=: which page a stream feeds (see Hub.subscribe)
 
 
+def since_of(query: str | None) -> float | None:
+    """When the stream's page was drawn (``?since=``, the server's clock), if it says so sensibly."""
+    try:
+        since = float(query or "")
+    except ValueError:
+        return None
+    return since if 0 < since < 1e11 else None
+
+
 def page_of(query: str | None) -> str:
     """The page a stream's ``?page=`` names, or "" (it then hears signals only); the renderer draws a sheet only
     for a character of the stream's campaign, so a made-up number shows nothing."""
@@ -105,8 +114,8 @@ async def events(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpR
     if (refusal := _over_the_cap(user_id)) is not None:
         return refusal
     session = session_hash(request.session.session_key)
-    page, csrf = page_of(request.GET.get("page")), get_token(request)
-    frames = _frames(pk, user_id, session, page, csrf)
+    page, csrf, since = page_of(request.GET.get("page")), get_token(request), since_of(request.GET.get("since"))
+    frames = _frames(pk, user_id, session, page, csrf, since)
     return StreamingHttpResponse(frames, content_type=CONTENT_TYPE, headers=HEADERS)
 
 
@@ -119,8 +128,10 @@ def _over_the_cap(user_id: int) -> HttpResponse | None:
     return HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
 
 
-async def _frames(campaign_id: int, user_id: int, session: str, page: str, csrf: str) -> AsyncIterator[bytes]:
-    async with hub.subscribe(campaign_id, user_id, session, page=page, csrf=csrf) as queue:
+async def _frames(
+    campaign_id: int, user_id: int, session: str, page: str, csrf: str, since: float | None
+) -> AsyncIterator[bytes]:
+    async with hub.subscribe(campaign_id, user_id, session, page=page, csrf=csrf, since=since) as queue:
         yield OPEN
         # Events and the hub's pings until the hub closes the stream (its user lost the right to it);
         # Django cancels this when the client goes.
@@ -131,7 +142,7 @@ async def _frames(campaign_id: int, user_id: int, session: str, page: str, csrf:
 # --- the raw ASGI endpoint -------------------------------------------------------------------------
 
 
-Authorised = tuple[int, str, str, str]  # user id, session hash, page, CSRF token
+Authorised = tuple[int, str, str, str, float | None]  # user id, session hash, page, CSRF token, since
 
 
 def _authorise(scope: Scope, campaign_id: int) -> Authorised | HttpResponse:
@@ -159,7 +170,8 @@ def _authorise_once(scope: Scope, campaign_id: int) -> Authorised | HttpResponse
     if not _is_member(user, campaign_id):
         return HttpResponseNotFound(b"Not found")
     CsrfViewMiddleware(lambda r: HttpResponse()).process_request(request)  # reads the page's CSRF cookie
-    return user.pk, session_hash(request.session.session_key), page_of(request.GET.get("page")), get_token(request)
+    page, since = page_of(request.GET.get("page")), since_of(request.GET.get("since"))
+    return user.pk, session_hash(request.session.session_key), page, get_token(request), since
 
 
 async def asgi_events(scope: Scope, receive: Receive, send: Send, campaign_id: int) -> None:
@@ -168,11 +180,11 @@ async def asgi_events(scope: Scope, receive: Receive, send: Send, campaign_id: i
     if isinstance(outcome, HttpResponse):
         await _send_response(send, outcome)
         return
-    user_id, session, page, csrf = outcome
+    user_id, session, page, csrf, since = outcome
     if (refusal := _over_the_cap(user_id)) is not None:
         await _send_response(send, refusal)
         return
-    async with hub.subscribe(campaign_id, user_id, session, page=page, csrf=csrf) as queue:
+    async with hub.subscribe(campaign_id, user_id, session, page=page, csrf=csrf, since=since) as queue:
         headers = [(b"content-type", CONTENT_TYPE.encode())]
         headers += [(name.lower().encode(), value.encode()) for name, value in HEADERS.items()]
         await send({"type": "http.response.start", "status": 200, "headers": headers})

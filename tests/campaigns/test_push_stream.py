@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -13,7 +15,7 @@ from django.db import connections
 from django.urls import reverse
 
 from characters import services
-from live.hub import CSRF_SLOT
+from live.hub import CLOCK_SKEW, CSRF_SLOT
 from tests.campaigns.live_helpers import Stream, run, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -76,5 +78,39 @@ def test_a_stream_without_a_page_hears_signals_only(campaign, player, hero):
             pass
         assert not [frame for frame in frames if frame.startswith("event: push")]
         await stream.close()
+
+    run(scenario())
+
+
+def test_a_page_that_opens_its_stream_at_once_is_not_resynced_but_one_drawn_before_a_change_is(
+    campaign, gm, player, hero
+):
+    """``?since=``: a page drawn after the last change this process heard of (while listening) gets nothing
+    when its stream opens; one drawn before a change gets everything it shows."""
+    path, cookie = reverse("campaigns:events", args=[campaign.pk]), session_cookie(gm)
+    sheet = f"page=sheet-{hero.pk}"
+
+    async def pushes(stream: Stream, quiet: float = 0.5) -> list[str]:
+        frames = []
+        try:
+            while True:
+                frames.append(await stream.next_frame(quiet))
+        except TimeoutError:
+            return [frame for frame in frames if frame.startswith("event: push")]
+
+    async def scenario():
+        first = await Stream(path, cookie, query=sheet).open()  # the process now hears every change
+        assert len(await pushes(first)) == 1  # no since: a resync
+        await asyncio.sleep(CLOCK_SKEW + 0.1)
+        fresh = await Stream(path, cookie, query=f"{sheet}&since={time.time():.3f}").open()
+        assert await pushes(fresh) == []
+        drawn = time.time()
+        await asyncio.sleep(0.1)
+        await sync_to_async(_adjust, thread_sensitive=False)(hero.pk, player)
+        await pushes(first)
+        stale = await Stream(path, cookie, query=f"{sheet}&since={drawn:.3f}").open()
+        assert len(await pushes(stale)) == 1  # drawn before the change: everything afresh
+        for stream in (first, fresh, stale):
+            await stream.close()
 
     run(scenario())

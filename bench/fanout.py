@@ -166,9 +166,9 @@ async def consume(sub: Subscriber, topic: str) -> None:
     A ``topic`` event whose data is JSON with the character's ``version`` (a signal) is keyed by that
     version; any other event (a pushed region, whatever its name and markup) is recorded in order, and
     one_round matches the writes to those in sequence, so the bench needs nothing of the stream's format.
-    A stream opens as a table page just drawn would (``?page=table&since=now``): since issue 25 a write pushes the character's card drawn,
-    whose ``data-version`` keys it the same way. Bytes and C regexes only: 2,000 streams are read by this one
-    Python process."""
+    A stream opens as a table page just drawn would (``?page=table&since=now``): since issue 25 a write pushes
+    the character's card drawn, whose ``data-version`` keys it the same way. Bytes and C regexes only: 2,000
+    streams are read by this one Python process."""
     own, unrelated = topic.encode(), {name.encode() for name in UNRELATED}
     card_version = re.compile(rb'id="card-' + own.removeprefix(b"character-") + rb'"[^>]*?data-version="(\d+)"')
     buffer = b""

@@ -154,7 +154,42 @@ def child(tree: Path, cast: dict, batches: int, profile: str) -> None:
                 request(n, user, path, headers)
             best = min(best, (time.process_time() - started) / BATCH * 1000)
         out[name] = {"cpu_ms": best, "queries": len(queries), "bytes": len(response.content)}
+    if not profile:
+        out.update(push_costs(cast, batches))
     print(json.dumps(out))
+
+
+def push_costs(cast: dict, batches: int) -> dict:
+    """(issue 25; a checkout without campaigns.push has none) CPU to draw one HP change for the pages open on it:
+    the character's sheet open by its owner, the GM and the other five players, and the GM's and a player's
+    table pages; and for one open sheet alone. Drawn afresh each time (a change is a new version: nothing kept
+    helps)."""
+    try:
+        from campaigns.push import render_push
+    except ImportError:
+        return {}
+    from django.contrib.auth import get_user_model
+    from django.core.cache import cache
+
+    users = {u.username: u.pk for u in get_user_model().objects.filter(username__startswith="pages-")}
+    c, table = cast["character"], cast["campaign"]
+    sheet = f"sheet-{c}"
+    everyone = [(pk, sheet) for name, pk in users.items()] + [(users["pages-gm"], "table"), (users["pages-0"], "table")]
+    parts = [["character", c, ["vitals", "details"]]]
+    out = {}
+    for name, wanted in (
+        ("push: HP change, 7 sheets + 2 table pages", everyone),
+        ("push: HP change, 1 sheet", [(users["pages-1"], sheet)]),
+    ):
+        best = float("inf")
+        for _ in range(batches):
+            started = time.process_time()
+            for _ in range(BATCH):
+                cache.clear()
+                render_push(table, parts, wanted)
+            best = min(best, (time.process_time() - started) / BATCH * 1000)
+        out[name] = {"cpu_ms": best, "queries": 0, "bytes": 0}
+    return out
 
 
 def run_child(tree: Path, cast: dict, batches: int, profile: str = "") -> dict:

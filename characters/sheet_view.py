@@ -32,6 +32,7 @@ from characters.system_templates import system_template
 from characters.templatetags.lantern import item_notes
 from rules import SYSTEMS, RulesError, system_for
 from rules import base as rules_base
+from rules.errors import Settled
 
 Context = dict[str, Any]
 
@@ -266,10 +267,10 @@ def _panel_odds(character: Character, rules, sheet, panel: QueryDict, gm: bool) 
             odds = services.character_odds(
                 character, key, raw_params(procedure, sheet, panel, gm=gm, prefixed=True), sheet=sheet
             )
-            error = ""
+            error, settled = "", False
         except RulesError as problem:
-            odds, error = None, str(problem)
-        updates.append({"procedure": procedure, "odds": odds, "error": error})
+            odds, error, settled = None, str(problem), isinstance(problem, Settled)
+        updates.append({"procedure": procedure, "odds": odds, "error": error, "settled": settled})
     return updates
 
 
@@ -285,12 +286,15 @@ def roll_control(rules, procedure, sheet, character: Character, gm: bool, *, is_
         others = Character.objects.filter(campaign_id=character.campaign_id).exclude(pk=character.pk)
         table = list(others.only("pk", "name"))
     fields = procedure_fields(procedure, sheet, table_characters=table, gm=gm)
+    settled = ""  # what the character's state already answers ("The dead take no more damage."), said as such
     try:
         odds = procedure.odds(sheet, rules_base.check_params(procedure, sheet, {}))
+    except Settled as problem:
+        odds, settled = None, str(problem)
     except RulesError:
         odds = None
     # Whether the button reads "Apply" (no dice decide it) or "Roll" follows the odds box, in CSS.
-    return {"procedure": procedure, "fields": fields, "odds": odds, "open": is_open}
+    return {"procedure": procedure, "fields": fields, "odds": odds, "settled": settled, "open": is_open}
 
 
 def _closed_control(procedure, base: str) -> dict:

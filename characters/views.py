@@ -35,6 +35,7 @@ from characters.sheet_view import LIVE_PARTS, REGIONS, picks, reverted_by, roll_
 from config.htmx import HtmxHttpRequest
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules import base as rules_base
+from rules.errors import Settled
 
 # --- reading ---------------------------------------------------------------------------------
 
@@ -211,10 +212,10 @@ def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         sheet = character.checked_sheet()
         params = raw_params(proc, sheet, request.GET, gm=gm, prefixed=True, refuse_others=True)
         result = services.character_odds(character, procedure, params, sheet=sheet)  # read and checked once
-        error = ""
+        error, settled = "", False
     except RulesError as problem:
-        result, error = None, str(problem)
-    context = {"odds": result, "error": error, "procedure": proc, "system_id": character.system}
+        result, error, settled = None, str(problem), isinstance(problem, Settled)
+    context = {"odds": result, "error": error, "settled": settled, "procedure": proc, "system_id": character.system}
     return render(request, "characters/_odds.html", context, status=200 if not error or request.htmx else 400)
 
 
@@ -264,17 +265,20 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
             expected_version=meta.cleaned_data["version"],
         )
     except RulesError as error:
-        return _roll_answer(request, seat, error=str(error))
+        return _roll_answer(request, seat, error=str(error), settled=isinstance(error, Settled))
     return _roll_answer(request, seat, written)
 
 
-def _roll_answer(request, seat: Seat, written: services.Written | None = None, *, error: str = "") -> HttpResponse:
+def _roll_answer(
+    request, seat: Seat, written: services.Written | None = None, *, error: str = "", settled: bool = False
+) -> HttpResponse:
     """htmx: the result where the roll was made and, for the sheet's own forms, the regions it changed out of
     band (the log with the filter the page sends along); a plain POST goes back."""
     if not request.htmx:
         return _respond(request, seat, "log", error=error)
     character = seat.character
-    context = {"roll": written.row if written is not None else None, "error": error, "system_id": character.system}
+    roll = written.row if written is not None else None
+    context = {"roll": roll, "error": error, "settled": settled, "system_id": character.system}
     parts = [render(request, "characters/_roll_result.html", context).content.decode()]
     changed = written.regions if written is not None else frozenset()
     if "panel" in request.POST and not error:

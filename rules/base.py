@@ -35,6 +35,11 @@ class Track:
     minimum: int = 0
     adjustable: bool = True  # a person may change it with +/- buttons
 
+    @property
+    def shown(self) -> int:
+        """The value a person reads: never below 0 (a state may count harm past zero; nobody has -18 stamina)."""
+        return max(0, self.current)
+
 
 @dataclass(frozen=True)
 class Item:

@@ -51,6 +51,19 @@ def possible_outcomes(odds, system_id: str = "") -> list[tuple[str, str, Fractio
     return [(key, outcome_label(key, system_id), p) for key, p in odds.outcomes if p > 0]
 
 
+# Outcomes a player hopes for in so many words: their odds read "45 % to succeed". Any other pair names what is
+# at stake ("dying: 50 % · dies: 50 %"), so a harmful roll never calls death a failure to succeed.
+SUCCESS_WORDS = frozenset({"pass", "win", "hit", "success", "improved"})
+
+
+@register.filter
+def reads_as_success(odds) -> bool:
+    """Whether the odds are a plain chance of success: two outcomes, the hoped-for one a success by name."""
+    if odds is None or len(odds.outcomes) != 2 or len(odds.success_keys) != 1:
+        return False
+    return odds.success_keys[0] in SUCCESS_WORDS
+
+
 @register.filter
 def ago(moment) -> str:
     """How long ago, in the fewest words: "just now", "3 minutes ago", "2 days ago"."""

@@ -9,6 +9,7 @@ from typing import Any
 
 from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.dice import RandomSource
+from rules.errors import Settled
 from rules.systems.fell_late.checks import ATTRIBUTE_CHOICES
 from rules.systems.fell_late.state import ATTRIBUTES, st, step
 
@@ -54,7 +55,7 @@ class RestProcedure:
     def _apply(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
         state = st(sheet)
         if state["dead"]:
-            raise RulesError("The dead do not rest.")
+            raise Settled("The dead do not rest.")
         kind = p["kind"]
         if kind == "treat":
             if not state["out"]:
@@ -111,7 +112,7 @@ class DeprivationProcedure:
     def _apply(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
         state = st(sheet)
         if state["dead"]:
-            raise RulesError("The dead need nothing.")
+            raise Settled("The dead need nothing.")
         before = state["days_deprived"]
         state["deprived"] = True
         state["days_deprived"] = min(1000, before + p["days"])

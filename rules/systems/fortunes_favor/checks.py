@@ -21,6 +21,7 @@ from rules.dice import (
     three_outcome_odds,
     three_outcome_of,
 )
+from rules.errors import Settled
 from rules.systems.fortunes_favor.inventory import gear_statuses, statuses_now
 from rules.systems.fortunes_favor.state import STAT_NAMES, STATS, _st, gain_favor, is_dead, spend_stamina
 
@@ -108,7 +109,7 @@ def setup(
 ) -> Setup:
     """The roll a test makes (seed 003 §Tests, spec §003.4): favor and misfortune cancel one for one [REC]."""
     if is_dead(state):
-        raise RulesError("The dead make no tests.")
+        raise Settled("The dead make no tests.")
     now = statuses_now(sheet, state)
     if "Incapacitated" in now:
         raise RulesError("An Incapacitated character cannot act.")

@@ -10,6 +10,7 @@ from typing import Any
 from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.data import fortunes_favor as data
 from rules.dice import RandomSource
+from rules.errors import Settled
 from rules.systems.fortunes_favor.checks import favor_params, odds_of, pay, roll_test, setup
 from rules.systems.fortunes_favor.state import (
     STAT_NAMES,
@@ -82,7 +83,7 @@ class RestProcedure:
     def _check(self, sheet: Sheet, p: Mapping[str, Any]) -> dict[str, Any]:
         state = _st(sheet)
         if is_dead(state):
-            raise RulesError("The dead do not rest.")
+            raise Settled("The dead do not rest.")
         if state["last_stand"]:
             raise RulesError("No rest during a Last Stand.")
         return state
@@ -136,7 +137,7 @@ class StayAwakeProcedure:
     def _setup(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], Any]:
         state = _st(sheet)
         if is_dead(state):
-            raise RulesError("The dead do not sleep or wake.")
+            raise Settled("The dead do not sleep or wake.")
         state["hours_awake"] = min(state["hours_awake"] + 1, 1000)
         if state["hours_awake"] <= AWAKE_LIMIT:
             return state, None

@@ -10,6 +10,7 @@ from typing import Any
 from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.data import fortunes_favor as data
 from rules.dice import RandomSource, roll_pool
+from rules.errors import Settled
 from rules.systems.fortunes_favor.checks import favor_params, odds_of, pay, roll_test, setup
 from rules.systems.fortunes_favor.combat import apply_damage
 from rules.systems.fortunes_favor.inventory import free_slots
@@ -200,7 +201,7 @@ class QuickRetrievalProcedure:
     def _setup(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], Any]:
         state = _st(sheet)
         if is_dead(state):
-            raise RulesError("The dead search no packs.")
+            raise Settled("The dead search no packs.")
         if free_slots(sheet, state) < 2:
             raise RulesError("Quick Retrieval needs 2 free gear slots.")
         return state, setup(sheet, state, p, stat=None)

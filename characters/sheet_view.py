@@ -102,8 +102,13 @@ class SheetView:
     hiring: bool = False
     hire_fields: SafeString | None = None
     # the roll panel (the whole page), and the odds of its open forms (with "details" or "odds")
-    roll_forms: list[dict] | None = None
+    roll_forms: list[dict] | None = None  # the rolls of the moment, the first one open
+    errand_forms: list[dict] | None = None  # buying, learning, paying, resting: apart, below them
     gm_roll_forms: list[dict] | None = None
+    # what a tap on the sheet opens in the roll panel, inputs filled in: a stat's roll (with "details"), an
+    # item's (with "inventory", by item id: the procedure and the input that names the item)
+    stat_rolls: Mapping[str, rules_base.QuickRoll] | None = None
+    item_rolls: Mapping[str, tuple[str, str]] | None = None
     quick_rolls: tuple[rules_base.QuickRoll, ...] = ()
     visibility_form: Form | None = None
     odds_updates: list[dict] | None = None
@@ -189,10 +194,14 @@ def sheet_view(
     if "details" in wanted:
         view.banners, view.facts = rules.banners(sheet), rules.sheet_facts(sheet)
         view.system_template = system_template(character.system, "sheet")
+        if can_edit:
+            view.stat_rolls = {quick.stat: quick for quick in rules.quick_rolls(sheet) if quick.stat}
     if "inventory" in wanted:
         view.wearable_kinds = rules.wearable_kinds
         # a stack's true slots, as the rules count them
         view.items = [ItemRow(row, rules.item_slots(sheet, item)) for row, item in zip(items, sheet.items, strict=True)]
+        if can_edit:
+            view.item_rolls = item_rolls(rules, sheet)
     if "hirelings" in wanted:
         view.hirelings = [HirelingRow(row, rules.format_money(row.wage)) for row in hirelings]
         view.hireling_limit = rules.hireling_limit(sheet)
@@ -207,11 +216,13 @@ def sheet_view(
         # load when first opened (characters.views.control): most are never opened on a given visit.
         base = reverse("characters:control", args=[character.pk, "-"])[:-2]  # one reverse() for all of them
         procedures = [p for p in rules.procedures().values() if viewer.is_gm or not p.gm_only]
-        players = [p for p in procedures if not p.gm_only]
+        players = [p for p in procedures if not p.gm_only and p.key not in rules_base.BOUGHT_IN_THE_PICKER]
+        everyday = [p for p in players if p.key not in rules_base.ERRANDS]
         view.roll_forms = [
             roll_control(rules, p, sheet, character, viewer.is_gm, is_open=True) if n == 0 else _closed_control(p, base)
-            for n, p in enumerate(players)
+            for n, p in enumerate(everyday)
         ]
+        view.errand_forms = [_closed_control(p, base) for p in players if p.key in rules_base.ERRANDS]
         # The GM's rolls (NPC reactions, morale...) stand apart from the player's.
         view.gm_roll_forms = [_closed_control(p, base) for p in procedures if p.gm_only]
         view.quick_rolls = rules.quick_rolls(sheet)
@@ -293,8 +304,35 @@ def roll_control(rules, procedure, sheet, character: Character, gm: bool, *, is_
         odds, settled = None, str(problem)
     except RulesError:
         odds = None
-    # Whether the button reads "Apply" (no dice decide it) or "Roll" follows the odds box, in CSS.
-    return {"procedure": procedure, "fields": fields, "odds": odds, "settled": settled, "open": is_open}
+    # An errand's button says what it does ("Rest"); a roll's reads "Apply" while no dice decide it, else "Roll"
+    # (following the odds box, in CSS).
+    verb = rules_base.ERRANDS.get(procedure.key, "")
+    return {"procedure": procedure, "fields": fields, "odds": odds, "settled": settled, "open": is_open, "verb": verb}
+
+
+# The procedures a carried thing is rolled with: tapping a weapon opens its attack with the weapon picked.
+ITEM_PROCEDURES = ("attack", "blast")
+
+
+def item_rolls(rules, sheet: rules_base.Sheet) -> dict[str, tuple[str, str]]:
+    """For each item some roll names in an input (a weapon in the attack's), that roll and that input: read from
+    the procedures' own choices, so no system lists its weapons twice. A choice names an item when its value is the
+    item's key and its words hold the item's name (a die size "4" is not item 4)."""
+    names = {rules_base.entry_key(item, n): item.name.casefold() for n, item in enumerate(sheet.items)}
+    procedures = rules.procedures()
+    found: dict[str, tuple[str, str]] = {}
+    for key in ITEM_PROCEDURES:
+        procedure = procedures.get(key)
+        if procedure is None or procedure.gm_only:
+            continue
+        for param in procedure.params(sheet):
+            if param.kind not in ("choice", "multichoice") or param.name == "second":  # the off hand: the first
+                continue
+            for value, words in param.choices:
+                name = names.get(str(value))
+                if name and name in str(words).casefold():
+                    found.setdefault(str(value), (key, param.name))
+    return found
 
 
 def _closed_control(procedure, base: str) -> dict:

@@ -655,6 +655,41 @@ BACKGROUND_AND_AGE: tuple[Param, ...] = (
 )
 
 
+# The sheet's Roll part lists the rolls of the moment first (tests, attacks, spells, harm) and keeps errands apart:
+# buying, learning, paying, resting, the book-keeping between sessions. An errand's button says what it does
+# ("Rest", "Learn") rather than "Roll". Keyed by procedure key, which the systems share for the same errand.
+ERRANDS: Mapping[str, str] = {
+    "rest": "Rest",
+    "deprivation": "Mark the day",
+    "stay_awake": "Stay awake",
+    "push_pace": "Push on",
+    "learn_spell": "Learn",
+    "learn_skill": "Learn",
+    "find_scroll": "Add the scroll",
+    "study_scroll": "Study",
+    "purify": "Purify",
+    "spell_die": "Change",
+    "swap": "Swap",
+    "buy": "Buy",
+    "pay_hirelings": "Pay",
+    "pay_helpers": "Pay",
+    "shares": "Share",
+    "surgeon": "See the surgeon",
+    "fill_bubble": "Fill",
+    "empty_bubbles": "Empty",
+    "restock": "Restock",
+    "repair": "Repair",
+    "equip": "Change",
+    "xp": "Add XP",
+    "gain_xp": "Add XP",
+    "advance": "Advance",
+    "level_up": "Level up",
+}
+# Shopping has one way in, the equipment picker of the Gear part: a procedure that buys from the same price list
+# stays in the rules but not in the Roll part (Fell (draft) had both).
+BOUGHT_IN_THE_PICKER = frozenset({"buy"})
+
+
 @dataclass(frozen=True)
 class QuickRoll:
     """A one-tap roll: a procedure with its inputs filled in, shown beside the stat it uses."""

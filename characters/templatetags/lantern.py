@@ -8,7 +8,7 @@ from django import template
 from django.template.defaultfilters import date as date_filter
 from django.template.defaultfilters import slugify
 from django.utils import timezone
-from django.utils.html import escape, format_html
+from django.utils.html import conditional_escape, escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.timesince import timesince
 from django.utils.timezone import template_localtime
@@ -49,6 +49,53 @@ def possible_outcomes(odds, system_id: str = "") -> list[tuple[str, str, Fractio
     if odds is None:
         return []
     return [(key, outcome_label(key, system_id), p) for key, p in odds.outcomes if p > 0]
+
+
+# --- rolling where the thing is: a stat, a weapon or a spell on the sheet opens its roll (static/js/lantern.js) ---
+
+
+def _posted(value) -> str:
+    """An input as its form posts it: a yes ticks the box ("on"), a no leaves it unticked ("")."""
+    if isinstance(value, bool):
+        return "on" if value else ""
+    return str(value)
+
+
+@register.simple_tag(takes_context=True)
+def roll_here(context, procedure: str, label, **inputs) -> SafeString:
+    """``label`` as a button that opens ``procedure``'s roll control with ``inputs`` filled in, for those who may
+    roll from this sheet; for the others, the label as it was. Without JavaScript the button does nothing, and
+    the Roll part is still there."""
+    viewer = context.get("viewer")
+    if viewer is None or not viewer.can_edit:
+        return conditional_escape(label)
+    sets = format_html_join("", ' data-set-{}="{}"', ((name, _posted(value)) for name, value in inputs.items()))
+    return format_html(
+        '<button type="button" class="roll-here" data-roll-to="{}"{} aria-label="Roll: {}">{}</button>',
+        procedure,
+        sets,
+        label,
+        label,
+    )
+
+
+@register.simple_tag(takes_context=True)
+def stat_roll(context, stat: str, label) -> SafeString:
+    """A stat's name as the button that opens its test (the system's quick roll for it), when it has one."""
+    quick = (context.get("stat_rolls") or {}).get(stat)
+    if quick is None:
+        return conditional_escape(label)
+    return roll_here(context, quick.procedure, label, **quick.params)
+
+
+@register.simple_tag(takes_context=True)
+def item_roll(context, item) -> SafeString:
+    """An item's name as the button that opens the roll it is used in (a weapon: its attack), when it has one."""
+    found = (context.get("item_rolls") or {}).get(str(item.pk))
+    if found is None:
+        return conditional_escape(item.name)
+    procedure, name = found
+    return roll_here(context, procedure, item.name, **{name: item.pk})
 
 
 # Outcomes a player hopes for in so many words: their odds read "45 % to succeed". Any other pair names what is

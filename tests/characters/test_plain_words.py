@@ -92,3 +92,70 @@ def test_the_dead_read_as_a_result_not_an_error(as_user, player, table):
     answer = client.post(action, fields, HTTP_HX_REQUEST="true")
     assert answer.status_code == 422  # nothing happened
     assert "The dead take no more damage." in text_of(answer) and 'role="alert"' not in answer.content.decode()
+
+
+# --- roll where the thing is ----------------------------------------------------------------------------------
+
+
+def _taps(page: str) -> list[tuple[str, dict[str, str], str]]:
+    """Each roll-here button of the page: its procedure, the inputs it sets, its words."""
+    found = []
+    for attrs, words in re.findall(r'<button type="button" class="roll-here" ([^>]*)>(.*?)</button>', page):
+        procedure = re.search(r'data-roll-to="([^"]*)"', attrs).group(1)
+        sets = dict(re.findall(r'data-set-([\w-]+)="([^"]*)"', attrs))
+        found.append((procedure, sets, words))
+    return found
+
+
+@pytest.mark.parametrize("system", list(SYSTEMS))
+def test_a_stat_and_a_weapon_on_the_sheet_name_a_roll_the_panel_holds(as_user, gm, player, other_player, system):
+    """Each stat (and a weapon where the system attacks with one) is a button naming its roll and inputs; that
+    roll is in the Roll part, and its loaded form has those inputs with those values. Others see plain words."""
+    table = make_table(system, gm, player, other_player)
+    hero = make_character(player, table, system=system)
+    client = as_user(player)
+    page = _sheet(client, hero).content.decode()
+    taps = _taps(page)
+    procedures = {procedure for procedure, _, _ in taps}
+    assert len(taps) >= 3, taps
+    expected_items = system != "fortunes-favor"  # Fortune's Favor attacks with the class's weapons, not one item
+    weapons = hero.items.filter(kind="weapon")
+    if expected_items and weapons.exists():
+        assert "attack" in procedures, taps
+    for procedure, sets, _words in taps:
+        assert f'data-procedure="{procedure}"' in page.split('id="roll-panel"', 1)[1]
+        control = client.get(reverse("characters:control", args=[hero.pk, procedure]), HTTP_HX_REQUEST="true")
+        body = control.content.decode()
+        for name, value in sets.items():
+            field = f'name="{procedure}-{name}"'
+            assert field in body, (procedure, name)
+            if value and value != "on":
+                assert f'value="{value}"' in body, (procedure, name, value)
+    assert _taps(_sheet(as_user(other_player), hero).content.decode()) == []
+
+
+def test_the_roll_part_puts_errands_apart_with_the_words_of_what_they_do(as_user, player, gm):
+    """Rolls of the moment first; resting, learning, paying under Errands; their buttons say "Rest", "Learn";
+    Fell (draft) shops in the equipment picker only."""
+    table = make_table("fell-draft", gm, player)
+    hero = make_character(player, table, system="fell-draft")
+    client = as_user(player)
+    page = _sheet(client, hero).content.decode()
+    panel = page.split('id="roll-panel"', 1)[1].split("</section>", 1)[0]
+    everyday, errands = panel.split('id="errands-title"', 1)
+    assert 'data-procedure="test"' in everyday and 'data-procedure="attack"' in everyday
+    assert 'data-procedure="rest"' in errands and 'data-procedure="learn_spell"' in errands
+    assert 'data-procedure="rest"' not in everyday and 'data-procedure="buy"' not in page
+    assert "equipment list" in text_of(_sheet(client, hero))
+    rest = client.get(reverse("characters:control", args=[hero.pk, "rest"]), HTTP_HX_REQUEST="true")
+    assert '<button type="submit">Rest</button>' in rest.content.decode()
+    learn = client.get(reverse("characters:control", args=[hero.pk, "learn_skill"]), HTTP_HX_REQUEST="true")
+    assert '<button type="submit">Learn</button>' in learn.content.decode()
+    test = client.get(reverse("characters:control", args=[hero.pk, "test"]), HTTP_HX_REQUEST="true")
+    assert '<span class="when-rolled">Roll</span>' in test.content.decode()
+    # the errand still does its work from the form the page renders
+    action = reverse("characters:roll", args=[hero.pk, "learn_skill"])
+    answer = client.post(action, form_fields(_sheet(client, hero), action, other="Sailing"), HTTP_HX_REQUEST="true")
+    assert answer.status_code == 200, text_of(answer)
+    hero.refresh_from_db()
+    assert "sailing" in hero.state["skills"]

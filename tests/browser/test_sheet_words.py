@@ -39,16 +39,14 @@ def _in_view(page, locator) -> bool:
 
 @pytest.mark.parametrize("size", list(SIZES))
 @pytest.mark.parametrize("system", list(SYSTEMS))
-def test_tapping_a_stat_or_a_weapon_opens_its_roll_filled_in_and_in_view(
-    new_page, django_user_model, system, size
-):
+def test_tapping_a_stat_or_a_weapon_opens_its_roll_filled_in_and_in_view(new_page, django_user_model, system, size):
     hero = _hero(django_user_model, system)
     page = new_page(*SIZES[size])
     log_in(page, "player_words", PASSWORD)
     page.goto(f"/characters/{hero.pk}/")
 
     # The last stat, so its input is not the form's default.
-    stat = page.locator(".stat-grid button.roll-here").last
+    stat = page.locator(".stat-grid a.roll-here").last
     expect(stat).to_be_visible()
     procedure = stat.get_attribute("data-roll-to")
     name, value = next(
@@ -68,7 +66,7 @@ def test_tapping_a_stat_or_a_weapon_opens_its_roll_filled_in_and_in_view(
         expect(page.locator("#part-sheet")).to_be_hidden()
 
     # A weapon in the inventory opens the attack with that weapon picked.
-    weapon = page.locator("#inventory button.roll-here")
+    weapon = page.locator("#inventory a.roll-here")
     if weapon.count():
         if size == "phone":
             page.locator('.section-tabs a[data-part="gear"]').click()
@@ -104,8 +102,8 @@ def test_the_sheet_prints_on_at_most_two_a4_pages_without_controls(new_page, dja
     expect(page.locator("#vitals")).to_be_visible()
     expect(page.locator("[data-sheet-problem]")).to_have_count(0)
     page.emulate_media(media="print")
-    hidden_in_print = ("form", "button:not(.roll-here)", ".section-tabs", "#roll-panel", ".sheet-files", ".roll-requests", ".site-header")
-    for hidden in hidden_in_print:
+    controls = ("form", "button", "select", ".section-tabs", "#roll-panel", ".sheet-files", ".roll-requests")
+    for hidden in (*controls, ".site-header", ".sheet-links"):
         visible = page.locator(hidden).evaluate_all(
             "els => els.filter(e => e.offsetParent !== null && getComputedStyle(e).visibility !== 'hidden').length"
         )

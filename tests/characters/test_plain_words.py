@@ -98,9 +98,9 @@ def test_the_dead_read_as_a_result_not_an_error(as_user, player, table):
 
 
 def _taps(page: str) -> list[tuple[str, dict[str, str], str]]:
-    """Each roll-here button of the page: its procedure, the inputs it sets, its words."""
+    """Each roll-here link of the page: its procedure, the inputs it sets, its words."""
     found = []
-    for attrs, words in re.findall(r'<button type="button" class="roll-here" ([^>]*)>(.*?)</button>', page):
+    for attrs, words in re.findall(r'<a class="roll-here" ([^>]*)>(.*?)</a>', page):
         procedure = re.search(r'data-roll-to="([^"]*)"', attrs).group(1)
         sets = dict(re.findall(r'data-set-([\w-]+)="([^"]*)"', attrs))
         found.append((procedure, sets, words))

@@ -9,7 +9,7 @@ region (and the roll panel). Reads only: the viewer (``Seat.viewer``, read with 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import timedelta
 from functools import cache
 from typing import Any
@@ -370,19 +370,47 @@ def picks(character: Character, rules, text: str) -> Context:
     summary = rules.slots(sheet)
     room = None if summary.hard_limit is None else max(0, summary.hard_limit - summary.used)
     money = rules.money(sheet)
+    crossing = _Crossing(rules, sheet, summary)
     groups: dict[str, list[dict]] = {}
     for entry in entries[:PICKER_ROWS]:
         group = entry.group or entry.get_kind_display()
-        groups.setdefault(group, []).append(_pick(rules, sheet, entry, room, money))
+        groups.setdefault(group, []).append(_pick(rules, sheet, entry, room, money, crossing))
     return {
         "pick_groups": list(groups.items()),
         "more_picks": len(entries) > PICKER_ROWS,
         "purse": None if money is None else rules.format_money(money),
         "room": room,
+        "slots": summary,
+        "free_slots": max(0, summary.maximum - summary.used),
     }
 
 
-def _pick(rules, sheet: rules_base.Sheet, entry: CatalogueItem, room: int | None, money: int | None) -> dict:
+class _Crossing:
+    """What taking ``need`` more slots would bring, as the rules say it ("Over your slots: HP count as 0."), when it
+    goes past the slots a character carries freely but not past the carry limit: said on the row, before the
+    purchase. Asked of the rules once for each number of slots, not once for each row."""
+
+    def __init__(self, rules, sheet: rules_base.Sheet, summary: rules_base.SlotSummary) -> None:
+        self.rules, self.sheet, self.summary = rules, sheet, summary
+        self.said: dict[int, str] = {}
+
+    def warning(self, item: rules_base.Item, need: int) -> str:
+        after = self.summary.used + need
+        if need <= 0 or after <= self.summary.maximum:
+            return ""
+        if need not in self.said:
+            heavier = replace(self.sheet, items=(*self.sheet.items, item))
+            try:
+                words = " ".join(self.rules.slots(heavier).consequences)
+            except RulesError:
+                words = ""
+            self.said[need] = f"Takes you to {after}/{self.summary.maximum} slots" + (f": {words}" if words else ".")
+        return self.said[need]
+
+
+def _pick(
+    rules, sheet: rules_base.Sheet, entry: CatalogueItem, room: int | None, money: int | None, crossing: _Crossing
+) -> dict:
     carried = entry.kind != Item.Kind.SERVICE
     data = entry.data if isinstance(entry.data, dict) else {}
     item = rules_base.Item(name=entry.name, kind=entry.kind, slots=entry.slots, data=data)
@@ -405,4 +433,5 @@ def _pick(rules, sheet: rules_base.Sheet, entry: CatalogueItem, room: int | None
         "carried": carried,
         "no_room": no_room,
         "no_buy": no_buy,
+        "over": crossing.warning(item, need) if carried and not no_room else "",
     }

@@ -9,7 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from characters.models import Character, Roll
+from characters.models import CatalogueItem, Character, Item, Roll
 from rules import SYSTEMS
 from tests.conftest import make_character, make_table
 from tests.pages import form_fields, text_of, track_text
@@ -159,3 +159,46 @@ def test_the_roll_part_puts_errands_apart_with_the_words_of_what_they_do(as_user
     assert answer.status_code == 200, text_of(answer)
     hero.refresh_from_db()
     assert "sailing" in hero.state["skills"]
+
+
+# --- lists people trust ----------------------------------------------------------------------------------------
+
+
+def _picker(client, hero, q=""):
+    return client.get(reverse("characters:catalogue", args=[hero.pk]), {"q": q}, HTTP_HX_REQUEST="true")
+
+
+def test_searching_torch_finds_the_torch_first(as_user, player, table):
+    hero = make_character(player, table, system="chaos-conquest")
+    names = re.findall(r'<li data-entry="([^"]+)"', _picker(as_user(player), hero, "torch").content.decode())
+    assert names[0] == "Torch" and "Common item (rope, torch, saw...)" in names
+
+
+def test_the_chaos_conquest_picker_offers_nothing_that_is_bought_into_nothing(as_user, player, table):
+    """Buildings and roads are not carried or hired: not in the list; a service is marked as not carried."""
+    hero = make_character(player, table, system="chaos-conquest")
+    client = as_user(player)
+    for words in ("road", "watchtower", "castle"):
+        assert "data-entry" not in _picker(client, hero, words).content.decode(), words
+    assert not CatalogueItem.objects.filter(system="chaos-conquest", group="Buildings", available=True).exists()
+
+
+def test_the_picker_warns_before_a_purchase_crosses_the_slot_limit(as_user, gm, player):
+    """Fell (late) at 7 of 8 slots: "1 slot free (7/8 used)", and a 2-slot item says what going over does."""
+    table = make_table("fell-late", gm, player)
+    hero = make_character(player, table, system="fell-late")
+    hero.items.all().delete()
+    weak = {**hero.state["attributes"], "STR": {"die": 4, "original": 4}}
+    hero.state = {**hero.state, "coins": 0, "attributes": weak}
+    hero.save()
+    for n in range(7):
+        Item.objects.create(character=hero, name=f"Stone {n}", kind="gear", slots=1, position=n)
+    client = as_user(player)
+    picker = _picker(client, hero, "")
+    words = text_of(picker)
+    assert "1 slot free (7/8 used)" in words and "9 slots free" not in words
+    body = picker.content.decode()
+    crossing = re.search(r"data-over>([^<]+)<", body)
+    assert crossing is not None
+    assert crossing.group(1).startswith("Takes you to 9/8 slots") or crossing.group(1).startswith("Takes you to 10/8")
+    assert "HP count as zero" in crossing.group(1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from django import template
 from django.template.defaultfilters import date as date_filter
@@ -137,6 +138,30 @@ def attr_pk(obj):
     return getattr(obj, "pk", "")
 
 
+def _count(one: str, many: str) -> Any:
+    return lambda n: (one if n == 1 else many).format(n=n)
+
+
+# Numbers an item keeps that a key and a number don't say ("eaten 1"): in the words a player reads.
+COUNTED = {
+    "eaten": _count("{n} day eaten", "{n} days eaten"),
+    "burned": _count("burned {n} minute", "burned {n} minutes"),
+    "days": _count("food for {n} day", "food for {n} days"),
+    "turns": _count("burns {n} turn", "burns {n} turns"),
+    "lp": _count("{n} light point", "{n} light points"),
+    "shots": _count("{n} shot", "{n} shots"),
+    "rounds": _count("for {n} round", "for {n} rounds"),
+    "hd": _count("{n} hit die", "{n} hit dice"),
+    "min_str": _count("needs STR {n}", "needs STR {n}"),
+    "miles_per_day": _count("{n} mile a day", "{n} miles a day"),
+    "slots_ridden": _count("{n} slot when ridden", "{n} slots when ridden"),
+    "slots_unridden": _count("{n} slot when led", "{n} slots when led"),
+    "ml": _count("morale {n}", "morale {n}"),
+    "value": _count("worth {n}", "worth {n}"),
+    "current_AC": _count("AC now {n}", "AC now {n}"),
+}
+
+
 @register.filter
 def item_notes(data) -> str:
     """An item's system numbers in words: {"steel_die": 6, "bulky": True} → "steel die d6 · bulky"."""
@@ -147,7 +172,9 @@ def item_notes(data) -> str:
         if value in (None, False, "", 0):
             continue
         words = str(key).replace("_", " ")
-        if value is True:
+        if key in COUNTED and isinstance(value, int) and not isinstance(value, bool):
+            notes.append(COUNTED[key](value))
+        elif value is True:
             notes.append(words)
         elif key.endswith("_die") or key in {"damage", "die"}:
             notes.append(f"{words} d{value}" if str(value).isdigit() else f"{words} {value}")

@@ -202,3 +202,40 @@ def test_the_picker_warns_before_a_purchase_crosses_the_slot_limit(as_user, gm, 
     assert crossing is not None
     assert crossing.group(1).startswith("Takes you to 9/8 slots") or crossing.group(1).startswith("Takes you to 10/8")
     assert "HP count as zero" in crossing.group(1)
+
+
+# --- a log people read --------------------------------------------------------------------------------------------
+
+JARGON = (
+    re.compile(r"spec §|\[REC\]|seed \d{3}"),  # references to the rules' sources
+    re.compile(r"\b[a-z]+_[a-z_]+\b"),  # an internal key (hp_max, no_harm)
+    re.compile(r"\b\d+/\d+:"),  # the book's "15/10:" shorthand for a test's two points
+    re.compile(r"\b(eaten|burned|lp|turns) \d"),  # an item's key and number
+    re.compile(r"\(s\)|\b1 (hours|days|miles)\b|→ (hp only|short|start)\b"),  # "day(s)", "1 hours", a key as outcome
+)
+
+
+@pytest.mark.parametrize("system", list(SYSTEMS))
+def test_every_roll_of_the_roll_part_logs_words_a_player_reads(as_user, gm, player, system):
+    """Each control of the Roll part, posted as the page renders it at its defaults: its log line (label,
+    outcome, summary) and the inventory's notes hold no spec reference, internal key or shorthand."""
+    table = make_table(system, gm, player)
+    hero = make_character(player, table, system=system)
+    client = as_user(player)
+    page = _sheet(client, hero).content.decode()
+    keys = re.findall(r'<details class="roll-control" id="control-([^"]+)"', page.split('id="roll-panel"', 1)[1])
+    assert keys
+    for key in keys:
+        action = reverse("characters:roll", args=[hero.pk, key])
+        client.post(action, form_fields(_sheet(client, hero), action), HTTP_HX_REQUEST="true")
+    log = re.search(r'<ul class="plain roll-log".*?</ul>', _sheet(client, hero).content.decode(), re.S)
+    assert log is not None
+    rows = re.findall(r"<li[^>]*>.*?</li>", log.group(0), re.S)
+    lines = [" ".join(re.sub(r"<[^>]+>", " ", row).split()) for row in rows]
+    assert len(lines) > 3
+    items = re.findall(r'<li data-item="[^"]*">(.*?)</li>', _sheet(client, hero).content.decode(), re.S)
+    notes = [" ".join(re.sub(r"<[^>]+>", " ", row).split()) for row in items]
+    assert notes
+    for words in [*lines, *notes]:
+        for pattern in JARGON:
+            assert not pattern.search(words), (pattern.pattern, words)

@@ -118,7 +118,8 @@ class DeprivationProcedure:
         state["days_deprived"] = min(1000, before + p["days"])
         gained = max(0, state["days_deprived"] - 1) - max(0, before - 1)
         state["fatigue"] = min(1000, state["fatigue"] + gained)
-        summary = f"Deprived {state['days_deprived']} day(s): no HP or attributes come back"
+        days = state["days_deprived"]
+        summary = f"Deprived {days} day{'s' if days != 1 else ''}: no HP or attributes come back"
         summary += f"; fatigue {state['fatigue']}, every test impaired that many steps." if state["fatigue"] else "."
         return summary, state
 

@@ -206,6 +206,11 @@ def roll_test(rng: RandomSource, s: Setup, success: int, failure: int) -> tuple[
     return dice, outcome, total, kept == 1
 
 
+def needing(success: int, failure: int) -> str:
+    """The GM's two points in words ("15/10" is the book's shorthand, not a player's): what passes, what is mixed."""
+    return f"{success} or more passes, {failure} or more is mixed"
+
+
 def describe(outcome: str, total: int, natural_one: bool, kept: int) -> str:
     if natural_one:
         return f"natural 1, a critical failure ({total})"
@@ -256,7 +261,7 @@ class TestProcedure:
         dice, outcome, total, nat1 = roll_test(rng, s, success, failure)
         kept = next(d.face for d in dice if d.kept and d.sides == 20)
         what = "Luck test" if p["stat"] == "luck" else f"{STAT_NAMES[p['stat']]} test"
-        summary = f"{what} {success}/{failure}: {describe(outcome, total, nat1, kept)}."
+        summary = f"{what} ({needing(success, failure)}): {describe(outcome, total, nat1, kept)}."
         if outcome == "fail":
             gain_favor(state, sheet)
             summary += " Fortune's Favor gained."

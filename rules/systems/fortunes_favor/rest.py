@@ -11,7 +11,7 @@ from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params,
 from rules.data import fortunes_favor as data
 from rules.dice import RandomSource
 from rules.errors import Settled
-from rules.systems.fortunes_favor.checks import favor_params, odds_of, pay, roll_test, setup
+from rules.systems.fortunes_favor.checks import favor_params, needing, odds_of, pay, roll_test, setup
 from rules.systems.fortunes_favor.state import (
     STAT_NAMES,
     STATS,
@@ -156,7 +156,7 @@ class StayAwakeProcedure:
         odds = self.odds(sheet, p)
         hours = state["hours_awake"]
         if s is None:
-            summary = f"{hours} hours awake."
+            summary = f"{hours} hour{'s' if hours != 1 else ''} awake."
             return RollResult(self.key, self.label, "awake", summary, odds=odds, inputs=shown_inputs(p), state=state)
         pay(state, s)
         success, failure = sleep_points(hours)
@@ -164,7 +164,7 @@ class StayAwakeProcedure:
         loss = {"pass": 0, "mixed": SLEEP_MIXED_LOSS, "fail": SLEEP_FAIL_LOSS}[outcome]
         state["stamina_max_lost"] += loss
         state["stamina"] = max(0, min(state["stamina"] - loss, stamina_max(state)))
-        summary = f"{hours} hours awake, Mettle {total} against {success}/{failure}: "
+        summary = f"{hours} hours awake, Mettle {total} ({needing(success, failure)}): "
         summary += f"Stamina and max Stamina −{loss}." if loss else "no effect."
         if outcome == "fail":
             gain_favor(state, sheet)

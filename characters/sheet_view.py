@@ -76,6 +76,7 @@ class SheetView:
     offers: list[OfferedChange] | None = None
     offers_more: int | None = None  # pending offers past the cap: said, never hidden
     undo: dict | None = None  # the viewer's own latest change, while it may be put back
+    harm_procedure: Any = None  # what takes harm by the rules, where the Change box points
     coins: str | None = None
     # log
     recent_rolls: list[Roll] | None = None
@@ -190,6 +191,8 @@ def sheet_view(
         view.tracks, view.conditions = rules.tracks(sheet), rules.conditions(sheet)
     if "vitals" in wanted:
         money = rules.money(sheet)
+        procedures = rules.procedures()
+        view.harm_procedure = next((procedures[key] for key in rules_base.HARM_PROCEDURES if key in procedures), None)
         view.coins = None if money is None else rules.format_money(money)
     if "details" in wanted:
         view.banners, view.facts = rules.banners(sheet), rules.sheet_facts(sheet)

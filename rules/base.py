@@ -685,6 +685,9 @@ ERRANDS: Mapping[str, str] = {
     "advance": "Advance",
     "level_up": "Level up",
 }
+# The procedure that takes harm by a system's rules (armour, what comes past 0: critical harm, Death's door, the save
+# vs death): the sheet's raw Change box only moves a number, never past 0, and points to it.
+HARM_PROCEDURES = ("take_harm", "take_damage", "damage")
 # Shopping has one way in, the equipment picker of the Gear part: a procedure that buys from the same price list
 # stays in the rules but not in the Roll part (Fell (draft) had both).
 BOUGHT_IN_THE_PICKER = frozenset({"buy"})

@@ -65,15 +65,14 @@ def _posted(value) -> str:
 @register.simple_tag(takes_context=True)
 def roll_here(context, procedure: str, label, **inputs) -> SafeString:
     """``label`` as a link that opens ``procedure``'s roll control with ``inputs`` filled in, for those who may
-    roll from this sheet; for the others, the label as it was. Without JavaScript it leads to that control, to
+    roll from this sheet; for the others, the label as it was. Without JavaScript it leads to the Roll part, to
     fill in by hand; printed, it is the word it was."""
     viewer = context.get("viewer")
     if viewer is None or not viewer.can_edit:
         return conditional_escape(label)
     sets = format_html_join("", ' data-set-{}="{}"', ((name, _posted(value)) for name, value in inputs.items()))
     return format_html(
-        '<a class="roll-here" href="#control-{}" data-roll-to="{}"{} aria-label="Roll: {}">{}</a>',
-        procedure,
+        '<a class="roll-here" href="#part-roll" data-roll-to="{}"{} aria-label="Roll: {}">{}</a>',
         procedure,
         sets,
         label,

@@ -223,7 +223,7 @@ def test_every_roll_of_the_roll_part_logs_words_a_player_reads(as_user, gm, play
     hero = make_character(player, table, system=system)
     client = as_user(player)
     page = _sheet(client, hero).content.decode()
-    keys = re.findall(r'<details class="roll-control" id="control-([^"]+)"', page.split('id="roll-panel"', 1)[1])
+    keys = re.findall(r'<details class="roll-control" data-procedure="([^"]+)"', page.split('id="roll-panel"', 1)[1])
     assert keys
     for key in keys:
         action = reverse("characters:roll", args=[hero.pk, key])
@@ -239,3 +239,32 @@ def test_every_roll_of_the_roll_part_logs_words_a_player_reads(as_user, gm, play
     for words in [*lines, *notes]:
         for pattern in JARGON:
             assert not pattern.search(words), (pattern.pattern, words)
+
+
+@pytest.mark.parametrize("system", list(SYSTEMS))
+def test_the_change_box_points_to_the_procedure_that_takes_harm(as_user, gm, player, system):
+    """Change never takes a track below 0 (the rules clamp it); beside it, the link to the system's own harm."""
+    table = make_table(system, gm, player)
+    hero = make_character(player, table, system=system)
+    client = as_user(player)
+    page = _sheet(client, hero)
+    hint = re.search(r"<p class=\"muted note\" data-harm-hint>(.*?)</p>", page.content.decode(), re.S)
+    assert hint is not None
+    (procedure, _sets, words) = _taps(hint.group(1))[0]
+    assert procedure in ("take_harm", "take_damage", "damage") and words
+    action = reverse("characters:adjust", args=[hero.pk])
+    track = re.search(r'<select id="adjust-key" name="key"><option value="([^"]+)"', page.content.decode()).group(1)
+    client.post(action, form_fields(page, action, key=track, delta="-1000"), HTTP_HX_REQUEST="true")
+    shown = track_text(_sheet(client, hero), track)
+    assert not shown.startswith("-"), shown
+
+
+def test_over_the_slots_the_gear_part_says_so_too(as_user, gm, player):
+    """Fell (late) over its slots: the warning is on the Gear part as well as the Sheet part."""
+    table = make_table("fell-late", gm, player)
+    hero = make_character(player, table, system="fell-late")
+    for n in range(6):
+        Item.objects.create(character=hero, name=f"Stone {n}", kind="gear", slots=1, position=20 + n)
+    page = _sheet(as_user(player), hero).content.decode()
+    gear = page.split('id="part-gear"', 1)[1]
+    assert "data-over-slots" in gear and "HP count as zero" in gear

@@ -284,7 +284,8 @@ def _panel_odds(character: Character, rules, sheet, panel: QueryDict, gm: bool) 
             error, settled = "", False
         except RulesError as problem:
             odds, error, settled = None, str(problem), isinstance(problem, Settled)
-        updates.append({"procedure": procedure, "odds": odds, "error": error, "settled": settled})
+        no_dice = odds is None and not error
+        updates.append({"procedure": procedure, "odds": odds, "error": error, "settled": settled, "no_dice": no_dice})
     return updates
 
 
@@ -301,8 +302,10 @@ def roll_control(rules, procedure, sheet, character: Character, gm: bool, *, is_
         table = list(others.only("pk", "name"))
     fields = procedure_fields(procedure, sheet, table_characters=table, gm=gm)
     settled = ""  # what the character's state already answers ("The dead take no more damage."), said as such
+    no_dice = False  # a procedure that never rolls: its odds box says so, and its button "Apply"
     try:
         odds = procedure.odds(sheet, rules_base.check_params(procedure, sheet, {}))
+        no_dice = odds is None
     except Settled as problem:
         odds, settled = None, str(problem)
     except RulesError:
@@ -310,7 +313,15 @@ def roll_control(rules, procedure, sheet, character: Character, gm: bool, *, is_
     # An errand's button says what it does ("Rest"); a roll's reads "Apply" while no dice decide it, else "Roll"
     # (following the odds box, in CSS).
     verb = rules_base.ERRANDS.get(procedure.key, "")
-    return {"procedure": procedure, "fields": fields, "odds": odds, "settled": settled, "open": is_open, "verb": verb}
+    return {
+        "procedure": procedure,
+        "fields": fields,
+        "odds": odds,
+        "settled": settled,
+        "no_dice": no_dice,
+        "open": is_open,
+        "verb": verb,
+    }
 
 
 # The procedures a carried thing is rolled with: tapping a weapon opens its attack with the weapon picked.

@@ -216,6 +216,7 @@ def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     except RulesError as problem:
         result, error, settled = None, str(problem), isinstance(problem, Settled)
     context = {"odds": result, "error": error, "settled": settled, "procedure": proc, "system_id": character.system}
+    context["no_dice"] = result is None and not error  # a procedure that never rolls (rest by the clock, a purchase)
     return render(request, "characters/_odds.html", context, status=200 if not error or request.htmx else 400)
 
 

@@ -268,3 +268,14 @@ def test_over_the_slots_the_gear_part_says_so_too(as_user, gm, player):
     page = _sheet(as_user(player), hero).content.decode()
     gear = page.split('id="part-gear"', 1)[1]
     assert "data-over-slots" in gear and "HP count as zero" in gear
+
+
+def test_an_action_with_no_dice_says_so_and_its_button_applies_it(as_user, player, table):
+    """Chaos & Conquest's End of round rolls nothing: its odds box says so (.certain: the button reads "Apply",
+    not "Roll"), when drawn and when its inputs change."""
+    hero = make_character(player, table, system="chaos-conquest")
+    client = as_user(player)
+    control = client.get(reverse("characters:control", args=[hero.pk, "end_round"]), HTTP_HX_REQUEST="true")
+    assert '<span class="certain">No dice' in control.content.decode()
+    odds = client.get(reverse("characters:odds", args=[hero.pk, "end_round"]), HTTP_HX_REQUEST="true")
+    assert '<span class="certain">No dice' in odds.content.decode()

@@ -96,9 +96,13 @@ def rolls_at_table(user, campaign_id: int, role: str | None) -> QuerySet[Roll]:
 
 def catalogue_matching(system: str, text: str, limit: int) -> list[CatalogueItem]:
     """A system's equipment rows whose name or table holds every word typed, things to carry before
-    services, then by table and name: one query, at most ``limit`` + 1 rows (the extra one says "more")."""
+    services, names that start with the words before the others, then by table and name: one query, at most
+    ``limit`` + 1 rows (the extra one says "more")."""
     rows = CatalogueItem.objects.filter(system=system, available=True)
     for word in text.split()[:5]:
         rows = rows.filter(Q(name__icontains=word) | Q(group__icontains=word))
     service_last = Case(When(kind=Item.Kind.SERVICE, then=Value(1)), default=Value(0), output_field=IntegerField())
-    return list(rows.order_by(service_last, "group", "name")[: limit + 1])
+    # "torch" finds the torch before "Common item (rope, torch…)": names that start with what was typed come first.
+    typed = " ".join(text.split())
+    named_first = Case(When(name__istartswith=typed, then=Value(0)), default=Value(1), output_field=IntegerField())
+    return list(rows.order_by(service_last, named_first, "group", "name")[: limit + 1])

@@ -9,7 +9,7 @@ region (and the roll panel). Reads only: the viewer (``Seat.viewer``, read with 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import timedelta
 from functools import cache
 from typing import Any
@@ -32,6 +32,7 @@ from characters.system_templates import system_template
 from characters.templatetags.lantern import item_notes
 from rules import SYSTEMS, RulesError, system_for
 from rules import base as rules_base
+from rules.errors import Settled
 from rules.hand import dice_needed
 
 Context = dict[str, Any]
@@ -77,6 +78,7 @@ class SheetView:
     offers: list[OfferedChange] | None = None
     offers_more: int | None = None  # pending offers past the cap: said, never hidden
     undo: dict | None = None  # the viewer's own latest change, while it may be put back
+    harm_procedure: Any = None  # what takes harm by the rules, where the Change box points
     coins: str | None = None
     # log
     recent_rolls: list[Roll] | None = None
@@ -103,8 +105,13 @@ class SheetView:
     hiring: bool = False
     hire_fields: SafeString | None = None
     # the roll panel (the whole page), and the odds of its open forms (with "details" or "odds")
-    roll_forms: list[dict] | None = None
+    roll_forms: list[dict] | None = None  # the rolls of the moment, the first one open
+    errand_forms: list[dict] | None = None  # buying, learning, paying, resting: apart, below them
     gm_roll_forms: list[dict] | None = None
+    # what a tap on the sheet opens in the roll panel, inputs filled in: a stat's roll (with "details"), an
+    # item's (with "inventory", by item id: the procedure and the input that names the item)
+    stat_rolls: Mapping[str, rules_base.QuickRoll] | None = None
+    item_rolls: Mapping[str, tuple[str, str]] | None = None
     quick_rolls: tuple[rules_base.QuickRoll, ...] = ()
     visibility_form: Form | None = None
     odds_updates: list[dict] | None = None
@@ -187,14 +194,20 @@ def sheet_view(
         view.tracks, view.conditions = rules.tracks(sheet), rules.conditions(sheet)
     if "vitals" in wanted:
         money = rules.money(sheet)
+        procedures = rules.procedures()
+        view.harm_procedure = next((procedures[key] for key in rules_base.HARM_PROCEDURES if key in procedures), None)
         view.coins = None if money is None else rules.format_money(money)
     if "details" in wanted:
         view.banners, view.facts = rules.banners(sheet), rules.sheet_facts(sheet)
         view.system_template = system_template(character.system, "sheet")
+        if can_edit:
+            view.stat_rolls = {quick.stat: quick for quick in rules.quick_rolls(sheet) if quick.stat}
     if "inventory" in wanted:
         view.wearable_kinds = rules.wearable_kinds
         # a stack's true slots, as the rules count them
         view.items = [ItemRow(row, rules.item_slots(sheet, item)) for row, item in zip(items, sheet.items, strict=True)]
+        if can_edit:
+            view.item_rolls = item_rolls(rules, sheet)
     if "hirelings" in wanted:
         view.hirelings = [HirelingRow(row, rules.format_money(row.wage)) for row in hirelings]
         view.hireling_limit = rules.hireling_limit(sheet)
@@ -208,14 +221,16 @@ def sheet_view(
         # Only the control open at first is drawn here; the others are a summary whose inputs and odds
         # load when first opened (characters.views.control): most are never opened on a given visit.
         base = reverse("characters:control", args=[character.pk, "-"])[:-2]  # one reverse() for all of them
-        procedures = [p for p in rules.procedures().values() if viewer.is_gm or not p.gm_only]
-        players = [p for p in procedures if not p.gm_only]
+        offered = [p for p in rules.procedures().values() if viewer.is_gm or not p.gm_only]
+        players = [p for p in offered if not p.gm_only and p.key not in rules_base.BOUGHT_IN_THE_PICKER]
+        everyday = [p for p in players if p.key not in rules_base.ERRANDS]
         view.roll_forms = [
             roll_control(rules, p, sheet, character, viewer.is_gm, is_open=True) if n == 0 else _closed_control(p, base)
-            for n, p in enumerate(players)
+            for n, p in enumerate(everyday)
         ]
+        view.errand_forms = [_closed_control(p, base) for p in players if p.key in rules_base.ERRANDS]
         # The GM's rolls (NPC reactions, morale...) stand apart from the player's.
-        view.gm_roll_forms = [_closed_control(p, base) for p in procedures if p.gm_only]
+        view.gm_roll_forms = [_closed_control(p, base) for p in offered if p.gm_only]
         view.quick_rolls = rules.quick_rolls(sheet)
         view.visibility_form = VisibilityForm()
     # Only the roll panel (its GM-only rolls and inputs) asks who the GM is.
@@ -269,10 +284,11 @@ def _panel_odds(character: Character, rules, sheet, panel: QueryDict, gm: bool) 
             odds = services.character_odds(
                 character, key, raw_params(procedure, sheet, panel, gm=gm, prefixed=True), sheet=sheet
             )
-            error = ""
+            error, settled = "", False
         except RulesError as problem:
-            odds, error = None, str(problem)
-        updates.append({"procedure": procedure, "odds": odds, "error": error})
+            odds, error, settled = None, str(problem), isinstance(problem, Settled)
+        no_dice = odds is None and not error
+        updates.append({"procedure": procedure, "odds": odds, "error": error, "settled": settled, "no_dice": no_dice})
     return updates
 
 
@@ -288,16 +304,26 @@ def roll_control(rules, procedure, sheet, character: Character, gm: bool, *, is_
         others = Character.objects.filter(campaign_id=character.campaign_id).exclude(pk=character.pk)
         table = list(others.only("pk", "name"))
     fields = procedure_fields(procedure, sheet, table_characters=table, gm=gm)
+    settled = ""  # what the character's state already answers ("The dead take no more damage."), said as such
+    no_dice = False  # a procedure that never rolls: its odds box says so, and its button "Apply"
     try:
         odds = procedure.odds(sheet, rules_base.check_params(procedure, sheet, {}))
+        no_dice = odds is None
+    except Settled as problem:
+        odds, settled = None, str(problem)
     except RulesError:
         odds = None
-    # Whether the button reads "Apply" (no dice decide it) or "Roll" follows the odds box, in CSS.
+    # An errand's button says what it does ("Rest"); a roll's reads "Apply" while no dice decide it, else "Roll"
+    # (following the odds box, in CSS).
+    verb = rules_base.ERRANDS.get(procedure.key, "")
     control = {
         "procedure": procedure,
         "fields": fields,
         "odds": odds,
+        "settled": settled,
+        "no_dice": no_dice,
         "open": is_open,
+        "verb": verb,
         "gm": gm and character.campaign_id,
         # it lists the others at the table, so a sheet body drawn with it is kept by their names (region_cache)
         "party": bool(table),
@@ -326,6 +352,31 @@ def needed_words(procedure, sheet, raw: Mapping[str, Any]) -> str:
     except RulesError:
         return ""
     return dice_needed(lambda source: procedure.roll(sheet, params, source)).words
+
+
+# The procedures a carried thing is rolled with: tapping a weapon opens its attack with the weapon picked.
+ITEM_PROCEDURES = ("attack", "blast")
+
+
+def item_rolls(rules, sheet: rules_base.Sheet) -> dict[str, tuple[str, str]]:
+    """For each item some roll names in an input (a weapon in the attack's), that roll and that input: read from
+    the procedures' own choices, so no system lists its weapons twice. A choice names an item when its value is the
+    item's key and its words hold the item's name (a die size "4" is not item 4)."""
+    names = {rules_base.entry_key(item, n): item.name.casefold() for n, item in enumerate(sheet.items)}
+    procedures = rules.procedures()
+    found: dict[str, tuple[str, str]] = {}
+    for key in ITEM_PROCEDURES:
+        procedure = procedures.get(key)
+        if procedure is None or procedure.gm_only:
+            continue
+        for param in procedure.params(sheet):
+            if param.kind not in ("choice", "multichoice") or param.name == "second":  # the off hand: the first
+                continue
+            for value, words in param.choices:
+                name = names.get(str(value))
+                if name and name in str(words).casefold():
+                    found.setdefault(str(value), (key, param.name))
+    return found
 
 
 def _closed_control(procedure, base: str) -> dict:
@@ -363,19 +414,47 @@ def picks(character: Character, rules, text: str) -> Context:
     summary = rules.slots(sheet)
     room = None if summary.hard_limit is None else max(0, summary.hard_limit - summary.used)
     money = rules.money(sheet)
+    crossing = _Crossing(rules, sheet, summary)
     groups: dict[str, list[dict]] = {}
     for entry in entries[:PICKER_ROWS]:
         group = entry.group or entry.get_kind_display()
-        groups.setdefault(group, []).append(_pick(rules, sheet, entry, room, money))
+        groups.setdefault(group, []).append(_pick(rules, sheet, entry, room, money, crossing))
     return {
         "pick_groups": list(groups.items()),
         "more_picks": len(entries) > PICKER_ROWS,
         "purse": None if money is None else rules.format_money(money),
         "room": room,
+        "slots": summary,
+        "free_slots": max(0, summary.maximum - summary.used),
     }
 
 
-def _pick(rules, sheet: rules_base.Sheet, entry: CatalogueItem, room: int | None, money: int | None) -> dict:
+class _Crossing:
+    """What taking ``need`` more slots would bring, as the rules say it ("Over your slots: HP count as 0."), when it
+    goes past the slots a character carries freely but not past the carry limit: said on the row, before the
+    purchase. Asked of the rules once for each number of slots, not once for each row."""
+
+    def __init__(self, rules, sheet: rules_base.Sheet, summary: rules_base.SlotSummary) -> None:
+        self.rules, self.sheet, self.summary = rules, sheet, summary
+        self.said: dict[int, str] = {}
+
+    def warning(self, item: rules_base.Item, need: int) -> str:
+        after = self.summary.used + need
+        if need <= 0 or after <= self.summary.maximum:
+            return ""
+        if need not in self.said:
+            heavier = replace(self.sheet, items=(*self.sheet.items, item))
+            try:
+                words = " ".join(self.rules.slots(heavier).consequences)
+            except RulesError:
+                words = ""
+            self.said[need] = f"Takes you to {after}/{self.summary.maximum} slots" + (f": {words}" if words else ".")
+        return self.said[need]
+
+
+def _pick(
+    rules, sheet: rules_base.Sheet, entry: CatalogueItem, room: int | None, money: int | None, crossing: _Crossing
+) -> dict:
     carried = entry.kind != Item.Kind.SERVICE
     data = entry.data if isinstance(entry.data, dict) else {}
     item = rules_base.Item(name=entry.name, kind=entry.kind, slots=entry.slots, data=data)
@@ -398,4 +477,5 @@ def _pick(rules, sheet: rules_base.Sheet, entry: CatalogueItem, room: int | None
         "carried": carried,
         "no_room": no_room,
         "no_buy": no_buy,
+        "over": crossing.warning(item, need) if carried and not no_room else "",
     }

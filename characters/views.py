@@ -49,6 +49,7 @@ from config.htmx import HtmxHttpRequest
 from live.hub import CSRF_SLOT, drawn_at
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules import base as rules_base
+from rules.errors import Settled
 
 SINCE_SLOT = "__lantern_since__"  # a kept sheet body's stream learns when its page was drawn from here
 
@@ -248,12 +249,13 @@ def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         sheet = character.checked_sheet()
         params = raw_params(proc, sheet, request.GET, gm=gm, prefixed=True, refuse_others=True)
         result = services.character_odds(character, procedure, params, sheet=sheet)  # read and checked once
-        error = ""
+        error, settled = "", False
         # The dice a hand roll needs move with the inputs: sent along out of band to the faces field's note.
         needs = services.character_dice_needed(character, procedure, params, sheet=sheet) if request.htmx else ""
     except RulesError as problem:
-        result, error, needs = None, str(problem), ""
-    context = {"odds": result, "error": error, "procedure": proc, "system_id": character.system}
+        result, error, settled, needs = None, str(problem), isinstance(problem, Settled), ""
+    context = {"odds": result, "error": error, "settled": settled, "procedure": proc, "system_id": character.system}
+    context["no_dice"] = result is None and not error  # a procedure that never rolls (rest by the clock, a purchase)
     response = render(request, "characters/_odds.html", context, status=200 if not error or request.htmx else 400)
     if needs and hand_dice_offer(character, gm):
         response.write(render_to_string("characters/_hand_needs.html", {"key": proc.key, "needs": needs, "oob": True}))
@@ -307,22 +309,20 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
             hand=meta.cleaned_data["hand"] or None,
         )
     except RulesError as error:
-        return _roll_answer(request, seat, error=str(error))
+        return _roll_answer(request, seat, error=str(error), settled=isinstance(error, Settled))
     return _roll_answer(request, seat, written)
 
 
-def _roll_answer(request, seat: Seat, written: services.Written | None = None, *, error: str = "") -> HttpResponse:
+def _roll_answer(
+    request, seat: Seat, written: services.Written | None = None, *, error: str = "", settled: bool = False
+) -> HttpResponse:
     """htmx: the result where the roll was made and, for the sheet's own forms, the regions it changed out of
     band (the log with the filter the page sends along); a plain POST goes back."""
     if not request.htmx:
         return _respond(request, seat, "log", error=error)
     character = seat.character
-    context = {
-        "roll": written.row if written is not None else None,
-        "error": error,
-        "system_id": character.system,
-        "viewer": seat.viewer,
-    }
+    roll = written.row if written is not None else None
+    context = {"roll": roll, "error": error, "settled": settled, "system_id": character.system, "viewer": seat.viewer}
     parts = [render(request, "characters/_roll_result.html", context).content.decode()]
     changed = written.regions if written is not None else frozenset()
     if "panel" in request.POST and not error:

@@ -35,6 +35,11 @@ class Track:
     minimum: int = 0
     adjustable: bool = True  # a person may change it with +/- buttons
 
+    @property
+    def shown(self) -> int:
+        """The value a person reads: never below 0 (a state may count harm past zero; nobody has -18 stamina)."""
+        return max(0, self.current)
+
 
 @dataclass(frozen=True)
 class Item:
@@ -648,6 +653,44 @@ BACKGROUND_AND_AGE: tuple[Param, ...] = (
     Param("background", "Background", "text", ""),
     Param("age", "Age", "int", 0, minimum=0, maximum=1000),
 )
+
+
+# The sheet's Roll part lists the rolls of the moment first (tests, attacks, spells, harm) and keeps errands apart:
+# buying, learning, paying, resting, the book-keeping between sessions. An errand's button says what it does
+# ("Rest", "Learn") rather than "Roll". Keyed by procedure key, which the systems share for the same errand.
+ERRANDS: Mapping[str, str] = {
+    "rest": "Rest",
+    "deprivation": "Mark the day",
+    "stay_awake": "Stay awake",
+    "push_pace": "Push on",
+    "learn_spell": "Learn",
+    "learn_skill": "Learn",
+    "find_scroll": "Add the scroll",
+    "study_scroll": "Study",
+    "purify": "Purify",
+    "spell_die": "Change",
+    "swap": "Swap",
+    "buy": "Buy",
+    "pay_hirelings": "Pay",
+    "pay_helpers": "Pay",
+    "shares": "Share",
+    "surgeon": "See the surgeon",
+    "fill_bubble": "Fill",
+    "empty_bubbles": "Empty",
+    "restock": "Restock",
+    "repair": "Repair",
+    "equip": "Change",
+    "xp": "Add XP",
+    "gain_xp": "Add XP",
+    "advance": "Advance",
+    "level_up": "Level up",
+}
+# The procedure that takes harm by a system's rules (armour, what comes past 0: critical harm, Death's door, the save
+# vs death): the sheet's raw Change box only moves a number, never past 0, and points to it.
+HARM_PROCEDURES = ("take_harm", "take_damage", "damage")
+# Shopping has one way in, the equipment picker of the Gear part: a procedure that buys from the same price list
+# stays in the rules but not in the Roll part (Fell (draft) had both).
+BOUGHT_IN_THE_PICKER = frozenset({"buy"})
 
 
 @dataclass(frozen=True)

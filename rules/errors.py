@@ -19,3 +19,8 @@ class Refusal(ValueError):
 
 class RulesError(Refusal):
     """A request the rules do not allow; the message is shown to the person as it is."""
+
+
+class Settled(RulesError):
+    """A roll the character's state already answers ("The dead take no more damage."): the sheet shows it as
+    where things stand, not as a mistake in the request."""

@@ -78,13 +78,14 @@ def _check_seat(campaign: Campaign | None) -> None:
 
 
 def _creation_roll(creation: rules_base.Creation) -> rules_base.RollResult:
-    """Creation's rolls folded into one log entry: every die, each roll's sentence in turn."""
+    """Creation's rolls folded into one log line: each roll's sentence in turn, without their dice (a chip per
+    die, a d1 for a fixed bonus among them, is not a line a person reads: each sentence says what came up)."""
     return rules_base.RollResult(
         procedure="creation",
         label="Character creation",
         outcome="created",
         summary=" ".join(r.summary.strip() for r in creation.rolls if r.summary.strip())[:500],
-        dice=tuple(die for r in creation.rolls for die in r.dice),
+        dice=(),
         inputs={"rolls": [r.label for r in creation.rolls]},
     )
 

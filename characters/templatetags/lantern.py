@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 from fractions import Fraction
+from typing import Any
 
 from django import template
 from django.template.defaultfilters import date as date_filter
 from django.template.defaultfilters import slugify
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import escape, format_html
+from django.utils.html import conditional_escape, escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.timesince import timesince
 from django.utils.timezone import template_localtime  # type: ignore[attr-defined]  # in Django; not in its stubs
@@ -53,6 +54,66 @@ def possible_outcomes(odds, system_id: str = "") -> list[tuple[str, str, Fractio
     return [(key, outcome_label(key, system_id), p) for key, p in odds.outcomes if p > 0]
 
 
+# --- rolling where the thing is: a stat, a weapon or a spell on the sheet opens its roll (static/js/lantern.js) ---
+
+
+def _posted(value) -> str:
+    """An input as its form posts it: a yes ticks the box ("on"), a no leaves it unticked ("")."""
+    if isinstance(value, bool):
+        return "on" if value else ""
+    return str(value)
+
+
+@register.simple_tag(takes_context=True)
+def roll_here(context, procedure: str, label, **inputs) -> SafeString:
+    """``label`` as a link that opens ``procedure``'s roll control with ``inputs`` filled in, for those who may
+    roll from this sheet; for the others, the label as it was. Without JavaScript it leads to the Roll part, to
+    fill in by hand; printed, it is the word it was."""
+    viewer = context.get("viewer")
+    if viewer is None or not viewer.can_edit:
+        return conditional_escape(label)
+    sets = format_html_join("", ' data-set-{}="{}"', ((name, _posted(value)) for name, value in inputs.items()))
+    return format_html(
+        '<a class="roll-here" href="#part-roll" data-roll-to="{}"{} aria-label="Roll: {}">{}</a>',
+        procedure,
+        sets,
+        label,
+        label,
+    )
+
+
+@register.simple_tag(takes_context=True)
+def stat_roll(context, stat: str, label) -> SafeString:
+    """A stat's name as the button that opens its test (the system's quick roll for it), when it has one."""
+    quick = (context.get("stat_rolls") or {}).get(stat)
+    if quick is None:
+        return conditional_escape(label)
+    return roll_here(context, quick.procedure, label, **quick.params)
+
+
+@register.simple_tag(takes_context=True)
+def item_roll(context, item) -> SafeString:
+    """An item's name as the button that opens the roll it is used in (a weapon: its attack), when it has one."""
+    found = (context.get("item_rolls") or {}).get(str(item.pk))
+    if found is None:
+        return conditional_escape(item.name)
+    procedure, name = found
+    return roll_here(context, procedure, item.name, **{name: item.pk})
+
+
+# Outcomes a player hopes for in so many words: their odds read "45 % to succeed". Any other pair names what is
+# at stake ("dying: 50 % · dies: 50 %"), so a harmful roll never calls death a failure to succeed.
+SUCCESS_WORDS = frozenset({"pass", "win", "hit", "success", "improved"})
+
+
+@register.filter
+def reads_as_success(odds) -> bool:
+    """Whether the odds are a plain chance of success: two outcomes, the hoped-for one a success by name."""
+    if odds is None or len(odds.outcomes) != 2 or len(odds.success_keys) != 1:
+        return False
+    return odds.success_keys[0] in SUCCESS_WORDS
+
+
 @register.filter
 def ago(moment) -> str:
     """How long ago, in the fewest words: "just now", "3 minutes ago", "2 days ago"."""
@@ -78,6 +139,30 @@ def attr_pk(obj):
     return getattr(obj, "pk", "")
 
 
+def _count(one: str, many: str) -> Any:
+    return lambda n: (one if n == 1 else many).format(n=n)
+
+
+# Numbers an item keeps that a key and a number don't say ("eaten 1"): in the words a player reads.
+COUNTED = {
+    "eaten": _count("{n} day eaten", "{n} days eaten"),
+    "burned": _count("burned {n} minute", "burned {n} minutes"),
+    "days": _count("food for {n} day", "food for {n} days"),
+    "turns": _count("burns {n} turn", "burns {n} turns"),
+    "lp": _count("{n} light point", "{n} light points"),
+    "shots": _count("{n} shot", "{n} shots"),
+    "rounds": _count("for {n} round", "for {n} rounds"),
+    "hd": _count("{n} hit die", "{n} hit dice"),
+    "min_str": _count("needs STR {n}", "needs STR {n}"),
+    "miles_per_day": _count("{n} mile a day", "{n} miles a day"),
+    "slots_ridden": _count("{n} slot when ridden", "{n} slots when ridden"),
+    "slots_unridden": _count("{n} slot when led", "{n} slots when led"),
+    "ml": _count("morale {n}", "morale {n}"),
+    "value": _count("worth {n}", "worth {n}"),
+    "current_AC": _count("AC now {n}", "AC now {n}"),
+}
+
+
 @register.filter
 def item_notes(data) -> str:
     """An item's system numbers in words: {"steel_die": 6, "bulky": True} → "steel die d6 · bulky"."""
@@ -88,7 +173,9 @@ def item_notes(data) -> str:
         if value in (None, False, "", 0):
             continue
         words = str(key).replace("_", " ")
-        if value is True:
+        if key in COUNTED and isinstance(value, int) and not isinstance(value, bool):
+            notes.append(COUNTED[key](value))
+        elif value is True:
             notes.append(words)
         elif key.endswith("_die") or key in {"damage", "die"}:
             notes.append(f"{words} d{value}" if str(value).isdigit() else f"{words} {value}")

@@ -335,10 +335,12 @@ BACKGROUNDS: dict[int, dict[str, Any]] = {
     },
 }
 
-# character-creation.md: every PC starts with these.
+# character-creation.md: every PC starts with these, and (ours) three days' rations: a night's rest needs a ration
+# (Rest & Healing), and a kit without one refused the first night's rest.
 STARTING_ITEMS: tuple[dict[str, Any], ...] = (
     _g("Supply", quantity=2, supply=True),
     _g("Torch", kind="light", lp=2, turns=6),
+    _g("Rations (3 days)", kind="ration", days=3),
     _w("Dagger", 6, 1),
 )
 GRIMOIRE_SLOTS = 2

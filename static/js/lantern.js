@@ -58,7 +58,7 @@ document.addEventListener("htmx:afterSwap", (event) => {
 
 // On a phone the sheet shows one part at a time; the tabs switch parts without scrolling the page away.
 document.addEventListener("click", (event) => {
-  const tab = event.target.closest(".section-tabs a[data-part]");
+  const tab = event.target.closest(".sheet a[data-part]"); // the tabs, and links to a part ("the list in Gear")
   if (!tab) return;
   const sheet = tab.closest(".sheet");
   if (!sheet || !window.matchMedia("(max-width: 47.99rem)").matches) return;
@@ -81,6 +81,67 @@ document.addEventListener("DOMContentLoaded", () => {
     if (sheet && !sheet.dataset.show) showPart(sheet, "sheet");
   });
 });
+
+// Roll where the thing is: a stat, a weapon or a spell (a button with data-roll-to, characters' lantern tags) opens
+// its roll control in the Roll part, loads it if it was never opened, fills the inputs its data-set-* name, and
+// brings it into view (on a phone, the Roll part first).
+document.addEventListener("click", (event) => {
+  const trigger = event.target.closest("[data-roll-to]");
+  if (!trigger) return;
+  const procedure = trigger.dataset.rollTo;
+  const control = document.querySelector(`.roll-panel .roll-control[data-procedure="${CSS.escape(procedure)}"]`);
+  if (!control) return;
+  event.preventDefault();
+  const sheet = control.closest(".sheet");
+  if (sheet && sheet.querySelector(".section-tabs") && window.matchMedia("(max-width: 47.99rem)").matches) showPart(sheet, "roll");
+  control.open = true; // a closed control loads on its toggle (hx-trigger="toggle once")
+  whenLoaded(control, (form) => {
+    preset(form, procedure, trigger);
+    control.scrollIntoView({ block: "start" });
+    const button = form.querySelector("button[type=submit]");
+    if (button) button.focus({ preventScroll: true });
+  });
+});
+
+function whenLoaded(control, then) {
+  const form = control.querySelector("form[data-roll-form]");
+  if (form) {
+    then(form);
+    return;
+  }
+  const loaded = () => {
+    const fresh = control.querySelector("form[data-roll-form]");
+    if (!fresh) return;
+    document.removeEventListener("htmx:afterSettle", loaded);
+    then(fresh);
+  };
+  document.addEventListener("htmx:afterSettle", loaded);
+}
+
+// Each data-set-NAME of the trigger into the form's field PROCEDURE-NAME: a list's option by its value, else the
+// first whose words start with it (a spell by its name); a set of boxes, that one ticked alone; a box, ticked for "on".
+function preset(form, procedure, trigger) {
+  let changed = null;
+  for (const attr of trigger.attributes) {
+    if (!attr.name.startsWith("data-set-")) continue;
+    const fields = form.querySelectorAll(`[name="${CSS.escape(`${procedure}-${attr.name.slice(9)}`)}"]`);
+    const value = attr.value;
+    fields.forEach((field) => {
+      if (field instanceof HTMLSelectElement) {
+        const options = [...field.options];
+        const wanted = value.toLowerCase();
+        const option = options.find((o) => o.value === value) || options.find((o) => o.text.trim().toLowerCase().startsWith(wanted));
+        if (option) field.value = option.value;
+      } else if (field instanceof HTMLInputElement && (field.type === "checkbox" || field.type === "radio")) {
+        field.checked = fields.length > 1 ? field.value === value : value === "on";
+      } else if (field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement) {
+        field.value = value;
+      }
+      changed = field;
+    });
+  }
+  if (changed) changed.dispatchEvent(new Event("change", { bubbles: true })); // the odds follow
+}
 
 // A sheet swapped in whole (a change of GM reloads it) starts on its first part again.
 document.addEventListener("htmx:load", (event) => {

@@ -73,7 +73,7 @@ def test_a_grit_and_flesh_character_fills_a_bubble_and_faces_the_save_vs_death(n
     damage.locator("summary").click()
     damage.locator("#id_damage-amount").fill(str(grit + flesh))
     expect(damage.locator(".odds-line").first).to_be_visible()
-    expect(damage.locator(".odds-box")).to_contain_text("to succeed")
+    expect(damage.locator(".odds-box")).to_contain_text("dead:")  # what is at stake, not "to succeed"
     damage.get_by_role("button", name="Roll", exact=True).click()  # "Apply" at 1 damage; the save is a roll
     expect(damage.locator(".roll-result")).to_contain_text("save vs death")
     tamsin.refresh_from_db()

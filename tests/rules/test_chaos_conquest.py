@@ -1003,7 +1003,7 @@ def test_creation_rolls_everything_in_order_character_creation_md():
     assert st["talents"] == ["Arcane", "Research", "Scribing"]
     assert (st["coins"], st["age"], st["faction"], made.name) == (120, 18, "Chaos", "Ilse")
     names = [i.name for i in made.items]
-    assert names[:3] == ["Supply", "Torch", "Dagger"] and made.items[0].quantity == 2
+    assert names[:4] == ["Supply", "Torch", "Rations (3 days)", "Dagger"] and made.items[0].quantity == 2
     grimoire = next(i for i in made.items if i.kind == "spellbook")
     assert grimoire.data["spells"] == ["Bolt"] and grimoire.slots == 2
     labels = [r.label for r in made.rolls]

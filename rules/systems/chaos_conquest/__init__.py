@@ -62,6 +62,8 @@ than the other, and what we did:
 - Night's rest when sleep is interrupted: spec §002.6 (from Camp) says only that no stamina comes
   back; the seed's Night's Rest needs "a full night's rest of two watches", which an interrupted
   night is not, so we give neither stamina nor the stress removal (the ration is still eaten).
+- Starting kit: the seed's two Supplies, torch and dagger hold no ration, and a night's rest needs one;
+  every new character also carries three days' rations, so the first night's rest can happen.
 - Chronic Wound: the seed says "permanently lose 2 stamina"; the spec reads it as 2 *max* stamina.
   Losing current stamina "permanently" means nothing once rested, so we follow the spec.
 - Status: spec §002.3 folds Death's door and dying into one value; the seed has two steps (the d6,

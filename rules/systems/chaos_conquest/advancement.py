@@ -13,6 +13,7 @@ from typing import Any
 from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.data import chaos_conquest as data
 from rules.dice import RandomSource, roll_dice, sum_dist
+from rules.errors import Settled
 from rules.systems.chaos_conquest.catalogue import format_money
 from rules.systems.chaos_conquest.effects import _Effects
 from rules.systems.chaos_conquest.inventory import _slots_max, _slots_used
@@ -61,7 +62,7 @@ class XpProcedure:
         fx = _Effects(sheet)
         st = fx.state
         if st["status"] == "dead":
-            raise RulesError("The dead earn no XP; an heir gets 10% of it (hired-help.md, Heirs).")
+            raise Settled("The dead earn no XP; an heir gets 10% of it (hired-help.md, Heirs).")
         amount = p["amount"]
         if p["coins"]:
             if p["kind"] == "waste" and amount > st["coins"]:
@@ -106,7 +107,7 @@ class LevelUpProcedure:
     def _check(self, sheet: Sheet, p: Mapping[str, Any]) -> dict[str, Any]:
         state = _st(sheet)
         if state["status"] == "dead":
-            raise RulesError("The dead do not level up.")
+            raise Settled("The dead do not level up.")
         new = state["level"] + 1
         need = xp_for_level(new)
         if state["xp"] < need:

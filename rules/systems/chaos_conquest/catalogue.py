@@ -66,9 +66,8 @@ def _catalogue() -> tuple[CatalogueEntry, ...]:
         out.append(CatalogueEntry(name, kind, price, slots_, "Gear", dict(extra), note))
     for name, price, note in data.SERVICES:
         out.append(CatalogueEntry(name, "service", price, 0, "Food, lodging and travel", {}, note))
-    for name, price, rarity in data.BUILDINGS:
-        numbers = {"rarity": rarity} if rarity else {}
-        out.append(CatalogueEntry(name, "service", price, 0, "Buildings", numbers, "Cost to build."))
+    # equipment.md's Buildings (a watchtower, a road by the mile) are not in it: nothing a character carries or hires,
+    # and "buying" one took the money and added nothing. Their prices stay in rules.data for the GM.
     for name, ridden, unridden, miles, price, hd, skill, ml, traits in data.MOUNTS:
         numbers = {
             "mount": True,

@@ -17,6 +17,7 @@ from typing import Any
 from rules.base import Hireling, Item, Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.data import chaos_conquest as data
 from rules.dice import DieRoll, RandomSource, UnderMode, die_dist, roll_die, roll_under, sum_dist
+from rules.errors import Settled
 from rules.systems.chaos_conquest.effects import (
     _able,
     _door,
@@ -320,7 +321,7 @@ class TakeDamageProcedure:
         p = clean_params(self, sheet, params)
         state = _st(sheet)
         if state["status"] == "dead":
-            raise RulesError("The dead take no more damage.")
+            raise Settled("The dead take no more damage.")
         return damage_odds(state, self._amount(sheet, p))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:

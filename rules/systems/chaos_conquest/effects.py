@@ -14,6 +14,7 @@ from typing import Any
 from rules.base import Item, Odds, Param, Procedure, RollResult, RulesError, Sheet
 from rules.data import chaos_conquest as data
 from rules.dice import DieRoll, RandomSource, roll_dice, roll_die, sum_dist
+from rules.errors import Settled
 from rules.systems.chaos_conquest.inventory import _free_slots, _item_keys, _item_slots, _slots_max, armour_value
 from rules.systems.chaos_conquest.state import ATTRIBUTE_MAX, STAMINA_FLOOR, _lower, _st
 
@@ -276,7 +277,7 @@ DEATH = Odds((("dies", Fraction(1)),), success_keys=())
 
 def _able(state: Mapping[str, Any]) -> None:
     if state["status"] == "dead":
-        raise RulesError("The dead make no rolls.")
+        raise Settled("The dead make no rolls.")
     if state["status"] == "deaths_door":
         raise RulesError("You are on Death's door: roll the d6 first.")
     if state["status"] == "dying":

@@ -12,7 +12,7 @@ SETTINGS: tuple[Setting, ...] = (
         "scar_losses_permanent",
         "Scars lower attributes for good",
         True,
-        "A full rest restores lowered attributes; on by default, what a scar takes stays taken (spec §002.13). "
+        "A full rest restores lowered attributes; on by default, what a scar takes stays taken. "
         "Off: a full rest gives it back too.",
         kind="bool",
     ),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.base import RulesError, Sheet, Track
+from rules.errors import Settled
 from rules.systems.chaos_conquest.advancement import xp_for_level
 from rules.systems.chaos_conquest.inventory import (
     _armour_pieces,
@@ -53,7 +54,7 @@ def adjust(sheet: Sheet, key: str, delta: int) -> dict[str, Any]:
     state = _st(sheet)
     if key == "stamina":
         if state["status"] == "dead":
-            raise RulesError("The dead have no stamina to change.")
+            raise Settled("The dead have no stamina to change.")
         if state["status"] != "fine":
             raise RulesError("Bleeding out: roll Death's door or treat the wounds instead.")
         state["stamina"] = max(0, min(state["stamina_max"], state["stamina"] + delta))

@@ -11,7 +11,6 @@ from rules.base import (
     Odds,
     Param,
     RollResult,
-    RulesError,
     Sheet,
     clean_params,
     shown_inputs,
@@ -22,6 +21,7 @@ from rules.dice import (
     die_dist,
     roll_die,
 )
+from rules.errors import Settled
 from rules.systems.fell_draft.settings import setting
 from rules.systems.fell_draft.state import ABILITIES, _die_of, _is_dead, _st, _step, retired
 
@@ -68,7 +68,7 @@ class AdvanceProcedure:
         p = clean_params(self, sheet, params)
         state = _st(sheet)
         if _is_dead(state):
-            raise RulesError("The dead do not advance.")
+            raise Settled("The dead do not advance.")
         odds = self.odds(sheet, p)
         dice = {ab: _die_of(state, ab) for ab in ABILITIES}
         rolls = tuple(roll_die(rng, dice[ab], ab) for ab in ABILITIES)

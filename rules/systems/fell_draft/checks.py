@@ -29,6 +29,7 @@ from rules.dice import (
     dice_label,
     die_dist,
 )
+from rules.errors import Settled
 from rules.systems.fell_draft.harm import apply_harm
 from rules.systems.fell_draft.inventory import _auto_disadvantage, _hireling_state, _steel
 from rules.systems.fell_draft.pools import (
@@ -157,7 +158,7 @@ def _build_pool(
     spell die each (spec §000.12.1 [REC]), helpers' dice, then the net advantage shift."""
     state = _st(sheet)
     if _is_dead(state):
-        raise RulesError("The dead make no tests.")
+        raise Settled("The dead make no tests.")
     if state["dying"]:
         raise RulesError("An unconscious, dying character cannot act until treated.")
     base = [PoolDie(_die_of(state, ability), ability, "ability")]

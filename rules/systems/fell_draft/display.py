@@ -97,7 +97,22 @@ FIELD_LABELS = {
     **{f"abilities.{key}.full_die": f"{key} die after rest" for key in ABILITIES},
 }
 
-OUTCOME_LABELS = {"pass_backlash": "pass, with backlash", "fail_backlash": "fail, with backlash"}
+OUTCOME_LABELS = {
+    "pass_backlash": "pass, with backlash",
+    "fail_backlash": "fail, with backlash",
+    # harm and rest, in the words of what happened (issue 26: "hp only", "short" and "start" were keys)
+    "hp only": "harm to HP only",
+    "standing": "critical harm, still standing",
+    "unharmed": "no harm",
+    "short": "several minutes' rest",
+    "night": "a night's rest",
+    "week": "a week's rest",
+    "start": "deprived",
+    "day": "another day deprived",
+    "end": "no longer deprived",
+    "fatigue_on": "a fatigue level more",
+    "fatigue_off": "a fatigue level less",
+}
 
 
 def quick_rolls(sheet: Sheet) -> tuple[QuickRoll, ...]:

@@ -17,6 +17,7 @@ from rules.base import (
 from rules.dice import (
     RandomSource,
 )
+from rules.errors import Settled
 from rules.systems.fell_draft.state import ABILITIES, _is_dead, _st
 
 
@@ -51,7 +52,7 @@ class RestProcedure:
         p = clean_params(self, sheet, params)
         state = _st(sheet)
         if _is_dead(state):
-            raise RulesError("Rest will not bring back the dead.")
+            raise Settled("Rest will not bring back the dead.")
         if state["dying"]:
             raise RulesError("A dying character needs treatment before rest can help.")
         if state["deprived"]:

@@ -10,6 +10,7 @@ from typing import Any
 from rules.base import Odds, Param, Procedure, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.data import fell_late as data
 from rules.dice import DieRoll, RandomSource, roll_die
+from rules.errors import Settled
 from rules.systems.fell_late.checks import ATTRIBUTE_CHOICES
 from rules.systems.fell_late.settings import HP_GAIN, setting
 from rules.systems.fell_late.state import HOARD_MAX, HP_MAX, face, next_threshold, st, step
@@ -44,7 +45,7 @@ class AdvanceProcedure:
     def _plan(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[int, str, bool, bool] | None]:
         state = st(sheet)
         if state["dead"]:
-            raise RulesError("The dead hoard nothing more.")
+            raise Settled("The dead hoard nothing more.")
         state["hoard"] = min(HOARD_MAX, state["hoard"] + p["plunder"])
         nxt = next_threshold(state)
         reached = nxt if nxt is not None and state["hoard"] >= nxt[0] else None

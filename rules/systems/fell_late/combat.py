@@ -21,6 +21,7 @@ from rules.dice import (
     roll_die,
     roll_pool,
 )
+from rules.errors import Settled
 from rules.systems.fell_late.checks import ATTRIBUTE_CHOICES, DIE_CHOICES, character_roll, pass_chance, roll_dice
 from rules.systems.fell_late.inventory import armour, damage_die, effective_hp, over_slots
 from rules.systems.fell_late.settings import ARMOUR_SPILL, setting
@@ -59,7 +60,7 @@ def apply_harm(sheet: Sheet, harm: int, attribute: str, armour_value: int, rng: 
     a failure lowers it a step and takes the character out; lowered below d4, they are dead."""
     state = st(sheet)
     if state["dead"]:
-        raise RulesError("The dead take no more harm.")
+        raise Settled("The dead take no more harm.")
     who = sheet.name or "The character"
     hp = effective_hp(sheet, state)
     on_hp, critical = split_harm(harm, hp, armour_value, setting(sheet, ARMOUR_SPILL))
@@ -134,7 +135,7 @@ class TakeHarmProcedure:
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
         if st(sheet)["dead"]:
-            raise RulesError("The dead take no more harm.")
+            raise Settled("The dead take no more harm.")
         return harm_odds(sheet, {p["amount"]: Fraction(1)}, p["attribute"], armour(sheet) if p["armour"] else 0)
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
@@ -181,7 +182,7 @@ class NpcAttackProcedure:
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
         if st(sheet)["dead"]:
-            raise RulesError("The dead take no more harm.")
+            raise Settled("The dead take no more harm.")
         return harm_odds(sheet, self._raw(p), p["attribute"], armour(sheet))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:

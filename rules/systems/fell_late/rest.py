@@ -9,6 +9,7 @@ from typing import Any
 
 from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.dice import RandomSource
+from rules.errors import Settled
 from rules.systems.fell_late.checks import ATTRIBUTE_CHOICES
 from rules.systems.fell_late.state import ATTRIBUTES, st, step
 
@@ -54,7 +55,7 @@ class RestProcedure:
     def _apply(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[str, str, dict[str, Any]]:
         state = st(sheet)
         if state["dead"]:
-            raise RulesError("The dead do not rest.")
+            raise Settled("The dead do not rest.")
         kind = p["kind"]
         if kind == "treat":
             if not state["out"]:
@@ -111,13 +112,14 @@ class DeprivationProcedure:
     def _apply(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
         state = st(sheet)
         if state["dead"]:
-            raise RulesError("The dead need nothing.")
+            raise Settled("The dead need nothing.")
         before = state["days_deprived"]
         state["deprived"] = True
         state["days_deprived"] = min(1000, before + p["days"])
         gained = max(0, state["days_deprived"] - 1) - max(0, before - 1)
         state["fatigue"] = min(1000, state["fatigue"] + gained)
-        summary = f"Deprived {state['days_deprived']} day(s): no HP or attributes come back"
+        days = state["days_deprived"]
+        summary = f"Deprived {days} day{'s' if days != 1 else ''}: no HP or attributes come back"
         summary += f"; fatigue {state['fatigue']}, every test impaired that many steps." if state["fatigue"] else "."
         return summary, state
 

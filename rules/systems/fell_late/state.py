@@ -9,6 +9,7 @@ from typing import Any
 from rules.base import RulesError, Sheet, sheet_state
 from rules.data import fell_late as data
 from rules.dice import LADDER, Overflow, ladder_index
+from rules.errors import Settled
 from rules.validation import boolean, bounded_int, bounded_text, name_list
 
 ATTRIBUTES: tuple[str, ...] = data.ATTRIBUTES
@@ -181,6 +182,6 @@ def next_threshold(state: Mapping[str, Any]) -> tuple[int, str, bool, bool] | No
 
 def can_act(state: Mapping[str, Any]) -> None:
     if state["dead"]:
-        raise RulesError("The dead make no more rolls.")
+        raise Settled("The dead make no more rolls.")
     if state["out"]:
         raise RulesError("Taken out of the fight: nothing more until someone treats them.")

@@ -21,6 +21,7 @@ from rules.dice import (
     three_outcome_odds,
     three_outcome_of,
 )
+from rules.errors import Settled
 from rules.systems.fortunes_favor.inventory import gear_statuses, statuses_now
 from rules.systems.fortunes_favor.state import STAT_NAMES, STATS, _st, gain_favor, is_dead, spend_stamina
 
@@ -108,7 +109,7 @@ def setup(
 ) -> Setup:
     """The roll a test makes (seed 003 §Tests, spec §003.4): favor and misfortune cancel one for one [REC]."""
     if is_dead(state):
-        raise RulesError("The dead make no tests.")
+        raise Settled("The dead make no tests.")
     now = statuses_now(sheet, state)
     if "Incapacitated" in now:
         raise RulesError("An Incapacitated character cannot act.")
@@ -205,6 +206,11 @@ def roll_test(rng: RandomSource, s: Setup, success: int, failure: int) -> tuple[
     return dice, outcome, total, kept == 1
 
 
+def needing(success: int, failure: int) -> str:
+    """The GM's two points in words ("15/10" is the book's shorthand, not a player's): what passes, what is mixed."""
+    return f"{success} or more passes, {failure} or more is mixed"
+
+
 def describe(outcome: str, total: int, natural_one: bool, kept: int) -> str:
     if natural_one:
         return f"natural 1, a critical failure ({total})"
@@ -255,7 +261,7 @@ class TestProcedure:
         dice, outcome, total, nat1 = roll_test(rng, s, success, failure)
         kept = next(d.face for d in dice if d.kept and d.sides == 20)
         what = "Luck test" if p["stat"] == "luck" else f"{STAT_NAMES[p['stat']]} test"
-        summary = f"{what} {success}/{failure}: {describe(outcome, total, nat1, kept)}."
+        summary = f"{what} ({needing(success, failure)}): {describe(outcome, total, nat1, kept)}."
         if outcome == "fail":
             gain_favor(state, sheet)
             summary += " Fortune's Favor gained."

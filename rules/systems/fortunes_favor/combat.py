@@ -12,6 +12,7 @@ from typing import Any
 
 from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.dice import DieRoll, RandomSource, dice_label, die_dist, roll_die, roll_pool, three_outcome_of
+from rules.errors import Settled
 from rules.systems.fortunes_favor.checks import (
     STAT_CHOICES,
     favor_params,
@@ -288,7 +289,7 @@ class TakeDamageProcedure:
     def _check(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
         state = _st(sheet)
         if is_dead(state):
-            raise RulesError("The dead take no more damage.")
+            raise Settled("The dead take no more damage.")
         count = p["deflect"]
         allowed = deflect_dice_max(state)
         if count > allowed:
@@ -398,7 +399,7 @@ class ActionProcedure:
     def _check(self, sheet: Sheet, p: Mapping[str, Any]) -> dict[str, Any]:
         state = _st(sheet)
         if is_dead(state):
-            raise RulesError("The dead do not act.")
+            raise Settled("The dead do not act.")
         if "Incapacitated" in statuses_now(sheet, state):
             raise RulesError("An Incapacitated character cannot act.")
         if p["counter"] and p["action"] in ("defend", "sprint"):
@@ -617,7 +618,7 @@ class NewRoundProcedure:
         p = clean_params(self, sheet, params)
         state = _st(sheet)
         if is_dead(state):
-            raise RulesError("The dead take no more turns.")
+            raise Settled("The dead take no more turns.")
         if (sheet.table or {}).get("fight"):  # the tracker starts each round for everyone: not twice
             raise RulesError("The GM's encounter tracker starts each round for the whole party.")
         odds = self.odds(sheet, p)

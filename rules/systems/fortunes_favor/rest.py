@@ -10,7 +10,8 @@ from typing import Any
 from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.data import fortunes_favor as data
 from rules.dice import RandomSource
-from rules.systems.fortunes_favor.checks import favor_params, odds_of, pay, roll_test, setup
+from rules.errors import Settled
+from rules.systems.fortunes_favor.checks import favor_params, needing, odds_of, pay, roll_test, setup
 from rules.systems.fortunes_favor.state import (
     STAT_NAMES,
     STATS,
@@ -82,7 +83,7 @@ class RestProcedure:
     def _check(self, sheet: Sheet, p: Mapping[str, Any]) -> dict[str, Any]:
         state = _st(sheet)
         if is_dead(state):
-            raise RulesError("The dead do not rest.")
+            raise Settled("The dead do not rest.")
         if state["last_stand"]:
             raise RulesError("No rest during a Last Stand.")
         return state
@@ -136,7 +137,7 @@ class StayAwakeProcedure:
     def _setup(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], Any]:
         state = _st(sheet)
         if is_dead(state):
-            raise RulesError("The dead do not sleep or wake.")
+            raise Settled("The dead do not sleep or wake.")
         state["hours_awake"] = min(state["hours_awake"] + 1, 1000)
         if state["hours_awake"] <= AWAKE_LIMIT:
             return state, None
@@ -155,7 +156,7 @@ class StayAwakeProcedure:
         odds = self.odds(sheet, p)
         hours = state["hours_awake"]
         if s is None:
-            summary = f"{hours} hours awake."
+            summary = f"{hours} hour{'s' if hours != 1 else ''} awake."
             return RollResult(self.key, self.label, "awake", summary, odds=odds, inputs=shown_inputs(p), state=state)
         pay(state, s)
         success, failure = sleep_points(hours)
@@ -163,7 +164,7 @@ class StayAwakeProcedure:
         loss = {"pass": 0, "mixed": SLEEP_MIXED_LOSS, "fail": SLEEP_FAIL_LOSS}[outcome]
         state["stamina_max_lost"] += loss
         state["stamina"] = max(0, min(state["stamina"] - loss, stamina_max(state)))
-        summary = f"{hours} hours awake, Mettle {total} against {success}/{failure}: "
+        summary = f"{hours} hours awake, Mettle {total} ({needing(success, failure)}): "
         summary += f"Stamina and max Stamina −{loss}." if loss else "no effect."
         if outcome == "fail":
             gain_favor(state, sheet)

@@ -190,7 +190,8 @@ def advance_time(
         state, dice, tested = dict(step.state or state), [*dice, *step.dice], True
         words.append(step.summary)
     if minutes >= HOUR and not tested and state["resting"] not in RESTING_ASLEEP:
-        words.append(f"{state['hours_awake']} hours awake.")
+        hours = state["hours_awake"]
+        words.append(f"{hours} hour{'s' if hours != 1 else ''} awake.")
     if state["quick_retrieval"] and minutes >= DAY:
         words.append(f"{state['quick_retrieval']} gear slots still held by Quick Retrieval until an R&R.")
     return RollResult(

@@ -10,7 +10,8 @@ from typing import Any
 from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.data import fortunes_favor as data
 from rules.dice import RandomSource, roll_pool
-from rules.systems.fortunes_favor.checks import favor_params, odds_of, pay, roll_test, setup
+from rules.errors import Settled
+from rules.systems.fortunes_favor.checks import favor_params, needing, odds_of, pay, roll_test, setup
 from rules.systems.fortunes_favor.combat import apply_damage
 from rules.systems.fortunes_favor.inventory import free_slots
 from rules.systems.fortunes_favor.state import _st, gain_favor, is_dead, spend_stamina, stat, validate_state
@@ -119,7 +120,7 @@ class FeatProcedure:
         odds = odds_of(s, success, failure)
         notes = pay(state, s)
         dice, outcome, total, _ = roll_test(rng, s, success, failure)
-        summary = f"{dict(FEATS)[feat].split(' (')[0]} {total} against {success}/{failure}: {outcome}."
+        summary = f"{dict(FEATS)[feat].split(' (')[0]}: {total} ({needing(success, failure)}): {outcome}."
         if feat == "terrain":
             lost = {"pass": 0, "mixed": 1, "fail": 2}[outcome]
             state["stamina"] = max(0, state["stamina"] - lost)
@@ -160,14 +161,14 @@ class PushPaceProcedure:
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
         state = _st(sheet)
-        spend_stamina(state, p["miles"], f"{p['miles']} extra miles")
+        spend_stamina(state, p["miles"], f"{p['miles']} extra mile{'s' if p['miles'] != 1 else ''}")
         return Odds((("marched", Fraction(1)),), success_keys=("marched",))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = clean_params(self, sheet, params)
         state = _st(sheet)
         odds = self.odds(sheet, p)
-        notes = spend_stamina(state, p["miles"], f"{p['miles']} extra miles")
+        notes = spend_stamina(state, p["miles"], f"{p['miles']} extra mile{'s' if p['miles'] != 1 else ''}")
         road, off = march_miles(state)
         summary = f"Pushing on: {road + p['miles']} miles by road today. ({'; '.join(notes)})"
         return RollResult(self.key, self.label, "marched", summary, odds=odds, inputs=shown_inputs(p), state=state)
@@ -200,7 +201,7 @@ class QuickRetrievalProcedure:
     def _setup(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], Any]:
         state = _st(sheet)
         if is_dead(state):
-            raise RulesError("The dead search no packs.")
+            raise Settled("The dead search no packs.")
         if free_slots(sheet, state) < 2:
             raise RulesError("Quick Retrieval needs 2 free gear slots.")
         return state, setup(sheet, state, p, stat=None)

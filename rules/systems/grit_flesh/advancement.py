@@ -10,6 +10,7 @@ from typing import Any
 
 from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.dice import DieRoll, RandomSource, roll_die
+from rules.errors import Settled
 from rules.systems.grit_flesh.settings import spell_list, value
 from rules.systems.grit_flesh.state import FIGHTER, LEVEL_MAX, MAGIC_USER, STAT_MAX, st_of
 
@@ -101,7 +102,7 @@ class LevelUpProcedure:
     def _check(self, sheet: Sheet, p: Mapping[str, Any]) -> dict[str, Any]:
         state = st_of(sheet)
         if state["dead"]:
-            raise RulesError("The dead gain no levels.")
+            raise Settled("The dead gain no levels.")
         need = next_level_xp(state, sheet.settings)
         if need is None:
             raise RulesError(f"Level {state['level']} is the top of the table's XP table.")

@@ -9,6 +9,7 @@ from typing import Any
 
 from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.dice import RandomSource, roll_die
+from rules.errors import Settled
 from rules.systems.grit_flesh.state import ordered_attributes, refuse_if_down, st_of
 
 
@@ -92,7 +93,7 @@ class SaveProcedure:
         p = clean_params(self, sheet, params)
         state = st_of(sheet)
         if state["dead"]:
-            raise RulesError("The dead make no saves.")
+            raise Settled("The dead make no saves.")
         die = roll_die(rng, 20, "save")
         outcome = "pass" if die.face <= state["st"] else "fail"
         summary = f"{die.face} against ST {state['st']}: {'saved' if outcome == 'pass' else 'not saved'}."

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from rules.base import Item, Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.dice import DieRoll, RandomSource, roll_die
+from rules.errors import Settled
 from rules.systems.grit_flesh.inventory import armour_class, weapons, worn_armour
 from rules.systems.grit_flesh.settings import value
 from rules.systems.grit_flesh.state import (
@@ -300,7 +301,7 @@ class IncomingProcedure:
         p = clean_params(self, sheet, params)
         state = st_of(sheet)
         if state["dead"]:
-            raise RulesError("Nothing more can hurt the dead.")
+            raise Settled("Nothing more can hurt the dead.")
         av, ac, keep = self._setup(sheet, p)
         odds = attack_odds(av, ac, keep)
         if keep == "worse":

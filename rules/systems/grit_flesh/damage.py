@@ -9,6 +9,7 @@ from typing import Any
 
 from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.dice import RandomSource, roll_die
+from rules.errors import Settled
 from rules.systems.grit_flesh.checks import under_chance
 from rules.systems.grit_flesh.settings import value
 from rules.systems.grit_flesh.state import apply_damage, death_save_pending, refuse_if_down, st_of
@@ -48,7 +49,7 @@ class TakeDamageProcedure:
         p = clean_params(self, sheet, params)
         state = st_of(sheet)
         if state["dead"]:
-            raise RulesError("Nothing more can hurt the dead.")
+            raise Settled("Nothing more can hurt the dead.")
         odds = damage_odds(state, p["amount"], p["to_flesh"], sheet.settings)
         new, words, dice, outcome = apply_damage(state, p["amount"], p["to_flesh"], sheet.settings, rng)
         return RollResult(self.key, self.label, outcome, words, dice, p["amount"], odds, shown_inputs(p), new)
@@ -73,7 +74,7 @@ class ComeRoundProcedure:
         p = clean_params(self, sheet, params)
         state = st_of(sheet)
         if state["dead"]:
-            raise RulesError("The dead do not wake.")
+            raise Settled("The dead do not wake.")
         if not state["out_rounds"]:
             raise RulesError("You are not out cold.")
         rounds = state["out_rounds"]

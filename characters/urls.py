@@ -1,7 +1,7 @@
 from django.urls import path
 
 import config.converters  # noqa: F401 - registers <id:…>, ids within the database's range
-from characters import creation_views, views
+from characters import creation_views, history_views, views
 
 app_name = "characters"
 urlpatterns = [
@@ -24,9 +24,9 @@ urlpatterns = [
     path("<id:pk>/offers/<id:offer_id>/decline/", views.offer_answer, {"answer": "decline"}, name="offer_decline"),
     path("<id:pk>/rename/", views.rename, name="rename"),
     path("<id:pk>/edit/", views.edit, name="edit"),
-    path("<id:pk>/history/", views.history, name="history"),
-    path("<id:pk>/history/<id:change_id>/revert/", views.revert, name="revert"),
+    path("<id:pk>/history/", history_views.history, name="history"),
+    path("<id:pk>/history/<id:change_id>/revert/", history_views.revert, name="revert"),
     path("<id:pk>/delete/", views.delete, name="delete"),
     path("<id:pk>/export/", creation_views.export, name="export"),
-    path("rolls/<id:roll_id>/", views.roll_fix, name="roll_fix"),
+    path("rolls/<id:roll_id>/", history_views.roll_fix, name="roll_fix"),
 ]

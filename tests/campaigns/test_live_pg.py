@@ -10,6 +10,7 @@ from django.db import connection, connections
 from django.urls import reverse
 
 import live.hub as live
+import live.postgres as live_postgres
 from tests.campaigns.live_helpers import Stream, present, run, session_cookie, write
 
 pytestmark = [
@@ -92,7 +93,7 @@ def test_the_listener_reconnects_after_its_backend_is_killed_and_streams_resync(
 
 
 def test_presence_comes_back_after_its_connection_is_killed(campaign, player, settings, monkeypatch):
-    monkeypatch.setattr(live, "PRESENCE_HEARTBEAT", 0.1)
+    monkeypatch.setattr(live_postgres, "PRESENCE_HEARTBEAT", 0.1)
     path, cookie = reverse("campaigns:events", args=[campaign.pk]), session_cookie(player)
 
     async def scenario():

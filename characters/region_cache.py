@@ -40,7 +40,14 @@ def viewer_kind(viewer: Viewer) -> str:
 
 
 def region_key(character: Character, kind: str, region: str) -> str:
-    return f"lantern:region:{region}:{character.pk}:{character.version}:{kind}:{character.table_stamp()}"
+    return f"lantern:region:{region}:{_row_stamp(character)}:{kind}:{character.table_stamp()}"
+
+
+def _row_stamp(character: Character) -> str:
+    """The character as written: its version (every write through the app moves it) and the time its row was
+    saved (an edit in the admin, which keeps no version, still moves that)."""
+    saved = character.updated_at.timestamp() if character.updated_at else 0
+    return f"{character.pk}:{character.version}:{saved:.6f}"
 
 
 def drawn_region(character: Character, kind: str, region: str, draw: Callable[[], str]) -> str:
@@ -70,7 +77,7 @@ def sheet_body(seat: Seat, draw: Callable[[], tuple[str, bool]]) -> str:
     characters at the table (a roll form that names one): such a body is kept by their names too."""
     character, viewer = seat.character, seat.viewer
     kind = f"{viewer_kind(viewer)}{'-own' if viewer.is_owner else ''}"  # the owner alone may delete it
-    key = f"lantern:sheet:{character.pk}:{character.version}:{kind}:{character.table_stamp()}"
+    key = f"lantern:sheet:{_row_stamp(character)}:{kind}:{character.table_stamp()}"
     html = cache.get(key)
     if html == NAMES_THE_PARTY:
         key = f"{key}:{_party_stamp(character)}"

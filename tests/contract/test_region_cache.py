@@ -145,3 +145,14 @@ def test_a_kept_region_equals_a_fresh_drawing_after_every_write(system_id, syste
         done.append(name)
         _check_every_region(character.pk, viewers)
     assert len(done) >= 5, done
+
+
+def test_an_edit_past_the_services_that_saves_the_row_still_reaches_the_kept_page(hero, player, as_user):
+    """The admin saves a character (its row's save, as ModelAdmin.save_model) without a version: the kept
+    regions and body are keyed by the row's saved time too, so the page shows the edit."""
+    client = as_user(player)
+    assert "Renamed in the admin" not in client.get(hero.get_absolute_url()).content.decode()
+    hero.refresh_from_db()
+    hero.notes = "Renamed in the admin"
+    hero.save()  # no version moved: what an admin edit does
+    assert "Renamed in the admin" in client.get(hero.get_absolute_url()).content.decode()

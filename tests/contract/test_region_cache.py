@@ -58,9 +58,11 @@ def _check_every_region(character_id: int, viewers: dict, *, prime: bool = False
 
 
 def _tokenless(html: str) -> str:
-    """A page without its CSRF tokens (masked afresh for every response) and its log's times ("just now")."""
+    """A page without its CSRF tokens (masked afresh for every response), the time it was drawn (its stream's
+    ``since``) and its log's times ("just now")."""
     html = re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", html)
     html = re.sub(r'"x-csrftoken": "[^"]+"', "", html)
+    html = re.sub(r"since=[0-9.]+", "", html)  # when the page was drawn, for its stream
     return re.sub(r"<time [^>]*>[^<]*</time>", "", html)
 
 

@@ -83,9 +83,11 @@ class Character(models.Model):
         return campaign.settings_in_force()
 
     def table_stamp(self) -> str:
-        """A short digest of what the table adds to this sheet (its rule settings and conditions): drawn regions
-        are kept by it (characters.region_cache), and a page's region carries it (``data-table``), so a pushed
-        region of the same version but another table state still lands."""
+        """A short digest of what the table adds to this sheet (its rule settings and conditions, who rolls the
+        dice): drawn regions are kept by it (characters.region_cache), and a page's region carries it
+        (``data-table``), so a pushed region of the same version but another table state still lands."""
+        if self.campaign is not None:
+            return self.campaign.table_stamp()
         return stamp(self.rule_settings(), self.table_conditions())
 
     def table_conditions(self) -> dict:

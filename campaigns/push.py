@@ -29,7 +29,7 @@ from characters.region_cache import sheet_region
 from characters.selectors import Seat, Viewer
 from characters.sheet_view import REGIONS as SHEET_REGIONS
 from characters.sheet_view import sheet_view
-from live.hub import CSRF_SLOT, PAGE
+from live.hub import CSRF_SLOT, PAGE, present_user_ids
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
 
@@ -126,6 +126,8 @@ def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict
                 html.append(drawer.table_page(user_id))
             else:
                 html += [drawer.table_region(user_id, region) for region in named.table]
+                if named.presence and "members" not in named.table:
+                    html += [drawer.member_row(user_id, member) for member in named.presence]
                 if "party" not in named.table:  # the party's region has every card
                     html += [drawer.card(user_id, characters[pk]) for pk in changed if pk in characters]
         elif page.startswith("sheet-"):
@@ -154,6 +156,7 @@ class _Parts:
     changed: dict[int | None, list[str]] = field(default_factory=dict)
     table: list[str] = field(default_factory=list)
     rolls: list[int] = field(default_factory=list)
+    presence: list[int] = field(default_factory=list)  # members who arrived or left: their rows of the list
     whole_page: bool = False
 
 
@@ -174,6 +177,8 @@ def _read_parts(parts: list) -> _Parts:
         elif part[0] == "party" and len(part) == 2 and isinstance(part[1], list):
             regions = changed.setdefault(None, [])
             regions += [r for r in part[1] if r in NAMED_REGIONS and r not in regions]
+        elif part[0] == "presence" and len(part) == 2 and isinstance(part[1], list):
+            named.presence += [user for user in part[1] if isinstance(user, int) and user not in named.presence]
         elif part[0] == "roll" and len(part) == 2 and isinstance(part[1], int):
             rolls.append(part[1])
     return named
@@ -225,6 +230,8 @@ class _Drawer:
         self.table, self.characters, self.users = table, characters, users
         self.drawn: dict[tuple, str] = {}
         self.cards: dict[int, Card] = {}
+        self.members: dict[int, Membership] | None = None  # the table's members, read once for their rows
+        self.present: set[int] = set()
 
     def _seat(self, user_id: int, character: Character) -> Seat:
         role = self.table.seats[user_id].role
@@ -317,6 +324,21 @@ class _Drawer:
             context = build(_Reader(self.users[user_id]), self.table.campaign, seat)
             context.update(oob=True, csrf_token=CSRF_SLOT, user=self.users[user_id])
             self.drawn[key] = render_to_string(template, context)
+        return self.drawn[key]
+
+    def member_row(self, user_id: int, member: int) -> str:
+        """One member's row of the table page's member list (here or away), as the GM or a player sees it."""
+        seat = self.table.seats[user_id]
+        key = ("member", member, seat.is_gm)
+        if key not in self.drawn:
+            if self.members is None:
+                campaign = self.table.campaign
+                self.members = {m.user_id: m for m in campaign.memberships.select_related("user")}
+                self.present = present_user_ids(campaign.pk)
+            row = self.members.get(member)
+            context: dict[str, Any] = {"campaign": self.table.campaign, "membership": seat, "seat": row}
+            context.update(present=self.present, row_oob=True, csrf_token=CSRF_SLOT)
+            self.drawn[key] = "" if row is None else render_to_string("campaigns/detail.html#member", context)
         return self.drawn[key]
 
     def table_page(self, user_id: int) -> str:

@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 CHANNEL = "lantern"  # the PostgreSQL NOTIFY channel every app process listens on
 
 QUEUE_SIZE = 64  # per stream; a tab that falls this far behind gets one "resync" instead
+MAX_PRESENCE_USERS = 300  # named in one presence notification (NOTIFY carries at most 8,000 bytes)
 PRESENCE_PUSH_DELAY = 0.3  # arrivals this close together redraw the member list once
 CLOCK_SKEW = 1.0  # seconds between app servers' clocks (and a page's drawing and its stream) taken as "at once"
 MAX_COALESCED = 500  # pushed changes taken off the queue at once, to be drawn together where they can
@@ -51,6 +52,14 @@ Key = tuple[int, int]  # (campaign_id, user_id)
 
 def sse_frame(topic: str, payload: dict[str, Any]) -> bytes:
     return f"event: {topic}\ndata: {json.dumps(payload, separators=(',', ':'))}\n\n".encode()
+
+
+def presence_signal(campaign_id: int, users: set[int]) -> dict[str, Any]:
+    """Who arrived at or left a table: their ids, unless too many for a notification (then the whole list)."""
+    signal: dict[str, Any] = {"campaign": campaign_id, "topic": "presence"}
+    if len(users) <= MAX_PRESENCE_USERS:
+        signal["users"] = sorted(users)
+    return signal
 
 
 def drawn_at() -> str:
@@ -121,7 +130,7 @@ class Hub:
         self._jobs: asyncio.Queue[PushJob] | None = None
         self._changed: dict[int, float] = {}  # when each campaign's last pushed change was heard here
         self._presence_at: dict[int, float] = {}  # ... and its last arrival or departure
-        self._presence_due: set[int] = set()
+        self._presence_due: dict[int, set[int] | None] = {}  # whose presence moved, by campaign, to be pushed
         self._heard_since = float("inf")  # since when this process hears every change (LISTEN ready)
         self._pusher: asyncio.Task[None] | None = None
         self._drawer: ThreadPoolExecutor | None = None
@@ -205,18 +214,24 @@ class Hub:
                 who = None if audience is None else frozenset(int(user) for user in audience)
                 self._queue_push(PushJob(campaign_id, tuple(parts), audience=who))
             return
-        if topic == "presence" and campaign_id not in self._presence_due and self._loop is not None:
-            # Someone arrived or left: the table page's member list, drawn once for everyone who came together.
-            self._presence_due.add(campaign_id)
-            self._loop.call_later(PRESENCE_PUSH_DELAY, self._push_presence, campaign_id)
+        if topic == "presence" and self._loop is not None:
+            # Someone arrived or left: their rows of the table page's member list, drawn once for everyone who
+            # came together (None: whose is not said, the whole list).
+            users = payload.get("users")
+            named = set(users) if isinstance(users, list) and all(isinstance(u, int) for u in users) else None
+            due = self._presence_due.get(campaign_id, set())
+            if campaign_id not in self._presence_due:
+                self._loop.call_later(PRESENCE_PUSH_DELAY, self._push_presence, campaign_id)
+            self._presence_due[campaign_id] = None if due is None or named is None else due | named
         frame = sse_frame(topic, payload)
         for queue in queues:
             if audience is None or self._seat(queue).user_id in audience:
                 self._offer(queue, frame)
 
     def _push_presence(self, campaign_id: int) -> None:
-        self._presence_due.discard(campaign_id)
-        self._queue_push(PushJob(campaign_id, (["table", ["members"]],)))
+        users = self._presence_due.pop(campaign_id, None)
+        part = ["table", ["members"]] if users is None else ["presence", sorted(users)]
+        self._queue_push(PushJob(campaign_id, (part,)))
 
     def _opening_push(self, campaign_id: int, queue: asyncio.Queue[bytes], since: float | None) -> None:
         """What a stream that opens gets: nothing if its page was drawn after the last change this process heard
@@ -361,7 +376,7 @@ class Hub:
             if key in self._present:
                 return
             self._present.add(key)
-        self._presence_changed(key[0])
+        self._presence_changed(*key)
 
     def _schedule_leave(self, key: Key) -> None:
         grace = settings.SSE_PRESENCE_GRACE_SECONDS
@@ -378,13 +393,13 @@ class Hub:
             if key not in self._present:
                 return
             self._present.discard(key)
-        self._presence_changed(key[0])
+        self._presence_changed(*key)
 
-    def _presence_changed(self, campaign_id: int) -> None:
+    def _presence_changed(self, campaign_id: int, user_id: int) -> None:
         if self._presence is not None:
             self._presence.wake()  # it takes or drops the advisory locks, then NOTIFYs "presence"
         else:
-            self.dispatch({"campaign": campaign_id, "topic": "presence"})
+            self.dispatch(presence_signal(campaign_id, {user_id}))
 
     # --- PostgreSQL ------------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import connections
 
-from live.hub import CHANNEL, INT4_MAX, Key
+from live.hub import CHANNEL, INT4_MAX, Key, presence_signal
 
 if TYPE_CHECKING:
     from live.hub import Hub
@@ -138,6 +138,6 @@ class PgPresence:
         campaigns = sorted({c for c, _ in gained | lost})
         if campaigns:
             # After the locks, so a page that refetches on this signal already sees the change.
-            payloads = [json.dumps({"campaign": c, "topic": "presence"}) for c in campaigns]
+            payloads = [json.dumps(presence_signal(c, {u for k, u in gained | lost if k == c})) for c in campaigns]
             await conn.execute("SELECT pg_notify(%s, p) FROM unnest(%s::text[]) AS p", [CHANNEL, payloads])
         return wanted

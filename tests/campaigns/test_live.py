@@ -42,7 +42,10 @@ def test_a_committed_write_reaches_another_members_stream(campaign, gm, player):
         assert stream.headers["x-accel-buffering"] == "no"
         assert "content-encoding" not in stream.headers
         assert (await stream.next_frame()).startswith(": open")
-        assert await stream.next_event() == ("presence", {"campaign": campaign.pk, "topic": "presence"})
+        assert await stream.next_event() == (
+            "presence",
+            {"campaign": campaign.pk, "topic": "presence", "users": [player.pk]},
+        )
 
         await write(campaign.pk, "character-12", version=7)
         topic, data = await stream.next_event()
@@ -65,7 +68,10 @@ def test_a_rolled_back_write_announces_nothing(campaign, player):
 
     async def scenario():
         stream = await Stream(path, cookie).open()
-        assert await stream.next_event() == ("presence", {"campaign": campaign.pk, "topic": "presence"})
+        assert await stream.next_event() == (
+            "presence",
+            {"campaign": campaign.pk, "topic": "presence", "users": [player.pk]},
+        )
         await sync_to_async(rolled_back, thread_sensitive=False)()
         await write(campaign.pk, "party")
         assert (await stream.next_event())[0] == "party"  # the rolled-back "rolls" never came first

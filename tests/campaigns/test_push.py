@@ -229,3 +229,14 @@ def test_a_table_page_that_opens_gets_every_region_it_shows(campaign, gm, player
     for region in ("clock", "party", "members", "requests", "time", "summary", "encounter", "notes", "log"):
         assert f'id="{region}"' in out[(gm.pk, "table")], region
     assert 'id="notes"' not in out[(player.pk, "table")] and 'id="party"' in out[(player.pk, "table")]
+
+
+def test_an_arrival_pushes_that_members_row_alone(campaign, gm, player, other_player):
+    """A presence part names who arrived or left: their rows of the member list, as the GM and as a player see
+    them (the GM's with the forms to remove them), not the whole list."""
+    pages = [(gm.pk, "table"), (other_player.pk, "table")]
+    out = push.render_push(campaign.pk, [["presence", [player.pk]]], pages)
+    for html in out.values():
+        assert html.count('class="member"') == 1 and f'id="member-{player.pk}"' in html
+        assert 'hx-swap-oob="outerHTML"' in html and 'id="members"' not in html
+    assert "Remove…" in out[(gm.pk, "table")] and "Remove…" not in out[(other_player.pk, "table")]

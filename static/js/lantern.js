@@ -185,7 +185,10 @@ document.addEventListener("htmx:oobBeforeSwap", (event) => {
       return;
     }
   }
-  if (target.id) target.dataset.before = target.textContent;
+  if (target.id) {
+    target.dataset.before = target.textContent;
+    inUse.set(target.id, whatIsInUse(target));
+  }
 });
 document.addEventListener("htmx:oobAfterSwap", (event) => {
   const landed = event.target;
@@ -197,6 +200,10 @@ document.addEventListener("htmx:oobAfterSwap", (event) => {
     if (keep) log.querySelectorAll(":scope > li[id^='roll-']").forEach((row, n) => { if (n >= keep) row.remove(); });
     flash(landed);
     return;
+  }
+  if (landed.id && inUse.has(landed.id)) {
+    putBack(landed, inUse.get(landed.id));
+    inUse.delete(landed.id);
   }
   const before = event.detail.target && event.detail.target.dataset.before;
   if (landed.id && before !== undefined && before !== landed.textContent) flash(landed);
@@ -239,4 +246,38 @@ function flash(element) {
   element.classList.remove("flash");
   void element.offsetWidth; // restart the animation
   element.classList.add("flash");
+}
+
+// A region pushed while someone is using it keeps what they were doing: the <details> they opened stay open, and
+// what they typed or picked in its forms stays (matched by the form's action and the field's name).
+const inUse = new Map();
+function detailsKey(details) {
+  const summary = details.querySelector(":scope > summary");
+  return details.id || details.dataset.procedure || (summary ? summary.textContent.trim() : "");
+}
+function whatIsInUse(region) {
+  const open = [...region.querySelectorAll("details[open]")].map(detailsKey).filter(Boolean);
+  const typed = [];
+  region.querySelectorAll("form").forEach((form) => {
+    [...form.elements].forEach((field) => {
+      if (!field.name || field.type === "hidden" || field.type === "submit" || atDefaults({ elements: [field] })) return;
+      const value = field.type === "checkbox" || field.type === "radio" ? field.checked : field.value;
+      typed.push([form.getAttribute("action") || "", field.name, field.type, value]);
+    });
+  });
+  return { open, typed };
+}
+function putBack(region, used) {
+  region.querySelectorAll("details").forEach((details) => {
+    if (used.open.includes(detailsKey(details))) details.open = true;
+  });
+  used.typed.forEach(([action, name, type, value]) => {
+    region.querySelectorAll("form").forEach((form) => {
+      if ((form.getAttribute("action") || "") !== action) return;
+      const field = form.elements.namedItem(name);
+      if (!field || field instanceof RadioNodeList) return;
+      if (type === "checkbox" || type === "radio") field.checked = value;
+      else field.value = value;
+    });
+  });
 }

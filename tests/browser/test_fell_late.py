@@ -37,9 +37,10 @@ def test_a_fell_late_character_rolls_with_help_and_takes_critical_harm_while_the
 
     # A second skill and a skilled hireling to help (their own forms are tested elsewhere).
     hollis.state = SYSTEM.validate_state({**hollis.state, "skills": ["lore", "survival"]})
-    hollis.save(update_fields=["state"])
     helper_state = {**hollis.state, "skills": ["lore"], "hireling": True, "hire_rank": "novice", "paid_up": True}
     Hireling.objects.create(character=hollis, name="Bo", state=helper_state, wage=15)
+    hollis.version += 1  # as every write through the app does: the sheet is kept by its version
+    hollis.save(update_fields=["state", "version"])
     player_page.reload()
 
     # The GM opens the table and waits until the stream is open.

@@ -139,10 +139,31 @@ def npc_add(
         encounter = _active(campaign)
         if encounter.npcs.count() >= NPCS_MAX:
             raise CampaignError(f"An encounter holds {NPCS_MAX} NPCs at most.")
-        made = Npc.objects.create(campaign=campaign, encounter=encounter, name=cleaned, stats=block, start=block)
+        name = _numbered(encounter, cleaned)
+        made = Npc.objects.create(campaign=campaign, encounter=encounter, name=name, stats=block, start=block)
     if made is None:
         raise CampaignError("Add the NPC to the fight, to the saved list, or both.")
     return written(campaign, _publish_fight(campaign.pk), made)
+
+
+def _numbered(encounter: Encounter, name: str) -> str:
+    """The name a new NPC takes in the fight: a second "Goblin" makes the first "Goblin 1" and itself "Goblin 2",
+    so the GM and the log can tell them apart. Numbers only grow (one removed is not reused: the log still
+    names it), and names stay unique in the encounter."""
+    taken = set(encounter.npcs.values_list("name", flat=True))
+    numbers = [int(other[len(name) + 1 :]) for other in taken if _kind(other, name)]
+    if name not in taken and not numbers:
+        return name
+    if name in taken:  # the first of its kind gets its number when the second arrives
+        numbers.append(max(numbers, default=0) + 1)
+        encounter.npcs.filter(name=name).update(name=f"{name} {numbers[-1]}"[:100])
+    return f"{name} {max(numbers) + 1}"[:100]
+
+
+def _kind(other: str, name: str) -> bool:
+    """``other`` is a numbered one of ``name``'s kind ("Goblin 2" of "Goblin")."""
+    number = other.removeprefix(f"{name} ")
+    return other != number and number.isdigit()
 
 
 @transaction.atomic

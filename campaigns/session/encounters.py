@@ -9,7 +9,7 @@ from typing import Any
 from django.db import transaction
 
 from accounts.names import clean_name
-from campaigns.announce import announce
+from campaigns.announce import SHEET_FIGHT, announce
 from campaigns.models import Campaign, Encounter, Npc, RollRequest
 from campaigns.services import CLOCK_LIMIT, CampaignError, TableWritten, written
 from campaigns.session.common import _lock_campaign, _on_every_sheet, _refresh_conditions, _system
@@ -23,7 +23,8 @@ from rules.dice import RandomSource
 
 NPCS_MAX = 60  # an encounter or a saved list longer than this is not something a table page can run
 STATUS_ROUNDS_MAX = 100
-FIGHT = ("encounter", "table")  # what every fight write announces (_publish_fight)
+# What every fight write announces (_publish_fight): the table page's tracker and round, every PC sheet's fight.
+FIGHT = ("encounter", "table", SHEET_FIGHT)
 
 
 @dataclass(frozen=True)
@@ -281,13 +282,22 @@ def npc_roll(
         changed += ["defeated", "prompt"]
     harm = harms[0] if harms else None
     harm_roll = _land(target, harm, npc, visibility, by) if target is not None and harm is not None else None
+    if target is not None and harm is not None and harm.lands and npc.encounter_id is not None:
+        _remember_hit(npc.encounter_id, target.pk, f"{npc.name} hit you for {harm.amount}")
+        changed.append("hit")  # the target's sheet shows it (_publish_fight)
     if npc.prompt:  # what the GM applies by hand: the sheet could not take it
         changed.append("prompt")
     regions: tuple[str, ...] = ("rolls",)
     if changed:
-        npc.save(update_fields=list(dict.fromkeys(changed)))
+        npc.save(update_fields=[f for f in dict.fromkeys(changed) if f != "hit"])
         regions += _publish_fight(campaign.pk)
     return written(campaign, regions, NpcRolled(roll, target, harm, harm_roll))
+
+
+def _remember_hit(encounter_id: int, character_id: int, words: str) -> None:
+    encounter = Encounter.objects.select_for_update().get(pk=encounter_id)
+    encounter.hits = {**encounter.hits, str(character_id): words[:200]}
+    encounter.save(update_fields=["hits"])
 
 
 def _target(campaign: Campaign, target_id: int | None) -> Character | None:

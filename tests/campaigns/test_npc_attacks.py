@@ -111,3 +111,28 @@ def _attack_once(campaign, goblin, wren, gm):
     return session.npc_roll(
         campaign_id=campaign.pk, npc_id=goblin.pk, key="attack", visibility="public", by=gm, target_id=wren.pk
     ).row
+
+
+def test_the_players_sheet_shows_the_fight_and_what_hit_them_pushed_with_each_fight_write(
+    gm, player, as_user, monkeypatch
+):
+    """Issue 26: while a fight runs the sheet reads "Fight: round N" and "Goblin hit you for 5"; a fight write
+    pushes that region to every sheet open at the table (and redraws no party card on the table page)."""
+    from campaigns import push
+
+    campaign, wren, goblin = _fight("chaos-conquest", gm, player)
+    client = as_user(player)
+    url = reverse("campaigns:sheet_fight", args=[campaign.pk, wren.pk])
+    assert "Fight: round 1" in text_of(client.get(url)) and "hit you" not in text_of(client.get(url))
+    assert 'id="sheet-fight"' in client.get(wren.get_absolute_url()).content.decode()
+    done = _attack_until_it_lands(campaign, goblin, wren, gm, monkeypatch)
+    shown = text_of(client.get(url))
+    assert f"Goblin hit you for {done.harm.amount}" in shown
+    pages = [(player.pk, f"sheet-{wren.pk}"), (gm.pk, "table")]
+    out = push.render_push(campaign.pk, [["table", list(session.FIGHT)]], pages)
+    sheet = out[player.pk, f"sheet-{wren.pk}"]
+    assert 'id="sheet-fight"' in sheet and 'hx-swap-oob="outerHTML"' in sheet and "hit you for" in sheet
+    assert 'id="card-' not in out[gm.pk, "table"]
+    session.encounter_end(campaign_id=campaign.pk, by=gm)
+    assert "Fight" not in text_of(client.get(url))
+    assert as_user(None).get(url).status_code in (302, 404)  # nobody outside the table sees it

@@ -11,6 +11,10 @@ from collections.abc import Iterable
 
 from live import events
 
+# The topic of the sheet's own region of the running fight (campaigns/_sheet_fight.html): every PC's open sheet
+# gets it (campaigns.push), the table page none.
+SHEET_FIGHT = "fight"
+
 # The regions of the table page (campaigns.push.TABLE_REGIONS) each topic changes.
 TOPIC_REGIONS: dict[str, tuple[str, ...]] = {
     "table": ("clock", "time"),  # the round and the game time

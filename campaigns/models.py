@@ -205,6 +205,8 @@ class Encounter(models.Model):
     order = models.JSONField(default=list, blank=True)  # this round's steps, in the system's words
     order_summary = models.CharField(max_length=300, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
+    # What hit each PC last in this fight, for their sheet: {"<character id>": "Goblin 1 hit you for 5"}.
+    hits = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-started_at", "-pk"]

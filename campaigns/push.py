@@ -20,9 +20,9 @@ from django.contrib.auth import get_user_model
 from django.template.loader import render_to_string
 
 from campaigns import session_view, table_view
-from campaigns.announce import regions_of
+from campaigns.announce import SHEET_FIGHT, regions_of
 from campaigns.models import Campaign, Membership
-from campaigns.session_views.requests import sheet_requests_context
+from campaigns.session_views.requests import sheet_fight_context, sheet_requests_context
 from campaigns.table import Card, party_cards, roll_log
 from characters.models import Character, Roll
 from characters.region_cache import sheet_region
@@ -38,7 +38,9 @@ PUSHED_SHEET_REGIONS = tuple(region for region in SHEET_REGIONS if region != "lo
 # The GM's roll requests for a character: drawn on each push, never kept (they expire with the clock).
 REQUESTS = "requests"
 FRESH_REGIONS = ("offers",)  # drawn on each push, never kept: an offer moves no version (it changes no sheet)
-NAMED_REGIONS = (*PUSHED_SHEET_REGIONS, "odds", REQUESTS)
+NAMED_REGIONS = (*PUSHED_SHEET_REGIONS, "odds", REQUESTS, SHEET_FIGHT)
+# Regions only a sheet shows: a change to them alone redraws no party card on the table page.
+SHEET_ONLY = frozenset({REQUESTS, SHEET_FIGHT})
 # With "details" (the numbers changed) or "odds" (what the roll forms offer changed: a hireling hired), the odds of
 # every roll form at its default inputs travel along: an open form still at its defaults shows them as they come,
 # and only a form whose inputs its player changed asks for its own (static/js/lantern.js, applyDefaultOdds).
@@ -129,7 +131,11 @@ def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict
                 if named.presence and "members" not in named.table:
                     html += [drawer.member_row(user_id, member) for member in named.presence]
                 if "party" not in named.table:  # the party's region has every card
-                    html += [drawer.card(user_id, characters[pk]) for pk in changed if pk in characters]
+                    html += [
+                        drawer.card(user_id, characters[pk])
+                        for pk, regions in changed.items()
+                        if pk in characters and set(regions) - SHEET_ONLY
+                    ]
         elif page.startswith("sheet-"):
             character = characters.get(int(page.removeprefix("sheet-")))
             if character is None:
@@ -171,6 +177,9 @@ def _read_parts(parts: list) -> _Parts:
         elif part[0] == "table" and len(part) == 2 and isinstance(part[1], list):
             topics = [topic for topic in part[1] if isinstance(topic, str)]
             named.table += [r for r in regions_of(topics) if r in TABLE_REGIONS and r not in named.table]
+            if SHEET_FIGHT in topics:  # every sheet at the table shows the fight
+                everyone = changed.setdefault(None, [])
+                everyone += [SHEET_FIGHT] if SHEET_FIGHT not in everyone else []
         elif part[0] == "character" and len(part) == 3 and isinstance(part[1], int) and isinstance(part[2], list):
             regions = changed.setdefault(part[1], [])
             regions += [r for r in part[2] if r in NAMED_REGIONS and r not in regions]
@@ -246,6 +255,9 @@ class _Drawer:
                 context = sheet_requests_context(self.users[user_id], character, can_edit=seat.viewer.can_edit)
                 context.update(oob=True, csrf_token=CSRF_SLOT)
                 self.drawn[key] = render_to_string("campaigns/_sheet_requests.html#sheet-requests", context)
+            elif region == SHEET_FIGHT:  # drawn on each push, never kept: the fight moves no version
+                context = {**sheet_fight_context(character), "oob": True}
+                self.drawn[key] = render_to_string("campaigns/_sheet_fight.html#sheet-fight", context)
             elif region in FRESH_REGIONS:
                 view = sheet_view(self.users[user_id], seat, regions=(region,), personal=False)
                 context = view.context(oob=True, csrf_token=CSRF_SLOT)
@@ -282,7 +294,8 @@ class _Drawer:
 
     def sheet_page(self, user_id: int, character: Character) -> str:
         """Everything a sheet shows that changes: its regions, and its log as this viewer sees it."""
-        html = [self.sheet_region(user_id, character, region) for region in (*PUSHED_SHEET_REGIONS, REQUESTS)]
+        regions = (*PUSHED_SHEET_REGIONS, REQUESTS, SHEET_FIGHT)
+        html = [self.sheet_region(user_id, character, region) for region in regions]
         seat = self._seat(user_id, character)
         view = sheet_view(self.users[user_id], seat, regions=("log",), personal=False)
         html.append(render_to_string("characters/sheet.html#log", view.context(oob=True, csrf_token=CSRF_SLOT)))

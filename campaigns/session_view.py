@@ -109,6 +109,7 @@ def encounter_context(request: HttpRequest, campaign: Campaign, membership: Memb
         "saved_npcs": [{"npc": n, "stats": shown(n)} for n in npcs if n.encounter is None],
         "npc_form": npc_form(fields),
         "npc_rolls": system.npc_rolls(),
+        "targets": list(campaign.characters.order_by("name", "pk").values_list("pk", "name")) if encounter else [],
         "damage_form": DamageForm(auto_id=False),
         "status_form": StatusForm(auto_id=False),
         "encounter_form": EncounterForm(auto_id="id_encounter_%s"),

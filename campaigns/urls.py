@@ -50,4 +50,5 @@ urlpatterns = [
     path("<id:pk>/summary/", session_views.summary_region, name="summary"),
     path("<id:pk>/summary/save/", session_views.summary_save, name="summary_save"),
     path("<id:pk>/sheet-requests/<id:character_id>/", session_views.sheet_requests, name="sheet_requests"),
+    path("<id:pk>/sheet-fight/<id:character_id>/", session_views.sheet_fight, name="sheet_fight"),
 ]

@@ -531,6 +531,11 @@ class TableRules(SheetRules, Protocol):
         that changes the NPC returns its new stat block as ``state`` and ``details["defeated"]`` when it is out."""
         raise RulesError(f"{self.name} has no NPC roll called {key!r}.")
 
+    def npc_attack_harm(self, result: RollResult, sheet: Sheet) -> AttackHarm | None:
+        """What an NPC's roll (``npc_roll``) does to the PC with this sheet: None when it is no attack (morale),
+        or the system leaves the damage to the GM. Default: None."""
+        return None
+
     def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
         """Who acts in what order this round (dice rolled are logged as the GM's). Default: the party first."""
         return CombatOrder(("The party acts", "The enemies act"), "The party acts first.")
@@ -613,6 +618,18 @@ class NpcHarm:
     morale: bool = False  # the system's morale trigger fired: the table prompts a morale check
     words: str = ""
     rolls: tuple[RollResult, ...] = ()  # dice the rules rolled at the moment of harm, logged as the GM's
+
+
+@dataclass(frozen=True)
+class AttackHarm:
+    """What an NPC's attack does to one PC (GameSystem.npc_attack_harm): whether it lands, the damage, the words
+    for the log ("hit, 5 damage"), and the inputs of the sheet's own harm procedure (rules.base.HARM_PROCEDURES)
+    that takes it: armour, criticals and what comes past 0 stay that procedure's business."""
+
+    lands: bool
+    amount: int
+    words: str
+    params: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

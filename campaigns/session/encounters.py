@@ -9,19 +9,22 @@ from typing import Any
 from django.db import transaction
 
 from accounts.names import clean_name
-from campaigns.announce import announce
+from campaigns.announce import SHEET_FIGHT, announce
 from campaigns.models import Campaign, Encounter, Npc, RollRequest
 from campaigns.services import CLOCK_LIMIT, CampaignError, TableWritten, written
 from campaigns.session.common import _lock_campaign, _on_every_sheet, _refresh_conditions, _system
 from campaigns.session.requests import request_create
-from characters.services import store_free_roll
-from rules import RulesError, dice
+from characters import locking
+from characters.models import Character, Roll
+from characters.services import character_roll, store_free_roll
+from rules import RulesError, dice, system_for
 from rules import base as rules_base
 from rules.dice import RandomSource
 
 NPCS_MAX = 60  # an encounter or a saved list longer than this is not something a table page can run
 STATUS_ROUNDS_MAX = 100
-FIGHT = ("encounter", "table")  # what every fight write announces (_publish_fight)
+# What every fight write announces (_publish_fight): the table page's tracker and round, every PC sheet's fight.
+FIGHT = ("encounter", "table", SHEET_FIGHT)
 
 
 @dataclass(frozen=True)
@@ -139,10 +142,31 @@ def npc_add(
         encounter = _active(campaign)
         if encounter.npcs.count() >= NPCS_MAX:
             raise CampaignError(f"An encounter holds {NPCS_MAX} NPCs at most.")
-        made = Npc.objects.create(campaign=campaign, encounter=encounter, name=cleaned, stats=block, start=block)
+        name = _numbered(encounter, cleaned)
+        made = Npc.objects.create(campaign=campaign, encounter=encounter, name=name, stats=block, start=block)
     if made is None:
         raise CampaignError("Add the NPC to the fight, to the saved list, or both.")
     return written(campaign, _publish_fight(campaign.pk), made)
+
+
+def _numbered(encounter: Encounter, name: str) -> str:
+    """The name a new NPC takes in the fight: a second "Goblin" makes the first "Goblin 1" and itself "Goblin 2",
+    so the GM and the log can tell them apart. Numbers only grow (one removed is not reused: the log still
+    names it), and names stay unique in the encounter."""
+    taken = set(encounter.npcs.values_list("name", flat=True))
+    numbers = [int(other[len(name) + 1 :]) for other in taken if _kind(other, name)]
+    if name not in taken and not numbers:
+        return name
+    if name in taken:  # the first of its kind gets its number when the second arrives
+        numbers.append(max(numbers, default=0) + 1)
+        encounter.npcs.filter(name=name).update(name=f"{name} {numbers[-1]}"[:100])
+    return f"{name} {max(numbers) + 1}"[:100]
+
+
+def _kind(other: str, name: str) -> bool:
+    """``other`` is a numbered one of ``name``'s kind ("Goblin 2" of "Goblin")."""
+    number = other.removeprefix(f"{name} ")
+    return other != number and number.isdigit()
 
 
 @transaction.atomic
@@ -196,20 +220,43 @@ def npc_damage(
     return written(campaign, rolled + _publish_fight(campaign.pk), harm)
 
 
+@dataclass(frozen=True)
+class NpcRolled:
+    """The row ``npc_roll`` returns: the roll, and for an attack on a PC what it did (``harm``: None when the roll
+    is no attack; ``harm_roll``: the target's own harm roll, when damage landed on a sheet that takes it)."""
+
+    roll: Roll
+    target: Character | None = None
+    harm: rules_base.AttackHarm | None = None
+    harm_roll: Roll | None = None
+
+
 @transaction.atomic
-def npc_roll(*, campaign_id: int, npc_id: int, key: str, visibility: str, by) -> TableWritten:
-    """An NPC's roll (attack, morale...): the GM's, in the log, never a character's. The row is the roll."""
+def npc_roll(
+    *, campaign_id: int, npc_id: int, key: str, visibility: str, by, target_id: int | None = None
+) -> TableWritten:
+    """An NPC's roll (attack, morale...): the GM's, in the log, never a character's. An attack with a target
+    (a PC at the table) names it, and what lands goes to that PC's sheet through the sheet's own harm procedure
+    (rules.base.HARM_PROCEDURES), rolled by the GM (who may edit every sheet) and named as the NPC's: the
+    sheet's history undoes it like any change. The row is an ``NpcRolled``."""
     campaign = _lock_campaign(campaign_id, roller=by)
     system = _system(campaign)
+    target = _target(campaign, target_id)  # characters before NPCs: the app's lock order
     npc = _npc(campaign, npc_id)
     label = system.npc_rolls().get(key)
     if label is None:
         raise CampaignError(f"{system.name} has no NPC roll called {key!r}.")
     stats = dict(npc.stats)
+    sheet = target.checked_sheet() if target is not None else None
+    harms: list[rules_base.AttackHarm | None] = []
 
     def make(rng: RandomSource) -> rules_base.RollResult:
         result = system.npc_roll(key, stats, rng)
-        return replace(result, label=f"{npc.name}: {result.label}"[:200])
+        harm = system.npc_attack_harm(result, sheet) if target is not None and sheet is not None else None
+        if target is None or harm is None:  # no target, or a roll that is no attack (morale): nobody is named
+            return replace(result, label=f"{npc.name}: {result.label}"[:200])
+        harms.append(harm)
+        return replace(result, label=f"{npc.name} attacks {target.name}: {harm.words}"[:200])
 
     made: list[rules_base.RollResult] = []
 
@@ -233,11 +280,58 @@ def npc_roll(*, campaign_id: int, npc_id: int, key: str, visibility: str, by) ->
         npc.defeated = True
         npc.prompt = f"{npc.name} is out of the fight."
         changed += ["defeated", "prompt"]
+    harm = harms[0] if harms else None
+    harm_roll = _land(target, harm, npc, visibility, by) if target is not None and harm is not None else None
+    if target is not None and harm is not None and harm.lands and npc.encounter_id is not None:
+        _remember_hit(npc.encounter_id, target.pk, f"{npc.name} hit you for {harm.amount}")
+        changed.append("hit")  # the target's sheet shows it (_publish_fight)
+    if npc.prompt:  # what the GM applies by hand: the sheet could not take it
+        changed.append("prompt")
     regions: tuple[str, ...] = ("rolls",)
     if changed:
-        npc.save(update_fields=list(dict.fromkeys(changed)))
+        npc.save(update_fields=[f for f in dict.fromkeys(changed) if f != "hit"])
         regions += _publish_fight(campaign.pk)
-    return written(campaign, regions, roll)
+    return written(campaign, regions, NpcRolled(roll, target, harm, harm_roll))
+
+
+def _remember_hit(encounter_id: int, character_id: int, words: str) -> None:
+    encounter = Encounter.objects.select_for_update().get(pk=encounter_id)
+    encounter.hits = {**encounter.hits, str(character_id): words[:200]}
+    encounter.save(update_fields=["hits"])
+
+
+def _target(campaign: Campaign, target_id: int | None) -> Character | None:
+    if target_id is None:
+        return None
+    target = locking.lock_characters([target_id]).get(target_id)
+    if target is None or target.campaign_id != campaign.pk:
+        raise CampaignError("Pick a character at this table as the target.")
+    return target
+
+
+def _land(target: Character, harm: rules_base.AttackHarm, npc: Npc, visibility: str, by) -> Roll | None:
+    """What landed goes to the target's sheet through its own harm procedure, named as the NPC's hit. A system
+    with no such procedure leaves the number to the GM (the NPC's prompt says so)."""
+    if not harm.lands:
+        return None
+    procedures = system_for(target.system).procedures()
+    key = next((k for k in rules_base.HARM_PROCEDURES if k in procedures), None)
+    if key is None:
+        npc.prompt = f"{target.name}'s rules take no damage from here: take {harm.amount} off their sheet by hand."
+        return None
+    try:
+        done = character_roll(
+            character_id=target.pk,
+            procedure=key,
+            params=dict(harm.params),
+            by=by,
+            visibility=visibility,
+            cause=f"{npc.name} hits {target.name}",
+        )
+    except RulesError as problem:  # the dead take no more harm: the attack stands in the log, the sheet says why
+        npc.prompt = f"{target.name}: {problem}"[:300]
+        return None
+    return done.row
 
 
 @transaction.atomic

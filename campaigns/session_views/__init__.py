@@ -22,6 +22,8 @@ from campaigns.session_views.requests import (
     request_fields,
     request_new,
     requests_region,
+    sheet_fight,
+    sheet_fight_context,
     sheet_requests,
     sheet_requests_context,
 )
@@ -44,6 +46,8 @@ __all__ = [
     "request_fields",
     "request_new",
     "requests_region",
+    "sheet_fight",
+    "sheet_fight_context",
     "sheet_requests",
     "sheet_requests_context",
 ]

@@ -85,6 +85,16 @@ def encounter_action(request: HtmxHttpRequest, pk: int, action: str) -> HttpResp
     return _encounter_answer(request, campaign, error, form)
 
 
+def _target(request) -> int | None:
+    """The PC an NPC's attack is aimed at (the roll form's select), or None: nobody picked."""
+    raw = request.POST.get("target") or ""
+    if not raw:
+        return None
+    if not raw.isdigit():
+        raise CampaignError("Pick a character at this table as the target.")
+    return int(raw)
+
+
 @require_POST
 def npc_action(request: HtmxHttpRequest, pk: int, npc_id: int, action: str) -> HttpResponse:
     """Damage an NPC, give it a status, roll for it (as the GM), bring a saved one in, or remove it."""
@@ -117,6 +127,7 @@ def npc_action(request: HtmxHttpRequest, pk: int, npc_id: int, action: str) -> H
                 key=request.POST.get("key", ""),
                 visibility=_visibility(request),
                 by=request.user,
+                target_id=_target(request),
             )
     except Refusal as problem:
         error = str(problem)

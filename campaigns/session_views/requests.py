@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from campaigns import session
 from campaigns.forms import fixed_from
-from campaigns.models import RollRequest, RollRequestAnswer
+from campaigns.models import Encounter, RollRequest, RollRequestAnswer
 from campaigns.selectors import campaigns_of, campaigns_run_by
 from campaigns.session_view import request_form_for
 from campaigns.session_views.common import _gm_campaign, _region
@@ -148,6 +148,21 @@ def sheet_requests(request: HtmxHttpRequest, pk: int, character_id: int) -> Http
     character = _sheet_character(request, pk, character_id)
     context = sheet_requests_context(request.user, character)
     return render(request, "campaigns/_sheet_requests.html#sheet-requests", context)
+
+
+def sheet_fight_context(character: Character) -> dict[str, Any]:
+    """The running fight as one PC's sheet shows it: its round, who acts, and what hit them last."""
+    at_table = character.campaign_id is not None
+    encounter = Encounter.objects.filter(campaign=character.campaign_id, active=True).first() if at_table else None
+    hit = encounter.hits.get(str(character.pk), "") if encounter is not None else ""
+    return {"character": character, "encounter": encounter, "hit": hit, "loaded": True}
+
+
+@require_GET
+def sheet_fight(request: HtmxHttpRequest, pk: int, character_id: int) -> HttpResponse:
+    """The sheet's live region of the running fight (its own template, included from the sheet)."""
+    character = _sheet_character(request, pk, character_id)
+    return render(request, "campaigns/_sheet_fight.html#sheet-fight", sheet_fight_context(character))
 
 
 @require_POST

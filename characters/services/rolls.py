@@ -131,8 +131,12 @@ def character_roll(
     expected_version: int | None = None,
     hand: str | None = None,
     requested_blind: bool = False,
+    cause: str = "",
 ) -> Written:
     """Roll on the server from the stored sheet and the picked modifiers; apply what the roll changes.
+
+    ``cause``: who made the sheet roll, when not its character ("Goblin 1 hits Wren" before "Take damage"): it
+    heads the roll's line in the log and the change in the sheet's history.
 
     ``hand``: the faces the roller typed from dice rolled at the table (rules.hand), where the table allows it;
     the same rules resolve them. ``requested_blind``: a player answers the GM's blind request (only the GM
@@ -178,6 +182,8 @@ def character_roll(
         result = roll_by_hand(lambda source: proc.roll(sheet, resolved, source), hand)
     else:
         result = proc.roll(sheet, resolved, rng or dice.system_random())
+    if cause:
+        result = replace(result, label=f"{cause}: {result.label}"[:200])
     if blind:
         roll = _store_roll(character, result, by=by, visibility=visibility, by_hand=hand is not None)
         _hold(roll, character, result)

@@ -202,3 +202,20 @@ def test_fortunes_favor_statuses_set_in_a_fight_tick_with_its_rounds_and_end_wit
     assert ff.game_minutes == 2  # three 30-second rounds, rounded up
     alone = mine.post(*roll_form(mine, wren, "new_round", {"version": wren.version}), **HTMX)
     assert alone.status_code == 200  # no fight: the player's button works again
+
+
+def test_npcs_of_one_kind_are_numbered_and_names_stay_unique(cc, gm, as_user):
+    """Issue 26: a second Goblin makes the first "Goblin 1" and itself "Goblin 2"; a third is "Goblin 3"; a
+    different kind keeps its own name; a removed one's number is not reused (the log still names it)."""
+    client = as_user(gm)
+    _start(client, cc)
+    for name in ("Goblin", "Ogre", "Goblin", "Goblin"):
+        assert _add(client, cc, name=name, stamina="4", av="0", damage="6", ml="7").status_code == 200
+    names = list(Npc.objects.filter(encounter__active=True).values_list("name", flat=True))
+    assert names == ["Goblin 1", "Ogre", "Goblin 2", "Goblin 3"]
+    Npc.objects.get(name="Goblin 2").delete()
+    _add(client, cc, name="Goblin", stamina="4", av="0", damage="6", ml="7")
+    names = list(Npc.objects.filter(encounter__active=True).values_list("name", flat=True))
+    assert names == ["Goblin 1", "Ogre", "Goblin 3", "Goblin 4"] and len(set(names)) == len(names)
+    page = text_of(client.get(reverse("campaigns:detail", args=[cc.pk])))
+    assert "Goblin 1" in page and "Goblin 3" in page

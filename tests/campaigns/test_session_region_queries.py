@@ -16,8 +16,9 @@ pytestmark = pytest.mark.django_db
 
 # Session and user (the login), the campaign the viewer may see, their seat, then the region's own reads:
 # requests with their answers and characters; the party's characters, items and hirelings for the light;
-# the NPCs with their encounter, and the encounter when none is in it; the GM's notes and the characters.
-BOUNDS = {"requests": 7, "time": 7, "summary": 4, "encounter": 5, "notes": 6}
+# the NPCs with their encounter, and the encounter when none is in it, and the party (an NPC attack's targets);
+# the GM's notes and the characters.
+BOUNDS = {"requests": 7, "time": 7, "summary": 4, "encounter": 6, "notes": 6}
 GM_ONLY = ("encounter", "notes")
 
 

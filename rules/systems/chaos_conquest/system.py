@@ -67,6 +67,7 @@ from rules.systems.chaos_conquest.table import (
     combat_order,
     group_result,
     light_level,
+    npc_attack_harm,
     npc_damage,
     npc_roll,
     time_checks,
@@ -177,6 +178,7 @@ class ChaosConquest(GameSystem):
     npc_damage = staticmethod(npc_damage)
     npc_rolls = returns(NPC_ROLLS)
     npc_roll = staticmethod(npc_roll)
+    npc_attack_harm = staticmethod(npc_attack_harm)
     combat_order = staticmethod(combat_order)
     end_of_combat = returns("end_combat")  # seed 002, Worn Weapons and Ammo: each PC rolls for what they used
     time_units = returns(TIME_UNITS)

@@ -11,7 +11,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from rules.base import Banner, CombatOrder, GroupResult, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
+from rules.base import AttackHarm, Banner, CombatOrder, GroupResult, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
 from rules.clock import Lights, boundaries, burn, lit
 from rules.dice import RandomSource, roll_dice, roll_die
 from rules.errors import RulesError
@@ -92,6 +92,16 @@ def npc_roll(key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResul
             "attack", "Attack", "critical" if die.face == sides else "hit", summary, (die,), die.face, odds
         )
     raise RulesError(f"Chaos & Conquest has no NPC roll called {key!r}.")
+
+
+def npc_attack_harm(result: RollResult, sheet: Sheet) -> AttackHarm | None:
+    """Seed 002: an NPC's attack always lands for its damage die; the target's Take damage takes AV off (a
+    critical bypasses armour and lowers AV after the round)."""
+    if result.procedure != "attack" or result.total is None:
+        return None
+    critical = result.outcome == "critical"
+    words = f"{'a critical' if critical else 'hit'}, {result.total} damage"
+    return AttackHarm(True, result.total, words, {"amount": result.total, "armour": True, "critical": critical})
 
 
 def combat_order(round_number: int, rng: RandomSource) -> CombatOrder:

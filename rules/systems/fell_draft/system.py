@@ -82,6 +82,7 @@ from rules.systems.fell_draft.table import (
     TIME_UNITS,
     advance_time,
     light_level,
+    npc_attack_harm,
     npc_damage,
     npc_roll,
     time_checks,
@@ -220,6 +221,7 @@ class FellDraft(GameSystem):
     npc_damage = staticmethod(npc_damage)
     npc_rolls = returns(NPC_ROLLS)
     npc_roll = staticmethod(npc_roll)
+    npc_attack_harm = staticmethod(npc_attack_harm)
     time_units = returns(TIME_UNITS)
     advance_time = staticmethod(advance_time)
     time_checks = staticmethod(time_checks)

@@ -10,7 +10,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from rules.base import Banner, CombatOrder, Item, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
+from rules.base import AttackHarm, Banner, CombatOrder, Item, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
 from rules.clock import Lights, boundaries, burn, lit
 from rules.dice import LADDER, RandomSource, roll_die
 from rules.errors import RulesError
@@ -57,6 +57,14 @@ def npc_roll(key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResul
     die = roll_die(rng, sides, "steel")
     odds = Odds(tuple((str(face), Fraction(1, sides)) for face in range(1, sides + 1)), success_keys=())
     return RollResult("attack", "Attack", str(die.face), f"Steel die d{sides} = {die.face}.", (die,), die.face, odds)
+
+
+def npc_attack_harm(result: RollResult, sheet: Sheet) -> AttackHarm | None:
+    """Seed 000, Combat: the steel die is the harm; the target's protection comes off (Take harm, "for a blow
+    the GM rolled")."""
+    if result.procedure != "attack" or result.total is None:
+        return None
+    return AttackHarm(True, result.total, f"hit, {result.total} harm", {"amount": result.total, "armour": True})
 
 
 # --- time, light, food and the luck die (seed 000, Time; Deprivation and Fatigue; spec §000.8, §000.10) -------

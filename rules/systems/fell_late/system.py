@@ -56,6 +56,7 @@ from rules.systems.fell_late.table import (
     advance_time,
     combat_order,
     light_level,
+    npc_attack_harm,
     npc_damage,
     npc_roll,
     time_checks,
@@ -212,6 +213,7 @@ class FellLate(GameSystem):
     npc_damage = staticmethod(npc_damage)
     npc_rolls = returns(NPC_ROLLS)
     npc_roll = staticmethod(npc_roll)
+    npc_attack_harm = staticmethod(npc_attack_harm)
     combat_order = staticmethod(combat_order)
     time_units = returns(TIME_UNITS)
     advance_time = staticmethod(advance_time)

@@ -13,7 +13,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from rules.base import Banner, CombatOrder, Item, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
+from rules.base import AttackHarm, Banner, CombatOrder, Item, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
 from rules.clock import LightProcedure, Lights, boundaries, burn, lit
 from rules.dice import RandomSource, adv_dis_pool, pool_dist, roll_die, roll_pool
 from rules.errors import RulesError
@@ -140,6 +140,13 @@ def npc_roll(key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResul
             key, "Critical harm test", outcome, words, (die,), die.face, odds, state=after, details=details
         )
     raise RulesError(f"Fell (late revision) has no NPC roll called {key!r}.")
+
+
+def npc_attack_harm(result: RollResult, sheet: Sheet) -> AttackHarm | None:
+    """Seed 001, Attacks: attacks always land; the attack die is the harm before the target's armour."""
+    if result.procedure != "attack" or result.total is None:
+        return None
+    return AttackHarm(True, result.total, f"hit, {result.total} harm", {"amount": result.total, "armour": True})
 
 
 # Seed 001, Turns and Rounds: PCs act first and as a group; a surprised side's DEX contest is for round 1 only.

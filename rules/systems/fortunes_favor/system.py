@@ -65,6 +65,7 @@ from rules.systems.fortunes_favor.table import (
     advance_time,
     combat_order,
     group_result,
+    npc_attack_harm,
     npc_damage,
     npc_roll,
 )
@@ -195,6 +196,7 @@ class FortunesFavor(GameSystem):
     npc_damage = staticmethod(npc_damage)
     npc_rolls = returns(NPC_ROLLS)
     npc_roll = staticmethod(npc_roll)
+    npc_attack_harm = staticmethod(npc_attack_harm)
     combat_order = staticmethod(combat_order)
     combat_round_seconds: int = ROUND_SECONDS  # seed 003, Combat: a round is 30 seconds
     time_units = returns(TIME_UNITS)

@@ -13,7 +13,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from rules.base import CombatOrder, GroupResult, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
+from rules.base import AttackHarm, CombatOrder, GroupResult, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
 from rules.clock import boundaries
 from rules.dice import FF_DAMAGE_LADDER, DieRoll, RandomSource, ff_damage_step, roll_die, roll_pool
 from rules.errors import RulesError
@@ -24,6 +24,8 @@ from rules.systems.fortunes_favor.state import (
     HOURS_MAX,
     LAST_STAND_ROUNDS,
     _st,
+    armor,
+    counter,
     health_max,
     is_dead,
     stamina_max,
@@ -114,7 +116,25 @@ def npc_roll(key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResul
         )
     dice_words = _dice_words(dice) + (" (a step down: Engaged)" if key == "engaged_attack" else "")
     summary = f"Attack d20 {d20.face} + {bonus} = {total}: {words}. Damage {dice_words} + {stats['damage_bonus']}."
-    return RollResult(key, NPC_ROLLS[key], outcome, summary, (d20, *rolled), total, ATTACK_ODDS)
+    dealt = 2 * damage if outcome == "critical" else damage
+    return RollResult(
+        key, NPC_ROLLS[key], outcome, summary, (d20, *rolled), total, ATTACK_ODDS, details={"damage": dealt}
+    )
+
+
+def npc_attack_harm(result: RollResult, sheet: Sheet) -> AttackHarm | None:
+    """Seed 003, Exchanges: against this target's Armor a clean hit deals its damage (a natural 20 always, double);
+    a Clash (at or above its Counter) or Countered deals none here: the GM plays the Clash out."""
+    if result.procedure not in NPC_ROLLS or result.total is None:
+        return None
+    state = _st(sheet)
+    if result.outcome == "critical" or (result.outcome == "rolled" and result.total >= armor(state)):
+        damage = int(result.details.get("damage", 0))
+        words = f"{'a natural 20' if result.outcome == 'critical' else 'hit'}, {damage} damage"
+        return AttackHarm(True, damage, words, {"damage": damage})
+    if result.outcome == "rolled" and result.total >= counter(state):
+        return AttackHarm(False, 0, f"a Clash against Armor {armor(state)}: no damage lands by itself")
+    return AttackHarm(False, 0, "countered" if result.outcome == "rolled" else "a natural 1, a miss")
 
 
 # --- the round (seed 003, Combat: 30 seconds, three phases; spec §003.6) --------------------------------------

@@ -52,6 +52,7 @@ from rules.systems.grit_flesh.table import (
     TIME_UNITS,
     advance_time,
     combat_order,
+    npc_attack_harm,
     npc_damage,
     npc_roll,
     round_passes,
@@ -196,6 +197,7 @@ class GritFlesh(GameSystem):
     npc_damage = staticmethod(npc_damage)
     npc_rolls = returns(NPC_ROLLS)
     npc_roll = staticmethod(npc_roll)
+    npc_attack_harm = staticmethod(npc_attack_harm)
     combat_order = staticmethod(combat_order)
     time_units = returns(TIME_UNITS)
     advance_time = staticmethod(advance_time)

@@ -26,10 +26,11 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from rules.base import CombatOrder, Hireling, Item, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
+from rules.base import AttackHarm, CombatOrder, Hireling, Item, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
 from rules.clock import LightProcedure, Lights, boundaries, burn
 from rules.dice import RandomSource, roll_die
 from rules.errors import RulesError
+from rules.systems.grit_flesh.inventory import armour_class
 from rules.systems.grit_flesh.settings import DEFAULTS
 from rules.systems.grit_flesh.state import after_damage, st_of
 
@@ -110,7 +111,21 @@ def npc_roll(key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResul
             "Take an attack on their sheet."
         ).replace("+0", "")
     words += f" Free attacks: up to {NPC_FREE_ATTACKS} this round."
-    return RollResult("attack", "Attack", outcome, words, (die, damage), die.face, attack_odds(av))
+    details = {"damage": amount}
+    return RollResult("attack", "Attack", outcome, words, (die, damage), die.face, attack_odds(av), details=details)
+
+
+def npc_attack_harm(result: RollResult, sheet: Sheet) -> AttackHarm | None:
+    """Seed 004, Melee Attacks: it lands when the d20 is above the target's AC (and at or under the AV); a
+    critical goes straight to Flesh."""
+    if result.procedure != "attack" or result.total is None:
+        return None
+    ac = armour_class(sheet)
+    if result.outcome == "miss" or result.total <= ac:
+        return AttackHarm(False, 0, f"a miss (d20 {result.total} against AC {ac})")
+    damage, critical = int(result.details.get("damage", 0)), result.outcome == "crit"
+    words = f"{'a critical' if critical else 'hit'}, {damage} damage"
+    return AttackHarm(True, damage, words, {"amount": damage, "to_flesh": critical})
 
 
 def combat_order(round_number: int, rng: RandomSource) -> CombatOrder:

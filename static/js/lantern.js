@@ -176,6 +176,7 @@ document.addEventListener("htmx:oobBeforeSwap", (event) => {
     event.detail.shouldSwap = false;
     return;
   }
+  if (!pushing) return; // a page's own answer: swapped as it came
   if (target.dataset.version && fresh.dataset.version) {
     // Older than what the page shows, or the very same drawing (same version, same table): keep the page's.
     const older = Number(fresh.dataset.version) < Number(target.dataset.version);
@@ -185,11 +186,23 @@ document.addEventListener("htmx:oobBeforeSwap", (event) => {
       return;
     }
   }
+  // Someone is filling in a form here and the push shows nothing new (the push of their own last change, whose
+  // answer they have): keep the page's, and what they typed.
+  if (beingFilledIn(target) && fresh.textContent.trim() === target.textContent.trim()) {
+    event.detail.shouldSwap = false;
+    return;
+  }
   if (target.id) {
     target.dataset.before = target.textContent;
     inUse.set(target.id, whatIsInUse(target));
   }
 });
+
+function beingFilledIn(region) {
+  const active = document.activeElement;
+  if (active && region.contains(active) && active.matches("input, select, textarea")) return true;
+  return [...region.querySelectorAll("form")].some((form) => !atDefaults(form));
+}
 document.addEventListener("htmx:oobAfterSwap", (event) => {
   const landed = event.target;
   if (!(landed instanceof HTMLElement)) return;
@@ -248,36 +261,21 @@ function flash(element) {
   element.classList.add("flash");
 }
 
-// A region pushed while someone is using it keeps what they were doing: the <details> they opened stay open, and
-// what they typed or picked in its forms stays (matched by the form's action and the field's name).
+// A region pushed while someone is using it keeps the <details> they opened open (a GM adding an NPC is not closed
+// out of the form by the push of their own change). Only for pushes: a page's own answers draw what it asked for.
+let pushing = false;
+document.addEventListener("htmx:sseBeforeMessage", () => { pushing = true; });
+document.addEventListener("htmx:sseMessage", () => { pushing = false; });
 const inUse = new Map();
 function detailsKey(details) {
   const summary = details.querySelector(":scope > summary");
   return details.id || details.dataset.procedure || (summary ? summary.textContent.trim() : "");
 }
 function whatIsInUse(region) {
-  const open = [...region.querySelectorAll("details[open]")].map(detailsKey).filter(Boolean);
-  const typed = [];
-  region.querySelectorAll("form").forEach((form) => {
-    [...form.elements].forEach((field) => {
-      if (!field.name || field.type === "hidden" || field.type === "submit" || atDefaults({ elements: [field] })) return;
-      const value = field.type === "checkbox" || field.type === "radio" ? field.checked : field.value;
-      typed.push([form.getAttribute("action") || "", field.name, field.type, value]);
-    });
-  });
-  return { open, typed };
+  return [...region.querySelectorAll("details[open]")].map(detailsKey).filter(Boolean);
 }
-function putBack(region, used) {
+function putBack(region, open) {
   region.querySelectorAll("details").forEach((details) => {
-    if (used.open.includes(detailsKey(details))) details.open = true;
-  });
-  used.typed.forEach(([action, name, type, value]) => {
-    region.querySelectorAll("form").forEach((form) => {
-      if ((form.getAttribute("action") || "") !== action) return;
-      const field = form.elements.namedItem(name);
-      if (!field || field instanceof RadioNodeList) return;
-      if (type === "checkbox" || type === "radio") field.checked = value;
-      else field.value = value;
-    });
+    if (open.includes(detailsKey(details))) details.open = true;
   });
 }

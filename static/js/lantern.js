@@ -56,11 +56,14 @@ document.addEventListener("htmx:afterSwap", (event) => {
   fresh.classList.add("flash");
 });
 
-// On a phone the sheet shows one part at a time; the tabs switch parts without scrolling the page away.
+// On a phone the sheet (and the GM's table) shows one part at a time; the tabs switch parts without scrolling the page
+// away.
+const PARTED = ".sheet, .table";
+const FIRST_PART = { sheet: "sheet", table: "party" };
 document.addEventListener("click", (event) => {
-  const tab = event.target.closest(".sheet a[data-part]"); // the tabs, and links to a part ("the list in Gear")
+  const tab = event.target.closest(".sheet a[data-part], .table a[data-part]"); // the tabs, and links to a part
   if (!tab) return;
-  const sheet = tab.closest(".sheet");
+  const sheet = tab.closest(PARTED);
   if (!sheet || !window.matchMedia("(max-width: 47.99rem)").matches) return;
   event.preventDefault();
   showPart(sheet, tab.dataset.part);
@@ -75,10 +78,14 @@ function showPart(sheet, part) {
   });
 }
 
+function firstPart(parted) {
+  return FIRST_PART[parted.matches(".table") ? "table" : "sheet"];
+}
+
 document.addEventListener("DOMContentLoaded", () => {
-  document.querySelectorAll(".sheet .section-tabs").forEach((tabs) => {
-    const sheet = tabs.closest(".sheet");
-    if (sheet && !sheet.dataset.show) showPart(sheet, "sheet");
+  document.querySelectorAll(".section-tabs").forEach((tabs) => {
+    const parted = tabs.closest(PARTED);
+    if (parted && !parted.dataset.show) showPart(parted, firstPart(parted));
   });
 });
 
@@ -143,10 +150,10 @@ function preset(form, procedure, trigger) {
   if (changed) changed.dispatchEvent(new Event("change", { bubbles: true })); // the odds follow
 }
 
-// A sheet swapped in whole (a change of GM reloads it) starts on its first part again.
+// A sheet or table swapped in whole (a change of GM reloads it) starts on its first part again.
 document.addEventListener("htmx:load", (event) => {
-  const sheet = event.detail.elt;
-  if (sheet instanceof HTMLElement && sheet.matches(".sheet") && sheet.querySelector(".section-tabs")) showPart(sheet, "sheet");
+  const parted = event.detail.elt;
+  if (parted instanceof HTMLElement && parted.matches(PARTED) && parted.querySelector(".section-tabs")) showPart(parted, firstPart(parted));
 });
 
 // The account menu closes on a click elsewhere or on Escape, as menus do (without this file it closes on its summary).

@@ -247,3 +247,94 @@ function flash(element) {
   void element.offsetWidth; // restart the animation
   element.classList.add("flash");
 }
+
+// A roll the GM asks for reaches the player wherever they are on the sheet: when the pushed requests region arrives
+// with more waiting than before, a prompt in view (announced: aria-live) with one tap to the request; while any
+// wait, a badge on the Roll tab (the request sits above the parts: every tab leads to it).
+document.addEventListener("htmx:oobBeforeSwap", (event) => {
+  const target = event.detail.target;
+  if (target && target.id === "sheet-requests") target.dataset.waitingBefore = target.dataset.requests || "0";
+});
+document.addEventListener("htmx:oobAfterSwap", (event) => {
+  const landed = event.target;
+  if (!(landed instanceof HTMLElement) || landed.id !== "sheet-requests") return;
+  const before = Number((event.detail.target && event.detail.target.dataset.waitingBefore) || 0);
+  const waiting = Number(landed.dataset.requests || 0);
+  if (waiting > before) promptRequest(landed);
+  markRequests();
+});
+document.addEventListener("htmx:afterSettle", markRequests);
+document.addEventListener("DOMContentLoaded", () => {
+  if (document.querySelector(".sheet .section-tabs")) requestToast(); // in the page before it speaks: announced
+});
+
+function requestToast() {
+  let toast = document.getElementById("request-toast");
+  if (toast) return toast;
+  toast = document.createElement("div");
+  toast.id = "request-toast";
+  toast.className = "request-toast";
+  toast.setAttribute("role", "status");
+  toast.setAttribute("aria-live", "polite");
+  toast.hidden = true;
+  document.body.append(toast);
+  return toast;
+}
+
+function promptRequest(region) {
+  const toast = requestToast();
+  const first = region.querySelector("form.roll-request strong");
+  const what = first ? first.textContent.trim() : "a roll";
+  const go = document.createElement("button");
+  go.type = "button";
+  go.className = "small";
+  go.dataset.goRequest = "";
+  go.textContent = "Roll it";
+  const close = document.createElement("button");
+  close.type = "button";
+  close.className = "small secondary";
+  close.dataset.closeToast = "";
+  close.setAttribute("aria-label", "Close");
+  close.textContent = "×";
+  const text = document.createElement("span");
+  text.textContent = `The GM asks for a roll: ${what}`;
+  toast.replaceChildren(text, go, close);
+  toast.hidden = false;
+}
+
+function markRequests() {
+  const region = document.getElementById("sheet-requests");
+  const tab = document.querySelector('.sheet .section-tabs a[data-part="roll"]');
+  if (!region || !tab) return;
+  const waiting = Number(region.dataset.requests || 0);
+  let badge = tab.querySelector(".tab-badge");
+  if (!waiting) {
+    if (badge) badge.remove();
+    const toast = document.getElementById("request-toast");
+    if (toast) toast.hidden = true;
+    return;
+  }
+  if (!badge) {
+    badge = document.createElement("span");
+    badge.className = "tab-badge";
+    tab.append(badge);
+  }
+  badge.textContent = String(waiting);
+  badge.setAttribute("aria-label", `${waiting} roll${waiting > 1 ? "s" : ""} asked`);
+}
+
+document.addEventListener("click", (event) => {
+  const toast = event.target.closest("#request-toast");
+  if (!toast) return;
+  if (event.target.closest("[data-close-toast]")) {
+    toast.hidden = true;
+    return;
+  }
+  if (!event.target.closest("[data-go-request]")) return;
+  toast.hidden = true;
+  const region = document.getElementById("sheet-requests");
+  if (!region) return;
+  region.scrollIntoView({ block: "start" });
+  const answer = region.querySelector("button[data-answer]");
+  if (answer) answer.focus({ preventScroll: true });
+});

@@ -56,11 +56,14 @@ document.addEventListener("htmx:afterSwap", (event) => {
   fresh.classList.add("flash");
 });
 
-// On a phone the sheet shows one part at a time; the tabs switch parts without scrolling the page away.
+// On a phone the sheet (and the GM's table) shows one part at a time; the tabs switch parts without scrolling the page
+// away.
+const PARTED = ".sheet, .table";
+const FIRST_PART = { sheet: "sheet", table: "party" };
 document.addEventListener("click", (event) => {
-  const tab = event.target.closest(".sheet a[data-part]"); // the tabs, and links to a part ("the list in Gear")
+  const tab = event.target.closest(".sheet a[data-part], .table a[data-part]"); // the tabs, and links to a part
   if (!tab) return;
-  const sheet = tab.closest(".sheet");
+  const sheet = tab.closest(PARTED);
   if (!sheet || !window.matchMedia("(max-width: 47.99rem)").matches) return;
   event.preventDefault();
   showPart(sheet, tab.dataset.part);
@@ -75,10 +78,14 @@ function showPart(sheet, part) {
   });
 }
 
+function firstPart(parted) {
+  return FIRST_PART[parted.matches(".table") ? "table" : "sheet"];
+}
+
 document.addEventListener("DOMContentLoaded", () => {
-  document.querySelectorAll(".sheet .section-tabs").forEach((tabs) => {
-    const sheet = tabs.closest(".sheet");
-    if (sheet && !sheet.dataset.show) showPart(sheet, "sheet");
+  document.querySelectorAll(".section-tabs").forEach((tabs) => {
+    const parted = tabs.closest(PARTED);
+    if (parted && !parted.dataset.show) showPart(parted, firstPart(parted));
   });
 });
 
@@ -143,10 +150,10 @@ function preset(form, procedure, trigger) {
   if (changed) changed.dispatchEvent(new Event("change", { bubbles: true })); // the odds follow
 }
 
-// A sheet swapped in whole (a change of GM reloads it) starts on its first part again.
+// A sheet or table swapped in whole (a change of GM reloads it) starts on its first part again.
 document.addEventListener("htmx:load", (event) => {
-  const sheet = event.detail.elt;
-  if (sheet instanceof HTMLElement && sheet.matches(".sheet") && sheet.querySelector(".section-tabs")) showPart(sheet, "sheet");
+  const parted = event.detail.elt;
+  if (parted instanceof HTMLElement && parted.matches(PARTED) && parted.querySelector(".section-tabs")) showPart(parted, firstPart(parted));
 });
 
 // The account menu closes on a click elsewhere or on Escape, as menus do (without this file it closes on its summary).
@@ -279,3 +286,94 @@ function putBack(region, open) {
     if (open.includes(detailsKey(details))) details.open = true;
   });
 }
+
+// A roll the GM asks for reaches the player wherever they are on the sheet: when the pushed requests region arrives
+// with more waiting than before, a prompt in view (announced: aria-live) with one tap to the request; while any
+// wait, a badge on the Roll tab (the request sits above the parts: every tab leads to it).
+document.addEventListener("htmx:oobBeforeSwap", (event) => {
+  const target = event.detail.target;
+  if (target && target.id === "sheet-requests") target.dataset.waitingBefore = target.dataset.requests || "0";
+});
+document.addEventListener("htmx:oobAfterSwap", (event) => {
+  const landed = event.target;
+  if (!(landed instanceof HTMLElement) || landed.id !== "sheet-requests") return;
+  const before = Number((event.detail.target && event.detail.target.dataset.waitingBefore) || 0);
+  const waiting = Number(landed.dataset.requests || 0);
+  if (waiting > before) promptRequest(landed);
+  markRequests();
+});
+document.addEventListener("htmx:afterSettle", markRequests);
+document.addEventListener("DOMContentLoaded", () => {
+  if (document.querySelector(".sheet .section-tabs")) requestToast(); // in the page before it speaks: announced
+});
+
+function requestToast() {
+  let toast = document.getElementById("request-toast");
+  if (toast) return toast;
+  toast = document.createElement("div");
+  toast.id = "request-toast";
+  toast.className = "request-toast";
+  toast.setAttribute("role", "status");
+  toast.setAttribute("aria-live", "polite");
+  toast.hidden = true;
+  document.body.append(toast);
+  return toast;
+}
+
+function promptRequest(region) {
+  const toast = requestToast();
+  const first = region.querySelector("form.roll-request strong");
+  const what = first ? first.textContent.trim() : "a roll";
+  const go = document.createElement("button");
+  go.type = "button";
+  go.className = "small";
+  go.dataset.goRequest = "";
+  go.textContent = "Roll it";
+  const close = document.createElement("button");
+  close.type = "button";
+  close.className = "small secondary";
+  close.dataset.closeToast = "";
+  close.setAttribute("aria-label", "Close");
+  close.textContent = "×";
+  const text = document.createElement("span");
+  text.textContent = `The GM asks for a roll: ${what}`;
+  toast.replaceChildren(text, go, close);
+  toast.hidden = false;
+}
+
+function markRequests() {
+  const region = document.getElementById("sheet-requests");
+  const tab = document.querySelector('.sheet .section-tabs a[data-part="roll"]');
+  if (!region || !tab) return;
+  const waiting = Number(region.dataset.requests || 0);
+  let badge = tab.querySelector(".tab-badge");
+  if (!waiting) {
+    if (badge) badge.remove();
+    const toast = document.getElementById("request-toast");
+    if (toast) toast.hidden = true;
+    return;
+  }
+  if (!badge) {
+    badge = document.createElement("span");
+    badge.className = "tab-badge";
+    tab.append(badge);
+  }
+  badge.textContent = String(waiting);
+  badge.setAttribute("aria-label", `${waiting} roll${waiting > 1 ? "s" : ""} asked`);
+}
+
+document.addEventListener("click", (event) => {
+  const toast = event.target.closest("#request-toast");
+  if (!toast) return;
+  if (event.target.closest("[data-close-toast]")) {
+    toast.hidden = true;
+    return;
+  }
+  if (!event.target.closest("[data-go-request]")) return;
+  toast.hidden = true;
+  const region = document.getElementById("sheet-requests");
+  if (!region) return;
+  region.scrollIntoView({ block: "start" });
+  const answer = region.querySelector("button[data-answer]");
+  if (answer) answer.focus({ preventScroll: true });
+});

@@ -39,6 +39,7 @@ def _watchers(new_page, campaign):
         page = new_page(**PHONE)
         log_in(page, user, PASSWORD)
         page.goto(f"/campaigns/{campaign.pk}/")
+        show_part(page, "log")  # on a phone the table shows one part at a time
         pages.append(page)
     return pages
 
@@ -113,6 +114,7 @@ def test_a_void_strikes_the_line_live_on_the_gms_page_and_another_players(new_pa
     fixer = new_page(**PHONE)  # the GM corrects it from a second phone tab, through the line's link
     log_in(fixer, "gm_hand", PASSWORD)
     fixer.goto(f"/campaigns/{campaign.pk}/")
+    show_part(fixer, "log")
     fixer.locator(f'#log [data-roll="{roll.pk}"] a.roll-fix').click()
     fixer.get_by_label("Why").fill("wrong attribute")
     fixer.get_by_role("button", name="Void this roll").click()

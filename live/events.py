@@ -15,8 +15,9 @@ from functools import partial
 
 from django.db import connection, transaction
 
-from live.hub import CHANNEL, hub
+from live.hub import hub
 from live.once import first_in_transaction
+from live.signals import CHANNEL
 
 log = logging.getLogger(__name__)
 

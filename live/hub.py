@@ -25,41 +25,28 @@ from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
 from django.utils.module_loading import import_string
 
-if TYPE_CHECKING:
-    from live.postgres import PgListener, PgPresence
+from live.postgres import PgListener, PgPresence
+from live.signals import INT4_MAX, Key, presence_signal
 
 log = logging.getLogger(__name__)
 
-CHANNEL = "lantern"  # the PostgreSQL NOTIFY channel every app process listens on
 
 QUEUE_SIZE = 64  # per stream; a tab that falls this far behind gets one "resync" instead
-MAX_PRESENCE_USERS = 300  # named in one presence notification (NOTIFY carries at most 8,000 bytes)
 PRESENCE_PUSH_DELAY = 0.3  # arrivals this close together redraw the member list once
 CLOCK_SKEW = 1.0  # seconds between app servers' clocks (and a page's drawing and its stream) taken as "at once"
 MAX_COALESCED = 500  # pushed changes taken off the queue at once, to be drawn together where they can
 READY_TIMEOUT = 5.0  # a stream waits this long for LISTEN before opening anyway (it gets "resync" later)
-INT4_MAX = 2**31 - 1  # advisory lock keys are int4
-
-Key = tuple[int, int]  # (campaign_id, user_id)
 
 
 def sse_frame(topic: str, payload: dict[str, Any]) -> bytes:
     return f"event: {topic}\ndata: {json.dumps(payload, separators=(',', ':'))}\n\n".encode()
-
-
-def presence_signal(campaign_id: int, users: set[int]) -> dict[str, Any]:
-    """Who arrived at or left a table: their ids, unless too many for a notification (then the whole list)."""
-    signal: dict[str, Any] = {"campaign": campaign_id, "topic": "presence"}
-    if len(users) <= MAX_PRESENCE_USERS:
-        signal["users"] = sorted(users)
-    return signal
 
 
 def drawn_at() -> str:
@@ -405,8 +392,6 @@ class Hub:
 
     async def _start_postgresql(self) -> None:
         if self._listener is None:
-            from live.postgres import PgListener, PgPresence  # it imports this module's constants
-
             self._listener = PgListener(self)
             self._presence = PgPresence(self)
         try:

@@ -7,14 +7,11 @@ import asyncio
 import json
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db import connections
 
-from live.hub import CHANNEL, INT4_MAX, Key, presence_signal
-
-if TYPE_CHECKING:
-    from live.hub import Hub
+from live.signals import CHANNEL, INT4_MAX, Key, presence_signal
 
 log = logging.getLogger("live.hub")  # one logger for the live table, as before the split
 
@@ -47,7 +44,7 @@ class PgListener:
 
     application_name = "lantern-listen"
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Any) -> None:  # a live.hub.Hub (which starts these)
         self.hub = hub
         self.ready = asyncio.Event()
         self.task = asyncio.create_task(self._run(), name="lantern-listen")
@@ -95,7 +92,7 @@ class PgPresence:
 
     application_name = "lantern-presence"
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Any) -> None:  # a live.hub.Hub (which starts these)
         self.hub = hub
         self.changed = asyncio.Event()
         self.task = asyncio.create_task(self._run(), name="lantern-presence")

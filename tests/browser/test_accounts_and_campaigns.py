@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from tests.browser.conftest import sign_up
+from tests.browser.conftest import show_part, sign_up
 
 
 def test_gm_invites_a_friend_and_both_see_each_other(new_page):
@@ -27,6 +27,7 @@ def test_gm_invites_a_friend_and_both_see_each_other(new_page):
     friend_page.get_by_role("button", name="Sign up").click()
     friend_page.get_by_role("button", name="Join the table").click()
     expect(friend_page.get_by_role("heading", name="The Drowned Abbey")).to_be_visible()
+    show_part(friend_page, "notes")  # on a phone the table shows one part at a time; who sits there is under Notes
     expect(friend_page.locator('[data-username="morgan"]')).to_be_visible()
 
     gm_page.reload()

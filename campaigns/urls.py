@@ -1,7 +1,7 @@
 from django.urls import path
 
 import config.converters  # noqa: F401 - registers <id:…>, ids within the database's range
-from campaigns import session_views, views
+from campaigns import backup_views, session_views, views
 from live import stream
 
 app_name = "campaigns"
@@ -9,8 +9,10 @@ urlpatterns = [
     path("", views.campaign_list, name="list"),
     path("new/", views.campaign_create, name="create"),
     path("join/", views.join_by_form, name="join_form"),
+    path("restore/", backup_views.backup_import, name="backup_import"),
     path("join/<str:code>/", views.campaign_join, name="join"),
     path("<id:pk>/", views.campaign_detail, name="detail"),
+    path("<id:pk>/backup/", backup_views.backup_export, name="backup_export"),
     path("<id:pk>/invite/", views.regenerate_invite, name="regenerate_invite"),
     path("<id:pk>/remove/", views.remove_player, name="remove_player"),
     path("<id:pk>/transfer/", views.transfer_gm, name="transfer_gm"),

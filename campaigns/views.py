@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns import services, table_view
-from campaigns.forms import CampaignForm, ClockForm, JoinForm, MemberForm
+from campaigns.forms import BackupForm, CampaignForm, ClockForm, JoinForm, MemberForm
 from campaigns.models import Campaign
 from campaigns.selectors import campaigns_of, campaigns_run_by, membership_of, my_campaigns, seats_of
 from campaigns.table import party_cards, roll_log
@@ -29,8 +29,15 @@ def campaign_list(request: HtmxHttpRequest) -> HttpResponse:
     return _render_list(request, CampaignForm(), JoinForm())
 
 
-def _render_list(request, form: CampaignForm, join_form: JoinForm, status: int = 200) -> HttpResponse:
-    context = {"seats": my_campaigns(request.user), "form": form, "join_form": join_form}
+def _render_list(
+    request, form: CampaignForm, join_form: JoinForm, status: int = 200, backup_form: BackupForm | None = None
+) -> HttpResponse:
+    context = {
+        "seats": my_campaigns(request.user),
+        "form": form,
+        "join_form": join_form,
+        "backup_form": backup_form or BackupForm(),
+    }
     return render(request, "campaigns/list.html", context, status=status)
 
 

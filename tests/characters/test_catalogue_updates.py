@@ -185,9 +185,10 @@ def test_gm_pulls_updates_for_their_own_table_only(staff, cast, gm, player, stra
     _edit_in_admin(client_for(staff), sword, data=TWO_HANDED)
     url = reverse("campaigns:catalogue_updates", args=[cast["first"].pk])
     as_gm = client_for(gm)
-    assert reverse("campaigns:catalogue_updates", args=[cast["first"].pk]) in as_gm.get(
-        cast["first"].get_absolute_url()
-    ).content.decode()
+    assert (
+        reverse("campaigns:catalogue_updates", args=[cast["first"].pk])
+        in as_gm.get(cast["first"].get_absolute_url()).content.decode()
+    )
     with django_assert_max_num_queries(12):
         page = as_gm.get(url)
     assert "Wren" in text_of(page) and "slots 1 → 2" in text_of(page) and "Ash" not in text_of(page)

@@ -23,6 +23,7 @@ from typing import Any
 from django.db import transaction
 
 from accounts.names import clean_name
+from campaigns.selectors import campaigns_run_by
 from characters import history, locking
 from characters.models import CatalogueItem, Character, Item
 from characters.services.writes import ITEMS_CHANGE, Written, _lock, _touch
@@ -281,8 +282,6 @@ def behind_at_table(campaign) -> tuple[list[Holding], list[CatalogueItem]]:
 
 def pull_for_table(*, campaign, by) -> PushReport:
     """The GM brings their table's copies up to date with the catalogue (every entry their characters hold)."""
-    from campaigns.selectors import campaigns_run_by
-
     if not campaigns_run_by(by).filter(pk=campaign.pk).exists():
         raise RulesError("Only the table's GM brings its items up to date.")
     ids = Character.objects.filter(campaign=campaign, items__catalogue_item__isnull=False).values_list("pk", flat=True)

@@ -526,6 +526,13 @@ def test_one_return_of_21000_reaches_every_rank_with_each_raise_chosen():
     assert "Reached 1,000 C: novice." in result.summary and "Reached 21,000 C: legend." in result.summary
 
 
+def test_each_rank_reached_at_once_rolls_its_own_dex_die_under_that_setting():
+    """spec §001.10 [REC] setting "dex_roll", seed 001 (Advancement): novice and professional in one return roll
+    the DEX die once each: 6 beats maximum HP 4 (→ 6), then 2 does not (+1 → 7)."""
+    _, result = run("advance", sheet(make_state(hp=4, dex=6), hp_gain="dex_roll"), [6, 2], plunder=3000)
+    assert [d.face for d in result.dice] == [6, 2] and result.state["hp_max"] == 7
+
+
 def test_several_raises_stop_at_d12_with_a_sentence():
     """spec §001.10 [REC]: a raise stops at d12; the third raise on a d10 attribute is refused, whole."""
     sh = sheet(make_state(str_=10))

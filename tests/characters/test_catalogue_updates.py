@@ -213,7 +213,7 @@ def test_existing_copies_are_linked_by_name_within_their_system(cast):
     wren = cast["wren"]
     Item.objects.filter(character=wren).update(catalogue_item=None, catalogue_version=None)
     Item.objects.create(character=wren, name="Grandpa's sword", kind="weapon", slots=1, data={"size": "small"})
-    import_module("characters.migrations.0014_readings30_catalogue_versions").link_by_name(apps, None)
+    import_module("characters.migrations.0014_catalogue_versions").link_by_name(apps, None)
     linked = {i.name: (i.catalogue_item_id is not None, i.catalogue_version) for i in wren.items.all()}
     assert linked == {SWORD: (True, 1), "Light armour": (True, 1), "Grandpa's sword": (False, None)}
     assert _copy(wren).catalogue_item.system == "grit-flesh"

@@ -74,8 +74,9 @@ def push(campaign_id: int | None, *parts: list, audience: Iterable[int] | None =
     """
     parts_list = [list(part) for part in parts]
     publish_many(campaign_id, [("push", {"parts": parts_list})], audience=audience)
-    if campaign_id is not None and _webhooks() is not None:
-        _webhooks()(campaign_id, parts_list)
+    hand_on = _webhooks()
+    if campaign_id is not None and hand_on is not None:
+        hand_on(campaign_id, parts_list)
 
 
 @cache

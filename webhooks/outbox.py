@@ -16,10 +16,13 @@ from django.utils import timezone
 
 from live.once import first_in_transaction
 from webhooks.models import Webhook
+from webhooks.tasks import fan_out
 
 # The table topics (campaigns.announce) that are fight events and request events.
 FIGHT_TOPICS = {"encounter", "fight"}
 REQUEST_TOPICS = {"requests"}
+# Where a part lists the sheet regions it changed: ["character", id, regions], ["party", regions].
+VITALS_AT = {"character": 2, "party": 1}
 
 
 def kinds_of(parts: list) -> set[str]:
@@ -30,9 +33,7 @@ def kinds_of(parts: list) -> set[str]:
             continue
         if part[0] == "roll":
             kinds.add("rolls")
-        elif part[0] == "character" and len(part) > 2 and "vitals" in part[2]:
-            kinds.add("vitals")
-        elif part[0] == "party" and len(part) > 1 and "vitals" in part[1]:
+        elif part[0] in VITALS_AT and len(part) > VITALS_AT[part[0]] and "vitals" in part[VITALS_AT[part[0]]]:
             kinds.add("vitals")
         elif part[0] == "table" and len(part) > 1:
             topics = set(part[1])
@@ -54,6 +55,4 @@ def on_push(campaign_id: int, parts: list) -> None:
         return
     if not first_in_transaction(("webhooks", json.dumps([campaign_id, parts]))):
         return
-    from webhooks.tasks import fan_out  # the task module imports the rules and both apps' models
-
     fan_out.enqueue(campaign_id, parts, timezone.now().isoformat())

@@ -87,10 +87,12 @@ class Event:
         characters = Character.objects.filter(campaign=campaign).select_related("campaign")
         if not self.party_vitals:
             characters = characters.filter(pk__in=character_ids)
-        self.vitals = [_vitals(c) for c in characters.prefetch_related("items", "hirelings")] if (
-            character_ids or self.party_vitals
-        ) else []
-        self.vitals = [v for v in self.vitals if v is not None]
+        self.vitals: list[dict[str, Any]] = []
+        if character_ids or self.party_vitals:
+            for character in characters.prefetch_related("items", "hirelings"):
+                vitals = _vitals(character)
+                if vitals is not None:
+                    self.vitals.append(vitals)
         self._requests = _requests(campaign) if self.requests else None
         self._fight = Encounter.objects.filter(campaign=campaign, active=True).first() if self.fight else None
 
@@ -113,7 +115,11 @@ class Event:
 
 
 def _roll(roll: Roll, view: str) -> dict[str, Any]:
-    who = roll.character.name if roll.character_id else (roll.roller.username if roll.roller_id else "") or "GM"
+    who = (
+        roll.character.name
+        if roll.character is not None
+        else (roll.roller.username if roll.roller is not None else "") or "GM"
+    )
     line: dict[str, Any] = {
         "id": roll.pk,
         "by": who,

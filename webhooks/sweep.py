@@ -15,8 +15,9 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 from django_tasks.base import TaskResultStatus
-
 from django_tasks_db.models import DBTaskResult
+
+from webhooks.models import Delivery
 
 log = logging.getLogger(__name__)
 
@@ -36,10 +37,10 @@ def sweep_stale_claims() -> int:
 
 def prune_old_deliveries() -> int:
     """Deliveries older than WEBHOOK_KEEP_DAYS go (a webhook's page lists the latest)."""
-    from webhooks.models import Delivery
-
     cutoff = timezone.now() - timedelta(days=settings.WEBHOOK_KEEP_DAYS)
-    deleted, _ = Delivery.objects.filter(created_at__lt=cutoff).exclude(
-        status__in=(Delivery.Status.PENDING, Delivery.Status.SENDING)
-    ).delete()
+    deleted, _ = (
+        Delivery.objects.filter(created_at__lt=cutoff)
+        .exclude(status__in=(Delivery.Status.PENDING, Delivery.Status.SENDING))
+        .delete()
+    )
     return deleted

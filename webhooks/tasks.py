@@ -22,10 +22,10 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
-
-from campaigns.models import Campaign, Membership
 from django_tasks import task
 from django_tasks.base import TaskContext
+
+from campaigns.models import Campaign, Membership
 from webhooks import payloads
 from webhooks.models import Delivery, Webhook
 from webhooks.sending import post, signature
@@ -117,7 +117,11 @@ def send(delivery_id: str) -> str:
     done = timezone.now()
     if answer.ok:
         Delivery.objects.filter(pk=delivery.pk).update(
-            status=Delivery.Status.DELIVERED, delivered_at=done, response_status=answer.status, reason="", lease_until=None
+            status=Delivery.Status.DELIVERED,
+            delivered_at=done,
+            response_status=answer.status,
+            reason="",
+            lease_until=None,
         )
         if hook.last_error:
             Webhook.objects.filter(pk=hook.pk).update(last_error="")

@@ -30,8 +30,8 @@ def campaign_hooks(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def character_hooks(request: HttpRequest, pk: int) -> HttpResponse:
-    character = get_object_or_404(Character.objects.select_related("campaign"), pk=pk, owner=request.user)
-    hooks = Webhook.objects.filter(character=character, owner=request.user)
+    character = get_object_or_404(Character.objects.select_related("campaign"), pk=pk, owner_id=request.user.pk)
+    hooks = Webhook.objects.filter(character=character, owner_id=request.user.pk)
     here = reverse("webhooks:character", args=[character.pk])
     return _page(request, hooks, campaign=character.campaign, character=character, here=here)
 
@@ -53,7 +53,7 @@ def _page(
             form.add_error(None, f"You have {PER_PLACE_MAX} webhooks here already: remove one first.")
         if form.is_valid() and campaign is not None:
             hook = form.save(commit=False)
-            hook.campaign, hook.character, hook.owner = campaign, character, request.user
+            hook.campaign, hook.character, hook.owner_id = campaign, character, request.user.pk
             hook.save()
             request.session[SECRET_KEY] = [hook.pk, hook.secret]
             messages.success(request, f"Webhook {hook.name} added.")
@@ -81,7 +81,7 @@ _SHOWN = ("id", "webhook_id", "kinds", "status", "attempts", "created_at", "deli
 
 @require_POST
 def delete(request: HttpRequest, pk: int) -> HttpResponse:
-    hook = Webhook.objects.filter(pk=pk, owner=request.user).first()
+    hook = Webhook.objects.filter(pk=pk, owner_id=request.user.pk).first()
     if hook is None:
         raise Http404("No webhook here.")
     back = (

@@ -3,9 +3,9 @@ from __future__ import annotations
 from unittest import mock
 
 import pytest
-
 from django_tasks_db.management.commands import db_worker
 from django_tasks_db.management.commands.db_worker import Worker
+
 from tests.webhooks.receiver import start_receiver
 
 

@@ -41,9 +41,7 @@ def items_of(receiver, kind: str = "roll") -> list[dict]:
     return [item for got in receiver.got for item in got.json["items"] if item["kind"] == kind]
 
 
-def test_a_campaign_webhook_gets_public_rolls_signed_and_never_gm_private_or_blind(
-    as_user, gm, player, hero, receiver
-):
+def test_a_campaign_webhook_gets_public_rolls_signed_and_never_gm_private_or_blind(as_user, gm, player, hero, receiver):
     hook, secret = add_hook(as_user(gm), "webhooks:campaign", hero.campaign_id, receiver.url)
     client = as_user(player)
     hidden = [player_roll(client, hero, v) for v in ("gm", "private")] + [player_roll(as_user(gm), hero, "blind")]

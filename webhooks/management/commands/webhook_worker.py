@@ -3,15 +3,18 @@ claimed tasks (webhooks.sweep) every few seconds on a thread of its own."""
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 
 from django.conf import settings
 from django.db import close_old_connections, connection
 from django.utils.autoreload import DJANGO_AUTORELOAD_ENV
-
 from django_tasks_db.management.commands.db_worker import Command as DatabaseWorker
+
 from webhooks.sweep import prune_old_deliveries, sweep_stale_claims
+
+log = logging.getLogger(__name__)
 
 
 class Command(DatabaseWorker):
@@ -35,9 +38,7 @@ def _sweeper() -> None:
             if rounds % 600 == 0:
                 prune_old_deliveries()
         except Exception:  # a locked or restarting database: try again next round
-            import logging
-
-            logging.getLogger(__name__).exception("Webhook sweep failed")
+            log.exception("Webhook sweep failed")
         finally:
             connection.close()
         rounds += 1

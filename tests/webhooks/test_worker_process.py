@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from django.db import connection
 from django_tasks.base import TaskResultStatus
-
 from django_tasks_db.models import DBTaskResult
+
 from tests.webhooks.test_webhooks import add_hook, player_roll
 from webhooks.models import Delivery
 

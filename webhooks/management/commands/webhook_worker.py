@@ -21,6 +21,11 @@ class Command(DatabaseWorker):
     help = "Run the task worker that delivers webhooks (django-tasks' db_worker, with a stale-claim sweep)."
 
     def handle(self, *args, **options) -> None:
+        # The worker closes "old" connections around every task; on SQLite (CONN_MAX_AGE 0) that meant closing
+        # the file each time, and the last connection's close checkpoints the WAL: ~25 ms a task, measured
+        # (bench/webhooks.py). Its one connection stays open instead; PostgreSQL's goes back to the pool anyway.
+        if connection.vendor == "sqlite":
+            connection.settings_dict["CONN_MAX_AGE"] = None
         # Under --reload the parent only watches files; the child, which runs tasks, sweeps.
         if not options.get("reload") or os.environ.get(DJANGO_AUTORELOAD_ENV) == "true":
             threading.Thread(target=_sweeper, name="webhook-sweeper", daemon=True).start()

@@ -127,7 +127,8 @@ def send(delivery_id: str) -> str:
             Webhook.objects.filter(pk=hook.pk).update(last_error="")
         return "delivered"
     if delivery.attempts >= settings.WEBHOOK_MAX_ATTEMPTS:
-        reason = f"Gave up after {delivery.attempts} tries. {answer.reason}"[:300]
+        tries = "1 try" if delivery.attempts == 1 else f"{delivery.attempts} tries"
+        reason = f"Gave up after {tries}. {answer.reason}"[:300]
         Delivery.objects.filter(pk=delivery.pk).update(
             status=Delivery.Status.FAILED, response_status=answer.status, reason=reason, lease_until=None
         )

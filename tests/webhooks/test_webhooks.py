@@ -305,3 +305,40 @@ def test_the_webhooks_page_reads_a_fixed_number_of_queries(
         response = client.get(reverse("webhooks:campaign", args=[hero.campaign_id]))
     assert response.status_code == 200 and response.content.decode().count("data-delivery=") == 3
     assert json.loads(Delivery.objects.first().body)["type"] == "lantern.event"
+
+
+# --- fights and requests ---------------------------------------------------------------------------------------
+
+
+def _table_post(client, campaign, action: str, **changes):
+    from tests.pages import form_fields
+
+    page = client.get(reverse("campaigns:detail", args=[campaign.pk]))
+    return client.post(action, form_fields(page, action, **changes), **HTMX)
+
+
+def test_a_fight_starting_and_a_request_reach_the_webhooks_that_want_them(as_user, gm, player, hero, receiver):
+    campaign = hero.campaign
+    add_hook(as_user(gm), "webhooks:campaign", campaign.pk, receiver.url, rolls=None, fight="on", requests="on")
+    gm_client = as_user(gm)
+    start = reverse("campaigns:encounter_action", args=[campaign.pk, "start"])
+    assert _table_post(gm_client, campaign, start, name="Ghouls").status_code == 200
+    ask = reverse("campaigns:request_new", args=[campaign.pk])
+    response = _table_post(gm_client, campaign, ask, **{"fix-ability": "BOD", "fix-dn": "6", "characters": [hero.pk]})
+    assert response.status_code == 200
+    run_worker()
+    fights = items_of(receiver, "fight")
+    assert fights and fights[0]["fight"]["active"] and fights[0]["fight"]["round"] == 1
+    assert "Ghouls" not in json.dumps(fights)  # the fight as a player's sheet shows it: no NPC names or stats
+    [requests] = items_of(receiver, "requests")
+    assert [(r["asked"], r["answered"]) for r in requests["requests"]] == [(1, 0)]
+
+
+def test_an_https_url_that_speaks_no_tls_fails_with_a_reason(as_user, gm, player, hero, receiver, settings):
+    settings.WEBHOOK_MAX_ATTEMPTS = 1
+    add_hook(as_user(gm), "webhooks:campaign", hero.campaign_id, receiver.url.replace("http://", "https://"))
+    player_roll(as_user(player), hero, "public")
+    run_worker()
+    delivery = Delivery.objects.get()
+    assert delivery.status == Delivery.Status.FAILED
+    assert delivery.reason.startswith("Gave up after 1 try. The receiver gave ")

@@ -24,7 +24,8 @@ SECRET_KEY = "webhook-secret"  # the session key that holds a new webhook's secr
 
 def campaign_hooks(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(campaigns_run_by(request.user), pk=pk)
-    hooks = Webhook.objects.filter(campaign=campaign, character=None)
+    # Its own: after the table changes hands, the old GM's webhooks send nothing (webhooks.payloads.Audience).
+    hooks = Webhook.objects.filter(campaign=campaign, character=None, owner_id=request.user.pk)
     here = reverse("webhooks:campaign", args=[campaign.pk])
     return _page(request, hooks, campaign=campaign, character=None, here=here)
 

@@ -342,3 +342,29 @@ def test_an_https_url_that_speaks_no_tls_fails_with_a_reason(as_user, gm, player
     delivery = Delivery.objects.get()
     assert delivery.status == Delivery.Status.FAILED
     assert delivery.reason.startswith("Gave up after 1 try. The receiver gave ")
+
+
+def test_the_settings_and_edit_pages_link_to_the_webhooks_for_whom_may_add_them(as_user, gm, player, hero):
+    settings_url = reverse("campaigns:settings", args=[hero.campaign_id])
+    campaign_hooks = reverse("webhooks:campaign", args=[hero.campaign_id])
+    assert campaign_hooks in as_user(gm).get(settings_url).content.decode()
+    assert campaign_hooks not in as_user(player).get(settings_url).content.decode()
+    edit_url = reverse("characters:edit", args=[hero.pk])
+    character_hooks = reverse("webhooks:character", args=[hero.pk])
+    assert character_hooks in as_user(player).get(edit_url).content.decode()
+    assert character_hooks not in as_user(gm).get(edit_url).content.decode()
+
+
+def test_after_the_table_changes_hands_the_old_gms_webhook_sends_nothing(as_user, gm, player, hero, receiver):
+    from campaigns.models import Membership
+
+    add_hook(as_user(gm), "webhooks:campaign", hero.campaign_id, receiver.url)
+    Membership.objects.filter(user=gm).update(role=Membership.Role.PLAYER)
+    Membership.objects.filter(user=player).update(role=Membership.Role.GM)
+    assert (
+        "data-webhook="
+        not in as_user(player).get(reverse("webhooks:campaign", args=[hero.campaign_id])).content.decode()
+    )
+    player_roll(as_user(player), hero, "public")
+    run_worker()
+    assert receiver.got == []

@@ -27,10 +27,14 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/pip
 
 # The ASGI server streams the live table's events; plain `runserver` (WSGI) cannot.
 # On SQLite a second server would refuse in its worker while the reloader waits on: stop before that.
+# The webhook worker (a process of its own, docs/production.md) runs beside it and stops with it: the trap ends
+# it when the server exits or make is interrupted (background jobs of a script ignore Ctrl-C by themselves).
 run: $(VENV)/.installed-run
 	$(BIN)/python manage.py check_one_server
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py demo
+	$(BIN)/python manage.py webhook_worker --no-reload --interval 0.2 & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/python -m uvicorn config.asgi:application --host $(HOST) --port $(PORT) \
 		--reload $(RELOAD_DIRS) --timeout-graceful-shutdown 2
 

@@ -113,6 +113,10 @@ INSTALLED_APPS = [
     "live",
     "campaigns",
     "characters",
+    # The task queue (django-tasks, its database backend) and the webhooks it delivers (issue 28).
+    "django_tasks",
+    "django_tasks_db",
+    "webhooks",
 ]
 
 MIDDLEWARE = [
@@ -272,6 +276,23 @@ ROLLS_PER_MINUTE = env_int("ROLLS_PER_MINUTE", 60, minimum=1)
 # A member still counts as at the table this long after their last stream closed, so moving between
 # the table and a sheet does not flash "left" / "arrived" to everyone.
 SSE_PRESENCE_GRACE_SECONDS = env_int("SSE_PRESENCE_GRACE_SECONDS", 3, minimum=0)
+
+# Webhooks (issue 28): each write's event goes into the task queue in the write's own transaction (live.events.push
+# hands its parts to LIVE_WEBHOOKS); `manage.py webhook_worker` delivers them (docs/production.md).
+LIVE_WEBHOOKS = "webhooks.outbox.on_push"
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# A webhook URL that resolves to a private, loopback, link-local or reserved address is refused, at saving and at
+# every try, unless this is on (development, where receivers run on this machine, and the tests).
+WEBHOOKS_ALLOW_PRIVATE = env_bool("WEBHOOKS_ALLOW_PRIVATE", DEBUG)
+WEBHOOK_TIMEOUT_SECONDS = env_int("WEBHOOK_TIMEOUT_SECONDS", 5, minimum=1)
+# Tries per delivery, the first retry this many seconds after the first failure, each next one twice as long.
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 6, minimum=1)
+WEBHOOK_RETRY_BASE_SECONDS = env_int("WEBHOOK_RETRY_BASE_SECONDS", 10, minimum=0)
+# Deliveries one webhook is sent a minute; beyond it an event is not sent, and its page says so.
+WEBHOOK_PER_MINUTE = env_int("WEBHOOK_PER_MINUTE", 30, minimum=1)
+# A task claimed this long ago and still running belongs to a killed worker: it goes back to the queue.
+WEBHOOK_LEASE_SECONDS = env_int("WEBHOOK_LEASE_SECONDS", 60, minimum=1)
+WEBHOOK_KEEP_DAYS = env_int("WEBHOOK_KEEP_DAYS", 14, minimum=1)
 
 LOGGING = {
     "version": 1,

@@ -19,6 +19,7 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("campaigns/", include("campaigns.urls")),
     path("characters/", include("characters.urls")),
+    path("webhooks/", include("webhooks.urls")),
     path("admin/", admin.site.urls),
     path("favicon.ico", favicon),
 ]

@@ -10,10 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Iterable
-from functools import partial
+from collections.abc import Callable, Iterable
+from functools import cache, partial
 
+from django.conf import settings
 from django.db import connection, transaction
+from django.utils.module_loading import import_string
 
 from live.hub import hub
 from live.once import first_in_transaction
@@ -70,7 +72,19 @@ def push(campaign_id: int | None, *parts: list, audience: Iterable[int] | None =
     renders every part once per kind of viewer that has a page open there (``settings.LIVE_RENDERER``) and
     sends each page the HTML its viewer may see: no page asks for anything. ``audience``: as for ``publish``.
     """
-    publish_many(campaign_id, [("push", {"parts": [list(part) for part in parts]})], audience=audience)
+    parts_list = [list(part) for part in parts]
+    publish_many(campaign_id, [("push", {"parts": parts_list})], audience=audience)
+    hand_on = _webhooks()
+    if campaign_id is not None and hand_on is not None:
+        hand_on(campaign_id, parts_list)
+
+
+@cache
+def _webhooks() -> Callable[[int, list], None] | None:
+    """What hands a write's parts to the webhooks (settings.LIVE_WEBHOOKS): inside the write's transaction, so
+    its event is queued with the write or not at all."""
+    path = getattr(settings, "LIVE_WEBHOOKS", "")
+    return import_string(path) if path else None
 
 
 def revoke_streams(campaign_id: int | None, *, user_id: int | None = None, session: str = "") -> None:

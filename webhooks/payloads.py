@@ -1,0 +1,257 @@
+"""What a webhook is sent: the items of one event as its audience sees them, in Lantern's JSON or Discord's form.
+
+A campaign's webhook posts to wherever its GM points it, often a channel more people read than sit at the
+table, so it carries only what every member sees: public rolls (never GM-only, private or blind ones), the
+tracks every sheet shows, the requests and the fight as a player sees them. A character's webhook is its
+owner's view of that character: its rolls as the owner's log shows them (their own private and GM-only rolls,
+a blind roll without its result), its vitals, the requests and the fight as they see them. GM notes, NPC stat
+blocks and held changes never leave.
+
+Lantern's JSON (docs/webhooks.md)::
+
+    {"id": "<delivery uuid>", "type": "lantern.event", "occurred_at": "<ISO 8601>",
+     "campaign": {"id": 1, "name": "…"}, "character": null | {"id": 2, "name": "…"},
+     "items": [{"kind": "roll", "roll": {…}}, {"kind": "vitals", …}, {"kind": "requests", …}, {"kind": "fight", …}]}
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from campaigns.models import Campaign, Encounter, Membership, RollRequest
+from characters.models import Character, Roll
+from rules import SYSTEMS, RulesError
+from rules import base as rules_base
+from webhooks.models import Webhook
+from webhooks.sending import is_discord
+
+EMBEDS_MAX = 10  # Discord's own bound on embeds per message
+OUTCOME_COLOURS = {"success": 0x2E7D32, "pass": 0x2E7D32, "hit": 0x2E7D32, "fail": 0xC62828, "miss": 0xC62828}
+
+
+@dataclass(frozen=True)
+class Audience:
+    """Whom one webhook speaks for: the table at large (``user_id`` None), or one owner and their seat."""
+
+    user_id: int | None
+    role: str | None
+    character_id: int | None
+
+    @classmethod
+    def of(cls, hook: Webhook, roles: dict[int, str]) -> Audience | None:
+        """None when its owner may no longer see what it would send (left the table, gave the character up)."""
+        if hook.character_id is None:
+            return cls(None, None, None) if roles.get(hook.owner_id) == Membership.Role.GM else None
+        character = hook.character
+        if character is None or character.owner_id != hook.owner_id or character.campaign_id != hook.campaign_id:
+            return None
+        role = roles.get(hook.owner_id)
+        return cls(hook.owner_id, role, hook.character_id) if role is not None else None
+
+    def roll_view(self, roll: Roll) -> str | None:
+        """How this audience sees a roll (as characters.templatetags.lantern.roll_view), None for not at all."""
+        if self.user_id is None:
+            return "peer" if roll.visibility == Roll.Visibility.PUBLIC else None
+        if roll.character_id != self.character_id:
+            return None  # a character's webhook carries that character's rolls only
+        if self.role == Membership.Role.GM:
+            return "gm"
+        if roll.roller_id == self.user_id:
+            return "roller"
+        return "peer" if roll.visibility == Roll.Visibility.PUBLIC else None
+
+
+class Event:
+    """One pushed event's rows, read once however many webhooks it goes to."""
+
+    def __init__(self, campaign: Campaign, parts: list) -> None:
+        self.campaign = campaign
+        roll_ids, character_ids, self.party_vitals = set(), set(), False
+        self.requests = self.fight = False
+        for part in parts:
+            if part[0] == "roll":
+                roll_ids.add(int(part[1]))
+            elif part[0] == "character" and "vitals" in part[2]:
+                character_ids.add(int(part[1]))
+            elif part[0] == "party" and "vitals" in part[1]:
+                self.party_vitals = True
+            elif part[0] == "table":
+                self.requests = self.requests or "requests" in part[1]
+                self.fight = self.fight or bool({"encounter", "fight"} & set(part[1]))
+        self.rolls = list(
+            Roll.objects.filter(pk__in=roll_ids, campaign=campaign).select_related("character", "roller").order_by("pk")
+        )
+        characters = Character.objects.filter(campaign=campaign).select_related("campaign")
+        if not self.party_vitals:
+            characters = characters.filter(pk__in=character_ids)
+        self.vitals: list[dict[str, Any]] = []
+        if character_ids or self.party_vitals:
+            for character in characters.prefetch_related("items", "hirelings"):
+                vitals = _vitals(character)
+                if vitals is not None:
+                    self.vitals.append(vitals)
+        self._requests = _requests(campaign) if self.requests else None
+        self._fight = Encounter.objects.filter(campaign=campaign, active=True).first() if self.fight else None
+
+    def items(self, hook: Webhook, audience: Audience) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        if hook.rolls:
+            for roll in self.rolls:
+                view = audience.roll_view(roll)
+                if view is not None:
+                    items.append({"kind": "roll", "roll": _roll(roll, view)})
+        if hook.vitals:
+            for vitals in self.vitals:
+                if audience.character_id in (None, vitals["character"]["id"]):
+                    items.append({"kind": "vitals", **vitals})
+        if hook.requests and self._requests is not None:
+            items.append({"kind": "requests", "requests": self._requests})
+        if hook.fight and self.fight:
+            items.append({"kind": "fight", "fight": _fight(self._fight, audience.character_id)})
+        return items
+
+
+def _roll(roll: Roll, view: str) -> dict[str, Any]:
+    who = (
+        roll.character.name
+        if roll.character is not None
+        else (roll.roller.username if roll.roller is not None else "") or "GM"
+    )
+    line: dict[str, Any] = {
+        "id": roll.pk,
+        "by": who,
+        "character_id": roll.character_id,
+        "label": roll.label,
+        "visibility": roll.visibility,
+        "by_hand": roll.by_hand,
+        "voided": roll.voided_at is not None,
+        "revision": roll.revision,
+        "at": roll.created_at.isoformat(),
+    }
+    if roll.visibility == Roll.Visibility.BLIND and view != "gm":
+        return {**line, "result_hidden": True}  # its roller's log says it was rolled, never what it showed
+    return {
+        **line,
+        "result_hidden": False,
+        "dice": roll.dice,
+        "total": roll.total,
+        "outcome": roll.outcome,
+        "summary": roll.summary,
+        "odds": roll.odds,
+    }
+
+
+def _vitals(character: Character) -> dict[str, Any] | None:
+    rules = SYSTEMS.get(character.system)
+    if rules is None:
+        return None
+    try:
+        sheet = character.to_sheet()
+        rules_base.check_sheet(rules, sheet)
+        tracks, conditions = rules.tracks(sheet), rules.conditions(sheet)
+    except RulesError:
+        return None
+    return {
+        "character": {"id": character.pk, "name": character.name},
+        "tracks": [{"key": t.key, "label": t.label, "value": t.shown, "maximum": t.maximum} for t in tracks],
+        "conditions": list(conditions),
+    }
+
+
+def _requests(campaign: Campaign) -> list[dict[str, Any]]:
+    rows = RollRequest.objects.filter(campaign=campaign, status=RollRequest.Status.OPEN).prefetch_related("answers")
+    return [
+        {
+            "id": r.pk,
+            "label": r.label,
+            "shown": r.shown,
+            "blind": r.blind,
+            "asked": len(r.answers.all()),
+            "answered": sum(a.answered_at is not None for a in r.answers.all()),
+            "expires_at": r.expires_at.isoformat(),
+        }
+        for r in rows[:20]
+    ]
+
+
+def _fight(encounter: Encounter | None, character_id: int | None) -> dict[str, Any]:
+    """The fight as a player's sheet shows it: its round and whose turn, and what last hit this character."""
+    if encounter is None:
+        return {"active": False}
+    fight: dict[str, Any] = {"active": True, "round": encounter.round, "order": encounter.order_summary}
+    if character_id is not None and str(character_id) in (encounter.hits or {}):
+        fight["hit"] = str(encounter.hits[str(character_id)])
+    return fight
+
+
+def body(hook: Webhook, delivery_id: str, occurred_at: str, items: list[dict[str, Any]]) -> str:
+    """The exact text posted: Discord's form for a Discord webhook (or by choice), Lantern's JSON otherwise."""
+    if hook.format == Webhook.Format.DISCORD or (hook.format == Webhook.Format.AUTO and is_discord(hook.url)):
+        return json.dumps(discord(hook, items))
+    character = {"id": hook.character_id, "name": hook.character.name} if hook.character is not None else None
+    return json.dumps(
+        {
+            "id": delivery_id,
+            "type": "lantern.event",
+            "occurred_at": occurred_at,
+            "campaign": {"id": hook.campaign_id, "name": hook.campaign.name},
+            "character": character,
+            "items": items,
+        }
+    )
+
+
+_MARKDOWN = re.compile(r"([\\*_~`|>#\[\]()@])")
+
+
+def _plain(text: Any) -> str:
+    """Text Discord shows as typed: no markdown, no mentions (a character called @everyone pings nobody)."""
+    return _MARKDOWN.sub(r"\\\1", str(text))
+
+
+def discord(hook: Webhook, items: list[dict[str, Any]]) -> dict[str, Any]:
+    embeds = [_embed(item) for item in items][:EMBEDS_MAX]
+    return {
+        "username": "Lantern",
+        "content": _plain(hook.campaign.name),
+        "embeds": embeds,
+        "allowed_mentions": {"parse": []},
+    }
+
+
+def _embed(item: dict[str, Any]) -> dict[str, Any]:
+    if item["kind"] == "roll":
+        roll = item["roll"]
+        title = f"{roll['by']}: {roll['label']}"
+        if roll["result_hidden"]:
+            return {"title": _plain(title), "description": "Rolled blind: the GM has the result."}
+        dice = " ".join(str(d.get("face", "")) for d in roll["dice"] if isinstance(d, dict))
+        text = f"🎲 {dice} → **{_plain(roll['outcome'])}**" if dice else f"**{_plain(roll['outcome'])}**"
+        if roll["summary"]:
+            text += f"\n{_plain(roll['summary'])}"
+        if roll["voided"]:
+            text += "\n(voided)"
+        embed = {"title": _plain(title), "description": text}
+        colour = OUTCOME_COLOURS.get(str(roll["outcome"]).lower())
+        return {**embed, "color": colour} if colour else embed
+    if item["kind"] == "vitals":
+        shown = ", ".join(
+            f"{t['label']} {t['value']}" + (f"/{t['maximum']}" if t["maximum"] is not None else "")
+            for t in item["tracks"]
+        )
+        if item["conditions"]:
+            shown += " · " + ", ".join(item["conditions"])
+        return {"title": _plain(item["character"]["name"]), "description": _plain(shown)}
+    if item["kind"] == "requests":
+        lines = [f"{r['label']} {r['shown']} ({r['answered']}/{r['asked']} answered)" for r in item["requests"]]
+        return {"title": "Roll requests", "description": _plain("\n".join(lines) or "None open.")}
+    fight = item["fight"]
+    if not fight["active"]:
+        return {"title": "Fight", "description": "The fight is over."}
+    text = f"Round {fight['round']}" + (f" · {fight['order']}" if fight.get("order") else "")
+    if fight.get("hit"):
+        text += f"\n{fight['hit']}"
+    return {"title": "Fight", "description": _plain(text)}

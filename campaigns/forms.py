@@ -3,6 +3,7 @@ from __future__ import annotations
 from django import forms
 
 from accounts import names
+from campaigns.backup import MAX_FILE_BYTES
 from campaigns.models import Campaign, system_choices
 from config.converters import MAX_ID
 
@@ -152,8 +153,6 @@ class BackupForm(forms.Form):
     file = forms.FileField(label="Campaign backup (.json)")
 
     def clean_file(self):
-        from campaigns.backup import MAX_FILE_BYTES  # the bound lives beside the reader it protects
-
         upload = self.cleaned_data["file"]
         if upload.size > MAX_FILE_BYTES:
             raise forms.ValidationError(

@@ -177,7 +177,7 @@ def test_a_backup_past_the_account_cap_creates_nothing(gm, player, other_player,
 
 
 def test_the_restore_form_refuses_a_file_past_its_size(as_user, stranger, monkeypatch):
-    monkeypatch.setattr("campaigns.backup.MAX_FILE_BYTES", 10)
+    monkeypatch.setattr("campaigns.forms.MAX_FILE_BYTES", 10)
     upload = SimpleUploadedFile("big.json", b"{" + b" " * 20 + b"}", content_type="application/json")
     response = as_user(stranger).post(reverse("campaigns:backup_import"), {"file": upload})
     assert response.status_code == 400 and "too large" in response.content.decode()

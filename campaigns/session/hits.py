@@ -146,7 +146,18 @@ def pc_attack(
                 npc_after=npc.stats,
                 defeated_before=defeated_before,
             )
+    if harms:  # their sheet's fight says what it did
+        down = f"; {npc.name} is down" if npc.defeated and not defeated_before else ""
+        _remember(npc.encounter_id, f"{character.pk}:dealt", f"You hit {npc.name} for {dealt}{down}")
     return written(campaign, ("rolls", *_publish_fight(campaign.pk)), PcAttacked(done, npc, dealt, hit))
+
+
+def _remember(encounter_id: int | None, key: str, words: str | None) -> None:
+    """A line of a sheet's fight (Encounter.hits): set, or gone (None)."""
+    encounter = Encounter.objects.select_for_update().get(pk=encounter_id)
+    hits = {k: v for k, v in encounter.hits.items() if k != key}
+    encounter.hits = hits if words is None else {**hits, key: words[:200]}
+    encounter.save(update_fields=["hits"])
 
 
 def undoable_hits(campaign: Campaign, encounter_id: int, limit: int = 8) -> list[FightHit]:
@@ -180,15 +191,16 @@ def hit_undo(*, campaign_id: int, hit_id: int, by) -> TableWritten:
         if hit.change_id is None or Change.objects.filter(reverts_id=hit.change_id).exists():
             raise CampaignError(f"“{hit.words}” was undone already, on the sheet.")
         change_revert(character_id=hit.character_id, change_id=hit.change_id, by=by, reason=UNDO_REASON)
-        _forget_hit(hit)
+        _remember(hit.encounter_id, str(hit.character_id), None)
     else:
         npc = Npc.objects.select_for_update().get(pk=hit.npc_id)
         _give_back(system, npc, hit)
         roll = Roll.objects.select_for_update().filter(pk=hit.roll_id, undone=False).first()
-        if roll is not None:  # its line in every log says so
+        if roll is not None:  # its line in every log says so, and its attacker's sheet no longer tells it
             roll.undone = True
             _bump(roll, "undone")
             regions += ("rolls",)
+            _remember(hit.encounter_id, f"{roll.character_id}:dealt", None)
     hit.undone_at, hit.undone_by = timezone.now(), by
     hit.save(update_fields=["undone_at", "undone_by"])
     return written(campaign, regions + _publish_fight(campaign.pk), hit)
@@ -218,12 +230,3 @@ def _give_back(system, npc: Npc, hit: FightHit) -> None:
         npc.defeated = False
     npc.prompt = f"Undone: {hit.words}."[:300]
     npc.save(update_fields=["stats", "defeated", "prompt"])
-
-
-def _forget_hit(hit: FightHit) -> None:
-    """The sheet's "what hit you" line goes when the hit it names is undone."""
-    encounter = Encounter.objects.select_for_update().get(pk=hit.encounter_id)
-    key = str(hit.character_id)
-    if key in encounter.hits:
-        encounter.hits = {k: v for k, v in encounter.hits.items() if k != key}
-        encounter.save(update_fields=["hits"])

@@ -174,3 +174,32 @@ def test_undo_permissions_gm_yes_player_only_their_own_characters_hit_outsider_4
     assert again.status_code == 422 and "was undone already" in text_of(again)
     gm_undo = as_user(gm).post(reverse("campaigns:hit_undo", args=[campaign.pk, pc_hit.pk]), **HTMX)
     assert gm_undo.status_code == 200
+
+
+def test_a_pc_attack_updates_the_gms_encounter_and_the_players_fight_live(gm, player, as_user, monkeypatch):
+    """The write announces the fight (campaigns.session.FIGHT): the GM's encounter row shows the NPC's lowered
+    track, the player's sheet's fight says what they hit; the encounter region is the GM's alone."""
+    from campaigns import push
+
+    campaign, wren, goblin = _fight("fell-draft", gm, player)
+    _, hit = _attack_until_it_hits(as_user(player), wren, goblin, monkeypatch)
+    goblin.refresh_from_db()
+    pages = [(player.pk, f"sheet-{wren.pk}"), (gm.pk, "table"), (player.pk, "table")]
+    out = push.render_push(campaign.pk, [["table", list(session.FIGHT)]], pages)
+    table = out[gm.pk, "table"]
+    assert 'id="encounter"' in table and f"HP <strong>{goblin.stats['hp']}</strong>" in table
+    assert hit.words in table and ">Undo<" in table
+    assert hit.words not in out.get((player.pk, "table"), "")
+    sheet = out[player.pk, f"sheet-{wren.pk}"]
+    assert f"You hit Goblin 1 for {20 - goblin.stats['hp']}" in sheet
+
+
+def test_party_cards_never_show_a_track_below_zero(gm, player, as_user):
+    """Issue 26: a state may count harm past 0 (C&C stamina), yet the GM's party card reads 0, as the sheet does."""
+    campaign = make_table("chaos-conquest", gm, player)
+    wren = make_character(player, campaign, system="chaos-conquest")
+    Character.objects.filter(pk=wren.pk).update(state={**wren.state, "stamina": -18})
+    page = as_user(gm).get(reverse("campaigns:detail", args=[campaign.pk]))
+    card = page.content.decode().split(f'id="card-{wren.pk}"', 1)[1]
+    value = card.split('data-track="stamina"', 1)[1].split("</span></span>", 1)[0]
+    assert "<span data-value>0</span>" in value and "-18" not in card.split("</article>", 1)[0]

@@ -203,3 +203,10 @@ def test_party_cards_never_show_a_track_below_zero(gm, player, as_user):
     card = page.content.decode().split(f'id="card-{wren.pk}"', 1)[1]
     value = card.split('data-track="stamina"', 1)[1].split("</span></span>", 1)[0]
     assert "<span data-value>0</span>" in value and "-18" not in card.split("</article>", 1)[0]
+
+
+def test_the_gm_rolls_a_pcs_attack_on_an_npc_from_the_pcs_sheet(gm, player, as_user, monkeypatch):
+    campaign, wren, goblin = _fight("fortunes-favor", gm, player)
+    _, hit = _attack_until_it_hits(as_user(gm), wren, goblin, monkeypatch)
+    attack = Roll.objects.get(pk=hit.roll_id)
+    assert attack.roller == gm and attack.character_id == wren.pk and attack.label.startswith("Wren attacks Goblin 1")

@@ -307,7 +307,7 @@ def roll_control(rules, procedure, sheet, character: Character, gm: bool, *, is_
     # A roll that may target an NPC (an attack) lists the running fight's NPCs still standing: what hits lands
     # on the one picked (campaigns.session.hits).
     aims = bool(character.campaign_id) and procedure.key in rules.npc_target_procedures()
-    npcs = list(fight_npcs(character.campaign_id)) if aims else []
+    npcs = list(fight_npcs(character.campaign_id)) if aims and character.campaign_id else []
     settled = ""  # what the character's state already answers ("The dead take no more damage."), said as such
     no_dice = False  # a procedure that never rolls: its odds box says so, and its button "Apply"
     try:
@@ -340,7 +340,7 @@ def roll_control(rules, procedure, sheet, character: Character, gm: bool, *, is_
     return control
 
 
-def fight_npcs(campaign_id: int | None):
+def fight_npcs(campaign_id: int):
     """The NPCs of the table's running fight still standing, as a roll form lists them (pk and name)."""
     found = Npc.objects.filter(campaign_id=campaign_id, encounter__active=True, defeated=False)
     return found.order_by("pk").values_list("pk", "name")

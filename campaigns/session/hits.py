@@ -46,10 +46,11 @@ class PcAttacked:
 def target_params(character: Character, procedure: str, npc_id: int, params: Mapping[str, Any]) -> dict[str, Any]:
     """The roll's inputs with those the NPC target sets (its armour) in place, for the odds and the roll;
     CampaignError with the sentence to show when the NPC is no target of this roll."""
-    system = _system(character.campaign) if character.campaign_id else None
-    if system is None or procedure not in system.npc_target_procedures():
+    campaign = character.campaign
+    system = _system(campaign) if campaign is not None else None
+    if campaign is None or system is None or procedure not in system.npc_target_procedures():
         raise CampaignError("That roll can't target an NPC.")
-    npc = Npc.objects.filter(pk=npc_id, campaign_id=character.campaign_id, encounter__active=True).first()
+    npc = Npc.objects.filter(pk=npc_id, campaign=campaign, encounter__active=True).first()
     if npc is None:
         raise CampaignError("That NPC is not in this table's running fight: pick another target.")
     return _with_target(system, procedure, npc, params)
@@ -90,7 +91,9 @@ def pc_attack(
     campaign = _lock_campaign(found, roller=by)  # the app's one order: roller, campaign, characters, NPCs
     system = _system(campaign)
     locked = locking.lock_characters(roll_lock_ids(character_id, procedure, params))
-    character = locked[character_id]
+    character = locked.get(character_id)
+    if character is None:
+        raise locking.Gone("That character is gone.")
     npc = Npc.objects.select_for_update().filter(pk=npc_id, campaign=campaign, encounter__active=True).first()
     if npc is None or procedure not in system.npc_target_procedures():
         raise CampaignError(
@@ -133,12 +136,14 @@ def pc_attack(
         _take(campaign, system, npc, harm, by=by, visibility=visibility)
     dealt = sum(h.dealt for h in harms)
     hit = None
+    encounter_id = npc.encounter_id
+    assert encounter_id is not None  # picked from the running fight above
     if harms:
         npc.save(update_fields=["stats", "defeated", "prompt"])
         if npc.stats != before or npc.defeated != defeated_before:
             hit = FightHit.objects.create(
                 campaign=campaign,
-                encounter_id=npc.encounter_id,
+                encounter_id=encounter_id,
                 roll=done.row,
                 words=f"{character.name} hit {npc.name} for {dealt}"[:200],
                 npc=npc,
@@ -148,11 +153,11 @@ def pc_attack(
             )
     if harms:  # their sheet's fight says what it did
         down = f"; {npc.name} is down" if npc.defeated and not defeated_before else ""
-        _remember(npc.encounter_id, f"{character.pk}:dealt", f"You hit {npc.name} for {dealt}{down}")
+        _remember(encounter_id, f"{character.pk}:dealt", f"You hit {npc.name} for {dealt}{down}")
     return written(campaign, ("rolls", *_publish_fight(campaign.pk)), PcAttacked(done, npc, dealt, hit))
 
 
-def _remember(encounter_id: int | None, key: str, words: str | None) -> None:
+def _remember(encounter_id: int, key: str, words: str | None) -> None:
     """A line of a sheet's fight (Encounter.hits): set, or gone (None)."""
     encounter = Encounter.objects.select_for_update().get(pk=encounter_id)
     hits = {k: v for k, v in encounter.hits.items() if k != key}
@@ -193,9 +198,10 @@ def hit_undo(*, campaign_id: int, hit_id: int, by) -> TableWritten:
         change_revert(character_id=hit.character_id, change_id=hit.change_id, by=by, reason=UNDO_REASON)
         _remember(hit.encounter_id, str(hit.character_id), None)
     else:
+        assert hit.npc_id is not None  # a hit is on a character or on an NPC
         npc = Npc.objects.select_for_update().get(pk=hit.npc_id)
         _give_back(system, npc, hit)
-        roll = Roll.objects.select_for_update().filter(pk=hit.roll_id, undone=False).first()
+        roll = Roll.objects.select_for_update().filter(pk=hit.roll_id or 0, undone=False).first()
         if roll is not None:  # its line in every log says so, and its attacker's sheet no longer tells it
             roll.undone = True
             _bump(roll, "undone")

@@ -210,3 +210,49 @@ def test_the_gm_rolls_a_pcs_attack_on_an_npc_from_the_pcs_sheet(gm, player, as_u
     _, hit = _attack_until_it_hits(as_user(gm), wren, goblin, monkeypatch)
     attack = Roll.objects.get(pk=hit.roll_id)
     assert attack.roller == gm and attack.character_id == wren.pk and attack.label.startswith("Wren attacks Goblin 1")
+
+
+def test_the_gm_undoes_an_npcs_hit_on_a_pc_from_the_table_through_the_sheets_history(gm, player, as_user, monkeypatch):
+    from tests.campaigns.test_npc_attacks import _attack_until_it_lands
+
+    campaign, wren, goblin = _fight("grit-flesh", gm, player)
+    before = Character.objects.get(pk=wren.pk).state
+    _attack_until_it_lands(campaign, goblin, wren, gm, monkeypatch)
+    hit = FightHit.objects.get(character=wren)
+    client = as_user(gm)
+    table = client.get(reverse("campaigns:detail", args=[campaign.pk]))
+    url = reverse("campaigns:hit_undo", args=[campaign.pk, hit.pk])
+    response = client.post(url, form_fields(table, url), **HTMX)
+    assert response.status_code == 200 and hit.words not in text_of(response)
+    after = Character.objects.get(pk=wren.pk)
+    assert after.state == before
+    assert after.changes.filter(reason="Undone from the GM's table", reverts=hit.change).exists()
+    assert Roll.objects.get(pk=hit.roll_id).undone
+    sheet_fight = as_user(player).get(reverse("campaigns:sheet_fight", args=[campaign.pk, wren.pk]))
+    assert "hit you" not in text_of(sheet_fight)
+    again = client.post(url, form_fields(table, url), **HTMX)
+    assert again.status_code == 422 and "was undone already" in text_of(again)
+
+
+def test_a_roll_naming_a_character_and_an_npc_as_targets_is_refused(gm, player, other_player, as_user):
+    campaign, wren, goblin = _fight("fell-draft", gm, player)
+    make_character(other_player, campaign, name="Ash", seed=11)
+    ash = Character.objects.get(name="Ash")
+    url, fields = _attack_form(as_user(player), wren)
+    fields = {**fields, "attack-target": [str(ash.pk)], "npc_target": [str(goblin.pk)]}
+    response = as_user(player).post(url, fields, **HTMX)
+    assert response.status_code == 422 and "Pick one target: a character or Goblin 1." in text_of(response)
+    assert not Roll.objects.filter(procedure="attack").exists()
+
+
+def test_a_sheet_kept_in_the_cache_is_kept_by_the_fights_npcs_too(gm, player):
+    """characters.region_cache: a sheet body whose attack form lists the fight's NPCs is drawn again when one
+    joins the fight or goes down."""
+    from characters.region_cache import _party_stamp
+
+    campaign, wren, goblin = _fight("fell-draft", gm, player)
+    first = _party_stamp(wren)
+    session.npc_add(campaign_id=campaign.pk, name="Rat", stats=_weak("fell-draft"))
+    second = _party_stamp(wren)
+    Npc.objects.filter(pk=goblin.pk).update(defeated=True)
+    assert len({first, second, _party_stamp(wren)}) == 3

@@ -256,3 +256,13 @@ def test_a_sheet_kept_in_the_cache_is_kept_by_the_fights_npcs_too(gm, player):
     second = _party_stamp(wren)
     Npc.objects.filter(pk=goblin.pk).update(defeated=True)
     assert len({first, second, _party_stamp(wren)}) == 3
+
+
+def test_a_blind_attack_on_an_npc_is_refused(gm, player, as_user):
+    """A blind roll changes nothing until the GM applies it; an NPC's stamina is the fight's: no blind hits."""
+    campaign, wren, goblin = _fight("chaos-conquest", gm, player)
+    client = as_user(gm)
+    url, fields = _attack_form(client, wren)
+    response = client.post(url, {**fields, "npc_target": [str(goblin.pk)], "visibility": ["blind"]}, **HTMX)
+    assert response.status_code == 422 and "it can't be blind" in text_of(response)
+    assert not Roll.objects.filter(procedure="attack").exists() and Npc.objects.get(pk=goblin.pk).stats == goblin.stats

@@ -85,10 +85,12 @@ def pc_attack(
 
     Only the character's table's running fight: another table's NPC, one gone or down, is refused with a
     sentence and nothing changes."""
-    found = Character.objects.filter(pk=character_id).values_list("campaign_id", flat=True).first()
+    found = Character.objects.filter(pk=character_id).values_list("campaign_id").first()
     if found is None:
         raise locking.Gone("That character is gone.")
-    campaign = _lock_campaign(found, roller=by)  # the app's one order: roller, campaign, characters, NPCs
+    if found[0] is None:
+        raise CampaignError("Only a character at a table attacks the NPCs of its fight.")
+    campaign = _lock_campaign(found[0], roller=by)  # the app's one order: roller, campaign, characters, NPCs
     system = _system(campaign)
     locked = locking.lock_characters(roll_lock_ids(character_id, procedure, params))
     character = locked.get(character_id)

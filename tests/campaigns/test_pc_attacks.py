@@ -266,3 +266,11 @@ def test_a_blind_attack_on_an_npc_is_refused(gm, player, as_user):
     response = client.post(url, {**fields, "npc_target": [str(goblin.pk)], "visibility": ["blind"]}, **HTMX)
     assert response.status_code == 422 and "it can't be blind" in text_of(response)
     assert not Roll.objects.filter(procedure="attack").exists() and Npc.objects.get(pk=goblin.pk).stats == goblin.stats
+
+
+def test_a_character_away_from_a_table_has_no_npc_to_attack(player, as_user):
+    wren = make_character(player, None)
+    url, fields = _attack_form(as_user(player), wren)
+    assert "npc_target" not in fields
+    response = as_user(player).post(url, {**fields, "npc_target": ["1"]}, **HTMX)
+    assert response.status_code == 422 and "Only a character at a table" in text_of(response)

@@ -146,3 +146,17 @@ def time_form(units, *, data=None):
 
 class NoteForm(forms.Form):
     text = forms.CharField(max_length=5000, required=False, widget=forms.Textarea(attrs={"rows": 4}), label="Note")
+
+
+class BackupForm(forms.Form):
+    file = forms.FileField(label="Campaign backup (.json)")
+
+    def clean_file(self):
+        from campaigns.backup import MAX_FILE_BYTES  # the bound lives beside the reader it protects
+
+        upload = self.cleaned_data["file"]
+        if upload.size > MAX_FILE_BYTES:
+            raise forms.ValidationError(
+                f"That file is too large to be a Lantern campaign ({MAX_FILE_BYTES // 1024 // 1024} MB at most)."
+            )
+        return upload

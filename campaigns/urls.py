@@ -1,7 +1,7 @@
 from django.urls import path
 
 import config.converters  # noqa: F401 - registers <id:…>, ids within the database's range
-from campaigns import session_views, views
+from campaigns import backup_views, session_views, views
 from live import stream
 
 app_name = "campaigns"
@@ -9,8 +9,10 @@ urlpatterns = [
     path("", views.campaign_list, name="list"),
     path("new/", views.campaign_create, name="create"),
     path("join/", views.join_by_form, name="join_form"),
+    path("restore/", backup_views.backup_import, name="backup_import"),
     path("join/<str:code>/", views.campaign_join, name="join"),
     path("<id:pk>/", views.campaign_detail, name="detail"),
+    path("<id:pk>/backup/", backup_views.backup_export, name="backup_export"),
     path("<id:pk>/invite/", views.regenerate_invite, name="regenerate_invite"),
     path("<id:pk>/remove/", views.remove_player, name="remove_player"),
     path("<id:pk>/transfer/", views.transfer_gm, name="transfer_gm"),
@@ -28,6 +30,7 @@ urlpatterns = [
     path("<id:pk>/settings/", views.rule_settings, name="settings"),
     path("<id:pk>/settings/apply/<id:character_id>/", views.apply_settings, name="apply_settings"),
     path("<id:pk>/settings/dice/", views.hand_dice, name="hand_dice"),
+    path("<id:pk>/catalogue-updates/", views.catalogue_updates, name="catalogue_updates"),
     # Running a session (issue 16)
     path("<id:pk>/requests/", session_views.requests_region, name="requests"),
     path("<id:pk>/requests/form/", session_views.request_fields, name="request_fields"),

@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns import services, table_view
-from campaigns.forms import CampaignForm, ClockForm, JoinForm, MemberForm
+from campaigns.forms import BackupForm, CampaignForm, ClockForm, JoinForm, MemberForm
 from campaigns.models import Campaign
 from campaigns.selectors import campaigns_of, campaigns_run_by, membership_of, my_campaigns, seats_of
 from campaigns.table import party_cards, roll_log
@@ -18,6 +18,7 @@ from characters import services as character_services
 from characters.forms import AdjustForm, raw_params
 from characters.models import Roll
 from characters.selectors import characters_editable_by
+from characters.services import catalogue_updates as catalogue_service
 from characters.services import store_free_roll
 from config.htmx import HtmxHttpRequest
 from rules import SYSTEMS, RulesError
@@ -29,8 +30,15 @@ def campaign_list(request: HtmxHttpRequest) -> HttpResponse:
     return _render_list(request, CampaignForm(), JoinForm())
 
 
-def _render_list(request, form: CampaignForm, join_form: JoinForm, status: int = 200) -> HttpResponse:
-    context = {"seats": my_campaigns(request.user), "form": form, "join_form": join_form}
+def _render_list(
+    request, form: CampaignForm, join_form: JoinForm, status: int = 200, backup_form: BackupForm | None = None
+) -> HttpResponse:
+    context = {
+        "seats": my_campaigns(request.user),
+        "form": form,
+        "join_form": join_form,
+        "backup_form": backup_form or BackupForm(),
+    }
     return render(request, "campaigns/list.html", context, status=status)
 
 
@@ -427,6 +435,28 @@ def hand_dice(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if changed is not None:
         messages.success(request, f"Dice: {changed.before} → {changed.after}")
     return redirect("campaigns:settings", pk=campaign.pk)
+
+
+def catalogue_updates(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The GM's table against the catalogue: each copy older than its entry (old → new per field, and why a sheet
+    would refuse it); a POST brings every copy that fits up to date, each through its character's rules and
+    history."""
+    campaign = get_object_or_404(campaigns_run_by(request.user), pk=pk)
+    if request.method == "POST":
+        try:
+            report = catalogue_service.pull_for_table(campaign=campaign, by=request.user)
+        except RulesError as problem:
+            messages.error(request, str(problem))
+        else:
+            updated = ", ".join(c.name for c in report.updated)
+            messages.success(request, f"Brought up to date: {updated}." if updated else "Every copy was up to date.")
+            for character, reason in report.skipped:
+                messages.warning(request, f"Skipped {character.name}: {reason}")
+        return redirect("campaigns:catalogue_updates", pk=campaign.pk)
+    if request.method != "GET":
+        return HttpResponse("Use GET or POST.", status=405)
+    behind, _ = catalogue_service.behind_at_table(campaign)
+    return render(request, "campaigns/catalogue_updates.html", {"campaign": campaign, "behind": behind})
 
 
 @require_POST

@@ -83,6 +83,7 @@ def item_snapshot(row: Any) -> dict[str, Any]:
         "data": dict(row.data),
         "position": row.position,
         "catalogue_item": row.catalogue_item_id,
+        "catalogue_version": row.catalogue_version,
     }
 
 

@@ -128,6 +128,9 @@ class Item(models.Model):
     catalogue_item = models.ForeignKey(
         "CatalogueItem", on_delete=models.SET_NULL, null=True, blank=True, related_name="held_items"
     )
+    # The catalogue entry's version this copy's numbers came from: an edit to the entry since (a higher version)
+    # is offered to its holders, never written over their sheets unasked (characters.services.catalogue_updates).
+    catalogue_version = models.PositiveIntegerField(null=True, blank=True)
     name = models.CharField(max_length=100)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.GEAR)
     # The rules' own bounds, stated on the fields: the database's integer range differs (SQLite takes 64 bits).
@@ -221,6 +224,13 @@ class CatalogueItem(models.Model):
     data = models.JSONField(default=dict, blank=True)
     note = models.CharField(max_length=300, blank=True)
     available = models.BooleanField(default=True)
+    # Raised by each edit in the admin that changes what a character's copy holds: copies remember the version
+    # they were taken at (Item.catalogue_version), so the admin and the GM see who holds an older one.
+    version = models.PositiveIntegerField(default=1, editable=False)
+    # What each version changed, so an update to a copy writes only those fields (a player's own name for it, a
+    # shield's current AC stay unless staff changed them): [{"version": 2, "changed": {"slots": [1, 2],
+    # "data.damage": [6, 8]}}, ...]. Written by the admin (characters.services.catalogue_updates.record_edit).
+    edits = models.JSONField(default=list, blank=True, editable=False)
 
     class Meta:
         ordering = ["system", "group", "name"]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
 
 from accounts.names import clean_name
-from campaigns.models import Membership
-from characters.models import Character, Hireling, Item, Roll
+from campaigns.models import Campaign, Membership
+from characters.models import NOTES_MAX, Character, Hireling, Item, Roll
 from characters.selectors import rolls_visible_to
 from characters.services import MAX_HIRELINGS, MAX_ITEMS, _record, check_character_room
 from rules import RulesError, system_for
@@ -38,6 +39,7 @@ def export_character(character: Character, viewer=None) -> dict[str, Any]:
         "system": character.system,
         "name": character.name,
         "state": character.state,
+        "notes": character.notes,
         "items": [{field: getattr(item, field) for field in ITEM_FIELDS} for item in character.items.all()],
         "hirelings": [
             {"name": h.name, "kind": h.kind, "state": h.state, "wage": h.wage} for h in character.hirelings.all()
@@ -77,16 +79,7 @@ def exported_rolls(character: Character, viewer) -> list[dict[str, Any]]:
 
 def parse_document(raw: bytes) -> dict[str, Any]:
     """The file as JSON, refused with a sentence if it is not one or holds more than a sheet can."""
-    try:
-        text = raw.decode("utf-8")  # strict: a lone surrogate encoded in the bytes is a decode error
-        document = json.loads(text, parse_int=_whole_number, parse_constant=_no_constant)
-    except RecursionError:
-        raise RulesError(f"That file nests deeper than a character sheet ever does (at most {MAX_DEPTH}).") from None
-    except RulesError:
-        raise
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise RulesError("That file is not a Lantern character: it is not JSON.") from None
-    _check_shape(document)
+    document = read_json(raw, what="character", most=MAX_NODES)
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise RulesError("That file is not a Lantern character.")
     if document.get("format_version") != FORMAT_VERSION:
@@ -94,6 +87,22 @@ def parse_document(raw: bytes) -> dict[str, Any]:
             f"That character file is format {document.get('format_version')!r}; "
             f"this Lantern reads format {FORMAT_VERSION}."
         )
+    return document
+
+
+def read_json(raw: bytes, *, what: str, most: int) -> Any:
+    """A Lantern file (``what``: "character", "campaign") as JSON, within ``most`` values and the bounds on depth,
+    numbers and texts: anything else is refused with a sentence before more of it is read."""
+    try:
+        text = raw.decode("utf-8")  # strict: a lone surrogate encoded in the bytes is a decode error
+        document = json.loads(text, parse_int=_whole_number, parse_constant=_no_constant)
+    except RecursionError:
+        raise RulesError(f"That file nests deeper than a Lantern {what} ever does (at most {MAX_DEPTH}).") from None
+    except RulesError:
+        raise
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise RulesError(f"That file is not a Lantern {what}: it is not JSON.") from None
+    _check_shape(document, what=what, most=most)
     return document
 
 
@@ -109,17 +118,17 @@ def _no_constant(name: str) -> float:
     raise RulesError(f"That file holds {name}, which is not a number a sheet can hold.")
 
 
-def _check_shape(document: Any) -> None:
+def _check_shape(document: Any, *, what: str, most: int) -> None:
     """Depth, size and characters: walked without recursion, so a hostile file cannot exhaust the stack."""
     stack = [(document, 1)]
     nodes = 0
     while stack:
         value, depth = stack.pop()
         nodes += 1
-        if nodes > MAX_NODES:
-            raise RulesError(f"That file holds more than {MAX_NODES:,} values; a character has far fewer.")
+        if nodes > most:
+            raise RulesError(f"That file holds more than {most:,} values; a {what} has far fewer.")
         if depth > MAX_DEPTH:
-            raise RulesError(f"That file nests deeper than a character sheet ever does (at most {MAX_DEPTH}).")
+            raise RulesError(f"That file nests deeper than a Lantern {what} ever does (at most {MAX_DEPTH}).")
         if isinstance(value, dict):
             stack.extend((key, depth + 1) for key in value)
             stack.extend((item, depth + 1) for item in value.values())
@@ -144,6 +153,23 @@ def _check_text(text: str) -> None:
 def import_character(*, owner, document: dict[str, Any]) -> Character:
     """Everything is checked before anything is written; a bad document creates nothing."""
     check_character_room(owner)
+    return save_character(check_character(document), owner=owner, what="Imported from a file")
+
+
+@dataclass(frozen=True)
+class CheckedCharacter:
+    """A character read from a file and checked field by field against its system, not yet saved."""
+
+    rules: rules_base.GameSystem
+    name: str
+    state: dict[str, Any]
+    items: list[dict[str, Any]]
+    hirelings: list[dict[str, Any]]
+    notes: str
+
+
+def check_character(document: dict[str, Any]) -> CheckedCharacter:
+    """A character file's fields through the system's own validation, or RulesError with the sentence to show."""
     rules = system_for(str(document.get("system", "")))
     name = document.get("name")
     if not isinstance(name, str) or not clean_name(name):
@@ -152,18 +178,35 @@ def import_character(*, owner, document: dict[str, Any]) -> Character:
         raise RulesError(
             f"The character's name in that file is {len(clean_name(name)):,} characters long; at most 100."
         )
+    notes = document.get("notes", "")
+    if not isinstance(notes, str) or len(notes) > NOTES_MAX:
+        raise RulesError(f"{clean_name(name)}: the notes in that file are damaged or longer than {NOTES_MAX:,}.")
     state = rules.validate_state(_mapping(document.get("state"), "state"))
-    # The caps of the sheet's own paths (adding items, hiring), then the rules' own (below).
+    # The caps of the sheet's own paths (adding items, hiring), then the rules' own (save_character).
     items = [_item(rules, row, n) for n, row in enumerate(_list(document.get("items"), "items", MAX_ITEMS))]
     hirelings = [_hireling(rules, row) for row in _list(document.get("hirelings"), "hirelings", MAX_HIRELINGS)]
-    character = Character.objects.create(owner=owner, system=rules.id, name=clean_name(name)[:100], state=state)
-    Item.objects.bulk_create([Item(character=character, position=n, **fields) for n, fields in enumerate(items)])
-    Hireling.objects.bulk_create([Hireling(character=character, **fields) for fields in hirelings])
+    return CheckedCharacter(rules, clean_name(name)[:100], state, items, hirelings, notes)
+
+
+def save_character(checked: CheckedCharacter, *, owner, what: str, campaign: Campaign | None = None) -> Character:
+    """The checked character saved (inside the caller's transaction), then checked whole: or RulesError."""
+    character = Character.objects.create(
+        owner=owner,
+        campaign=campaign,
+        system=checked.rules.id,
+        name=checked.name,
+        state=checked.state,
+        notes=checked.notes,
+    )
+    Item.objects.bulk_create(
+        [Item(character=character, position=n, **fields) for n, fields in enumerate(checked.items)]
+    )
+    Hireling.objects.bulk_create([Hireling(character=character, **fields) for fields in checked.hirelings])
     # The whole sheet as any write leaves it (the carry limit binds items to the state), and within what the rules
     # let a character gather (hirelings, spells, shields), which the writes check one at a time: or nothing is saved.
-    sheet = rules.validate_sheet(character.to_sheet())
-    rules.check_limits(sheet)
-    _record(character, by=owner, what="Imported from a file")
+    sheet = checked.rules.validate_sheet(character.to_sheet())
+    checked.rules.check_limits(sheet)
+    _record(character, by=owner, what=what)
     return character
 
 

@@ -75,7 +75,8 @@ def _take(
 
 
 def catalogue_to_item(entry: CatalogueItem, quantity: int = 1) -> rules_base.Item:
-    """Copy the catalogue's numbers now: a later admin edit never rewrites a character's item."""
+    """Copy the catalogue's numbers now: a later admin edit reaches the copy only when staff push it or the GM
+    pulls it (characters.services.catalogue_updates)."""
     return rules_base.Item(
         name=clean_name(entry.name), kind=entry.kind, slots=entry.slots, quantity=quantity, data=dict(entry.data)
     )

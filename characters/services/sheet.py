@@ -54,7 +54,15 @@ def character_create(
     state = rules.validate_state(creation.state)
     name = clean_name(creation.name or "")[:100] or "Nameless"
     character = Character.objects.create(owner=owner, system=system, name=name, state=state, campaign=campaign)
-    Item.objects.bulk_create([_item_row(character, item, position) for position, item in enumerate(creation.items)])
+    # A starting item named like an entry of the system's catalogue is that entry's copy (one entry per name).
+    entries = CatalogueItem.objects.filter(system=system, name__in=[clean_name(i.name)[:100] for i in creation.items])
+    by_name = {entry.name: entry for entry in entries} if creation.items else {}
+    Item.objects.bulk_create(
+        [
+            _item_row(character, item, position, by_name.get(clean_name(item.name)[:100]))
+            for position, item in enumerate(creation.items)
+        ]
+    )
     _record(character, by=owner, what="Created the character")
     if creation.rolls:  # one line in the table's log, however many rolls creation took
         _store_roll(character, _creation_roll(creation), by=owner, visibility=str(Roll.Visibility.PUBLIC))
@@ -228,6 +236,9 @@ def _restore_items(character: Character, back: list, gone: list) -> None:
         catalogue = CatalogueItem.objects.filter(pk=snapshot.get("catalogue_item") or 0).first()
         row = _item_row(character, item, snapshot.get("position", 0), catalogue)
         fields = {field: getattr(row, field) for field in history.ITEM_FIELDS}
+        if "catalogue_version" in snapshot:  # a catalogue update undone: the copy is of the older version again
+            row.catalogue_version = snapshot["catalogue_version"] if catalogue is not None else None
+            fields["catalogue_version"] = row.catalogue_version
         if not character.items.filter(pk=snapshot["id"]).update(**fields):
             _check_room(character)
             row.save()

@@ -194,6 +194,7 @@ def _item_row(character: Character, item: rules_base.Item, position: int, catalo
     return Item(
         character=character,
         catalogue_item=catalogue_item,
+        catalogue_version=None if catalogue_item is None else catalogue_item.version,
         name=clean_name(item.name)[:100] or "Item",
         kind=item.kind if item.kind in Item.Kind.values else Item.Kind.OTHER,
         slots=max(0, int(item.slots)),

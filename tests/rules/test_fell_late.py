@@ -477,20 +477,79 @@ def test_deprivation_past_a_day_fatigues_and_a_night_removes_a_level():
     assert night.state["fatigue"] == 1
 
 
+def test_a_comfortable_night_also_brings_all_hp_back():
+    """seed 001 (Healing and Rest): "whenever you take several minutes to rest, recover all your HP" — a night
+    holds several minutes, and its full stomach ends deprivation. Before: HP 1 of 5 stayed 1 after a night;
+    now 5. Someone taken out still needs treatment first."""
+    _, night = run("rest", sheet(make_state(hp=1, hp_max=5)), [], kind="night")
+    assert night.state["hp"] == 5 and "HP back to 5" in night.summary
+    hungry = make_state(hp=1, hp_max=5, deprived=True, days_deprived=3, fatigue=2)
+    _, fed = run("rest", sheet(hungry), [], kind="night")
+    assert (fed.state["hp"], fed.state["fatigue"], fed.state["deprived"]) == (5, 1, False)
+    _, out = run("rest", sheet(make_state(hp=0, hp_max=5, out=True)), [], kind="night")
+    assert out.state["hp"] == 0
+
+
 # --- advancement --------------------------------------------------------------------------------------
 
 
 def test_thresholds_once_each_in_order_with_gains():
-    """seed 001 (Advancement): 1,000 novice: HP and an attribute; 3,000 professional: HP only."""
+    """seed 001 (Advancement): 1,000 novice: HP and an attribute; 3,000 professional: HP only. The hoard is
+    compared with every threshold, so one return with 3,500 C reaches both ranks (it used to take two)."""
     sh = sheet(make_state(hp=3))
     _, first = run("advance", sh, [], plunder=3500, attribute="STR")
-    assert first.outcome == "reached_novice" and first.state["hp_max"] == 4
+    assert first.outcome == "reached_professional" and first.state["advances"] == 2
+    assert first.state["hp_max"] == 5  # +1 at novice, +1 at professional
     assert first.state["attributes"]["STR"] == {"die": 8, "original": 8}
-    _, second = run("advance", sheet(first.state), [], plunder=0)
-    assert second.outcome == "reached_professional" and second.state["attributes"]["STR"]["die"] == 8
     with pytest.raises(RulesError):
-        odds("advance", sheet(second.state), plunder=0)
+        odds("advance", sheet(first.state), plunder=0)
+    _, more = run("advance", sheet(first.state), [], plunder=100)
+    assert more.outcome == "hoard_grows" and "Next threshold: 6,000 C (expert)" in more.summary
     assert [t[0] for t in data.THRESHOLDS] == [1000, 3000, 6000, 10000, 15000, 21000]
+
+
+def test_one_return_of_21000_reaches_every_rank_with_each_raise_chosen():
+    """seed 001 (Advancement): "If your hoard is worth... 21,000 C" — all six ranks in one return: four HP
+    gains (novice, professional, veteran, legend) and four raises (novice, expert, master, legend), each raise
+    to the attribute named for it, a blank one repeating the raise before. Before: novice only, five more
+    "advance" rolls to reach the rest."""
+    sh = sheet(make_state(str_=6, dex=6, int_=6, wil=6, hp=4))
+    faces: list[int] = []
+    assert odds("advance", sh, plunder=21000, attribute="STR", attribute_2="DEX").outcomes[0][0] == "reached_legend"
+    _, result = run("advance", sh, faces, plunder=21000, attribute="STR", attribute_2="DEX", legend="retire")
+    state = result.state
+    assert result.outcome == "reached_legend" and state["advances"] == 6 and state["hoard"] == 21000
+    assert state["hp_max"] == 8 and state["hp"] == 8
+    # STR once (novice); DEX at expert, then "the same" at master and legend: d6 → d8 → d10 → d12.
+    assert {a: e["original"] for a, e in state["attributes"].items()} == {"STR": 8, "DEX": 12, "INT": 6, "WIL": 6}
+    assert state["legend_choice"] == "retire"
+    assert "Reached 1,000 C: novice." in result.summary and "Reached 21,000 C: legend." in result.summary
+
+
+def test_each_rank_reached_at_once_rolls_its_own_dex_die_under_that_setting():
+    """spec §001.10 [REC] setting "dex_roll", seed 001 (Advancement): novice and professional in one return roll
+    the DEX die once each: 6 beats maximum HP 4 (→ 6), then 2 does not (+1 → 7)."""
+    _, result = run("advance", sheet(make_state(hp=4, dex=6), hp_gain="dex_roll"), [6, 2], plunder=3000)
+    assert [d.face for d in result.dice] == [6, 2] and result.state["hp_max"] == 7
+
+
+def test_several_raises_stop_at_d12_with_a_sentence():
+    """spec §001.10 [REC]: a raise stops at d12; the third raise on a d10 attribute is refused, whole."""
+    sh = sheet(make_state(str_=10))
+    with pytest.raises(RulesError, match="STR is already a d12"):
+        odds("advance", sh, plunder=21000, attribute="STR")
+    _, ok = run("advance", sh, [], plunder=21000, attribute="STR", attribute_2="DEX")
+    assert ok.state["attributes"]["STR"]["original"] == 12 and ok.state["attributes"]["DEX"]["original"] == 12
+
+
+def test_sheet_says_a_rank_is_due_when_the_hoard_already_earns_one():
+    """seed 001 (Advancement): a hoard set past a threshold by hand shows "Ready to advance" until advanced."""
+    due = sheet(make_state(hoard=6500))
+    banner_keys = [b.key for b in SYSTEM.banners(due)]
+    assert "advance" in banner_keys
+    _, result = run("advance", due, [], plunder=0, attribute="STR", attribute_2="INT")
+    assert result.state["advances"] == 3
+    assert "advance" not in [b.key for b in SYSTEM.banners(sheet(result.state))]
 
 
 @pytest.mark.parametrize(("mode", "faces", "hp_max"), [("one", [], 4), ("dex_roll", [6], 6), ("dex_roll", [2], 4)])

@@ -164,6 +164,31 @@ def test_spec_003_engine_vector_nights_rest():
     assert result.state["fortunes_favor"] == 1
 
 
+def test_seed_003_a_nights_rest_from_0_health_includes_catch_your_breaths_plus_one():
+    """Seed 003, Rests ("Finishing a longer rest grants all benefits of the shorter rest as well"), Catch Your
+    Breath ("If you are at 0 Health, you gain 1 Health") and A Night's Rest (level + 1): a level 3 character at
+    0 Health ends the night on 1 + 4 = 5 (it was 4); from 5 Health it is still 9, with no extra +1."""
+    from_zero = run("rest", sheet(level=3, health=0, stamina=2), [], kind="night")
+    assert from_zero.state["health"] == 5 and "Health 0 → 5" in from_zero.summary
+    assert run("rest", sheet(level=3, health=5), [], kind="night").state["health"] == 9
+    assert run("rest", sheet(level=3, health=0), [], kind="breath").state["health"] == 1
+
+
+def test_seed_003_base_damage_adds_the_best_damage_stat_whatever_the_attack_rolls():
+    """Seed 003, Base Damage with spec §003.2 / §003.11.5 (RulesGraph 1b: ``baseDamage`` adds the highest of the
+    class's damage stats): a Brawler with Mettle 3 and Agility 2 attacking with Agility for range hits for
+    1d10+3 (a 6: 9 damage), where it dealt 1d10+2 (8). A Knight (Mettle only) is unchanged."""
+    brawler = sheet(**{"class": "BRAWLER", "attack_stat": "agility"})
+    assert brawler.state["attack_stat"] == "agility"
+    hit = run("attack", brawler, [15, 6], armor=14)
+    assert "9 damage (1d10+3)" in hit.summary
+    with_mettle = sheet(**{"class": "BRAWLER", "attack_stat": "mettle"})
+    assert "9 damage (1d10+3)" in run("attack", with_mettle, [15, 6], armor=14).summary
+    assert "9 damage (1d10+3)" in run("attack", sheet(), [15, 6], armor=14).summary  # Knight, Mettle 3
+    spellsword = sheet(**{"class": "SPELLSWORD", "attack_stat": "mettle", "stats": {"mettle": 1, "agility": 3}})
+    assert "+3)" in run("attack", spellsword, [15, 4], armor=14).summary
+
+
 def test_spec_003_engine_vector_deflect():
     """rules-spec §003.12 (seed 003, Deflect): a level 4 Knight takes 9, spends 4 Stamina on 2d6, rolls 3 + 5."""
     sh = sheet(level=4, health=24, stamina=20)

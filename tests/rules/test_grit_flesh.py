@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from rules.base import Hireling, Item, RulesError, Sheet, check_params
 from rules.dice import ScriptedRandom
 from rules.systems.grit_flesh import SYSTEM
-from rules.systems.grit_flesh.combat import attack_odds, attack_outcome
+from rules.systems.grit_flesh.combat import attack_odds, attack_outcome, kept
 from rules.systems.grit_flesh.settings import DEFAULTS, parse_spell
 
 P = SYSTEM.procedures()
@@ -202,6 +202,44 @@ def test_beyond_range_keeps_the_worse_of_two_rolls():
     assert odds("attack", sh, weapon="1", target_ac=4, range="far").success < one
 
 
+def _beyond_range_by_hand(av: int, ac: int) -> dict[str, Fraction]:
+    """Seed 004 (Ranged Attacks, Armor Degradation), all 400 pairs of d20s: the worse result stands, a miss
+    being worse than a block (which still wears the armour down), a block worse than a hit, a hit than a crit."""
+    worst_first = ("miss", "blocked", "hit", "crit")
+    counts = dict.fromkeys(worst_first, 0)
+    for a in range(1, 21):
+        for b in range(1, 21):
+            names = ["miss" if f > av else "blocked" if f <= ac else "crit" if f == av else "hit" for f in (a, b)]
+            counts[min(names, key=worst_first.index)] += 1
+    return {k: Fraction(n, 400) for k, n in counts.items() if n}
+
+
+@pytest.mark.parametrize(("av", "ac"), [(14, 4), (10, 8), (20, 0), (12, 12), (6, 2)])
+def test_seed_004_beyond_range_ranks_a_block_above_a_miss(av, ac):
+    """Seed 004, Ranged Attacks ("take the worse result") and Armor Degradation: of a block and a miss the miss
+    stands. AV 14 AC 4: blocked 144/400 → 96/400 (36 % → 24 %), miss 156/400 → 204/400; hits unchanged."""
+    assert dict(attack_odds(av, ac, "worse").outcomes) == _beyond_range_by_hand(av, ac)
+    assert kept((3, 18), 14, 4, "worse") == 18 and attack_outcome(18, 14, 4) == "miss"
+    assert kept((3, 18), 14, 4, "better") == 3
+
+
+def test_seed_004_beyond_range_a_20_on_either_die_empties_the_weapon():
+    """Seed 004, Ranged Attacks: "If you roll a 20 to hit ... you are out of ammunition"; beyond range both dice
+    are rolled to hit, so a 20 on the discarded die empties it too. Setting "ammo_twenty" = kept_die keeps
+    the older reading (only the die that stands). AV 20: 8 and 20, the 8 stands (a hit) and the bow is empty.
+    Odds of emptying a bow per shot beyond range, AV 14 AC 4: before 21/400, now 39/400 (29/400 with kept_die)."""
+    sh = sheet(state=make_state(av=20), items=[weapon("small", 20)])
+    result = roll("attack", sh, [8, 20, 3], weapon="1", target_ac=2, range="far")
+    assert result.outcome == "hit"  # the worse of a hit (8) and a crit (20 = AV)
+    assert [(d.face, d.kept) for d in result.dice if d.sides == 20] == [(8, True), (20, False)]
+    assert result.items_changed[0].data["out_of_ammunition"] is True and "out of ammunition" in result.summary
+    kept_only = sheet(
+        state=make_state(av=20), items=[weapon("small", 20)], settings={**DEFAULTS, "ammo_twenty": "kept_die"}
+    )
+    later = roll("attack", kept_only, [8, 20, 3], weapon="1", target_ac=2, range="far")
+    assert later.items_changed == ()
+
+
 def test_a_melee_weapon_has_no_range_to_fire_beyond():
     """seed 004 (Ranged Attacks): range bands belong to ranged weapons."""
     with pytest.raises(RulesError):
@@ -258,11 +296,12 @@ def test_a_feint_gives_two_attacks_with_advantage_next_round():
 
 def _seed_feint_beyond_range_odds(av: int, ac: int) -> dict[str, Fraction]:
     """Seed 004, Ranged Attacks and Special Attacks, counted face by face: two attacks, each rolling twice
-    and keeping the worse; the better attack stands (ranked miss < hit < crit, spec §004.11.3)."""
+    and keeping the worse; the better attack stands (ranked miss < blocked < hit < crit, spec §004.11.3 with
+    seed 004, Armor Degradation: a blocked attack still wears the armour down)."""
 
     def result(face: int) -> tuple[int, int, str]:
         name = "miss" if face > av else "blocked" if face <= ac else "crit" if face == av else "hit"
-        return ({"miss": 0, "blocked": 0, "hit": 1, "crit": 2}[name], face, name)
+        return ({"miss": 0, "blocked": 1, "hit": 2, "crit": 3}[name], face, name)
 
     counts: dict[str, int] = {}
     for a1 in range(1, 21):

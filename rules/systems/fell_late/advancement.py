@@ -18,17 +18,34 @@ from rules.systems.fell_late.state import HOARD_MAX, HP_MAX, face, next_threshol
 _LEGEND = (("retire", "Fulfil my drive and retire to safety"), ("carry_on", "Keep seeking fortune"))
 
 
+_LATER_RAISES = ("attribute_2", "attribute_3", "attribute_4")  # 0 → 21,000 C at once raises four times
+_SAME = (("", "The same as the raise before"),)
+
+
 @dataclass(frozen=True)
 class AdvanceProcedure:
     """Seed 001 (Advancement): plunder brought back to safety adds to the hoard; each threshold (1,000, 3,000,
-    6,000, 10,000, 15,000, 21,000 C) is reached once, in order, with its gains. Spec §001.10 [REC]: the hoard
-    only grows; "gain HP" is +1 unless the table rolls the DEX die; a raised attribute stops at d12."""
+    6,000, 10,000, 15,000, 21,000 C) is reached once, in order, with its gains. The seed compares the hoard
+    with every threshold on each return, so one return reaches every rank the hoard now earns (21,000 C
+    brought back at once: all six). Spec §001.10 [REC]: the hoard only grows; "gain HP" is +1 unless the
+    table rolls the DEX die; a raised attribute stops at d12."""
 
     key: str = "advance"
     label: str = "Hoard and advancement"
     gm_only: bool = False
 
     def params(self, sheet: Sheet) -> tuple[Param, ...]:
+        later = tuple(
+            Param(
+                name,
+                f"{ordinal} attribute to raise",
+                "choice",
+                "",
+                choices=_SAME + ATTRIBUTE_CHOICES,
+                help="When one return reaches several ranks that each raise one.",
+            )
+            for name, ordinal in zip(_LATER_RAISES, ("Second", "Third", "Fourth"), strict=True)
+        )
         return (
             Param("plunder", "Plunder brought back to safety (C)", "int", 0, 0, 1_000_000),
             Param(
@@ -39,61 +56,75 @@ class AdvanceProcedure:
                 choices=ATTRIBUTE_CHOICES,
                 help="When a threshold raises one.",
             ),
+            *later,
             Param("legend", "As a legend", "choice", "carry_on", choices=_LEGEND, help="At 21,000 C only."),
         )
 
-    def _plan(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[int, str, bool, bool] | None]:
+    def _plan(
+        self, sheet: Sheet, p: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], list[tuple[tuple[int, str, bool, bool], str]]]:
+        """The state with the hoard grown, and each rank reached with the attribute it raises ("" if none)."""
         state = st(sheet)
         if state["dead"]:
             raise Settled("The dead hoard nothing more.")
         state["hoard"] = min(HOARD_MAX, state["hoard"] + p["plunder"])
-        nxt = next_threshold(state)
-        reached = nxt if nxt is not None and state["hoard"] >= nxt[0] else None
-        maxed = all(a["original"] >= 12 for a in state["attributes"].values())
-        if reached and reached[3] and not maxed and state["attributes"][p["attribute"]]["original"] >= 12:
-            raise RulesError(f"{p['attribute']} is already a d12: raise another attribute.")
-        if not p["plunder"] and reached is None:
+        reached = [t for t in data.THRESHOLDS[state["advances"] :] if state["hoard"] >= t[0]]
+        if not p["plunder"] and not reached:
             raise RulesError("Bring back some plunder, or reach the next threshold, to advance.")
-        return state, reached
+        originals = {a: entry["original"] for a, entry in state["attributes"].items()}
+        choices = [p["attribute"], *(p[name] for name in _LATER_RAISES)]
+        plan: list[tuple[tuple[int, str, bool, bool], str]] = []
+        raised = 0
+        for threshold in reached:
+            attribute = ""
+            if threshold[3] and any(face < 12 for face in originals.values()):
+                attribute = choices[raised] or choices[raised - 1]  # the first is always chosen
+                choices[raised] = attribute
+                raised += 1
+                if originals[attribute] >= 12:
+                    raise RulesError(f"{attribute} is already a d12: raise another attribute.")
+                originals[attribute] = min(12, originals[attribute] + 2)
+            plan.append((threshold, attribute))
+        return state, plan
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
-        _, reached = self._plan(sheet, p)
-        key = f"reached_{reached[1]}" if reached else "hoard_grows"
+        _, plan = self._plan(sheet, p)
+        key = f"reached_{plan[-1][0][1]}" if plan else "hoard_grows"
         return Odds(((key, Fraction(1)),), success_keys=(key,))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = clean_params(self, sheet, params)
-        state, reached = self._plan(sheet, p)
+        state, plan = self._plan(sheet, p)
         odds = self.odds(sheet, p)
         summary = f"Hoard {state['hoard']:,} C."
-        dice: tuple[DieRoll, ...] = ()
-        if reached is None:
+        dice: list[DieRoll] = []
+        for (hoard, rank, gains_hp, _), attribute in plan:
+            state["advances"] += 1
+            summary += f" Reached {hoard:,} C: {rank}."
+            if gains_hp:
+                gain = 1
+                if setting(sheet, HP_GAIN) == "dex_roll":
+                    die = roll_die(rng, face(state, "DEX"), "DEX")
+                    dice.append(die)
+                    gain = die.face - state["hp_max"] if die.face > state["hp_max"] else 1
+                    summary += f" DEX {die.face}:"
+                state["hp_max"] = min(HP_MAX, state["hp_max"] + gain)
+                state["hp"] = min(state["hp_max"], state["hp"] + gain)
+                summary += f" maximum HP {state['hp_max']} (+{gain})."
+            if attribute:
+                entry = state["attributes"][attribute]
+                entry["original"] = step(entry["original"], 1)
+                entry["die"] = step(entry["die"], 1)
+                summary += f" {attribute} up a step to d{entry['die']}."
+            if rank == "legend":
+                state["legend_choice"] = p["legend"]
+                summary += " " + dict(_LEGEND)[p["legend"]] + "."
+        if not plan:
             nxt = next_threshold(state)
             summary += f" Next threshold: {nxt[0]:,} C ({nxt[1]})." if nxt else ""
-            return RollResult(self.key, self.label, "hoard_grows", summary, (), None, odds, shown_inputs(p), state)
-        hoard, rank, gains_hp, raises = reached
-        state["advances"] += 1
-        summary += f" Reached {hoard:,} C: {rank}."
-        if gains_hp:
-            gain = 1
-            if setting(sheet, HP_GAIN) == "dex_roll":
-                die = roll_die(rng, face(state, "DEX"), "DEX")
-                dice = (die,)
-                gain = die.face - state["hp_max"] if die.face > state["hp_max"] else 1
-                summary += f" DEX {die.face}:"
-            state["hp_max"] = min(HP_MAX, state["hp_max"] + gain)
-            state["hp"] = min(state["hp_max"], state["hp"] + gain)
-            summary += f" maximum HP {state['hp_max']} (+{gain})."
-        if raises and state["attributes"][p["attribute"]]["original"] < 12:
-            entry = state["attributes"][p["attribute"]]
-            entry["original"] = step(entry["original"], 1)
-            entry["die"] = step(entry["die"], 1)
-            summary += f" {p['attribute']} up a step to d{entry['die']}."
-        if rank == "legend":
-            state["legend_choice"] = p["legend"]
-            summary += " " + dict(_LEGEND)[p["legend"]] + "."
-        return RollResult(self.key, self.label, f"reached_{rank}", summary, dice, None, odds, shown_inputs(p), state)
+        outcome = f"reached_{plan[-1][0][1]}" if plan else "hoard_grows"
+        return RollResult(self.key, self.label, outcome, summary, tuple(dice), None, odds, shown_inputs(p), state)
 
 
 def _learn_odds(outcome: str) -> Odds:

@@ -15,7 +15,7 @@ from rules.systems.fell_late.state import ATTRIBUTES, st, step
 
 _KINDS = (
     ("minutes", "Several minutes' rest: all HP back"),
-    ("night", "A comfortable night on a full stomach"),
+    ("night", "A comfortable night on a full stomach: all HP back too"),
     ("week", "A full week of rest and care: one lowered attribute up a step"),
     ("treat", "Treatment for someone taken out"),
 )
@@ -28,8 +28,9 @@ def _one(outcome: str) -> Odds:
 @dataclass(frozen=True)
 class RestProcedure:
     """Seed 001 (Healing and Rest; Deprivation and Fatigue). Deprivation blocks HP and attributes coming back;
-    a comfortable night removes a fatigue level and ends what lasted until dawn; a week raises one lowered
-    attribute a step (spec §001.7 [REC]: one step a week in all)."""
+    a comfortable night removes a fatigue level, ends what lasted until dawn and, holding several minutes'
+    rest, brings all HP back; a week raises one lowered attribute a step (spec §001.7 [REC]: one step a week
+    in all)."""
 
     key: str = "rest"
     label: str = "Rest"
@@ -69,11 +70,13 @@ class RestProcedure:
             state["wil_impaired"] = False
             state["locked_spells"] = []
             state["drawbacks"] = []
-            return (
-                "rested",
-                f"A comfortable night: fatigue {state['fatigue']}; dawn ends every until-dawn drawback.",
-                state,
-            )
+            summary = f"A comfortable night: fatigue {state['fatigue']}; dawn ends every until-dawn drawback."
+            # A night holds many "several minutes" of rest (seed 001, Healing and Rest), and the full stomach
+            # ends the deprivation that blocked it; only someone taken out still needs treatment first.
+            if not state["out"]:
+                state["hp"] = state["hp_max"]
+                summary += f" HP back to {state['hp_max']}."
+            return "rested", summary, state
         if state["deprived"]:
             raise RulesError("Deprived of food, water, warmth or sleep: no HP and no attribute comes back.")
         if state["out"]:

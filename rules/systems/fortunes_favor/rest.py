@@ -44,8 +44,9 @@ def finish_rest(state: dict[str, Any], sheet: Sheet | None, kind: str) -> list[s
     if state["health"] == 0:
         state["health"] = 1  # Catch Your Breath at 0 Health: +1
     if kind in ("night", "rr"):
-        # Night's Rest: Health + (level + 1), to the max, and Fortune's Favor.
-        state["health"] = min(health_max(state), before + state["level"] + 1)
+        # Night's Rest: Health + (level + 1), to the max, and Fortune's Favor, on top of the shorter rest's
+        # benefits (its +1 from 0 Health included: "all benefits of the shorter rest as well").
+        state["health"] = min(health_max(state), state["health"] + state["level"] + 1)
         gain_favor(state, sheet)
         notes.append("Fortune's Favor gained")
     if kind == "rr":

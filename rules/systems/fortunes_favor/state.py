@@ -303,11 +303,10 @@ def damage_dice(state: Mapping[str, Any]) -> tuple[int, ...]:
 
 
 def damage_stat(state: Mapping[str, Any]) -> int:
-    """Base Damage adds the best of the class's damage stats (spec §003.2; a chosen attack stat counts)."""
-    stats = cls(state)["damage_stats"]
-    if state["attack_stat"] in stats:
-        return stat(state, state["attack_stat"])
-    return max(stat(state, key) for key in stats)
+    """Base Damage adds the best of the class's damage stats, whichever stat the attack rolls with (spec
+    §003.2 and §003.11.5: RulesGraph 1b ``baseDamage`` adds the highest of ``class.damage.stat``), so a
+    Brawler with Mettle 3 attacking with Agility 1 for range still adds 3."""
+    return max(stat(state, key) for key in cls(state)["damage_stats"])
 
 
 def deflect_die(state: Mapping[str, Any]) -> int:

@@ -17,7 +17,7 @@ from rules.base import Item, Odds, Param, RollResult, RulesError, Sheet, clean_p
 from rules.dice import DieRoll, RandomSource, roll_die
 from rules.errors import Settled
 from rules.systems.grit_flesh.inventory import armour_class, weapons, worn_armour
-from rules.systems.grit_flesh.settings import value
+from rules.systems.grit_flesh.settings import AMMO_TWENTY, value
 from rules.systems.grit_flesh.state import (
     apply_damage,
     free_attack_limit,
@@ -27,7 +27,9 @@ from rules.systems.grit_flesh.state import (
 
 ADVANTAGE = 2  # seed 004, Special Attacks: +2 AV and +2 damage
 DUAL_WIELD = 1  # seed 004, Melee Weapons: +1 AV
-RANK = {"miss": 0, "blocked": 0, "hit": 1, "crit": 2}
+# Worst first. A blocked attack misses too but wears the armour down a point (seed 004, Armor Degradation), so
+# for the attacker it beats a plain miss: "take the worse" of a block and a miss keeps the miss.
+RANK = {"miss": 0, "blocked": 1, "hit": 2, "crit": 3}
 ORDER = ("crit", "hit", "blocked", "miss")
 Keep = Literal["one", "worse", "better"]
 
@@ -44,7 +46,8 @@ def attack_outcome(face: int, av: int, ac: int) -> str:
 
 def kept(faces: Sequence[int], av: int, ac: int, keep: Keep) -> int:
     """The face that stands: with two rolls, the worse (beyond range) or the better result, ranked
-    miss < hit < critical (spec §004.11.3 [REC]); between two misses the lower die stands."""
+    miss < blocked < hit < critical (spec §004.11.3 [REC], blocked placed by seed 004, Armor Degradation);
+    between two of the same result the lower die stands."""
     if keep == "one" or len(faces) == 1:
         return faces[0]
     ranked = sorted(faces, key=lambda f: (RANK[attack_outcome(f, av, ac)], f))
@@ -212,6 +215,9 @@ class AttackProcedure:
                 face = kept((pair[0].face, pair[1].face), av, ac, "worse")
                 stand = next(d for d in pair if d.face == face)
                 dice += [replace(d, kept=d is stand) for d in pair]
+                # Seed 004, Ranged Attacks: "if you roll a 20 to hit", both dice were rolled to hit.
+                if value(sheet.settings, AMMO_TWENTY) == "any_die":
+                    empty = empty or (ranged and 20 in (pair[0].face, pair[1].face))
             else:
                 stand = roll_die(rng, 20, label)
                 dice.append(stand)

@@ -27,6 +27,9 @@ def _house(key: str, label: str, default: Any, help: str, **more: Any) -> Settin
     return Setting(key, label, default, help, house_default=True, scope="creation", **more)
 
 
+# Seed 004, Ranged Attacks: "if you roll a 20 to hit"; beyond range both of the two dice are rolled to hit.
+AMMO_TWENTY = "ammo_twenty"
+
 SETTINGS: tuple[Setting, ...] = (
     Setting(
         "grit_spills",
@@ -41,6 +44,13 @@ SETTINGS: tuple[Setting, ...] = (
         "shield",
         "When armour turns an attack aside, which piece loses a point of AC if you wear both.",
         choices=(("shield", "The shield, then the armour"), ("armour", "The armour, then the shield")),
+    ),
+    Setting(
+        AMMO_TWENTY,
+        "Out of ammunition beyond range",
+        "any_die",
+        "A shot beyond range rolls two dice: a 20 on either empties the weapon, or only a 20 on the die that stands.",
+        choices=(("any_die", "A 20 on either die"), ("kept_die", "Only a 20 on the die that stands")),
     ),
     _house(
         "attributes",

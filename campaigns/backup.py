@@ -1,0 +1,394 @@
+"""A whole campaign as one JSON file (the GM's backup), and such a file back as a new campaign on any Lantern.
+
+The file holds what the GM's own table shows: the characters at the table with their gear, hirelings and notes,
+the NPCs (saved and in the running fight), the clock, the rule settings, the summary, the GM's notes, and the
+roll log as the GM reads it (public, GM-only and blind rolls, the GM's own private ones; never a player's
+private roll). Importing checks everything with the same validation as the pages and the character import
+before writing anything, and makes a new campaign run by the importer, who holds its characters until the
+players make their own or take theirs back as character files. Open roll requests and each sheet's history of
+changes stay behind: a request expires within the session, and a history's undo needs the rows it points at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+
+from accounts.names import clean_name
+from campaigns.conditions import refresh_conditions
+from campaigns.models import Campaign, Encounter, GmNote, Membership, Npc
+from campaigns.services import CLOCK_LIMIT, CampaignError, campaign_create
+from campaigns.session.encounters import NPCS_MAX, STATUS_ROUNDS_MAX, clean_npc
+from characters.models import Character, Roll
+from characters.selectors import rolls_at_table
+from characters.services.sheet import MAX_CHARACTERS, MAX_SEATS
+from characters.transfer import (
+    CheckedCharacter,
+    check_character,
+    export_character,
+    read_json,
+    save_character,
+)
+from rules import RulesError, system_for
+
+FORMAT = "lantern-campaign"
+FORMAT_VERSION = 1
+MAX_FILE_BYTES = 8 * 1024 * 1024
+# Values in one file: 50 characters of a few thousand values each, 5,000 log lines of about 20, with room.
+MAX_NODES = 600_000
+ROLLS_KEPT = 5_000  # the newest lines of the roll log a backup keeps
+NOTE_MAX = 5_000  # GmNote.text and Campaign.summary
+WORDS_MAX = 300  # an encounter's order summary, a hit's words, an NPC's prompt
+ROLL_TEXT = {"label": 200, "procedure": 60, "outcome": 60, "summary": 500, "void_reason": 200}
+
+
+def export_campaign(campaign: Campaign, gm) -> dict[str, Any]:
+    """The campaign as its GM sees it, as one document (see the module's docstring for what it holds)."""
+    characters = list(campaign.characters.order_by("pk").select_related("owner").prefetch_related("items", "hirelings"))
+    index = {character.pk: n for n, character in enumerate(characters)}
+    notes = {note.character_id: note.text for note in GmNote.objects.filter(campaign=campaign)}
+    fight = campaign.encounters.filter(active=True).first()
+    npcs = campaign.npcs.filter(Q(encounter__isnull=True) | Q(encounter=fight)).order_by("pk")
+    rolls = rolls_at_table(gm, campaign.pk, Membership.Role.GM).select_related("roller").order_by("-created_at", "-pk")
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "system": campaign.system,
+        "name": campaign.name,
+        "table": {
+            "round": campaign.round,
+            "game_minutes": campaign.game_minutes,
+            "game_seconds": campaign.game_seconds,
+            "rule_settings": campaign.rule_settings,
+            "daylight": campaign.daylight,
+            "hand_dice": campaign.hand_dice,
+            "summary": campaign.summary,
+            "clock_note": campaign.clock_note,
+        },
+        "gm_note": notes.get(None, ""),
+        "characters": [
+            {
+                **_character_fields(export_character(character)),
+                "player": character.owner.username,
+                "gm_note": notes.get(character.pk, ""),
+            }
+            for character in characters
+        ],
+        "npcs": [
+            {
+                "name": npc.name,
+                "stats": npc.stats,
+                "start": npc.start,
+                "statuses": npc.statuses,
+                "defeated": npc.defeated,
+                "prompt": npc.prompt,
+                "in_fight": npc.encounter_id is not None,
+            }
+            for npc in npcs
+        ],
+        "fight": None
+        if fight is None
+        else {
+            "name": fight.name,
+            "round": fight.round,
+            "order": fight.order,
+            "order_summary": fight.order_summary,
+            "hits": {str(index[int(pk)]): words for pk, words in fight.hits.items() if int(pk) in index},
+        },
+        "rolls": [_roll_row(roll, index) for roll in rolls[:ROLLS_KEPT]],
+    }
+
+
+def _character_fields(document: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in document.items() if key not in ("format", "format_version")}
+
+
+def _roll_row(roll: Roll, index: dict[int, int]) -> dict[str, Any]:
+    return {
+        "character": index.get(roll.character_id) if roll.character_id is not None else None,
+        "by": roll.roller.username if roll.roller is not None else "",
+        "label": roll.label,
+        "procedure": roll.procedure,
+        "inputs": roll.inputs,
+        "dice": roll.dice,
+        "outcome": roll.outcome,
+        "summary": roll.summary,
+        "total": roll.total,
+        "odds": roll.odds,
+        "visibility": roll.visibility,
+        "by_hand": roll.by_hand,
+        "undone": roll.undone,
+        "revision": roll.revision,
+        "voided_at": roll.voided_at.isoformat() if roll.voided_at else None,
+        "void_reason": roll.void_reason,
+        "at": roll.created_at.isoformat(),
+    }
+
+
+def parse_backup(raw: bytes) -> dict[str, Any]:
+    """The file as a campaign document, or RulesError with the sentence to show."""
+    if len(raw) > MAX_FILE_BYTES:
+        raise RulesError(
+            f"That file is too large to be a Lantern campaign ({MAX_FILE_BYTES // 1024 // 1024} MB at most)."
+        )
+    document = read_json(raw, what="campaign", most=MAX_NODES)
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise RulesError("That file is not a Lantern campaign backup.")
+    if document.get("format_version") != FORMAT_VERSION:
+        raise RulesError(
+            f"That campaign file is format {document.get('format_version')!r}; "
+            f"this Lantern reads format {FORMAT_VERSION}."
+        )
+    return document
+
+
+# --- import ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _CheckedCampaign:
+    name: str
+    system: str
+    table: dict[str, Any]
+    gm_note: str
+    characters: list[tuple[CheckedCharacter, str]]  # with the GM's note on each
+    npcs: list[dict[str, Any]]
+    fight: dict[str, Any] | None
+    rolls: list[dict[str, Any]]
+
+
+@transaction.atomic
+def import_campaign(*, gm, document: dict[str, Any]) -> Campaign:
+    """A new campaign run by ``gm`` from a backup: everything is checked before anything is written, and a file
+    that fails anywhere creates nothing (CampaignError or RulesError with the sentence to show)."""
+    checked = _check(document)
+    owned = Character.objects.filter(owner=gm).count()
+    if owned + len(checked.characters) > MAX_CHARACTERS:
+        raise RulesError(
+            f"That campaign brings {len(checked.characters)} characters and you have {owned}: "
+            f"an account keeps at most {MAX_CHARACTERS}."
+        )
+    campaign = campaign_create(name=checked.name, system=checked.system, gm=gm)
+    for field, value in checked.table.items():
+        setattr(campaign, field, value)
+    campaign.save()
+    characters = [
+        save_character(character, owner=gm, campaign=campaign, what="Imported with a campaign backup")
+        for character, _ in checked.characters
+    ]
+    notes = [GmNote(campaign=campaign, text=checked.gm_note)] if checked.gm_note else []
+    notes += [
+        GmNote(campaign=campaign, character=character, text=note)
+        for character, (_, note) in zip(characters, checked.characters, strict=True)
+        if note
+    ]
+    GmNote.objects.bulk_create(notes)
+    fight = None
+    if checked.fight is not None:
+        fields = {key: value for key, value in checked.fight.items() if key != "hits"}
+        hits = {str(characters[n].pk): words for n, words in checked.fight["hits"].items()}
+        fight = Encounter.objects.create(campaign=campaign, hits=hits, **fields)
+    Npc.objects.bulk_create(
+        Npc(
+            campaign=campaign,
+            encounter=fight if npc["in_fight"] else None,
+            **{key: value for key, value in npc.items() if key != "in_fight"},
+        )
+        for npc in checked.npcs
+    )
+    _save_rolls(campaign, gm, characters, checked.rolls)
+    refresh_conditions(campaign.pk)
+    return campaign
+
+
+def _save_rolls(campaign: Campaign, gm, characters: list[Character], rows: list[dict[str, Any]]) -> None:
+    """The log as it was, oldest first; every line's roller is the importer, who holds every character now."""
+    made = Roll.objects.bulk_create(
+        Roll(
+            campaign=campaign,
+            character=None if row["character"] is None else characters[row["character"]],
+            roller=gm,
+            voided_by=gm if row["voided_at"] is not None else None,
+            **{key: value for key, value in row.items() if key not in ("character", "at")},
+        )
+        for row in reversed(rows)
+    )
+    # created_at is set on insert (auto_now_add): the log's own times are written after.
+    for roll, row in zip(made, reversed(rows), strict=True):
+        roll.created_at = row["at"]
+    Roll.objects.bulk_update(made, ["created_at"], batch_size=500)
+
+
+def _check(document: dict[str, Any]) -> _CheckedCampaign:
+    system_id = str(document.get("system", ""))
+    system = system_for(system_id)
+    name = clean_name(_text(document.get("name"), "campaign's name", 100))
+    if not name:
+        raise RulesError("The campaign in that file has no name.")
+    characters_in = _list(document.get("characters"), "characters", MAX_SEATS)
+    characters = []
+    for n, row in enumerate(characters_in):
+        row = _mapping(row, f"character {n + 1}")
+        if row.get("system") != system_id:
+            raise RulesError(f"Character {n + 1} in that file is not a {system.name} character.")
+        characters.append((check_character(row), _text(row.get("gm_note", ""), "GM's note", NOTE_MAX)))
+    npcs = _list(document.get("npcs"), "NPCs", 2 * NPCS_MAX)
+    checked_npcs = [_npc(system, row) for row in npcs]
+    if sum(1 for npc in checked_npcs if not npc["in_fight"]) > NPCS_MAX or (
+        sum(1 for npc in checked_npcs if npc["in_fight"]) > NPCS_MAX
+    ):
+        raise RulesError(f"A saved list or a fight holds {NPCS_MAX} NPCs at most.")
+    fight = None if document.get("fight") is None else _fight(document["fight"], len(characters))
+    if fight is None and any(npc["in_fight"] for npc in checked_npcs):
+        raise RulesError("The file puts NPCs in a fight it does not hold.")
+    rolls = [_roll(row, len(characters)) for row in _list(document.get("rolls"), "roll log lines", ROLLS_KEPT)]
+    return _CheckedCampaign(
+        name=name,
+        system=system.id,
+        table=_table(system, _mapping(document.get("table"), "table")),
+        gm_note=_text(document.get("gm_note", ""), "GM's note", NOTE_MAX),
+        characters=characters,
+        npcs=checked_npcs,
+        fight=fight,
+        rolls=rolls,
+    )
+
+
+def _table(system, table: dict[str, Any]) -> dict[str, Any]:
+    settings = system.validate_settings(_mapping(table.get("rule_settings", {}), "rule settings"))
+    defaults = system.settings_in_force(None)
+    hand_dice = table.get("hand_dice", Campaign.HandDice.SERVER)
+    if hand_dice not in Campaign.HandDice.values:
+        raise RulesError("The file's choice of who rolls the dice is not one Lantern knows.")
+    seconds = _whole(table.get("game_seconds", 0), "clock's seconds", 59)
+    return {
+        "round": _whole(table.get("round", 0), "combat round", CLOCK_LIMIT),
+        "game_minutes": _whole(table.get("game_minutes", 0), "clock", CLOCK_LIMIT),
+        "game_seconds": seconds,
+        "rule_settings": {key: value for key, value in settings.items() if value != defaults[key]},
+        "daylight": _flag(table.get("daylight", True), "daylight"),
+        "hand_dice": hand_dice,
+        "summary": _text(table.get("summary", ""), "summary", NOTE_MAX),
+        "clock_note": _text(table.get("clock_note", ""), "clock's note", 1000),
+    }
+
+
+def _npc(system, row) -> dict[str, Any]:
+    row = _mapping(row, "NPCs")
+    try:
+        name, stats = clean_npc(system, row.get("name", ""), _mapping(row.get("stats"), "NPC's numbers"))
+        _, start = clean_npc(system, name, _mapping(row.get("start", row.get("stats")), "NPC's numbers"))
+    except CampaignError as problem:
+        raise RulesError(str(problem)) from None
+    statuses = []
+    for status in _list(row.get("statuses"), f"{name}'s statuses", 20):
+        status = _mapping(status, f"{name}'s statuses")
+        statuses.append(
+            {
+                "name": clean_name(_text(status.get("name"), "status", 60)) or "Status",
+                "rounds": _whole(status.get("rounds"), "status's rounds", STATUS_ROUNDS_MAX),
+            }
+        )
+    return {
+        "name": name,
+        "stats": stats,
+        "start": start,
+        "statuses": statuses,
+        "defeated": _flag(row.get("defeated", False), "defeated"),
+        "prompt": _text(row.get("prompt", ""), "NPC's prompt", WORDS_MAX),
+        "in_fight": _flag(row.get("in_fight", False), "in the fight"),
+    }
+
+
+def _fight(row, characters: int) -> dict[str, Any]:
+    row = _mapping(row, "fight")
+    order = [_text(step, "fight's order", WORDS_MAX) for step in _list(row.get("order"), "fight's steps", 50)]
+    hits = {}
+    for key, words in _mapping(row.get("hits", {}), "fight's hits").items():
+        if not (isinstance(key, str) and key.isdigit() and int(key) < characters):
+            raise RulesError("The fight in that file names a character it does not hold.")
+        hits[int(key)] = _text(words, "fight's hits", WORDS_MAX)
+    return {
+        "name": clean_name(_text(row.get("name"), "fight's name", 100)) or "Fight",
+        "round": max(1, _whole(row.get("round", 1), "fight's round", CLOCK_LIMIT)),
+        "order": order,
+        "order_summary": _text(row.get("order_summary", ""), "fight's order", WORDS_MAX),
+        "hits": hits,
+    }
+
+
+def _roll(row, characters: int) -> dict[str, Any]:
+    row = _mapping(row, "roll log")
+    character = row.get("character")
+    if character is not None and not (isinstance(character, int) and 0 <= character < characters):
+        raise RulesError("A line of the roll log names a character the file does not hold.")
+    if row.get("visibility") not in Roll.Visibility.values:
+        raise RulesError("A line of the roll log has a visibility Lantern does not know.")
+    total = row.get("total")
+    if total is not None and not (isinstance(total, int) and -CLOCK_LIMIT <= total <= CLOCK_LIMIT):
+        raise RulesError("A line of the roll log has a total out of range.")
+    texts = {key: _text(row.get(key, ""), "roll log", most) for key, most in ROLL_TEXT.items()}
+    return {
+        "character": character,
+        **texts,
+        "inputs": _mapping(row.get("inputs", {}), "roll's inputs"),
+        "dice": _list(row.get("dice"), "roll's dice", 200),
+        "odds": _mapping(row.get("odds", {}), "roll's odds"),
+        "total": total,
+        "visibility": row["visibility"],
+        "by_hand": _flag(row.get("by_hand", False), "rolled by hand"),
+        "undone": _flag(row.get("undone", False), "undone"),
+        "revision": _whole(row.get("revision", 0), "roll's revision", CLOCK_LIMIT),
+        "voided_at": None if row.get("voided_at") is None else _time(row["voided_at"]),
+        "at": _time(row.get("at")),
+    }
+
+
+def _mapping(value, what: str) -> dict:
+    if not isinstance(value, dict):
+        raise RulesError(f"The file's {what} is damaged.")
+    return value
+
+
+def _list(value, what: str, most: int) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise RulesError(f"The file's {what} are damaged.")
+    if len(value) > most:
+        raise RulesError(f"The file holds {len(value):,} {what}; a campaign holds at most {most:,}.")
+    return value
+
+
+def _text(value, what: str, most: int) -> str:
+    if not isinstance(value, str):
+        raise RulesError(f"The file's {what} is damaged.")
+    if len(value) > most:
+        raise RulesError(f"The file's {what} is {len(value):,} characters long; at most {most:,}.")
+    return value
+
+
+def _whole(value, what: str, most: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= most:
+        raise RulesError(f"The file's {what} is not a whole number from 0 to {most:,}.")
+    return value
+
+
+def _flag(value, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise RulesError(f"The file's {what} is not yes or no.")
+    return value
+
+
+def _time(value) -> datetime:
+    try:
+        moment = datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise RulesError("A line of the roll log has no readable time.")
+    return moment

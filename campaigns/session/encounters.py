@@ -290,14 +290,15 @@ def npc_roll(
     harm_roll = _land(target, harm, npc, visibility, by) if target is not None and harm is not None else None
     if target is not None and harm is not None and harm.lands and npc.encounter_id is not None:
         _remember_hit(npc.encounter_id, target.pk, f"{npc.name} hit you for {harm.amount}")
-        if harm_roll is not None:  # the GM's Undo at the table (campaigns.session.hits)
+        change = harm_roll.changes.filter(character=target).order_by("pk").first() if harm_roll else None
+        if change is not None:  # the GM's Undo at the table (campaigns.session.hits): a hit that changed the sheet
             FightHit.objects.create(
                 campaign=campaign,
                 encounter_id=npc.encounter_id,
                 roll=harm_roll,
                 words=f"{npc.name} hit {target.name} for {harm.amount}"[:200],
                 character=target,
-                change=harm_roll.changes.filter(character=target).order_by("pk").first(),
+                change=change,
             )
         changed.append("hit")  # the target's sheet shows it (_publish_fight)
     if npc.prompt:  # what the GM applies by hand: the sheet could not take it

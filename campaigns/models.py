@@ -258,3 +258,34 @@ class GmNote(models.Model):
 
     def __str__(self) -> str:
         return f"GM note in {self.campaign}"
+
+
+class FightHit(models.Model):
+    """One hit landed in a fight, kept for the GM's Undo at the table: an NPC's on a PC (the change it made to
+    the sheet, reverted through the sheet's history) or a PC's on an NPC (the NPC's stat block before and after,
+    which the Undo gives back)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="fight_hits")
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="fight_hits")
+    roll = models.ForeignKey("characters.Roll", on_delete=models.SET_NULL, null=True, related_name="+")
+    words = models.CharField(max_length=200)  # "Wren hit Goblin 1 for 5"
+    # A PC's hit on an NPC: the NPC, and what the hit changed in its stat block.
+    npc = models.ForeignKey(Npc, on_delete=models.CASCADE, null=True, blank=True, related_name="hits_taken")
+    npc_before = models.JSONField(default=dict, blank=True)
+    npc_after = models.JSONField(default=dict, blank=True)
+    defeated_before = models.BooleanField(default=False)
+    # An NPC's hit on a PC: the change it made to the sheet.
+    change = models.ForeignKey("characters.Change", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    character = models.ForeignKey(
+        "characters.Character", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    undone_at = models.DateTimeField(null=True, blank=True)
+    undone_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-pk"]
+
+    def __str__(self) -> str:
+        return self.words

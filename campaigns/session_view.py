@@ -18,6 +18,7 @@ from django.utils import timezone
 from campaigns import session
 from campaigns.forms import DamageForm, EncounterForm, StatusForm, npc_form, request_form, time_form
 from campaigns.models import Campaign, Membership, Npc, RollRequest
+from campaigns.session.hits import undoable_hits
 from campaigns.table import Card, party_cards, party_sheets
 from characters.forms import procedure_form
 from rules import SYSTEMS
@@ -113,6 +114,8 @@ def encounter_context(request: HttpRequest, campaign: Campaign, membership: Memb
         "damage_form": DamageForm(auto_id=False),
         "status_form": StatusForm(auto_id=False),
         "encounter_form": EncounterForm(auto_id="id_encounter_%s"),
+        # The fight's latest hits, each with the GM's Undo (campaigns.session.hits)
+        "hits": undoable_hits(campaign, encounter.pk) if encounter is not None and membership.is_gm else [],
     }
 
 

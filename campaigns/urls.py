@@ -44,6 +44,7 @@ urlpatterns = [
     path("<id:pk>/encounter/", session_views.encounter_region, name="encounter"),
     path("<id:pk>/encounter/<slug:action>/", session_views.encounter_action, name="encounter_action"),
     path("<id:pk>/npcs/<id:npc_id>/<slug:action>/", session_views.npc_action, name="npc_action"),
+    path("<id:pk>/hits/<id:hit_id>/undo/", session_views.hit_undo, name="hit_undo"),
     path("<id:pk>/time/", session_views.time_region, name="time"),
     path("<id:pk>/time/advance/", session_views.time_advance, name="time_advance"),
     path("<id:pk>/time/daylight/", session_views.time_daylight, name="time_daylight"),

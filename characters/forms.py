@@ -61,7 +61,18 @@ def _field(param: rules_base.Param, table_characters) -> forms.Field:
 
 
 # What a roll form sends besides the procedure's own inputs.
-FORM_KEYS = {"csrfmiddlewaretoken", "visibility", "version", "system", "campaign", "next", "panel", "log", "hand"}
+FORM_KEYS = {
+    "csrfmiddlewaretoken",
+    "visibility",
+    "version",
+    "system",
+    "campaign",
+    "next",
+    "panel",
+    "log",
+    "hand",
+    "npc_target",
+}  # npc_target: campaigns.session.hits
 
 
 def raw_params(

@@ -22,7 +22,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from characters.models import Character
 from characters.selectors import Seat, Viewer
-from characters.sheet_view import sheet_view
+from characters.sheet_view import fight_npcs, sheet_view
 from live.hub import CSRF_SLOT
 
 LOG_SLOT = "__lantern_log__"  # where a kept sheet body takes its viewer's own log
@@ -95,9 +95,10 @@ NAMES_THE_PARTY = "party"  # kept in a body's place: look again with the party's
 
 
 def _party_stamp(character: Character) -> str:
-    """The others at the table, as a roll form lists them: one query."""
+    """The others at the table and the running fight's NPCs standing, as a roll form lists them: two queries."""
     others = Character.objects.filter(campaign=character.campaign).exclude(pk=character.pk)
-    names = json.dumps(list(others.order_by("pk").values_list("pk", "name")))
+    npcs = list(fight_npcs(character.campaign_id)) if character.campaign_id else []
+    names = json.dumps([list(others.order_by("pk").values_list("pk", "name")), npcs])
     return hashlib.blake2b(names.encode(), digest_size=6).hexdigest()
 
 

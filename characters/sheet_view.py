@@ -22,7 +22,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
-from campaigns.models import Membership
+from campaigns.models import Membership, Npc
 from characters import services
 from characters.controls import procedure_fields
 from characters.forms import CustomItemForm, VisibilityForm, raw_params
@@ -304,6 +304,10 @@ def roll_control(rules, procedure, sheet, character: Character, gm: bool, *, is_
         others = Character.objects.filter(campaign_id=character.campaign_id).exclude(pk=character.pk)
         table = list(others.only("pk", "name"))
     fields = procedure_fields(procedure, sheet, table_characters=table, gm=gm)
+    # A roll that may target an NPC (an attack) lists the running fight's NPCs still standing: what hits lands
+    # on the one picked (campaigns.session.hits).
+    aims = bool(character.campaign_id) and procedure.key in rules.npc_target_procedures()
+    npcs = list(fight_npcs(character.campaign_id)) if aims and character.campaign_id else []
     settled = ""  # what the character's state already answers ("The dead take no more damage."), said as such
     no_dice = False  # a procedure that never rolls: its odds box says so, and its button "Apply"
     try:
@@ -325,13 +329,21 @@ def roll_control(rules, procedure, sheet, character: Character, gm: bool, *, is_
         "open": is_open,
         "verb": verb,
         "gm": gm and character.campaign_id,
-        # it lists the others at the table, so a sheet body drawn with it is kept by their names (region_cache)
-        "party": bool(table),
+        # it lists the others at the table (and the fight's NPCs), so a sheet body drawn with it is kept by their
+        # names (region_cache)
+        "party": bool(table) or aims,
+        "npcs": npcs,
     }
     hand = hand_dice_offer(character, gm)
     if hand:
         control.update(hand=hand, needs=needed_words(procedure, sheet, {}))
     return control
+
+
+def fight_npcs(campaign_id: int):
+    """The NPCs of the table's running fight still standing, as a roll form lists them (pk and name)."""
+    found = Npc.objects.filter(campaign_id=campaign_id, encounter__active=True, defeated=False)
+    return found.order_by("pk").values_list("pk", "name")
 
 
 def hand_dice_offer(character: Character, gm: bool) -> str:

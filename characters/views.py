@@ -15,6 +15,8 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.selectors import campaigns_of
+from campaigns.services import CampaignError
+from campaigns.session import hits
 from characters import services
 from characters.forms import (
     AdjustForm,
@@ -44,7 +46,7 @@ from config.htmx import HtmxHttpRequest
 from live.hub import CSRF_SLOT, drawn_at
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules import base as rules_base
-from rules.errors import Settled
+from rules.errors import Refusal, Settled
 
 SINCE_SLOT = "__lantern_since__"  # a kept sheet body's stream learns when its page was drawn from here
 
@@ -243,11 +245,13 @@ def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     try:
         sheet = character.checked_sheet()
         params = raw_params(proc, sheet, request.GET, gm=gm, prefixed=True, refuse_others=True)
+        if request.GET.get("npc_target"):  # against an NPC of the fight: its armour counts
+            params = hits.target_params(character, procedure, _npc_id(request.GET["npc_target"]), params)
         result = services.character_odds(character, procedure, params, sheet=sheet)  # read and checked once
         error, settled = "", False
         # The dice a hand roll needs move with the inputs: sent along out of band to the faces field's note.
         needs = services.character_dice_needed(character, procedure, params, sheet=sheet) if request.htmx else ""
-    except RulesError as problem:
+    except Refusal as problem:
         result, error, settled, needs = None, str(problem), isinstance(problem, Settled), ""
     context = {"odds": result, "error": error, "settled": settled, "procedure": proc, "system_id": character.system}
     context["no_dice"] = result is None and not error  # a procedure that never rolls (rest by the clock, a purchase)
@@ -294,18 +298,30 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     if not meta.is_valid():
         return _roll_answer(request, seat, error="Pick who may see this roll.")
     try:
-        written = services.character_roll(
-            character_id=character.pk,
-            procedure=procedure,
-            params=raw_params(proc, character.checked_sheet(), request.POST, gm=gm, prefixed=True, refuse_others=True),
-            by=request.user,
-            visibility=meta.cleaned_data["visibility"] or Roll.Visibility.PUBLIC,
-            expected_version=meta.cleaned_data["version"],
-            hand=meta.cleaned_data["hand"] or None,
-        )
-    except RulesError as error:
+        params = raw_params(proc, character.checked_sheet(), request.POST, gm=gm, prefixed=True, refuse_others=True)
+        how = {
+            "by": request.user,
+            "visibility": meta.cleaned_data["visibility"] or Roll.Visibility.PUBLIC,
+            "expected_version": meta.cleaned_data["version"],
+            "hand": meta.cleaned_data["hand"] or None,
+        }
+        if request.POST.get("npc_target"):  # an attack on an NPC of the running fight lands on it
+            npc_id = _npc_id(request.POST["npc_target"])
+            written = hits.pc_attack(
+                character_id=character.pk, procedure=procedure, params=params, npc_id=npc_id, **how
+            ).row.written
+        else:
+            written = services.character_roll(character_id=character.pk, procedure=procedure, params=params, **how)
+    except Refusal as error:
         return _roll_answer(request, seat, error=str(error), settled=isinstance(error, Settled))
     return _roll_answer(request, seat, written)
+
+
+def _npc_id(raw: str) -> int:
+    """The NPC a roll targets, from the form's select: a sentence when it names none."""
+    if not raw.isdigit() or int(raw) >= 2**63:
+        raise CampaignError("Pick an NPC of the running fight as the target.")
+    return int(raw)
 
 
 def _roll_answer(

@@ -536,6 +536,22 @@ class TableRules(SheetRules, Protocol):
         or the system leaves the damage to the GM. Default: None."""
         return None
 
+    def npc_target_procedures(self) -> tuple[str, ...]:
+        """The PC rolls (procedure keys) that may target an NPC of the running fight: their form offers the
+        fight's NPCs, and what hits lands on the one picked (``hits_on_npc``). Default: none."""
+        return ()
+
+    def npc_target_params(self, procedure: str, stats: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The inputs of a PC's roll (one of ``npc_target_procedures``) that an NPC target sets from its stat block
+        (its armour), so the odds shown and the roll are against it. A key set to None is an input that names
+        another target (a character): the app refuses a roll that names both. Default: none."""
+        return {}
+
+    def hits_on_npc(self, result: RollResult) -> tuple[NpcHit, ...]:
+        """What a PC's roll on an NPC (one of ``npc_target_procedures``) delivers to it: each hit's damage, for
+        ``npc_damage`` to take off the NPC by its rules. () misses. Default: nothing."""
+        return ()
+
     def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
         """Who acts in what order this round (dice rolled are logged as the GM's). Default: the party first."""
         return CombatOrder(("The party acts", "The enemies act"), "The party acts first.")
@@ -630,6 +646,15 @@ class AttackHarm:
     amount: int
     words: str
     params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NpcHit:
+    """One hit of a PC's roll on an NPC (GameSystem.hits_on_npc): its damage and whether the NPC's armour is
+    passed by (``npc_damage``'s ``ignore_armour``: a critical, or armour the roll took off already)."""
+
+    amount: int
+    ignore_armour: bool = False
 
 
 @dataclass(frozen=True)

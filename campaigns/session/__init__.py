@@ -32,6 +32,7 @@ from campaigns.session.encounters import (
     npc_roll,
     npc_status,
 )
+from campaigns.session.hits import PcAttacked, hit_undo, pc_attack, target_params, undoable_hits
 from campaigns.session.notes import NOTE_MAX, _note_text, note_save, summary_save
 from campaigns.session.requests import (
     FIXABLE_KINDS,
@@ -76,6 +77,11 @@ __all__ = [
     "npc_remove",
     "npc_roll",
     "npc_status",
+    "PcAttacked",
+    "hit_undo",
+    "pc_attack",
+    "target_params",
+    "undoable_hits",
     "NOTE_MAX",
     "_note_text",
     "note_save",

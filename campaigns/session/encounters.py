@@ -10,7 +10,7 @@ from django.db import transaction
 
 from accounts.names import clean_name
 from campaigns.announce import SHEET_FIGHT, announce
-from campaigns.models import Campaign, Encounter, Npc, RollRequest
+from campaigns.models import Campaign, Encounter, FightHit, Npc, RollRequest
 from campaigns.services import CLOCK_LIMIT, CampaignError, TableWritten, written
 from campaigns.session.common import _lock_campaign, _on_every_sheet, _refresh_conditions, _system
 from campaigns.session.requests import request_create
@@ -205,6 +205,15 @@ def npc_damage(
     if not 0 <= amount <= 10_000:
         raise CampaignError("Damage is a whole number from 0 to 10000.")
     harm = system.npc_damage(npc.stats, npc.start, amount, ignore_armour, rng or dice.system_random())
+    _take(campaign, system, npc, harm, by=by, visibility=visibility)
+    npc.save(update_fields=["stats", "defeated", "prompt"])
+    rolled = ("rolls",) if harm.rolls else ()
+    return written(campaign, rolled + _publish_fight(campaign.pk), harm)
+
+
+def _take(campaign: Campaign, system, npc: Npc, harm: rules_base.NpcHarm, *, by, visibility: str) -> None:
+    """What ``harm`` (the rules' ``npc_damage``) does to the NPC row (saved by the caller): its stats, its
+    prompts, its defeat; the dice the rules rolled at the moment of harm, logged as the GM's."""
     _, npc.stats = clean_npc(system, npc.name, harm.stats)
     for made in harm.rolls:
         _store_made(campaign, replace(made, label=f"{npc.name}: {made.label}"[:200]), by=by, visibility=visibility)
@@ -215,9 +224,6 @@ def npc_damage(
         prompts.append("The rules call for a morale check.")
     npc.defeated = npc.defeated or harm.defeated  # more harm never brings one back
     npc.prompt = " ".join(p for p in prompts if p)[:300]
-    npc.save(update_fields=["stats", "defeated", "prompt"])
-    rolled = ("rolls",) if harm.rolls else ()
-    return written(campaign, rolled + _publish_fight(campaign.pk), harm)
 
 
 @dataclass(frozen=True)
@@ -284,6 +290,16 @@ def npc_roll(
     harm_roll = _land(target, harm, npc, visibility, by) if target is not None and harm is not None else None
     if target is not None and harm is not None and harm.lands and npc.encounter_id is not None:
         _remember_hit(npc.encounter_id, target.pk, f"{npc.name} hit you for {harm.amount}")
+        change = harm_roll.changes.filter(character=target).order_by("pk").first() if harm_roll else None
+        if change is not None:  # the GM's Undo at the table (campaigns.session.hits): a hit that changed the sheet
+            FightHit.objects.create(
+                campaign=campaign,
+                encounter_id=npc.encounter_id,
+                roll=harm_roll,
+                words=f"{npc.name} hit {target.name} for {harm.amount}"[:200],
+                character=target,
+                change=change,
+            )
         changed.append("hit")  # the target's sheet shows it (_publish_fight)
     if npc.prompt:  # what the GM applies by hand: the sheet could not take it
         changed.append("prompt")

@@ -13,6 +13,7 @@ from campaigns.session_views.encounters import (
     NPC_ACTIONS,
     encounter_action,
     encounter_region,
+    hit_undo,
     npc_action,
 )
 from campaigns.session_views.notes import note_save, notes_region, summary_region, summary_save
@@ -37,6 +38,7 @@ __all__ = [
     "encounter_action",
     "encounter_region",
     "npc_action",
+    "hit_undo",
     "note_save",
     "notes_region",
     "summary_region",

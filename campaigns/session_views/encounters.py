@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.html import escape
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns import session
 from campaigns.forms import DamageForm, EncounterForm, StatusForm, npc_form
 from campaigns.models import Campaign
-from campaigns.selectors import membership_of
+from campaigns.selectors import campaigns_of, membership_of
 from campaigns.services import CampaignError
+from campaigns.session import hits
 from campaigns.session_view import encounter_context
 from campaigns.session_views.common import _first, _gm_campaign, _valid, _visibility
 from config.htmx import HtmxHttpRequest
@@ -132,3 +134,25 @@ def npc_action(request: HtmxHttpRequest, pk: int, npc_id: int, action: str) -> H
     except Refusal as problem:
         error = str(problem)
     return _encounter_answer(request, campaign, error)
+
+
+@require_POST
+def hit_undo(request: HtmxHttpRequest, pk: int, hit_id: int) -> HttpResponse:
+    """Undo one hit of a fight (campaigns.session.hits): the GM from the table's encounter, a player a hit on
+    their own character. Nobody outside the table learns the campaign is there."""
+    campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
+    membership = membership_of(request.user, campaign)
+    error = ""
+    try:
+        done = hits.hit_undo(campaign_id=campaign.pk, hit_id=hit_id, by=request.user).row
+    except Refusal as problem:
+        error = str(problem)
+    if membership is not None and membership.is_gm:
+        return _encounter_answer(request, campaign, error)
+    if request.htmx:
+        return HttpResponse(escape(error or f"Undone: {done.words}."), status=422 if error else 200)
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, f"Undone: {done.words}.")
+    return redirect(campaign)

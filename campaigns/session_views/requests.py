@@ -151,11 +151,13 @@ def sheet_requests(request: HtmxHttpRequest, pk: int, character_id: int) -> Http
 
 
 def sheet_fight_context(character: Character) -> dict[str, Any]:
-    """The running fight as one PC's sheet shows it: its round, who acts, and what hit them last."""
+    """The running fight as one PC's sheet shows it: its round, who acts, what hit them last and what their
+    last hit did (campaigns.session.hits)."""
     at_table = character.campaign_id is not None
     encounter = Encounter.objects.filter(campaign=character.campaign_id, active=True).first() if at_table else None
-    hit = encounter.hits.get(str(character.pk), "") if encounter is not None else ""
-    return {"character": character, "encounter": encounter, "hit": hit, "loaded": True}
+    hits = encounter.hits if encounter is not None else {}
+    hit, dealt = hits.get(str(character.pk), ""), hits.get(f"{character.pk}:dealt", "")
+    return {"character": character, "encounter": encounter, "hit": hit, "dealt": dealt, "loaded": True}
 
 
 @require_GET

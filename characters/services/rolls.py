@@ -132,11 +132,13 @@ def character_roll(
     hand: str | None = None,
     requested_blind: bool = False,
     cause: str = "",
+    shape: Callable[[rules_base.RollResult], rules_base.RollResult] | None = None,
 ) -> Written:
     """Roll on the server from the stored sheet and the picked modifiers; apply what the roll changes.
 
     ``cause``: who made the sheet roll, when not its character ("Goblin 1 hits Wren" before "Take damage"): it
-    heads the roll's line in the log and the change in the sheet's history.
+    heads the roll's line in the log and the change in the sheet's history. ``shape``: the result as the caller
+    words it before it is stored (an attack on an NPC names it and what it took).
 
     ``hand``: the faces the roller typed from dice rolled at the table (rules.hand), where the table allows it;
     the same rules resolve them. ``requested_blind``: a player answers the GM's blind request (only the GM
@@ -184,6 +186,8 @@ def character_roll(
         result = proc.roll(sheet, resolved, rng or dice.system_random())
     if cause:
         result = replace(result, label=f"{cause}: {result.label}"[:200])
+    if shape is not None:
+        result = shape(result)
     if blind:
         roll = _store_roll(character, result, by=by, visibility=visibility, by_hand=hand is not None)
         _hold(roll, character, result)

@@ -88,7 +88,8 @@ def test_a_pushed_save_and_deaths_door_reach_the_gms_table_live(new_page, django
     assert hero.state["stamina"] == -3 and hero.state["status"] in ("dying", "dead")
     banner = player_page.locator("[data-cc-status]")
     expect(banner).to_have_attribute("data-cc-status", hero.state["status"])
-    expect(card.locator("[data-track=stamina] [data-value]")).to_have_text("-3", timeout=1000)
+    # The card reads 0, as the sheet does: nobody has -3 stamina (issue 26, Track.shown).
+    expect(card.locator("[data-track=stamina] [data-value]")).to_have_text("0", timeout=1000)
     if hero.state["status"] == "dead":
         expect(card).to_contain_text("Dead", timeout=1000)
         return

@@ -227,6 +227,37 @@ def test_npc_damage_keeps_the_stat_block_in_bounds_and_its_dice_exact(system, am
     assert system.npc_damage(stats, stats, amount).rolls == ()
 
 
+def test_a_pcs_attack_on_an_npc_is_against_its_stats_and_its_hits_keep_the_block_in_bounds(system, hero):
+    """GameSystem.npc_target_procedures, npc_target_params and hits_on_npc (issue 26): every roll that may target
+    an NPC is one of the system's; the inputs an NPC sets are that roll's and within its bounds (None: an input
+    naming a character, cleared); over many dice, what hits is whole damage that ``npc_damage`` takes off within
+    the NPC's fields. A system that sets none of them (Coin Flip) offers no target."""
+    sheet = hero.checked_sheet()
+    fields = system.npc_fields()
+    stats = {p.name: p.default for p in fields}
+    if not system.npc_target_procedures():
+        assert system.npc_target_params("attack", stats) == {}
+        return
+    for key in system.npc_target_procedures():
+        procedure = system.procedures()[key]
+        names = {p.name for p in procedure.params(sheet)}
+        fixed = system.npc_target_params(key, stats)
+        assert set(fixed) <= names
+        aimed = check_params(procedure, sheet, {k: v for k, v in fixed.items() if v is not None})
+        odds = procedure.odds(sheet, aimed)
+        assert odds is None or sum(p for _, p in odds.outcomes) == 1
+        hits = 0
+        for seed in range(30):
+            result = procedure.roll(sheet, aimed, random.Random(seed))
+            block = dict(stats)
+            for hit in system.hits_on_npc(result):
+                assert isinstance(hit.amount, int) and hit.amount >= 0
+                block = dict(system.npc_damage(block, stats, hit.amount, hit.ignore_armour, random.Random(seed)).stats)
+                assert check_params(_NpcBlock(fields), None, block) == block
+                hits += 1
+        assert hits, f"{key}: 30 rolls against a default NPC and not one hit"
+
+
 @pytest.mark.parametrize("minutes", [0, 1, 60, 24 * 60])
 def test_a_round_and_a_fights_end_leave_a_valid_sheet(system, hero, minutes):
     """GameSystem.round_passes and fight_ends (issue 16): whatever they change, the sheet still keeps every rule."""

@@ -62,14 +62,17 @@ from rules.systems.chaos_conquest.table import (
     LIGHTS,
     NPC_FIELDS,
     NPC_ROLLS,
+    NPC_TARGETS,
     TIME_UNITS,
     advance_time,
     combat_order,
     group_result,
+    hits_on_npc,
     light_level,
     npc_attack_harm,
     npc_damage,
     npc_roll,
+    npc_target_params,
     time_checks,
 )
 from rules.systems.chaos_conquest.travel import TRAVEL_PROCEDURES
@@ -179,6 +182,9 @@ class ChaosConquest(GameSystem):
     npc_rolls = returns(NPC_ROLLS)
     npc_roll = staticmethod(npc_roll)
     npc_attack_harm = staticmethod(npc_attack_harm)
+    npc_target_procedures = returns(NPC_TARGETS)
+    npc_target_params = staticmethod(npc_target_params)
+    hits_on_npc = staticmethod(hits_on_npc)
     combat_order = staticmethod(combat_order)
     end_of_combat = returns("end_combat")  # seed 002, Worn Weapons and Ammo: each PC rolls for what they used
     time_units = returns(TIME_UNITS)

@@ -11,7 +11,19 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from rules.base import AttackHarm, Banner, CombatOrder, GroupResult, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
+from rules.base import (
+    AttackHarm,
+    Banner,
+    CombatOrder,
+    GroupResult,
+    NpcHarm,
+    NpcHit,
+    Odds,
+    Param,
+    RollResult,
+    Sheet,
+    TimeUnit,
+)
 from rules.clock import Lights, boundaries, burn, lit
 from rules.dice import RandomSource, roll_dice, roll_die
 from rules.errors import RulesError
@@ -102,6 +114,26 @@ def npc_attack_harm(result: RollResult, sheet: Sheet) -> AttackHarm | None:
     critical = result.outcome == "critical"
     words = f"{'a critical' if critical else 'hit'}, {result.total} damage"
     return AttackHarm(True, result.total, words, {"amount": result.total, "armour": True, "critical": critical})
+
+
+# --- a PC's attack on an NPC (seed 002, Combat: "Attacks always hit"; damage = weapon die − AV) ----------------
+
+NPC_TARGETS = ("attack",)
+
+
+def npc_target_params(procedure: str, stats: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Seed 002, Combat: the attack's damage is the weapon die less the target's AV, so the NPC's AV is the
+    attack's "Target's AV" (and no character is the target)."""
+    return {"target_av": int(stats["av"]), "opponent": None}
+
+
+def hits_on_npc(result: RollResult) -> tuple[NpcHit, ...]:
+    """Seed 002, Combat: an attack always hits; its damage has the AV taken off already (a critical passed it
+    by), so it lands as it is. A blast's first target is the NPC picked."""
+    hits = result.details.get("hits") or ()
+    if result.procedure != "attack" or not hits:
+        return ()
+    return (NpcHit(int(hits[0]["damage"]), ignore_armour=True),)
 
 
 def combat_order(round_number: int, rng: RandomSource) -> CombatOrder:

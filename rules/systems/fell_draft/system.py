@@ -78,13 +78,16 @@ from rules.systems.fell_draft.table import (
     LIGHTS,
     NPC_FIELDS,
     NPC_ROLLS,
+    NPC_TARGETS,
     ORDER,
     TIME_UNITS,
     advance_time,
+    hits_on_npc,
     light_level,
     npc_attack_harm,
     npc_damage,
     npc_roll,
+    npc_target_params,
     time_checks,
 )
 
@@ -222,6 +225,9 @@ class FellDraft(GameSystem):
     npc_rolls = returns(NPC_ROLLS)
     npc_roll = staticmethod(npc_roll)
     npc_attack_harm = staticmethod(npc_attack_harm)
+    npc_target_procedures = returns(NPC_TARGETS)
+    npc_target_params = staticmethod(npc_target_params)
+    hits_on_npc = staticmethod(hits_on_npc)
     time_units = returns(TIME_UNITS)
     advance_time = staticmethod(advance_time)
     time_checks = staticmethod(time_checks)

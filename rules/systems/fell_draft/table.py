@@ -10,7 +10,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from rules.base import AttackHarm, Banner, CombatOrder, Item, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
+from rules.base import AttackHarm, Banner, CombatOrder, Item, NpcHarm, NpcHit, Odds, Param, RollResult, Sheet, TimeUnit
 from rules.clock import Lights, boundaries, burn, lit
 from rules.dice import LADDER, RandomSource, roll_die
 from rules.errors import RulesError
@@ -65,6 +65,25 @@ def npc_attack_harm(result: RollResult, sheet: Sheet) -> AttackHarm | None:
     if result.procedure != "attack" or result.total is None:
         return None
     return AttackHarm(True, result.total, f"hit, {result.total} harm", {"amount": result.total, "armour": True})
+
+
+# --- a PC's attack on an NPC (seed 000, Combat: the highest steel die minus protection) -------------------------
+
+NPC_TARGETS = ("attack",)
+
+
+def npc_target_params(procedure: str, stats: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Seed 000, Combat: harm is the highest steel die less the target's protection: the NPC's protection is
+    the attack's "NPC target's protection" (and no character is the target)."""
+    return {"target_protection": int(stats["protection"]), "target": None}
+
+
+def hits_on_npc(result: RollResult) -> tuple[NpcHit, ...]:
+    """Seed 000, Combat: the harm has the protection taken off already; a blast's first target is the NPC."""
+    harms = result.details.get("harm") or ()
+    if result.procedure != "attack" or not harms:
+        return ()
+    return (NpcHit(int(harms[0]), ignore_armour=True),)
 
 
 # --- time, light, food and the luck die (seed 000, Time; Deprivation and Fatigue; spec §000.8, §000.10) -------

@@ -51,14 +51,17 @@ from rules.systems.fell_late.table import (
     LIGHTS,
     NPC_FIELDS,
     NPC_ROLLS,
+    NPC_TARGETS,
     TIME_UNITS,
     LightOrPutOut,
     advance_time,
     combat_order,
+    hits_on_npc,
     light_level,
     npc_attack_harm,
     npc_damage,
     npc_roll,
+    npc_target_params,
     time_checks,
 )
 
@@ -214,6 +217,9 @@ class FellLate(GameSystem):
     npc_rolls = returns(NPC_ROLLS)
     npc_roll = staticmethod(npc_roll)
     npc_attack_harm = staticmethod(npc_attack_harm)
+    npc_target_procedures = returns(NPC_TARGETS)
+    npc_target_params = staticmethod(npc_target_params)
+    hits_on_npc = staticmethod(hits_on_npc)
     combat_order = staticmethod(combat_order)
     time_units = returns(TIME_UNITS)
     advance_time = staticmethod(advance_time)

@@ -13,7 +13,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from rules.base import AttackHarm, Banner, CombatOrder, Item, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
+from rules.base import AttackHarm, Banner, CombatOrder, Item, NpcHarm, NpcHit, Odds, Param, RollResult, Sheet, TimeUnit
 from rules.clock import LightProcedure, Lights, boundaries, burn, lit
 from rules.dice import RandomSource, adv_dis_pool, pool_dist, roll_die, roll_pool
 from rules.errors import RulesError
@@ -147,6 +147,25 @@ def npc_attack_harm(result: RollResult, sheet: Sheet) -> AttackHarm | None:
     if result.procedure != "attack" or result.total is None:
         return None
     return AttackHarm(True, result.total, f"hit, {result.total} harm", {"amount": result.total, "armour": True})
+
+
+# --- a PC's attack on an NPC (seed 001, Attacks: the highest die, +1 per other attacker, minus armour) ----------
+
+NPC_TARGETS = ("attack",)
+
+
+def npc_target_params(procedure: str, stats: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Seed 001, Attacks and Armor: the harm is taken less the target's armour: the NPC's armour is the
+    attack's "target's armour" (and no character is the target)."""
+    return {"target_armour": int(stats["armour"]), "target": None}
+
+
+def hits_on_npc(result: RollResult) -> tuple[NpcHit, ...]:
+    """Seed 001, Attacks: the harm has the armour taken off already; what passes its HP is critical harm
+    (``npc_damage``)."""
+    if result.procedure != "attack" or result.total is None:
+        return ()
+    return (NpcHit(int(result.total), ignore_armour=True),)
 
 
 # Seed 001, Turns and Rounds: PCs act first and as a group; a surprised side's DEX contest is for round 1 only.

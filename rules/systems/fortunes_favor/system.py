@@ -59,15 +59,18 @@ from rules.systems.fortunes_favor.state import (
 from rules.systems.fortunes_favor.table import (
     NPC_FIELDS,
     NPC_ROLLS,
+    NPC_TARGETS,
     ROUND_PHASES,
     ROUND_SECONDS,
     TIME_UNITS,
     advance_time,
     combat_order,
     group_result,
+    hits_on_npc,
     npc_attack_harm,
     npc_damage,
     npc_roll,
+    npc_target_params,
 )
 from rules.systems.fortunes_favor.travel import (
     EquipProcedure,
@@ -197,6 +200,9 @@ class FortunesFavor(GameSystem):
     npc_rolls = returns(NPC_ROLLS)
     npc_roll = staticmethod(npc_roll)
     npc_attack_harm = staticmethod(npc_attack_harm)
+    npc_target_procedures = returns(NPC_TARGETS)
+    npc_target_params = staticmethod(npc_target_params)
+    hits_on_npc = staticmethod(hits_on_npc)
     combat_order = staticmethod(combat_order)
     combat_round_seconds: int = ROUND_SECONDS  # seed 003, Combat: a round is 30 seconds
     time_units = returns(TIME_UNITS)

@@ -13,7 +13,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from rules.base import AttackHarm, CombatOrder, GroupResult, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
+from rules.base import AttackHarm, CombatOrder, GroupResult, NpcHarm, NpcHit, Odds, Param, RollResult, Sheet, TimeUnit
 from rules.clock import boundaries
 from rules.dice import FF_DAMAGE_LADDER, DieRoll, RandomSource, ff_damage_step, roll_die, roll_pool
 from rules.errors import RulesError
@@ -135,6 +135,26 @@ def npc_attack_harm(result: RollResult, sheet: Sheet) -> AttackHarm | None:
     if result.outcome == "rolled" and result.total >= counter(state):
         return AttackHarm(False, 0, f"a Clash against Armor {armor(state)}: no damage lands by itself")
     return AttackHarm(False, 0, "countered" if result.outcome == "rolled" else "a natural 1, a miss")
+
+
+# --- a PC's attack on an NPC (seed 003, Exchanges: d20 + attack bonus against Armor and Counter) ----------------
+
+NPC_TARGETS = ("attack",)
+
+
+def npc_target_params(procedure: str, stats: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Seed 003, Exchanges: the test is against the target's Armor (Success) and Counter (Failure): the NPC's
+    (and no character is the target)."""
+    return {"armor": int(stats["armor"]), "counter": int(stats["counter"]), "target": None}
+
+
+def hits_on_npc(result: RollResult) -> tuple[NpcHit, ...]:
+    """Seed 003, Exchanges: a clean hit (or a Clash, where the table's setting says it deals damage) deals its
+    damage; Armor took nothing off it (Taking Damage)."""
+    damage = result.details.get("damage")
+    if result.procedure != "attack" or damage is None:
+        return ()
+    return (NpcHit(int(damage)),)
 
 
 # --- the round (seed 003, Combat: 30 seconds, three phases; spec §003.6) --------------------------------------

@@ -207,6 +207,7 @@ class AttackProcedure:
         ranged = int(item.data.get("range", 0)) > 0
         empty = False
         trick_done = ""
+        landed: list[dict[str, Any]] = []  # each hit's damage, for an NPC target (table.hits_on_npc)
         for n in range(attacks):
             label = f"attack {n + 1}" if feint else "attack"
             if keep == "worse":
@@ -232,6 +233,7 @@ class AttackProcedure:
                     continue
                 die, amount = damage_roll(rng, bonus)
                 dice.append(die)
+                landed.append({"damage": amount, "to_flesh": result == "crit" or bool(p["unaware"])})
                 where = "to Flesh" if result == "crit" or p["unaware"] else "to Grit first"
                 kind = "a critical hit" if result == "crit" else "a hit"
                 words.append(f"{face}: {kind} against AC {ac} with AV {av}, {amount} damage {where}.")
@@ -258,7 +260,7 @@ class AttackProcedure:
             odds,
             shown_inputs(p),
             new_state if new_state != state else None,
-            details={"av": av, "ac": ac, "results": results},
+            details={"av": av, "ac": ac, "results": results, "hits": landed},
             items_changed=changed,
         )
 

@@ -49,12 +49,15 @@ from rules.systems.grit_flesh.table import (
     LIGHTS,
     NPC_FIELDS,
     NPC_ROLLS,
+    NPC_TARGETS,
     TIME_UNITS,
     advance_time,
     combat_order,
+    hits_on_npc,
     npc_attack_harm,
     npc_damage,
     npc_roll,
+    npc_target_params,
     round_passes,
 )
 
@@ -198,6 +201,9 @@ class GritFlesh(GameSystem):
     npc_rolls = returns(NPC_ROLLS)
     npc_roll = staticmethod(npc_roll)
     npc_attack_harm = staticmethod(npc_attack_harm)
+    npc_target_procedures = returns(NPC_TARGETS)
+    npc_target_params = staticmethod(npc_target_params)
+    hits_on_npc = staticmethod(hits_on_npc)
     combat_order = staticmethod(combat_order)
     time_units = returns(TIME_UNITS)
     advance_time = staticmethod(advance_time)

@@ -26,7 +26,19 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from rules.base import AttackHarm, CombatOrder, Hireling, Item, NpcHarm, Odds, Param, RollResult, Sheet, TimeUnit
+from rules.base import (
+    AttackHarm,
+    CombatOrder,
+    Hireling,
+    Item,
+    NpcHarm,
+    NpcHit,
+    Odds,
+    Param,
+    RollResult,
+    Sheet,
+    TimeUnit,
+)
 from rules.clock import LightProcedure, Lights, boundaries, burn
 from rules.dice import RandomSource, roll_die
 from rules.errors import RulesError
@@ -126,6 +138,25 @@ def npc_attack_harm(result: RollResult, sheet: Sheet) -> AttackHarm | None:
     damage, critical = int(result.details.get("damage", 0)), result.outcome == "crit"
     words = f"{'a critical' if critical else 'hit'}, {damage} damage"
     return AttackHarm(True, damage, words, {"amount": damage, "to_flesh": critical})
+
+
+# --- a PC's attack on an NPC (seed 004, Melee Attacks: above the AC, at or under the AV) -------------------------
+
+NPC_TARGETS = ("attack",)
+
+
+def npc_target_params(procedure: str, stats: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Seed 004, Melee Attacks: the d20 must roll above the target's AC: the NPC's."""
+    return {"target_ac": int(stats["ac"])}
+
+
+def hits_on_npc(result: RollResult) -> tuple[NpcHit, ...]:
+    """Seed 004, Grit and Flesh: each hit's damage (a feint makes two attacks) comes off Grit, then Flesh; a
+    critical or an unaware target's goes straight to Flesh."""
+    if result.procedure != "attack":
+        return ()
+    hits = result.details.get("hits") or ()
+    return tuple(NpcHit(int(hit["damage"]), ignore_armour=bool(hit["to_flesh"])) for hit in hits)
 
 
 def combat_order(round_number: int, rng: RandomSource) -> CombatOrder:

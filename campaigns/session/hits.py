@@ -1,0 +1,240 @@
+"""Hits in a fight: a PC's attack landing on an NPC of the running encounter, and the GM's Undo of a hit (an
+NPC's on a PC, a PC's on an NPC) from the table.
+
+What a PC's roll does to an NPC is the rules' (``GameSystem.npc_target_procedures``, ``npc_target_params``,
+``hits_on_npc``, then ``npc_damage``, as for damage typed at the table); the roll itself is the sheet's own
+(``characters.services.character_roll``), so its odds, log line and sheet changes are those of any roll.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from campaigns.models import Campaign, Encounter, FightHit, Membership, Npc
+from campaigns.services import CampaignError, TableWritten, written
+from campaigns.session.common import _lock_campaign, _system
+from campaigns.session.encounters import _publish_fight, _take
+from characters import locking
+from characters.models import Change, Character, Roll
+from characters.selectors import characters_editable_by
+from characters.services import change_revert, character_roll
+from characters.services.rolls import _bump, roll_lock_ids
+from characters.services.writes import Written
+from rules import base as rules_base
+from rules import dice
+from rules.dice import RandomSource
+
+UNDO_REASON = "Undone from the GM's table"
+
+
+@dataclass(frozen=True)
+class PcAttacked:
+    """The row ``pc_attack`` returns: the roll as the sheet's write returns it, the NPC as the hit left it,
+    the damage dealt, and the hit kept for the Undo (None: nothing landed)."""
+
+    written: Written
+    npc: Npc
+    dealt: int
+    hit: FightHit | None
+
+
+def target_params(character: Character, procedure: str, npc_id: int, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The roll's inputs with those the NPC target sets (its armour) in place, for the odds and the roll;
+    CampaignError with the sentence to show when the NPC is no target of this roll."""
+    campaign = character.campaign
+    system = _system(campaign) if campaign is not None else None
+    if campaign is None or system is None or procedure not in system.npc_target_procedures():
+        raise CampaignError("That roll can't target an NPC.")
+    npc = Npc.objects.filter(pk=npc_id, campaign=campaign, encounter__active=True).first()
+    if npc is None:
+        raise CampaignError("That NPC is not in this table's running fight: pick another target.")
+    return _with_target(system, procedure, npc, params)
+
+
+def _with_target(system, procedure: str, npc: Npc, params: Mapping[str, Any]) -> dict[str, Any]:
+    if npc.defeated:
+        raise CampaignError(f"{npc.name} is already down: pick another target.")
+    fixed = system.npc_target_params(procedure, npc.stats)
+    for key, value in fixed.items():
+        if value is None and params.get(key) not in (None, ""):  # a character named as the target too
+            raise CampaignError(f"Pick one target: a character or {npc.name}.")
+    return {**params, **{k: v for k, v in fixed.items() if v is not None}}
+
+
+@transaction.atomic
+def pc_attack(
+    *,
+    character_id: int,
+    procedure: str,
+    params: Mapping[str, Any],
+    npc_id: int,
+    by,
+    visibility: str = str(Roll.Visibility.PUBLIC),
+    expected_version: int | None = None,
+    hand: str | None = None,
+    rng: RandomSource | None = None,
+) -> TableWritten:
+    """A PC's roll (attack) on an NPC of the running fight: rolled against the NPC (its armour set by the
+    rules), and what hits taken off the NPC by the rules' ``npc_damage``. The log line names attacker, target
+    and damage; the GM's table and every sheet's fight are told. The row is a ``PcAttacked``.
+
+    Only the character's table's running fight: another table's NPC, one gone or down, is refused with a
+    sentence and nothing changes."""
+    found = Character.objects.filter(pk=character_id).values_list("campaign_id").first()
+    if found is None:
+        raise locking.Gone("That character is gone.")
+    if found[0] is None:
+        raise CampaignError("Only a character at a table attacks the NPCs of its fight.")
+    campaign = _lock_campaign(found[0], roller=by)  # the app's one order: roller, campaign, characters, NPCs
+    system = _system(campaign)
+    locked = locking.lock_characters(roll_lock_ids(character_id, procedure, params))
+    character = locked.get(character_id)
+    if character is None:
+        raise locking.Gone("That character is gone.")
+    npc = Npc.objects.select_for_update().filter(pk=npc_id, campaign=campaign, encounter__active=True).first()
+    if npc is None or procedure not in system.npc_target_procedures():
+        raise CampaignError(
+            "That NPC is not in this table's running fight: pick another target."
+            if procedure in system.npc_target_procedures()
+            else "That roll can't target an NPC."
+        )
+    if visibility == Roll.Visibility.BLIND:
+        raise CampaignError("An attack on an NPC changes the fight: it can't be blind.")
+    aimed = _with_target(system, procedure, npc, params)
+    rng = rng or dice.system_random()
+    before, defeated_before = dict(npc.stats), npc.defeated
+    harms: list[rules_base.NpcHarm] = []
+
+    def on_npc(result: rules_base.RollResult) -> rules_base.RollResult:
+        """The NPC's harm worked out from what hit (pure: saved once the roll is stored), in the log line."""
+        stats = dict(npc.stats)
+        for hit in system.hits_on_npc(result):
+            harm = system.npc_damage(stats, npc.start, max(0, hit.amount), hit.ignore_armour, rng)
+            harms.append(harm)
+            stats = dict(harm.stats)
+        dealt = sum(h.dealt for h in harms)
+        words = f"{dealt} damage" if harms else "no hit"
+        label = f"{character.name} attacks {npc.name}: {result.label}, {words}"
+        told = " ".join(h.words for h in harms)
+        return replace(result, label=label[:200], summary=f"{result.summary} {npc.name}: {told}".strip()[:500])
+
+    done = character_roll(
+        character_id=character.pk,
+        procedure=procedure,
+        params=aimed,
+        by=by,
+        visibility=visibility,
+        expected_version=expected_version,
+        hand=hand,
+        rng=rng,
+        shape=on_npc,
+    )
+    for harm in harms:
+        _take(campaign, system, npc, harm, by=by, visibility=visibility)
+    dealt = sum(h.dealt for h in harms)
+    hit = None
+    encounter_id = npc.encounter_id
+    assert encounter_id is not None  # picked from the running fight above
+    if harms:
+        npc.save(update_fields=["stats", "defeated", "prompt"])
+        if npc.stats != before or npc.defeated != defeated_before:
+            hit = FightHit.objects.create(
+                campaign=campaign,
+                encounter_id=encounter_id,
+                roll=done.row,
+                words=f"{character.name} hit {npc.name} for {dealt}"[:200],
+                npc=npc,
+                npc_before=before,
+                npc_after=npc.stats,
+                defeated_before=defeated_before,
+            )
+    if harms:  # their sheet's fight says what it did
+        down = f"; {npc.name} is down" if npc.defeated and not defeated_before else ""
+        _remember(encounter_id, f"{character.pk}:dealt", f"You hit {npc.name} for {dealt}{down}")
+    return written(campaign, ("rolls", *_publish_fight(campaign.pk)), PcAttacked(done, npc, dealt, hit))
+
+
+def _remember(encounter_id: int, key: str, words: str | None) -> None:
+    """A line of a sheet's fight (Encounter.hits): set, or gone (None)."""
+    encounter = Encounter.objects.select_for_update().get(pk=encounter_id)
+    hits = {k: v for k, v in encounter.hits.items() if k != key}
+    encounter.hits = hits if words is None else {**hits, key: words[:200]}
+    encounter.save(update_fields=["hits"])
+
+
+def undoable_hits(campaign: Campaign, encounter_id: int, limit: int = 8) -> list[FightHit]:
+    """The fight's latest hits the GM may still undo, newest first: one query."""
+    hits = FightHit.objects.filter(campaign=campaign, encounter_id=encounter_id, undone_at__isnull=True)
+    return list(hits.order_by("-pk")[:limit])
+
+
+@transaction.atomic
+def hit_undo(*, campaign_id: int, hit_id: int, by) -> TableWritten:
+    """Undo one hit of a fight from the table: an NPC's hit on a PC is reverted through the sheet's history
+    (its track back, logged there, the roll marked undone); a PC's hit on an NPC gives the NPC back what the hit
+    took. The GM undoes any; a player only a hit on their own character (as they may revert its changes).
+    Refused with a sentence a second time, or when what the hit changed moved on since."""
+    found = FightHit.objects.filter(pk=hit_id, campaign_id=campaign_id).values_list("character_id").first()
+    if found is None:
+        raise CampaignError("That hit is not in this table's fights.")
+    row = found[0]  # the character an NPC hit, or None: a PC's hit on an NPC
+    gm = Membership.objects.filter(campaign_id=campaign_id, user=by, role=Membership.Role.GM).exists()
+    if not gm and (row is None or not characters_editable_by(by).filter(pk=row).exists()):
+        raise CampaignError("Only the GM undoes that hit.")
+    campaign = _lock_campaign(campaign_id, roller=by)
+    system = _system(campaign)
+    if row is not None:
+        locking.lock_characters([row])
+    hit = FightHit.objects.select_for_update().get(pk=hit_id)
+    if hit.undone_at is not None:
+        raise CampaignError(f"“{hit.words}” was undone already.")
+    regions: tuple[str, ...] = ()
+    if hit.character_id is not None:
+        if hit.change_id is None or Change.objects.filter(reverts_id=hit.change_id).exists():
+            raise CampaignError(f"“{hit.words}” was undone already, on the sheet.")
+        change_revert(character_id=hit.character_id, change_id=hit.change_id, by=by, reason=UNDO_REASON)
+        _remember(hit.encounter_id, str(hit.character_id), None)
+    else:
+        assert hit.npc_id is not None  # a hit is on a character or on an NPC
+        npc = Npc.objects.select_for_update().get(pk=hit.npc_id)
+        _give_back(system, npc, hit)
+        roll = Roll.objects.select_for_update().filter(pk=hit.roll_id or 0, undone=False).first()
+        if roll is not None:  # its line in every log says so, and its attacker's sheet no longer tells it
+            roll.undone = True
+            _bump(roll, "undone")
+            regions += ("rolls",)
+            _remember(hit.encounter_id, f"{roll.character_id}:dealt", None)
+    hit.undone_at, hit.undone_by = timezone.now(), by
+    hit.save(update_fields=["undone_at", "undone_by"])
+    return written(campaign, regions + _publish_fight(campaign.pk), hit)
+
+
+def _give_back(system, npc: Npc, hit: FightHit) -> None:
+    """What the hit took, back on the NPC: each number it lowered raised by as much (later hits stay), within
+    the stat block's bounds; a choice it changed (a die stepped down) back when nothing changed it since; up
+    again if the hit put it down and its track is above 0 once more."""
+    fields = {p.name: p for p in system.npc_fields()}
+    stats = dict(npc.stats)
+    for key, was in hit.npc_before.items():
+        after = hit.npc_after.get(key)
+        if was == after or key not in fields:
+            continue
+        param = fields[key]
+        if param.kind == "int" and isinstance(was, int) and isinstance(after, int):
+            value = int(stats.get(key, after)) + was - after
+            low = param.minimum if param.minimum is not None else value
+            high = param.maximum if param.maximum is not None else value
+            stats[key] = min(max(value, low), high)
+        elif stats.get(key) == after:
+            stats[key] = was
+    track = system.npc_fields()[0].name
+    npc.stats = stats
+    if npc.defeated and not hit.defeated_before and int(stats.get(track, 0) or 0) > 0:
+        npc.defeated = False
+    npc.prompt = f"Undone: {hit.words}."[:300]
+    npc.save(update_fields=["stats", "defeated", "prompt"])

@@ -5,6 +5,8 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from api.urls import urls as api_urls
+
 
 @login_not_required
 def favicon(request: HttpRequest) -> HttpResponse:
@@ -20,5 +22,6 @@ urlpatterns = [
     path("campaigns/", include("campaigns.urls")),
     path("characters/", include("characters.urls")),
     path("admin/", admin.site.urls),
+    path("api/", api_urls),
     path("favicon.ico", favicon),
 ]

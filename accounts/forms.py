@@ -46,9 +46,11 @@ class TokenForm(forms.Form):
 
     def __init__(self, *args, run: Sequence[tuple[int, str]] = (), **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        choices: list[tuple[str, str]] = [(s.value, s.label) for s in (ApiToken.Scope.READ, ApiToken.Scope.PLAY)]
+        choices = [(str(s.value), str(s.label)) for s in (ApiToken.Scope.READ, ApiToken.Scope.PLAY)]
         choices += [(f"table:{pk}", f"Run the table of {name} (GM)") for pk, name in run]
-        self.fields["scope"].choices = choices
+        scope = self.fields["scope"]
+        assert isinstance(scope, forms.ChoiceField)
+        scope.choices = choices
 
     def scope_and_campaign(self) -> tuple[str, int | None]:
         scope, _, campaign = self.cleaned_data["scope"].partition(":")

@@ -13,6 +13,7 @@ from accounts.forms import SignupForm, TokenForm
 from accounts.models import ApiToken
 from accounts.tokens import TokenError, token_create, token_revoke
 from campaigns.selectors import campaigns_run_by
+from config.htmx import HtmxHttpRequest
 
 
 @login_not_required
@@ -40,7 +41,7 @@ def login_locked_out(
     return render(request, "registration/lockout.html", {"minutes": minutes}, status=429)
 
 
-def api_tokens(request: HttpRequest) -> HttpResponse:
+def api_tokens(request: HtmxHttpRequest) -> HttpResponse:
     """The account's API tokens: made here (the secret shown once, on this answer only), listed, revoked."""
     run = list(campaigns_run_by(request.user).order_by("name", "pk").values_list("pk", "name"))
     form = TokenForm(request.POST or None, run=run)
@@ -62,10 +63,9 @@ def api_tokens(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-def api_token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
+def api_token_revoke(request: HtmxHttpRequest, token_id: int) -> HttpResponse:
     if token_revoke(user=request.user, token_id=token_id):
         messages.success(request, "Token revoked: it opens nothing from now on.")
     else:
         messages.error(request, "That token is gone already.")
     return redirect("api_tokens")
-

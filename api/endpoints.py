@@ -19,7 +19,6 @@ from api import serialize
 from api.access import TokenAuth, character_seat, table_seat, token_of
 from campaigns import session
 from campaigns.models import RollRequest, RollRequestAnswer
-from campaigns.selectors import campaigns_run_by
 from campaigns.session_view import REQUESTS_SHOWN
 from campaigns.table import party_cards, roll_log
 from characters import services
@@ -78,7 +77,9 @@ class SheetOut(Schema):
     viewer: Viewer
     notes: str
     state: dict[str, Any]
-    problem: str = Field(description="Why the rules can't read the sheet, when they can't (the numbers are then empty).")
+    problem: str = Field(
+        description="Why the rules can't read the sheet, when they can't (the numbers are then empty)."
+    )
     tracks: list[TrackOut]
     conditions: list[str]
     banners: list[dict[str, Any]]
@@ -217,7 +218,7 @@ def _error(request: HttpRequest, detail: str, status: int) -> HttpResponse:
 
 @api.exception_handler(ValidationError)
 def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
-    name = request.resolver_match.url_name if request.resolver_match else ""
+    name = (request.resolver_match.url_name if request.resolver_match else "") or ""
     for error in exc.errors:
         loc = [str(part) for part in error.get("loc", ())]
         field = next((part for part in loc if part not in ("body", "payload", "query", "path", "filters")), "")
@@ -256,7 +257,12 @@ def unauthenticated(request: HttpRequest, exc: AuthenticationError) -> HttpRespo
 @api.get("/me", response={200: Me, codes_4xx: Detail}, url_name="me", summary="Whose token this is")
 def me(request: HttpRequest):
     token = token_of(request)
-    return {"username": token.user.username, "token": token.name, "scope": token.scope, "campaign_id": token.campaign_id}
+    return {
+        "username": token.user.username,
+        "token": token.name,
+        "scope": token.scope,
+        "campaign_id": token.campaign_id,
+    }
 
 
 @api.get("/characters", response={200: list[CharacterRow], codes_4xx: Detail}, url_name="characters")
@@ -411,7 +417,7 @@ def character_answer(request: HttpRequest, character_id: int, request_id: int, p
     proc = rules.procedures().get(answer.request.procedure) if rules is not None else None
     if proc is None:
         raise RulesError("That roll no longer exists.")
-    gm = campaigns_run_by(user).filter(pk=character.campaign_id).exists()
+    gm = seat.viewer.is_gm  # a request is always at a table: its GM
     given = raw_params(proc, character.checked_sheet(), _form_inputs(proc.key, payload.params, prefixed=False), gm=gm)
     # As on the sheet: only inputs really sent can disagree with the GM's.
     given = {k: v for k, v in given.items() if k not in answer.request.inputs or k in payload.params}

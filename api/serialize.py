@@ -94,8 +94,8 @@ def roll_json(roll: Roll, *, gm: bool) -> dict[str, Any]:
         "id": roll.pk,
         "campaign_id": roll.campaign_id,
         "character_id": roll.character_id,
-        "character": roll.character.name if roll.character_id else "",
-        "roller": roll.roller.username if roll.roller_id else "",
+        "character": roll.character.name if roll.character is not None else "",
+        "roller": roll.roller.username if roll.roller is not None else "",
         "procedure": roll.procedure,
         **roll_as_json(roll, gm=gm, with_odds=True),
     }

@@ -76,7 +76,7 @@ def roll_as_json(roll: Roll, *, gm: bool, with_odds: bool = False) -> dict[str, 
         if with_odds:
             row["odds"] = roll.odds
     if roll.voided_at is not None:
-        voided_by = roll.voided_by.username if roll.voided_by_id else ""
+        voided_by = roll.voided_by.username if roll.voided_by is not None else ""
         row["voided"] = {"by": voided_by, "reason": roll.void_reason, "at": roll.voided_at.isoformat()}
     return row
 

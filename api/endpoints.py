@@ -6,6 +6,7 @@ declarations, and plain Django views underneath (our middleware, settings and te
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from django.db.models import Prefetch
@@ -13,6 +14,7 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.utils import timezone
 from ninja import Field, NinjaAPI, Query, Schema, Swagger
 from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.parser import Parser
 from ninja.responses import codes_4xx
 
 from api import serialize
@@ -29,6 +31,16 @@ from rules import SYSTEMS, RulesError
 from rules.base import CHECKBOX_ON
 from rules.errors import Refusal
 
+class ObjectParser(Parser):
+    """A body is one JSON object: a list or a bare number is refused like text that is not JSON (a 400)."""
+
+    def parse_body(self, request: HttpRequest) -> dict[str, Any]:
+        body = json.loads(request.body)
+        if not isinstance(body, dict):
+            raise ValueError("not a JSON object")
+        return body
+
+
 api = NinjaAPI(
     title="Lantern API",
     version="1",
@@ -39,6 +51,7 @@ api = NinjaAPI(
     urls_namespace="api",
     auth=TokenAuth(),
     docs=Swagger(),
+    parser=ObjectParser(),
 )
 
 Id = Annotated[int, Field(ge=1, le=MAX_ID)]

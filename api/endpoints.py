@@ -31,6 +31,7 @@ from rules import SYSTEMS, RulesError
 from rules.base import CHECKBOX_ON
 from rules.errors import Refusal
 
+
 class ObjectParser(Parser):
     """A body is one JSON object: a list or a bare number is refused like text that is not JSON (a 400)."""
 

@@ -418,7 +418,10 @@ def test_a_blind_request_s_answer_hides_its_result_from_the_player(player, gm, c
     assert body["roll"]["visibility"] == "blind" and body["roll"]["outcome"] is None
     assert body["roll"]["result"] == "rolled blind: the GM has the result"
     [row] = bearer(gm, "table", campaign).get(f"/api/campaigns/{campaign.pk}/requests").json()
-    assert row["blind"] is True and row["answers"][0]["outcome"] == Roll.objects.get(character=hero, procedure="test").outcome
+    assert (
+        row["blind"] is True
+        and row["answers"][0]["outcome"] == Roll.objects.get(character=hero, procedure="test").outcome
+    )
 
 
 @pytest.mark.parametrize(("role", "status"), PARTY_ANSWERS.items())
@@ -434,9 +437,7 @@ def test_the_table_s_requests_are_listed_for_its_gm(role, status, as_role, campa
 def test_reading_a_sheet_takes_a_fixed_number_of_queries(player, hero, django_assert_max_num_queries):
     api = bearer(player)
     for n in range(10):
-        services.item_add(
-            character_id=hero.pk, item=rules_base.Item(name=f"Rope {n}", kind="gear"), by=player
-        )
+        services.item_add(character_id=hero.pk, item=rules_base.Item(name=f"Rope {n}", kind="gear"), by=player)
     with django_assert_max_num_queries(12):
         assert api.get(f"/api/characters/{hero.pk}").status_code == 200
 

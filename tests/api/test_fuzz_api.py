@@ -28,7 +28,8 @@ NUMBERS = st.one_of(
 )
 SCALARS = st.one_of(st.none(), st.booleans(), NUMBERS, st.sampled_from(JUNK_TEXT), st.text(max_size=20))
 JSON = st.recursive(
-    SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=12,
 )
 RAW_BODIES = ["", "{", "not json", "[]", "5", "null", '"text"', "\xff", '{"params": ' + "[" * 200 + "]" * 200 + "}"]

@@ -138,7 +138,15 @@ def test_a_session_opens_no_api_call(player, hero, as_user):
 
 @pytest.mark.parametrize(
     "header",
-    ["Bearer", "Bearer ", "Bearer lt_", "Bearer lt_" + "a" * 43, "Basic cGxheWVyOnB3", "Token lt_x", "Bearer " + "x" * 5000],
+    [
+        "Bearer",
+        "Bearer ",
+        "Bearer lt_",
+        "Bearer lt_" + "a" * 43,
+        "Basic cGxheWVyOnB3",
+        "Token lt_x",
+        "Bearer " + "x" * 5000,
+    ],
 )
 def test_anything_but_a_live_token_is_a_401(header, player, hero):
     token_create(user=player, name="real", scope="play")

@@ -9,7 +9,9 @@ from playwright.sync_api import expect
 def test_the_api_docs_page_draws_every_endpoint_under_our_csp(new_page):
     page = new_page(1280, 800)
     refused: list[str] = []
-    page.on("console", lambda message: refused.append(message.text) if "Content Security Policy" in message.text else None)
+    page.on(
+        "console", lambda message: refused.append(message.text) if "Content Security Policy" in message.text else None
+    )
     page.on("pageerror", lambda error: refused.append(str(error)))
     page.goto("/api/docs")
     expect(page.locator(".swagger-ui .info .title")).to_contain_text("Lantern API")

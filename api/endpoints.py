@@ -29,7 +29,7 @@ from characters.models import Character, Roll
 from config.converters import MAX_ID
 from rules import SYSTEMS, RulesError
 from rules.base import CHECKBOX_ON
-from rules.errors import Refusal
+from rules.errors import Refusal, Settled
 
 
 class ObjectParser(Parser):
@@ -145,6 +145,33 @@ class Rolled(Schema):
     roll: RollOut
     odds: dict[str, str] = Field(description="The exact odds of each outcome, as fractions.")
     sheet_version: int
+
+
+class ParamOut(Schema):
+    name: str
+    label: str
+    kind: Literal["int", "bool", "choice", "multichoice", "text", "character"]
+    default: Any = None
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: list[list[str]] = Field(description="[value, words] pairs; for a character, the others at the table.")
+    help: str
+
+
+class ProcedureOut(Schema):
+    key: str
+    label: str
+    gm_only: bool
+    params: list[ParamOut]
+
+
+class OddsIn(Schema):
+    params: dict[str, Any] = Field(default_factory=dict, description="The roll's inputs by name, as for a roll.")
+
+
+class OddsOut(Schema):
+    odds: dict[str, str] | None = Field(description="Exact odds of each outcome; null when no dice decide it.")
+    settled: str = Field("", description="What the sheet already answers, when it does (“The dead take no more…”).")
 
 
 class TrackIn(Schema):
@@ -295,6 +322,47 @@ def character(request: HttpRequest, character_id: int):
 
 
 @api.get(
+    "/characters/{id:character_id}/procedures",
+    response={200: list[ProcedureOut], codes_4xx: Detail},
+    url_name="character_procedures",
+)
+def character_procedures(request: HttpRequest, character_id: int):
+    """The rolls this sheet offers you, with their inputs as its roll panel shows them: the GM's rolls and inputs
+    only to the GM."""
+    seat = character_seat(request, character_id)
+    character, gm = seat.character, seat.viewer.is_gm
+    rules = SYSTEMS.get(character.system)
+    if rules is None or not seat.viewer.can_edit:
+        return []
+    sheet = character.checked_sheet()
+    table = [[str(pk), name] for pk, name in _others_at_table(character)]
+    return [
+        {
+            "key": proc.key,
+            "label": proc.label,
+            "gm_only": proc.gm_only,
+            "params": [
+                {
+                    **serialize.jsonable(param),
+                    "choices": table if param.kind == "character" else [[str(v), str(w)] for v, w in param.choices],
+                }
+                for param in proc.params(sheet)
+                if gm or not param.gm_only
+            ],
+        }
+        for proc in rules.procedures().values()
+        if gm or not proc.gm_only
+    ]
+
+
+def _others_at_table(character: Character) -> list[tuple[int, str]]:
+    if character.campaign_id is None:
+        return []
+    others = Character.objects.filter(campaign_id=character.campaign_id).exclude(pk=character.pk)
+    return list(others.order_by("pk").values_list("pk", "name"))
+
+
+@api.get(
     "/characters/{id:character_id}/requests",
     response={200: list[RequestOut], codes_4xx: Detail},
     url_name="character_requests",
@@ -400,6 +468,29 @@ def character_roll(request: HttpRequest, character_id: int, procedure: str, payl
     roll = Roll.objects.select_related("character", "roller", "voided_by").get(pk=written.row.pk)
     shown = serialize.roll_json(roll, gm=gm)
     return {"roll": shown, "odds": shown.get("odds") or {}, "sheet_version": written.character.version}
+
+
+@api.post(
+    "/characters/{id:character_id}/odds/{procedure}",
+    response={200: OddsOut, codes_4xx: Detail},
+    url_name="character_odds",
+)
+def character_odds(request: HttpRequest, character_id: int, procedure: str, payload: OddsIn):
+    """The exact odds of a roll with these inputs, without rolling it (the roll panel's odds box)."""
+    seat = character_seat(request, character_id)
+    character, gm = seat.character, seat.viewer.is_gm
+    rules = SYSTEMS.get(character.system)
+    proc = rules.procedures().get(procedure) if rules is not None else None
+    if rules is None or not seat.viewer.can_edit or proc is None or (proc.gm_only and not gm):
+        raise HttpError(404, f"No roll called {procedure!r} here.")
+    sheet = character.checked_sheet()
+    inputs = _form_inputs(proc.key, payload.params, prefixed=True)
+    params = raw_params(proc, sheet, inputs, gm=gm, prefixed=True, refuse_others=True)
+    try:
+        odds = services.character_odds(character, procedure, params, sheet=sheet)
+    except Settled as settled:
+        return {"odds": None, "settled": str(settled)}
+    return {"odds": services.odds_as_json(odds) if odds is not None else None}
 
 
 @api.post(

@@ -452,3 +452,41 @@ def test_unknown_addresses_under_api_answer_json(player):
     for path in ("/api/nothing", "/api/characters/99999999999999999999", "/api/characters/abc"):
         response = bearer(player).get(path)
         assert response.status_code == 404 and "detail" in response.json()
+
+
+# --- what a sheet offers to roll, and the odds before rolling ------------------------------------
+
+
+def test_the_procedures_are_those_the_roll_panel_offers_each_viewer(gm, player, campaign, hero, rival):
+    mine = {p["key"]: p for p in bearer(player).get(f"/api/characters/{hero.pk}/procedures").json()}
+    assert "test" in mine and not {"dying", "npc_attack", "advance"} & set(mine)
+    assert "dn" not in {param["name"] for param in mine["test"]["params"]}  # the GM's input
+    ability = next(param for param in mine["test"]["params"] if param["name"] == "ability")
+    assert ability["kind"] == "choice" and "BOD" in [value for value, _ in ability["choices"]]
+    helper = next(param for param in mine["test"]["params"] if param["name"] == "helper")
+    assert helper["choices"] == [[str(rival.pk), "Ash"]]
+    theirs = {p["key"]: p for p in bearer(gm, "table", campaign).get(f"/api/characters/{hero.pk}/procedures").json()}
+    assert {"dying", "npc_attack"} <= set(theirs)
+    assert "dn" in {param["name"] for param in theirs["test"]["params"]}
+
+
+ODDS_ANSWERS = {**SHEET_ANSWERS}
+
+
+@pytest.mark.parametrize(("role", "status"), ODDS_ANSWERS.items())
+def test_the_odds_before_a_roll_are_the_roll_s_own(role, status, as_role, hero):
+    response = as_role(role).send(f"/api/characters/{hero.pk}/odds/test", {"params": {"ability": "BOD"}})
+    assert response.status_code == status, response.content
+    if status == 200:
+        assert response.json() == {"odds": {"pass": "5/8", "fail": "3/8"}, "settled": ""}
+        assert not Roll.objects.filter(procedure="test").exists()
+
+
+def test_odds_are_checked_as_on_the_page(player, hero):
+    api = bearer(player)
+    stepped = api.send(f"/api/characters/{hero.pk}/odds/test", {"params": {"ability": "BOD", "advantage": 1}})
+    assert stepped.json()["odds"] == {"pass": "7/10", "fail": "3/10"}
+    assert api.send(f"/api/characters/{hero.pk}/odds/test", {"params": {"dn": 3}}).json() == {
+        "detail": "Only the GM sets difficulty number."
+    }
+    assert api.send(f"/api/characters/{hero.pk}/odds/dying", {}).status_code == 404

@@ -39,6 +39,8 @@ ENDPOINTS = [
     ("get", "/api/characters"),
     ("get", "/api/characters/{character}"),
     ("get", "/api/characters/{character}/requests"),
+    ("get", "/api/characters/{character}/procedures"),
+    ("post", "/api/characters/{character}/odds/{procedure}"),
     ("post", "/api/characters/{character}/rolls/{procedure}"),
     ("post", "/api/characters/{character}/tracks"),
     ("post", "/api/characters/{character}/requests/{request}/answer"),

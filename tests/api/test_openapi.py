@@ -18,6 +18,8 @@ ENDPOINTS = {
     ("get", "/api/characters"),
     ("get", "/api/characters/{character_id}"),
     ("get", "/api/characters/{character_id}/requests"),
+    ("get", "/api/characters/{character_id}/procedures"),
+    ("post", "/api/characters/{character_id}/odds/{procedure}"),
     ("post", "/api/characters/{character_id}/rolls/{procedure}"),
     ("post", "/api/characters/{character_id}/tracks"),
     ("post", "/api/characters/{character_id}/requests/{request_id}/answer"),

@@ -13,7 +13,6 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import ApiToken
@@ -85,16 +84,21 @@ def token_for(secret: str) -> ApiToken | None:
     return token
 
 
-def count_call(token: ApiToken) -> bool:
-    """Count one call against the token's minute; False past API_CALLS_PER_MINUTE (the call is refused).
+def count_call(token: ApiToken) -> bool | None:
+    """Count one call against the token's minute; False past API_CALLS_PER_MINUTE (the call is refused), None
+    when the token was revoked since it was read.
 
-    One UPDATE in the database, so the count holds across every app process, like the pages' roll cap."""
+    Counted in the token's row, locked, so the count holds across every app process (like the pages' roll cap,
+    counted from the log) and calls arriving at once are counted one after another."""
     now = timezone.now()
-    window = now - timedelta(minutes=1)
-    rows = ApiToken.objects.filter(pk=token.pk)
-    counted = rows.filter(window_start__gt=window).update(window_calls=F("window_calls") + 1, last_used_at=now)
-    if not counted:  # a new minute (or the first call)
-        rows.update(window_start=now, window_calls=1, last_used_at=now)
-        return True
-    calls = rows.values_list("window_calls", flat=True).first() or 0
+    with transaction.atomic():
+        rows = ApiToken.objects.select_for_update().filter(pk=token.pk)
+        found = rows.values_list("window_start", "window_calls").first()
+        if found is None:
+            return None
+        start, calls = found
+        if start is None or start <= now - timedelta(minutes=1):
+            start, calls = now, 0
+        calls += 1
+        rows.update(window_start=start, window_calls=calls, last_used_at=now)
     return calls <= settings.API_CALLS_PER_MINUTE

@@ -192,3 +192,12 @@ def test_a_play_token_dies_with_its_owner_s_seat(campaign, player, other_player,
     assert api.get(f"/api/campaigns/{campaign.pk}/log").status_code == 200
     Membership.objects.filter(campaign=campaign, user=other_player).delete()
     assert api.get(f"/api/campaigns/{campaign.pk}/log").status_code == 404
+
+
+def test_the_tokens_page_takes_a_fixed_number_of_queries(gm, campaign, as_user, django_assert_max_num_queries):
+    for n in range(10):
+        token_create(user=gm, name=f"t{n}", scope="table", campaign_id=campaign.pk)
+    client = as_user(gm)
+    with django_assert_max_num_queries(8):
+        response = client.get(PAGE)
+    assert text_of(response).count("Runs the table of The Sunken Vault") == 10

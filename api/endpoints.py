@@ -269,7 +269,8 @@ def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
             return _error(request, "Send the body as a JSON object.", 400 if loc[:1] == ["body"] else 422)
         if field == "params":
             return _error(request, 'Send the roll\'s inputs as an object: {"name": value}.', 422)
-        return _error(request, f"{field}: {error.get('msg', 'not understood')}.", 422)
+        said = str(error.get("msg") or "not understood").rstrip(".")
+        return _error(request, f"{field}: {said}.", 422)
     return _error(request, "The request could not be read.", 422)
 
 

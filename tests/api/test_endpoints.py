@@ -490,3 +490,13 @@ def test_odds_are_checked_as_on_the_page(player, hero):
         "detail": "Only the GM sets difficulty number."
     }
     assert api.send(f"/api/characters/{hero.pk}/odds/dying", {}).status_code == 404
+
+
+def test_an_api_write_pushes_what_the_same_write_on_the_page_pushes(player, hero, as_user, pushed):
+    """Same service, same live parts: a track change from the sheet's +/- and from the API."""
+    page = as_user(player).post(f"/characters/{hero.pk}/adjust/", {"key": "hp", "delta": "-1"})
+    assert page.status_code == 302
+    from_page = list(pushed)
+    pushed.clear()
+    assert bearer(player).send(f"/api/characters/{hero.pk}/tracks", {"key": "hp", "delta": -1}).status_code == 200
+    assert pushed == from_page and from_page

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 
+from accounts.models import ApiToken
 from accounts.names import clean_name, username_problem
 
 
@@ -34,3 +36,22 @@ class NameField(forms.CharField):
 
     def to_python(self, value):
         return clean_name(super().to_python(value))
+
+
+class TokenForm(forms.Form):
+    """A new API token: its name and what it may do; a table token's choice names the campaign ("table:<id>")."""
+
+    name = NameField(max_length=60, label="Name", help_text="What will use it: “Discord bot”, “my dice tray”.")
+    scope = forms.ChoiceField(label="It may")
+
+    def __init__(self, *args, run: Sequence[tuple[int, str]] = (), **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        choices = [(str(s.value), str(s.label)) for s in (ApiToken.Scope.READ, ApiToken.Scope.PLAY)]
+        choices += [(f"table:{pk}", f"Run the table of {name} (GM)") for pk, name in run]
+        scope = self.fields["scope"]
+        assert isinstance(scope, forms.ChoiceField)
+        scope.choices = choices
+
+    def scope_and_campaign(self) -> tuple[str, int | None]:
+        scope, _, campaign = self.cleaned_data["scope"].partition(":")
+        return scope, int(campaign) if campaign else None

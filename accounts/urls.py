@@ -1,6 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+import config.converters  # noqa: F401 - registers <id:…>
 from accounts import views
 
 urlpatterns = [
@@ -9,4 +10,6 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path("password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
+    path("tokens/", views.api_tokens, name="api_tokens"),
+    path("tokens/<id:token_id>/revoke/", views.api_token_revoke, name="api_token_revoke"),
 ]

@@ -7,8 +7,13 @@ from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
 
-from accounts.forms import SignupForm
+from accounts.forms import SignupForm, TokenForm
+from accounts.models import ApiToken
+from accounts.tokens import TokenError, token_create, token_revoke
+from campaigns.selectors import campaigns_run_by
+from config.htmx import HtmxHttpRequest
 
 
 @login_not_required
@@ -34,3 +39,33 @@ def login_locked_out(
     """django-axes calls this instead of the login view while an account or address is locked."""
     minutes = max(1, round(settings.AXES_COOLOFF_TIME.total_seconds() / 60))
     return render(request, "registration/lockout.html", {"minutes": minutes}, status=429)
+
+
+def api_tokens(request: HtmxHttpRequest) -> HttpResponse:
+    """The account's API tokens: made here (the secret shown once, on this answer only), listed, revoked."""
+    run = list(campaigns_run_by(request.user).order_by("name", "pk").values_list("pk", "name"))
+    form = TokenForm(request.POST or None, run=run)
+    made = None
+    if request.method == "POST" and form.is_valid():
+        scope, campaign_id = form.scope_and_campaign()
+        try:
+            made = token_create(user=request.user, name=form.cleaned_data["name"], scope=scope, campaign_id=campaign_id)
+            form = TokenForm(run=run)
+        except TokenError as problem:
+            form.add_error(None, str(problem))
+    status = 400 if form.errors else 200
+    tokens = ApiToken.objects.filter(user=request.user).select_related("campaign")
+    context = {"form": form, "tokens": tokens, "made": made, "limit": settings.API_TOKENS_PER_USER}
+    response = render(request, "registration/api_tokens.html", context, status=status)
+    if made is not None:
+        response["Cache-Control"] = "no-store"  # the secret is on this page: never kept by a browser or a proxy
+    return response
+
+
+@require_POST
+def api_token_revoke(request: HtmxHttpRequest, token_id: int) -> HttpResponse:
+    if token_revoke(user=request.user, token_id=token_id):
+        messages.success(request, "Token revoked: it opens nothing from now on.")
+    else:
+        messages.error(request, "That token is gone already.")
+    return redirect("api_tokens")

@@ -57,24 +57,30 @@ def exported_rolls(character: Character, viewer) -> list[dict[str, Any]]:
         Membership.objects.filter(campaign_id=character.campaign_id, user=viewer, role=Membership.Role.GM).exists()
     )
     rows = rolls_visible_to(viewer).filter(character=character).select_related("voided_by")[:ROLLS_EXPORTED]
-    out = []
-    for roll in rows:
-        row: dict[str, Any] = {
-            "label": roll.label,
-            "at": roll.created_at.isoformat(),
-            "visibility": roll.visibility,
-            "rolled_by_hand": roll.by_hand,
-            "undone": roll.undone,
-        }
-        if roll.visibility == Roll.Visibility.BLIND and not gm:
-            row["result"] = "rolled blind: the GM has the result"
-        else:
-            row.update(outcome=roll.outcome, dice=roll.dice, total=roll.total, summary=roll.summary)
-        if roll.voided_at is not None:
-            voided_by = roll.voided_by.username if roll.voided_by_id else ""
-            row["voided"] = {"by": voided_by, "reason": roll.void_reason, "at": roll.voided_at.isoformat()}
-        out.append(row)
-    return out
+    return [roll_as_json(roll, gm=gm) for roll in rows]
+
+
+def roll_as_json(roll: Roll, *, gm: bool, with_odds: bool = False) -> dict[str, Any]:
+    """One roll as a log shows it to a viewer who may see it (``rolls_visible_to`` chose the rows): a blind roll's
+    result only to the table's GM. Shared by the character file and the API (api.serialize), so they say the same.
+    ``with_odds``: the exact odds it was rolled at, where its result is shown."""
+    row: dict[str, Any] = {
+        "label": roll.label,
+        "at": roll.created_at.isoformat(),
+        "visibility": roll.visibility,
+        "rolled_by_hand": roll.by_hand,
+        "undone": roll.undone,
+    }
+    if roll.visibility == Roll.Visibility.BLIND and not gm:
+        row["result"] = "rolled blind: the GM has the result"
+    else:
+        row.update(outcome=roll.outcome, dice=roll.dice, total=roll.total, summary=roll.summary)
+        if with_odds:
+            row["odds"] = roll.odds
+    if roll.voided_at is not None:
+        voided_by = roll.voided_by.username if roll.voided_by is not None else ""
+        row["voided"] = {"by": voided_by, "reason": roll.void_reason, "at": roll.voided_at.isoformat()}
+    return row
 
 
 def parse_document(raw: bytes) -> dict[str, Any]:

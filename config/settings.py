@@ -109,6 +109,8 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials.apps.SimpleAppConfig",
     "axes",
+    # Only for its Swagger UI files (static/ninja/), served by us: the docs page loads nothing from a CDN.
+    "ninja",
     "accounts",
     "live",
     "campaigns",
@@ -273,6 +275,10 @@ LIVE_RENDERER = "campaigns.push.render_push"
 SSE_MAX_STREAMS_PER_USER = env_int("SSE_MAX_STREAMS_PER_USER", 12, minimum=1)
 # Rolls one account may make in a minute, counted from the roll log (so across every process).
 ROLLS_PER_MINUTE = env_int("ROLLS_PER_MINUTE", 60, minimum=1)
+# API tokens (issue 28): how many one account may hold, and calls one token may make in a minute (counted in
+# its row, so across every process; rolls through the API count against ROLLS_PER_MINUTE as on the pages).
+API_TOKENS_PER_USER = env_int("API_TOKENS_PER_USER", 20, minimum=1)
+API_CALLS_PER_MINUTE = env_int("API_CALLS_PER_MINUTE", 120, minimum=1)
 # A member still counts as at the table this long after their last stream closed, so moving between
 # the table and a sheet does not flash "left" / "arrived" to everyone.
 SSE_PRESENCE_GRACE_SECONDS = env_int("SSE_PRESENCE_GRACE_SECONDS", 3, minimum=0)

@@ -1,9 +1,11 @@
 from django.contrib import admin
 from django.contrib.auth.decorators import login_not_required
-from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
 from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
+
+from api.urls import urls as api_urls
 
 
 @login_not_required
@@ -14,6 +16,12 @@ def favicon(request: HttpRequest) -> HttpResponse:
     return HttpResponsePermanentRedirect(static("img/lantern.svg"))
 
 
+@login_not_required
+def api_not_found(request: HttpRequest, rest: str) -> HttpResponse:
+    """Any other address under /api/: the API's JSON 404, not the pages' HTML one."""
+    return JsonResponse({"detail": "No such API endpoint: the list is at /api/docs."}, status=404)
+
+
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="campaigns:list"), name="home"),
     path("accounts/", include("accounts.urls")),
@@ -21,5 +29,7 @@ urlpatterns = [
     path("characters/", include("characters.urls")),
     path("webhooks/", include("webhooks.urls")),
     path("admin/", admin.site.urls),
+    path("api/", api_urls),
+    path("api/<path:rest>", api_not_found),
     path("favicon.ico", favicon),
 ]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("accounts", "campaigns", "characters", "config", "live", "rules", "webhooks")
+PACKAGES = ("accounts", "api", "campaigns", "characters", "config", "live", "rules", "webhooks")
 # Imports inside a function that dodge no circle: AppConfig.ready() connecting signals, optional
 # platform modules, and migrations' helpers.
 ALLOWED_LOCAL = {

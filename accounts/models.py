@@ -1,0 +1,51 @@
+"""API tokens: what lets a program act for an account under /api/ (issue 28), and nowhere else."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class ApiToken(models.Model):
+    """One named token. Only the SHA-256 of its secret is kept: the secret is shown once, when it is made.
+
+    ``scope`` says what it may do (``accounts.tokens.SCOPES``); a table token names its campaign. Whatever the
+    scope, every call is checked against its owner's rights at that moment (accounts.tokens, api.access)."""
+
+    class Scope(models.TextChoices):
+        READ = "read", "Read my characters"
+        PLAY = "play", "Roll and change my characters"
+        TABLE = "table", "Run one campaign's table (GM)"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=60)
+    scope = models.CharField(max_length=8, choices=Scope.choices)
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    key_hash = models.CharField(max_length=64, unique=True)  # hex SHA-256 of the secret
+    prefix = models.CharField(max_length=12)  # the secret's first characters, so its owner can tell tokens apart
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    # Calls in the current minute (accounts.tokens.count_call): counted in the row, so across every process.
+    window_start = models.DateTimeField(null=True, blank=True)
+    window_calls = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(scope="table", campaign__isnull=False)
+                | (~models.Q(scope="table") & models.Q(campaign__isnull=True)),
+                name="api_token_table_names_its_campaign",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.scope_words})"
+
+    @property
+    def scope_words(self) -> str:
+        if self.scope == self.Scope.TABLE and self.campaign_id is not None:
+            return f"table of campaign {self.campaign_id}"
+        return self.get_scope_display()

@@ -1,0 +1,104 @@
+"""API tokens made, revoked and checked (issue 28). The secret is ``lt_`` and 43 URL-safe characters (256 random
+bits): unguessable, so a plain SHA-256 of it is enough to keep (a slow password hash buys nothing against a
+secret nobody chose), and a lookup by that hash costs one indexed query per call."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import ApiToken
+from campaigns.models import Membership
+from rules.errors import Refusal
+
+PREFIX = "lt_"
+NAME_MAX = 60
+
+
+class TokenError(Refusal):
+    """A token that can't be made as asked: the account page shows the sentence."""
+
+
+def hash_secret(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Made:
+    token: ApiToken
+    secret: str  # shown once, never kept
+
+
+@transaction.atomic
+def token_create(*, user, name: str, scope: str, campaign_id: int | None = None) -> Made:
+    """A new token for ``user``; a table token only for a campaign they run now."""
+    name = " ".join(name.split())[:NAME_MAX]
+    if not name:
+        raise TokenError("Give the token a name, so you know later what uses it.")
+    if scope not in ApiToken.Scope.values:
+        raise TokenError("Pick what the token may do.")
+    if scope == ApiToken.Scope.TABLE:
+        if campaign_id is None or not runs(user, campaign_id):
+            raise TokenError("A table token is for a campaign you run as its GM.")
+    else:
+        campaign_id = None
+    # The account's row locked first, so two tokens made at once are counted one after the other.
+    list(get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk"))
+    limit = settings.API_TOKENS_PER_USER
+    if ApiToken.objects.filter(user=user).count() >= limit:
+        raise TokenError(f"You have {limit} API tokens, the most an account may hold: revoke one first.")
+    secret = PREFIX + secrets.token_urlsafe(32)
+    token = ApiToken.objects.create(
+        user=user, name=name, scope=scope, campaign_id=campaign_id, key_hash=hash_secret(secret), prefix=secret[:8]
+    )
+    return Made(token, secret)
+
+
+def token_revoke(*, user, token_id: int) -> bool:
+    """Gone at once: the next call with it finds no row. False if it was not theirs (or gone already)."""
+    deleted, _ = ApiToken.objects.filter(user=user, pk=token_id).delete()
+    return bool(deleted)
+
+
+def runs(user, campaign_id: int) -> bool:
+    return Membership.objects.filter(campaign_id=campaign_id, user=user, role=Membership.Role.GM).exists()
+
+
+def token_for(secret: str) -> ApiToken | None:
+    """The live token this secret opens, with its owner; None for anything else (an inactive owner included)."""
+    if not secret.startswith(PREFIX) or len(secret) > 100:
+        return None
+    digest = hash_secret(secret)
+    token = ApiToken.objects.select_related("user").filter(key_hash=digest).first()
+    # The row was found by its hash; compared again in constant time so no timing says how close a guess came.
+    if token is None or not hmac.compare_digest(token.key_hash, digest) or not token.user.is_active:
+        return None
+    return token
+
+
+def count_call(token: ApiToken) -> bool | None:
+    """Count one call against the token's minute; False past API_CALLS_PER_MINUTE (the call is refused), None
+    when the token was revoked since it was read.
+
+    Counted in the token's row, locked, so the count holds across every app process (like the pages' roll cap,
+    counted from the log) and calls arriving at once are counted one after another."""
+    now = timezone.now()
+    with transaction.atomic():
+        rows = ApiToken.objects.select_for_update().filter(pk=token.pk)
+        found = rows.values_list("window_start", "window_calls").first()
+        if found is None:
+            return None
+        start, calls = found
+        if start is None or start <= now - timedelta(minutes=1):
+            start, calls = now, 0
+        calls += 1
+        rows.update(window_start=start, window_calls=calls, last_used_at=now)
+    return calls <= settings.API_CALLS_PER_MINUTE

@@ -1,0 +1,144 @@
+"""What the API answers, built from the pages' own read models: a sheet from ``sheet_view`` (the fields its viewer's
+kind sees, private ones dropped as the page drops them), a roll as the log shows it (``roll_as_json``), the party
+from the table's cards."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from campaigns.models import RollRequest, RollRequestAnswer
+from campaigns.table import Card
+from characters.models import Roll
+from characters.region_cache import viewer_kind
+from characters.selectors import Seat
+from characters.sheet_view import sheet_view
+from characters.transfer import roll_as_json
+from rules import base as rules_base
+
+SHEET_REGIONS = ("offers", "vitals", "details", "inventory", "hirelings")
+
+
+def jsonable(value: Any) -> Any:
+    """The rules' values (dataclasses, tuples, mappings) as plain JSON."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [jsonable(v) for v in value]
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    return str(value)
+
+
+def track_json(track: rules_base.Track) -> dict[str, Any]:
+    return {**jsonable(track), "shown": track.shown}
+
+
+def sheet_json(user, seat: Seat) -> dict[str, Any]:
+    """The sheet as its page shows it to this viewer: the same read (``sheet_view``), as data."""
+    view = sheet_view(user, seat, regions=SHEET_REGIONS, controls=False, personal=False)
+    character = seat.character
+    return {
+        "id": character.pk,
+        "name": character.name,
+        "system": character.system,
+        "campaign_id": character.campaign_id,
+        "owner": character.owner.username,
+        "version": character.version,
+        "updated_at": character.updated_at.isoformat(),
+        "viewer": {"kind": viewer_kind(seat.viewer), "can_edit": seat.viewer.can_edit},
+        "notes": character.notes,
+        "state": jsonable(view.state or {}),
+        "problem": view.sheet_problem or "",
+        "tracks": [track_json(t) for t in view.tracks],
+        "conditions": list(view.conditions),
+        "banners": jsonable(view.banners),
+        "facts": jsonable(view.facts or {}),
+        "slots": jsonable(view.slots),
+        "coins": view.coins,
+        "items": [
+            {
+                "id": row.item.pk,
+                "name": row.item.name,
+                "kind": row.item.kind,
+                "slots": row.slots,
+                "quantity": row.item.quantity,
+                "worn": row.item.worn,
+                "data": jsonable(row.item.data),
+            }
+            for row in view.items
+        ],
+        "hirelings": [
+            {
+                "id": row.hireling.pk,
+                "name": row.hireling.name,
+                "kind": row.hireling.kind,
+                "state": jsonable(row.hireling.state),
+                "wage": row.wage,
+            }
+            for row in view.hirelings
+        ],
+        "offers": [
+            {"id": o.pk, "label": o.label, "summary": o.summary, "before": o.before, "after": o.after}
+            for o in view.offers or ()
+        ],
+    }
+
+
+def roll_json(roll: Roll, *, gm: bool) -> dict[str, Any]:
+    """A roll as the viewer's log shows it, with its ids and the exact odds it was rolled at."""
+    return {
+        "id": roll.pk,
+        "campaign_id": roll.campaign_id,
+        "character_id": roll.character_id,
+        "character": roll.character.name if roll.character is not None else "",
+        "roller": roll.roller.username if roll.roller is not None else "",
+        "procedure": roll.procedure,
+        **roll_as_json(roll, gm=gm, with_odds=True),
+    }
+
+
+def card_json(card: Card) -> dict[str, Any]:
+    character = card.character
+    return {
+        "id": character.pk,
+        "name": character.name,
+        "owner": character.owner.username,
+        "version": character.version,
+        "problem": card.problem,
+        "tracks": [track_json(t) for t in card.tracks],
+        "conditions": list(card.conditions),
+        "slots": jsonable(card.slots),
+        "offers_waiting": len(card.offers),
+    }
+
+
+def answer_json(answer: RollRequestAnswer, *, gm: bool) -> dict[str, Any]:
+    blind_hidden = answer.request.blind and not gm
+    return {
+        "character_id": answer.character_id,
+        "answered_at": answer.answered_at.isoformat() if answer.answered_at else None,
+        "outcome": "" if blind_hidden else answer.outcome,
+        "roll_id": answer.roll_id,
+    }
+
+
+def request_json(request: RollRequest, now, *, answers: list[RollRequestAnswer], gm: bool) -> dict[str, Any]:
+    return {
+        "id": request.pk,
+        "campaign_id": request.campaign_id,
+        "procedure": request.procedure,
+        "label": request.label,
+        "fixed": jsonable(request.inputs),
+        "shown": request.shown,
+        "blind": request.blind,
+        "status": request.status,
+        "open": request.is_open(now),
+        "expires_at": request.expires_at.isoformat(),
+        "group_outcome": "" if request.blind and not gm else request.group_outcome,
+        "group_summary": "" if request.blind and not gm else request.group_summary,
+        "answers": [answer_json(a, gm=gm) for a in answers],
+    }

@@ -34,6 +34,7 @@ from rules import SYSTEMS, RulesError, system_for
 from rules import base as rules_base
 from rules.errors import Settled
 from rules.hand import dice_needed
+from rules.odds_conditions import ConditionChip, condition_chips
 
 Context = dict[str, Any]
 
@@ -290,6 +291,33 @@ def _panel_odds(character: Character, rules, sheet, panel: QueryDict, gm: bool) 
         no_dice = odds is None and not error
         updates.append({"procedure": procedure, "odds": odds, "error": error, "settled": settled, "no_dice": no_dice})
     return updates
+
+
+@dataclass(frozen=True)
+class OddsShown:
+    """A roll's odds box: its exact odds, or why it has none (``settled``: the sheet's state answers it), and the
+    conditions that change them (the chips beside them)."""
+
+    odds: rules_base.Odds | None = None
+    error: str = ""
+    settled: bool = False
+    no_dice: bool = False  # a procedure that never rolls: applied as set
+    chips: tuple[ConditionChip, ...] = ()
+
+
+def odds_shown(character: Character, procedure, sheet: rules_base.Sheet, raw: Mapping[str, Any]) -> OddsShown:
+    """The odds of one roll of this character's at these inputs (its defaults for ``{}``), with the conditions
+    that change them: what every odds box of a sheet, a request's prompt and the GM's request form shows."""
+    try:
+        params = services.odds_params(character, procedure, sheet, raw)
+        odds = procedure.odds(sheet, params)
+    except RulesError as problem:
+        return OddsShown(error=str(problem), settled=isinstance(problem, Settled))
+    if odds is None:
+        return OddsShown(no_dice=True)
+    rules = SYSTEMS.get(character.system)
+    chips = condition_chips(rules, procedure, sheet, params, odds) if rules is not None else ()
+    return OddsShown(odds, chips=chips)
 
 
 def unreadable_notice(problem: RulesError) -> str:

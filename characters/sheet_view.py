@@ -282,14 +282,10 @@ def _panel_odds(character: Character, rules, sheet, panel: QueryDict, gm: bool) 
         if procedure is None or (procedure.gm_only and not gm):
             continue
         try:
-            odds = services.character_odds(
-                character, key, raw_params(procedure, sheet, panel, gm=gm, prefixed=True), sheet=sheet
-            )
-            error, settled = "", False
+            shown = odds_shown(character, procedure, sheet, raw_params(procedure, sheet, panel, gm=gm, prefixed=True))
         except RulesError as problem:
-            odds, error, settled = None, str(problem), isinstance(problem, Settled)
-        no_dice = odds is None and not error
-        updates.append({"procedure": procedure, "odds": odds, "error": error, "settled": settled, "no_dice": no_dice})
+            shown = OddsShown(error=str(problem), settled=isinstance(problem, Settled))
+        updates.append({"procedure": procedure, **vars(shown)})
     return updates
 
 
@@ -332,15 +328,11 @@ def roll_control(rules, procedure, sheet, character: Character, gm: bool, *, is_
         others = Character.objects.filter(campaign_id=character.campaign_id).exclude(pk=character.pk)
         table = list(others.only("pk", "name"))
     fields = procedure_fields(procedure, sheet, table_characters=table, gm=gm)
-    settled = ""  # what the character's state already answers ("The dead take no more damage."), said as such
-    no_dice = False  # a procedure that never rolls: its odds box says so, and its button "Apply"
-    try:
-        odds = procedure.odds(sheet, rules_base.check_params(procedure, sheet, {}))
-        no_dice = odds is None
-    except Settled as problem:
-        odds, settled = None, str(problem)
-    except RulesError:
-        odds = None
+    shown = odds_shown(character, procedure, sheet, {})
+    # what the character's state already answers ("The dead take no more damage."), said as such; another refusal
+    # waits for the inputs (its box shows no odds). A procedure that never rolls: its box says so, its button "Apply".
+    settled = shown.error if shown.settled else ""
+    odds, no_dice = shown.odds, shown.no_dice
     # An errand's button says what it does ("Rest"); a roll's reads "Apply" while no dice decide it, else "Roll"
     # (following the odds box, in CSS).
     verb = rules_base.ERRANDS.get(procedure.key, "")
@@ -350,6 +342,7 @@ def roll_control(rules, procedure, sheet, character: Character, gm: bool, *, is_
         "odds": odds,
         "settled": settled,
         "no_dice": no_dice,
+        "chips": shown.chips,  # the conditions that change these odds (the table's darkness, a status)
         "open": is_open,
         "verb": verb,
         "gm": gm and character.campaign_id,

@@ -54,27 +54,37 @@ def condition_label(key: str, value: Any) -> str:
     return TABLE_CONDITION_WORDS.get((key, value)) or key.replace("_", " ").capitalize()
 
 
-def probes(system: GameSystem, sheet: Sheet) -> list[tuple[str, str, Sheet]]:
-    """(key, label, the sheet without that condition) for each condition the sheet is under."""
-    out = []
+def _without(sheet: Sheet, key: str) -> Sheet:
     table = dict(sheet.table or {})
-    for key, value in table.items():
+    return replace(sheet, table={k: v for k, v in table.items() if k != key}) if key in table else sheet
+
+
+def probes(system: GameSystem | None, sheet: Sheet) -> list[tuple[str, str, Sheet, str]]:
+    """(key, label, the sheet without that condition, the table's key or "") for each condition the sheet is
+    under. ``system`` None: the table's conditions alone."""
+    out = []
+    for key, value in dict(sheet.table or {}).items():
         if value in (None, False, ""):
             continue
-        bare = replace(sheet, table={k: v for k, v in table.items() if k != key})
-        out.append((f"table-{key}", condition_label(key, value), bare))
-    out += [(f"status-{label}", label, bare) for label, bare in system.condition_probes(sheet)]
+        out.append((f"table-{key}", condition_label(key, value), _without(sheet, key), key))
+    if system is not None:
+        out += [(f"status-{label}", label, bare, "") for label, bare in system.condition_probes(sheet)]
     return out
 
 
 def condition_chips(
-    system: GameSystem, procedure: Procedure, sheet: Sheet, params: Mapping[str, Any], odds: Odds | None
+    system: GameSystem | None, procedure: Procedure, sheet: Sheet, params: Mapping[str, Any], odds: Odds | None
 ) -> tuple[ConditionChip, ...]:
-    """The conditions that change this roll's odds at these (checked) inputs, each with its odds without it."""
+    """The conditions that change this roll's odds at these (checked) inputs, each with its odds without it. A
+    table's condition is the whole table's: the other characters an input names (a party save's members) are
+    read without it too."""
     chips = []
-    for key, label, bare in probes(system, sheet):
+    for key, label, bare, table_key in probes(system, sheet):
+        inputs = params
+        if table_key:
+            inputs = {k: _without(v, table_key) if isinstance(v, Sheet) else v for k, v in params.items()}
         try:
-            without = procedure.odds(bare, params)
+            without = procedure.odds(bare, inputs)
         except RulesError:
             continue  # without it the roll could not be made at all: not a change of odds to show
         if without != odds:

@@ -49,30 +49,31 @@ def request_odds(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if system is None:
         raise Http404
     procedure = request.GET.get("procedure", "")
-    context: dict[str, Any] = {"campaign": campaign, "system_id": campaign.system}
     cards = party_cards(campaign)
     form = request_form_for(system, cards, procedure, data=request.GET)
-    error = ""
-    if form is None:
-        error = "Nobody at this table can be asked for a roll yet."
-    elif procedure not in session.requestable(system):
-        error = f"{system.name} has no roll a player makes called {procedure!r}."
-    else:
-        form.is_valid()
-        wrong = {name: errors for name, errors in form.errors.items() if name.startswith("fix-")}
-        if "characters" in form.errors and "characters" in request.GET:
-            wrong["characters"] = form.errors["characters"]
-        if wrong:  # an input the GM typed that the form refuses (the minutes are only the sending's business)
-            name, errors = next(iter(wrong.items()))
-            error = f"{form.fields[name].label}: {errors[0]}"
-        else:
-            ticked = {int(c) for c in form.cleaned_data.get("characters", ())}
-            try:
-                context["party_odds"] = party_odds_for(system, cards, procedure, fixed_from(form), ticked)
-            except Refusal as problem:
-                error = str(problem)
-    context["odds_error"] = error
+    party_odds, error = _composed_odds(system, cards, procedure, form, request.GET)
+    context = {"campaign": campaign, "system_id": campaign.system, "party_odds": party_odds, "odds_error": error}
     return render(request, "campaigns/_session.html#request-odds", context, status=422 if error else 200)
+
+
+def _composed_odds(system, cards, procedure: str, form, sent) -> tuple[session.PartyOdds | None, str]:
+    """The odds of the request as the GM's form holds it (``form`` bound to ``sent``), or why there are none."""
+    if form is None:
+        return None, "Nobody at this table can be asked for a roll yet."
+    if procedure not in session.requestable(system):
+        return None, f"{system.name} has no roll a player makes called {procedure!r}."
+    form.is_valid()
+    wrong = {name: errors for name, errors in form.errors.items() if name.startswith("fix-")}
+    if "characters" in form.errors and "characters" in sent:
+        wrong["characters"] = form.errors["characters"]
+    if wrong:  # an input the GM typed that the form refuses (the minutes are only the sending's business)
+        name, errors = next(iter(wrong.items()))
+        return None, f"{form.fields[name].label}: {errors[0]}"
+    ticked = {int(c) for c in form.cleaned_data.get("characters", ())}
+    try:
+        return party_odds_for(system, cards, procedure, fixed_from(form), ticked), ""
+    except Refusal as problem:
+        return None, str(problem)
 
 
 @require_POST
@@ -82,7 +83,8 @@ def request_new(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if system is None:
         raise Http404
     procedure = request.POST.get("procedure", "")
-    form = request_form_for(system, party_cards(campaign), procedure, data=request.POST)
+    cards = party_cards(campaign)
+    form = request_form_for(system, cards, procedure, data=request.POST)
     error = ""
     if form is None:
         error = "Nobody at this table can be asked for a roll yet."
@@ -103,7 +105,12 @@ def request_new(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             )
         except Refusal as problem:
             error = str(problem)
-    return _region(request, campaign, "request-form", error=error, procedure=procedure, form=form if error else None)
+    if not error:  # a fresh form, its odds at the defaults
+        return _region(request, campaign, "request-form", procedure=procedure)
+    party_odds = _composed_odds(system, cards, procedure, form, request.POST)[0]  # the refused form's, kept
+    return _region(
+        request, campaign, "request-form", error=error, procedure=procedure, form=form, party_odds=party_odds
+    )
 
 
 @require_POST
@@ -150,7 +157,7 @@ def sheet_requests_context(
     sheet = None
     for answer in waiting:
         proc = system.procedures().get(answer.request.procedure) if system else None
-        form = None
+        form = shown = None
         if proc is not None and can_edit:
             if sheet is None:
                 try:
@@ -160,8 +167,8 @@ def sheet_requests_context(
             form = procedure_form(proc, sheet, id_prefix=f"rq{answer.pk}", gm=False, table_characters=_table(character))
             for name in answer.request.inputs:
                 form.fields.pop(name, None)
-        # The player's own odds, the GM's inputs fixed and theirs at the sheet's defaults (they follow the options).
-        shown = odds_shown(character, proc, sheet, dict(answer.request.inputs)) if form is not None else None
+            # The player's own odds, the GM's inputs fixed and theirs at the sheet's defaults (they follow the options).
+            shown = odds_shown(character, proc, sheet, dict(answer.request.inputs))
         hand = form is not None and hand_dice_offer(character, False)
         rows.append({"answer": answer, "form": form, "hand": hand, "odds": shown})
     return {

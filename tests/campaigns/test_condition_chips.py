@@ -10,7 +10,7 @@ from fractions import Fraction
 import pytest
 from django.urls import reverse
 
-from campaigns import conditions, push
+from campaigns import conditions, push, session
 from campaigns.models import Campaign, Membership
 from tests.campaigns.test_table_conditions import _dark
 from tests.characters.test_fortunes_favor_app import set_state
@@ -94,20 +94,26 @@ def test_darkness_in_a_system_whose_rolls_it_does_not_change_shows_no_chip(campa
 
 
 def test_toggling_darkness_pushes_the_chips_to_every_open_sheet(cc, wren, gm, player, as_user, monkeypatch):
-    """The push a condition change sends (every sheet's vitals and details) carries each roll form's default odds
-    with their chips; back in daylight it carries none."""
+    """The push a condition change sends (every sheet's vitals, details and requests) carries each roll form's
+    default odds with their chips, and the chip on the odds of a request waiting for the player; back in daylight
+    it carries none."""
+    session.request_create(
+        campaign_id=cc.pk, procedure="save", fixed={"attribute": "DEX"}, character_ids=[wren.pk], minutes=10, by=gm
+    )
     sent: list = []
     real = conditions.push
     monkeypatch.setattr(conditions, "push", lambda c, *parts, **kw: (sent.extend(parts), real(c, *parts, **kw)))
     page = [(player.pk, f"sheet-{wren.pk}")]
     _dark(as_user(gm), cc)
-    assert sent == [["party", ["vitals", "details"]]]
+    assert sent == [["party", ["vitals", "details", "requests"]]]
     out = push.render_push(cc.pk, sent, page)[page[0]]
     odds = re.search(r'<div id="default-odds".*?</div>', out, re.S).group(0)
     save = re.search(r'<template data-procedure="save">(.*?)</template>', odds, re.S).group(1)
     assert 'data-condition="table-light"' in save and "Dark: " in save
     rest = re.search(r'<template data-procedure="rest">(.*?)</template>', odds, re.S).group(1)
     assert "data-condition" not in rest
+    prompt = re.search(r'<div id="sheet-requests".*?id="rq-odds-\d+"[^>]*>(.*?)</p>', out, re.S)
+    assert prompt and 'data-condition="table-light"' in prompt.group(1)
     sent.clear()
     _dark(as_user(gm), cc, daylight="1")
     out = push.render_push(cc.pk, sent, page)[page[0]]

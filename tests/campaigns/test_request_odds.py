@@ -154,3 +154,38 @@ def test_the_players_prompt_shows_their_own_odds_with_the_gms_inputs(cc, wren, a
     p = _save(wren, "DEX")
     assert f'data-odds="{p.numerator}/{p.denominator}"' in box.group(1)
     assert f"Roll {request.label}" in text_of(prompt)
+
+
+def test_a_refused_request_keeps_its_odds_as_the_gm_filled_it(cc, wren, gm, as_user):
+    client = as_user(gm)
+    url = reverse("campaigns:request_new", args=[cc.pk])
+    refused = client.post(url, _form(client, cc, **{"fix-attribute": "WIL", "minutes": "0"}), **HTMX)
+    assert refused.status_code == 422 and "greater than or equal to 1" in text_of(refused)
+    assert _shown(refused, "Wren") == _save(wren, "WIL")
+    assert not RollRequest.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("who", "status"), [("player", 200), ("gm", 200), ("other_player", 404), ("stranger", 404), (None, 302)]
+)
+def test_the_players_odds_follow_their_own_options_and_only_those_who_answer_see_them(
+    who, status, cc, wren, gm, player, request, as_user
+):
+    """Seed 002, Saves: disadvantage rolls twice and keeps the worse, so the odds square."""
+    client = as_user(gm)
+    url = reverse("campaigns:request_new", args=[cc.pk])
+    assert client.post(url, _form(client, cc, **{"fix-attribute": "DEX"}), **HTMX).status_code == 200
+    asked = RollRequest.objects.get()
+    odds_url = reverse("campaigns:request_answer_odds", args=[cc.pk, asked.pk, wren.pk])
+    user = request.getfixturevalue(who) if who else None
+    response = as_user(user).get(odds_url, {"disadvantage": "on"}, **HTMX)
+    assert response.status_code == status
+    if status == 200:
+        p = _save(wren, "DEX") ** 2
+        assert f'data-odds="{p.numerator}/{p.denominator}"' in response.content.decode()
+        # The GM's input wins over one sent; an input the roll has not is refused with a sentence.
+        forced = as_user(user).get(odds_url, {"attribute": "STR"}, **HTMX)
+        dex = _save(wren, "DEX")
+        assert f'data-odds="{dex.numerator}/{dex.denominator}"' in forced.content.decode()
+        bad = as_user(user).get(odds_url, {"colour": "red"}, **HTMX)
+        assert bad.status_code == 422 and "has no option colour" in text_of(bad)

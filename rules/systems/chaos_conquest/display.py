@@ -170,7 +170,7 @@ def table_facts(party: Sequence[tuple[int, Sheet]]) -> dict[str, Any]:
     ``member1``... (seed 002, Party Saves: at most ``PARTY_MEMBERS`` besides the leader), and the odds of a
     morale check at the default ML (seed 002, Morale)."""
     people = [(cid, sheet) for cid, sheet in party if _readable(sheet)]
-    groups = []
+    groups: list[dict[str, Any]] = []
     for cid, sheet in people:
         others = [(oid, other) for oid, other in people if oid != cid]
         taking_part = {f"member{n}": (oid, other) for n, (oid, other) in enumerate(others[:PARTY_MEMBERS], 1)}

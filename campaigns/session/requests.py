@@ -112,12 +112,12 @@ def asked_odds(
         shown = odds_shown(character, proc, sheet, clean)
         rows.append(AskedOdds(character, shown.odds, shown.error, shown.chips))
     each = [row.odds for row in rows if row.odds is not None]
-    if not rows or len(each) != len(rows):
+    if len(rows) < 2 or len(each) != len(rows):  # one character's odds are the party's
         return PartyOdds(tuple(rows))
     group = group_odds(system, proc.key, each)
     if group is not None:
         return PartyOdds(tuple(rows), group=group)
-    anyone, everyone = any_and_all(each) if len(each) > 1 else (None, None)
+    anyone, everyone = any_and_all(each)
     return PartyOdds(tuple(rows), anyone=anyone, everyone=everyone)
 
 

@@ -64,10 +64,11 @@ def test_the_gm_sees_each_characters_odds_and_the_party_save_before_asking(cc, w
     party = 1 - (1 - wren_p) * (1 - ash_p)
     group = re.search(r'data-party-odds="group">.*?data-odds="([0-9/]+)"', response.content.decode(), re.S)
     assert group and Fraction(group.group(1)) == party
-    assert "as a group roll" in text_of(response)
+    assert "As a group:" in text_of(response)
     # Ash alone: no party line past one character's own odds.
     alone = _odds(client, cc, _form(client, cc, **{"fix-attribute": "STR", "characters": [ash.pk]}))
     assert _shown(alone, "Ash") == _save(ash, "STR") and 'data-odds-for="Wren"' not in alone.content.decode()
+    assert "data-party-odds" not in alone.content.decode()
 
 
 def test_where_no_rule_makes_a_group_roll_at_least_one_and_all_are_exact_products(campaign, hero, rival, gm, as_user):

@@ -73,6 +73,7 @@ class AskedOdds:
     odds: rules_base.Odds | None = None
     error: str = ""
     chips: tuple[ConditionChip, ...] = ()  # the conditions that change these odds (the table's darkness...)
+    no_dice: bool = False  # a roll no dice decide: applied as set
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ def asked_odds(
             rows.append(AskedOdds(character, error=str(problem)))
             continue
         shown = odds_shown(character, proc, sheet, clean)
-        rows.append(AskedOdds(character, shown.odds, shown.error, shown.chips))
+        rows.append(AskedOdds(character, shown.odds, shown.error, shown.chips, shown.no_dice))
     each = [row.odds for row in rows if row.odds is not None]
     if len(rows) < 2 or len(each) != len(rows):  # one character's odds are the party's
         return PartyOdds(tuple(rows))

@@ -12,8 +12,11 @@ import pytest
 from django.urls import reverse
 
 from campaigns.models import RollRequest
+from rules import SYSTEMS
+from rules.group import group_odds
 from tests.campaigns.test_table_conditions import _dark
-from tests.conftest import make_character
+from tests.characters.test_fortunes_favor_app import set_state
+from tests.conftest import make_character, make_table
 from tests.pages import HTMX, form_fields, text_of
 
 pytestmark = pytest.mark.django_db
@@ -190,3 +193,20 @@ def test_the_players_odds_follow_their_own_options_and_only_those_who_answer_see
         assert f'data-odds="{dex.numerator}/{dex.denominator}"' in forced.content.decode()
         bad = as_user(user).get(odds_url, {"colour": "red"}, **HTMX)
         assert bad.status_code == 422 and "has no option colour" in text_of(bad)
+
+
+def test_a_fortunes_favor_group_test_shows_each_group_outcome_exactly(gm, player, other_player, as_user):
+    """Seed 003, Group Tests: the group's result is read for every way the party's Passes, Mixed and Fails fall."""
+    table = make_table("fortunes-favor", gm, player, other_player, name="The Gilded Road")
+    sable = set_state(make_character(player, table, system="fortunes-favor", name="Sable"))
+    orrin = set_state(make_character(other_player, table, system="fortunes-favor", name="Orrin", seed=11))
+    client = as_user(gm)
+    response = _odds(client, table, _form(client, table, procedure="test", **{"fix-stat": "mettle"}))
+    assert response.status_code == 200, text_of(response)
+    system = SYSTEMS["fortunes-favor"]
+    each = [system.procedures()["test"].odds(c.checked_sheet(), {"stat": "mettle"}) for c in (sable, orrin)]
+    expected = group_odds(system, "test", each)
+    group = re.search(r'data-party-odds="group">.*?<span class="odds-line"([^>]*)>', response.text, re.S).group(1)
+    for key, p in expected.outcomes:
+        if p:
+            assert f'data-odds-{key}="{p.numerator}/{p.denominator}"' in group

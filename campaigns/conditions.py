@@ -25,8 +25,9 @@ from rules import base as rules_base
 
 LIGHT_KIND = "light"  # items of this kind decide the light (rules/clock.py)
 # What the table's settings and conditions show in, on every sheet at the table (and its card): tracks and
-# conditions, banners and facts (and, with them, the roll forms' odds).
-TABLE_REGIONS = ("vitals", "details")
+# conditions, banners and facts (and, with them, the roll forms' odds and their condition chips), and the GM's
+# requests waiting on the sheet (their odds and chips).
+TABLE_REGIONS = ("vitals", "details", "requests")
 
 
 def _party(campaign: Campaign, system: rules_base.GameSystem) -> list[rules_base.Sheet]:

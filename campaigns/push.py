@@ -28,10 +28,9 @@ from characters.models import Character, Roll
 from characters.region_cache import sheet_region
 from characters.selectors import Seat, Viewer
 from characters.sheet_view import REGIONS as SHEET_REGIONS
-from characters.sheet_view import sheet_view
+from characters.sheet_view import odds_shown, sheet_view
 from live.hub import CSRF_SLOT, PAGE, present_user_ids
 from rules import SYSTEMS, RulesError
-from rules import base as rules_base
 
 Wanted = tuple[int, str]  # (user id, page): "table" or "sheet-<character id>"
 PUSHED_SHEET_REGIONS = tuple(region for region in SHEET_REGIONS if region != "log")  # the log gets lines
@@ -283,11 +282,9 @@ class _Drawer:
                 for procedure in rules.procedures().values():
                     if procedure.gm_only and not viewer.is_gm:
                         continue
-                    try:
-                        odds = procedure.odds(sheet, rules_base.check_params(procedure, sheet, {}))
-                    except RulesError:
-                        odds = None
-                    boxes.append((procedure.key, odds))
+                    # with the chips of the conditions that change them: a condition's change brings them along
+                    shown = odds_shown(character, procedure, sheet, {})
+                    boxes.append((procedure.key, shown.odds, shown.chips))
             context = {"boxes": boxes, "system_id": character.system}
             self.drawn[key] = render_to_string("characters/_default_odds.html", context)
         return self.drawn[key]

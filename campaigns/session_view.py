@@ -57,7 +57,24 @@ def request_form_context(
     if not membership.is_gm or system is None:
         return _base(campaign, membership)
     cards = party_cards(campaign) if cards is None else cards
-    return {**_base(campaign, membership), "request_form": request_form_for(system, cards, procedure)}
+    form = request_form_for(system, cards, procedure)
+    context = {**_base(campaign, membership), "request_form": form}
+    if form is not None:  # the odds of everyone asked at first (the whole party), the player's inputs at defaults
+        context["party_odds"] = party_odds_for(system, cards, form["procedure"].initial, {}, None)
+    return context
+
+
+def party_odds_for(
+    system: rules_base.GameSystem,
+    cards: Sequence[Card],
+    procedure: str,
+    fixed: dict[str, Any],
+    character_ids: set[int] | None,
+) -> session.PartyOdds:
+    """Each asked character's odds at the roll the GM is composing (``character_ids``: who is ticked; None:
+    everyone), from the sheets their cards hold, and the party's."""
+    asked = [(c.character, c.sheet) for c in cards if character_ids is None or c.character.pk in character_ids]
+    return session.asked_odds(system, procedure, fixed, asked)
 
 
 def request_form_for(system: rules_base.GameSystem, cards: Sequence[Card], procedure: str, data=None):

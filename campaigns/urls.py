@@ -35,11 +35,17 @@ urlpatterns = [
     path("<id:pk>/requests/", session_views.requests_region, name="requests"),
     path("<id:pk>/requests/form/", session_views.request_fields, name="request_fields"),
     path("<id:pk>/requests/new/", session_views.request_new, name="request_new"),
+    path("<id:pk>/requests/odds/", session_views.request_odds, name="request_odds"),
     path("<id:pk>/requests/<id:request_id>/cancel/", session_views.request_cancel, name="request_cancel"),
     path(
         "<id:pk>/requests/<id:request_id>/answer/<id:character_id>/",
         session_views.request_answer,
         name="request_answer",
+    ),
+    path(
+        "<id:pk>/requests/<id:request_id>/odds/<id:character_id>/",
+        session_views.request_answer_odds,
+        name="request_answer_odds",
     ),
     path("<id:pk>/encounter/", session_views.encounter_region, name="encounter"),
     path("<id:pk>/encounter/<slug:action>/", session_views.encounter_action, name="encounter_action"),

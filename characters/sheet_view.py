@@ -34,6 +34,7 @@ from rules import SYSTEMS, RulesError, system_for
 from rules import base as rules_base
 from rules.errors import Settled
 from rules.hand import dice_needed
+from rules.odds_conditions import ConditionChip, condition_chips
 
 Context = dict[str, Any]
 
@@ -281,15 +282,38 @@ def _panel_odds(character: Character, rules, sheet, panel: QueryDict, gm: bool) 
         if procedure is None or (procedure.gm_only and not gm):
             continue
         try:
-            odds = services.character_odds(
-                character, key, raw_params(procedure, sheet, panel, gm=gm, prefixed=True), sheet=sheet
-            )
-            error, settled = "", False
+            shown = odds_shown(character, procedure, sheet, raw_params(procedure, sheet, panel, gm=gm, prefixed=True))
         except RulesError as problem:
-            odds, error, settled = None, str(problem), isinstance(problem, Settled)
-        no_dice = odds is None and not error
-        updates.append({"procedure": procedure, "odds": odds, "error": error, "settled": settled, "no_dice": no_dice})
+            shown = OddsShown(error=str(problem), settled=isinstance(problem, Settled))
+        updates.append({"procedure": procedure, **vars(shown)})
     return updates
+
+
+@dataclass(frozen=True)
+class OddsShown:
+    """A roll's odds box: its exact odds, or why it has none (``settled``: the sheet's state answers it), and the
+    conditions that change them (the chips beside them)."""
+
+    odds: rules_base.Odds | None = None
+    error: str = ""
+    settled: bool = False
+    no_dice: bool = False  # a procedure that never rolls: applied as set
+    chips: tuple[ConditionChip, ...] = ()
+
+
+def odds_shown(character: Character, procedure, sheet: rules_base.Sheet, raw: Mapping[str, Any]) -> OddsShown:
+    """The odds of one roll of this character's at these inputs (its defaults for ``{}``), with the conditions
+    that change them: what every odds box of a sheet, a request's prompt and the GM's request form shows."""
+    try:
+        params = services.odds_params(character, procedure, sheet, raw)
+        odds = procedure.odds(sheet, params)
+    except RulesError as problem:
+        return OddsShown(error=str(problem), settled=isinstance(problem, Settled))
+    if odds is None:
+        return OddsShown(no_dice=True)
+    rules = SYSTEMS.get(character.system)
+    chips = condition_chips(rules, procedure, sheet, params, odds) if rules is not None else ()
+    return OddsShown(odds, chips=chips)
 
 
 def unreadable_notice(problem: RulesError) -> str:
@@ -308,15 +332,11 @@ def roll_control(rules, procedure, sheet, character: Character, gm: bool, *, is_
     # on the one picked (campaigns.session.hits).
     aims = bool(character.campaign_id) and procedure.key in rules.npc_target_procedures()
     npcs = list(fight_npcs(character.campaign_id)) if aims and character.campaign_id else []
-    settled = ""  # what the character's state already answers ("The dead take no more damage."), said as such
-    no_dice = False  # a procedure that never rolls: its odds box says so, and its button "Apply"
-    try:
-        odds = procedure.odds(sheet, rules_base.check_params(procedure, sheet, {}))
-        no_dice = odds is None
-    except Settled as problem:
-        odds, settled = None, str(problem)
-    except RulesError:
-        odds = None
+    shown = odds_shown(character, procedure, sheet, {})
+    # what the character's state already answers ("The dead take no more damage."), said as such; another refusal
+    # waits for the inputs (its box shows no odds). A procedure that never rolls: its box says so, its button "Apply".
+    settled = shown.error if shown.settled else ""
+    odds, no_dice = shown.odds, shown.no_dice
     # An errand's button says what it does ("Rest"); a roll's reads "Apply" while no dice decide it, else "Roll"
     # (following the odds box, in CSS).
     verb = rules_base.ERRANDS.get(procedure.key, "")
@@ -326,6 +346,7 @@ def roll_control(rules, procedure, sheet, character: Character, gm: bool, *, is_
         "odds": odds,
         "settled": settled,
         "no_dice": no_dice,
+        "chips": shown.chips,  # the conditions that change these odds (the table's darkness, a status)
         "open": is_open,
         "verb": verb,
         "gm": gm and character.campaign_id,

@@ -36,7 +36,9 @@ from characters.selectors import Seat, character_for
 from characters.sheet_view import (
     LIVE_PARTS,
     REGIONS,
+    OddsShown,
     hand_dice_offer,
+    odds_shown,
     picks,
     roll_control,
     sheet_view,
@@ -247,15 +249,18 @@ def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         params = raw_params(proc, sheet, request.GET, gm=gm, prefixed=True, refuse_others=True)
         if request.GET.get("npc_target"):  # against an NPC of the fight: its armour counts
             params = hits.target_params(character, procedure, _npc_id(request.GET["npc_target"]), params)
-        result = services.character_odds(character, procedure, params, sheet=sheet)  # read and checked once
-        error, settled = "", False
+        shown = odds_shown(character, proc, sheet, params)  # read and checked once; with the conditions' chips
         # The dice a hand roll needs move with the inputs: sent along out of band to the faces field's note.
-        needs = services.character_dice_needed(character, procedure, params, sheet=sheet) if request.htmx else ""
+        needs = (
+            ""
+            if shown.error or not request.htmx
+            else services.character_dice_needed(character, procedure, params, sheet=sheet)
+        )
     except Refusal as problem:
-        result, error, settled, needs = None, str(problem), isinstance(problem, Settled), ""
-    context = {"odds": result, "error": error, "settled": settled, "procedure": proc, "system_id": character.system}
-    context["no_dice"] = result is None and not error  # a procedure that never rolls (rest by the clock, a purchase)
-    response = render(request, "characters/_odds.html", context, status=200 if not error or request.htmx else 400)
+        shown, needs = OddsShown(error=str(problem), settled=isinstance(problem, Settled)), ""
+    error = shown.error
+    context = {**vars(shown), "procedure": proc, "system_id": character.system}
+    response = render(request, "characters/_odds_box.html", context, status=200 if not error or request.htmx else 400)
     if needs and hand_dice_offer(character, gm):
         response.write(render_to_string("characters/_hand_needs.html", {"key": proc.key, "needs": needs, "oob": True}))
     return response

@@ -603,6 +603,12 @@ class TableRules(SheetRules, Protocol):
         light = self.light_level(party)
         return {} if light is None else {"light": light.key}
 
+    def condition_probes(self, sheet: Sheet) -> Sequence[tuple[str, Sheet]]:
+        """The statuses set on this character that may change its rolls, each as (its name, the same sheet
+        without it): the roll controls show a status beside the rolls whose odds it changes
+        (rules/odds_conditions.py). Default: none."""
+        return ()
+
 
 @runtime_checkable
 class GameSystem(TableRules, HiredHelp, Economy, Presentation, RuleSettings, SheetRules, Protocol):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
+from fractions import Fraction
 from typing import Any
 
 from django.db import transaction
@@ -18,9 +20,12 @@ from characters import locking
 from characters.models import Character, Roll
 from characters.selectors import characters_editable_by
 from characters.services import character_roll, roll_lock_ids
+from characters.sheet_view import odds_shown
 from live import events
 from rules import RulesError
 from rules import base as rules_base
+from rules.group import any_and_all, group_odds
+from rules.odds_conditions import ConditionChip
 
 REQUEST_MINUTES = (1, 240)  # how long a request stays open: a minute to a long scene
 OPEN_REQUESTS_MAX = 200  # no table needs more waiting at once; it keeps the table page bounded
@@ -58,6 +63,63 @@ def _fixed_inputs(proc: rules_base.Procedure, sheet: rules_base.Sheet, fixed: Ma
         raise RulesError(f"{', '.join(loose)}: the player chooses that.")
     clean = rules_base.check_params(proc, sheet, fixed)
     return {name: clean[name] for name in fixed}
+
+
+@dataclass(frozen=True)
+class AskedOdds:
+    """One character's exact odds at a roll the GM is about to ask for (``error``: why they have none)."""
+
+    character: Character
+    odds: rules_base.Odds | None = None
+    error: str = ""
+    chips: tuple[ConditionChip, ...] = ()  # the conditions that change these odds (the table's darkness...)
+    no_dice: bool = False  # a roll no dice decide: applied as set
+
+
+@dataclass(frozen=True)
+class PartyOdds:
+    """What the GM sees before asking: each character's odds and, when all of them have odds, the party's: the
+    group's outcome where the rules make it a group roll (``group``), else at least one / all succeed."""
+
+    rows: tuple[AskedOdds, ...]
+    group: rules_base.Odds | None = None
+    anyone: Fraction | None = None
+    everyone: Fraction | None = None
+
+
+def asked_odds(
+    system: rules_base.GameSystem,
+    procedure: str,
+    fixed: Mapping[str, Any],
+    asked: Sequence[tuple[Character, rules_base.Sheet | None]],
+) -> PartyOdds:
+    """Each asked character's exact odds at the roll, the GM's inputs fixed and the rest at the rules' defaults
+    (as the roll control of their sheet first shows them), from their checked sheets (``None``: unreadable); and
+    the party's. Reads nothing but a character another input names."""
+    proc = requestable(system).get(procedure)
+    if proc is None:
+        raise CampaignError(f"{system.name} has no roll a player makes called {procedure!r}.")
+    fixed = {k: v for k, v in fixed.items() if v not in (None, "")}
+    rows = []
+    for character, sheet in asked:
+        if sheet is None:
+            rows.append(AskedOdds(character, error=f"{character.name}'s sheet holds numbers the rules can't read."))
+            continue
+        try:
+            clean = _fixed_inputs(proc, sheet, fixed)
+        except RulesError as problem:
+            rows.append(AskedOdds(character, error=str(problem)))
+            continue
+        shown = odds_shown(character, proc, sheet, clean)
+        rows.append(AskedOdds(character, shown.odds, shown.error, shown.chips, shown.no_dice))
+    each = [row.odds for row in rows if row.odds is not None]
+    if len(rows) < 2 or len(each) != len(rows):  # one character's odds are the party's
+        return PartyOdds(tuple(rows))
+    group = group_odds(system, proc.key, each)
+    if group is not None:
+        return PartyOdds(tuple(rows), group=group)
+    anyone, everyone = any_and_all(each)
+    return PartyOdds(tuple(rows), anyone=anyone, everyone=everyone)
 
 
 @transaction.atomic

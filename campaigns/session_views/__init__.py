@@ -19,9 +19,11 @@ from campaigns.session_views.encounters import (
 from campaigns.session_views.notes import note_save, notes_region, summary_region, summary_save
 from campaigns.session_views.requests import (
     request_answer,
+    request_answer_odds,
     request_cancel,
     request_fields,
     request_new,
+    request_odds,
     requests_region,
     sheet_fight,
     sheet_fight_context,
@@ -47,6 +49,8 @@ __all__ = [
     "request_cancel",
     "request_fields",
     "request_new",
+    "request_answer_odds",
+    "request_odds",
     "requests_region",
     "sheet_fight",
     "sheet_fight_context",

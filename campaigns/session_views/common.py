@@ -18,7 +18,9 @@ def _gm_campaign(request, pk: int) -> Campaign:
     return get_object_or_404(campaigns_run_by(request.user), pk=pk)
 
 
-def _region(request, campaign: Campaign, name: str, *, error: str = "", procedure: str = "", form=None):
+def _region(
+    request, campaign: Campaign, name: str, *, error: str = "", procedure: str = "", form=None, party_odds=None
+):
     if request.method == "POST" and not request.htmx:
         if error:
             messages.error(request, error)
@@ -28,8 +30,8 @@ def _region(request, campaign: Campaign, name: str, *, error: str = "", procedur
     # Only the region asked for is built (campaigns.session_view), from only what it draws.
     build = partial(REGIONS[name], procedure=procedure) if name == "request-form" else REGIONS[name]
     context = {**build(request, campaign, membership), "error": error, "error_region": name}
-    if form is not None:
-        context["request_form"] = form
+    if form is not None:  # the GM's refused request form, as they filled it, with its odds
+        context["request_form"], context["party_odds"] = form, party_odds
     return render(request, f"campaigns/_session.html#{name}", context, status=422 if error else 200)
 
 

@@ -14,13 +14,13 @@ from campaigns import session
 from campaigns.forms import fixed_from
 from campaigns.models import Encounter, RollRequest, RollRequestAnswer
 from campaigns.selectors import campaigns_of, campaigns_run_by
-from campaigns.session_view import request_form_for
+from campaigns.session_view import party_odds_for, request_form_for
 from campaigns.session_views.common import _gm_campaign, _region
 from campaigns.table import party_cards
 from characters.forms import procedure_form, raw_params
 from characters.models import Character
 from characters.selectors import characters_editable_by, characters_visible_to
-from characters.sheet_view import hand_dice_offer
+from characters.sheet_view import OddsShown, hand_dice_offer, odds_shown
 from config.htmx import HtmxHttpRequest
 from rules import SYSTEMS, RulesError
 from rules.errors import Refusal
@@ -39,6 +39,43 @@ def request_fields(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return _region(request, campaign, "request-form", procedure=request.GET.get("procedure", ""))
 
 
+@require_GET
+def request_odds(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Each ticked character's exact odds at the roll the GM is composing, and the party's: re-fetched as the GM
+    types (the request form's own fields, sent as they stand). Only the campaign's GM; a bad input is a 422 with a
+    sentence (htmx shows it in the box)."""
+    campaign = _gm_campaign(request, pk)
+    system = SYSTEMS.get(campaign.system)
+    if system is None:
+        raise Http404
+    procedure = request.GET.get("procedure", "")
+    cards = party_cards(campaign)
+    form = request_form_for(system, cards, procedure, data=request.GET)
+    party_odds, error = _composed_odds(system, cards, procedure, form, request.GET)
+    context = {"campaign": campaign, "system_id": campaign.system, "party_odds": party_odds, "odds_error": error}
+    return render(request, "campaigns/_session.html#request-odds", context, status=422 if error else 200)
+
+
+def _composed_odds(system, cards, procedure: str, form, sent) -> tuple[session.PartyOdds | None, str]:
+    """The odds of the request as the GM's form holds it (``form`` bound to ``sent``), or why there are none."""
+    if form is None:
+        return None, "Nobody at this table can be asked for a roll yet."
+    if procedure not in session.requestable(system):
+        return None, f"{system.name} has no roll a player makes called {procedure!r}."
+    form.is_valid()
+    wrong = {name: errors for name, errors in form.errors.items() if name.startswith("fix-")}
+    if "characters" in form.errors and "characters" in sent:
+        wrong["characters"] = form.errors["characters"]
+    if wrong:  # an input the GM typed that the form refuses (the minutes are only the sending's business)
+        name, errors = next(iter(wrong.items()))
+        return None, f"{form.fields[name].label}: {errors[0]}"
+    ticked = {int(c) for c in form.cleaned_data.get("characters", ())}
+    try:
+        return party_odds_for(system, cards, procedure, fixed_from(form), ticked), ""
+    except Refusal as problem:
+        return None, str(problem)
+
+
 @require_POST
 def request_new(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     campaign = _gm_campaign(request, pk)
@@ -46,7 +83,8 @@ def request_new(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if system is None:
         raise Http404
     procedure = request.POST.get("procedure", "")
-    form = request_form_for(system, party_cards(campaign), procedure, data=request.POST)
+    cards = party_cards(campaign)
+    form = request_form_for(system, cards, procedure, data=request.POST)
     error = ""
     if form is None:
         error = "Nobody at this table can be asked for a roll yet."
@@ -67,7 +105,12 @@ def request_new(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             )
         except Refusal as problem:
             error = str(problem)
-    return _region(request, campaign, "request-form", error=error, procedure=procedure, form=form if error else None)
+    if not error:  # a fresh form, its odds at the defaults
+        return _region(request, campaign, "request-form", procedure=procedure)
+    party_odds = _composed_odds(system, cards, procedure, form, request.POST)[0]  # the refused form's, kept
+    return _region(
+        request, campaign, "request-form", error=error, procedure=procedure, form=form, party_odds=party_odds
+    )
 
 
 @require_POST
@@ -114,7 +157,7 @@ def sheet_requests_context(
     sheet = None
     for answer in waiting:
         proc = system.procedures().get(answer.request.procedure) if system else None
-        form = None
+        form = shown = None
         if proc is not None and can_edit:
             if sheet is None:
                 try:
@@ -124,7 +167,10 @@ def sheet_requests_context(
             form = procedure_form(proc, sheet, id_prefix=f"rq{answer.pk}", gm=False, table_characters=_table(character))
             for name in answer.request.inputs:
                 form.fields.pop(name, None)
-        rows.append({"answer": answer, "form": form, "hand": form is not None and hand_dice_offer(character, False)})
+            # The player's own odds, the GM's inputs fixed and theirs at the sheet's defaults (they follow the options).
+            shown = odds_shown(character, proc, sheet, dict(answer.request.inputs))
+        hand = form is not None and hand_dice_offer(character, False)
+        rows.append({"answer": answer, "form": form, "hand": hand, "odds": shown})
     return {
         "character": character,
         "loaded": True,  # the sheet's placeholder fetches this once; the region itself only listens
@@ -165,6 +211,30 @@ def sheet_fight(request: HtmxHttpRequest, pk: int, character_id: int) -> HttpRes
     """The sheet's live region of the running fight (its own template, included from the sheet)."""
     character = _sheet_character(request, pk, character_id)
     return render(request, "campaigns/_sheet_fight.html#sheet-fight", sheet_fight_context(character))
+
+
+@require_GET
+def request_answer_odds(request: HtmxHttpRequest, pk: int, request_id: int, character_id: int) -> HttpResponse:
+    """The player's odds at a request as they set their own options: the prompt's form, sent as it stands (the
+    GM's inputs always win). Who may answer may ask; a bad input is a 422 with a sentence."""
+    character = _sheet_character(request, pk, character_id)
+    if not characters_editable_by(request.user).filter(pk=character.pk).exists():
+        raise Http404
+    found = RollRequestAnswer.objects.filter(request_id=request_id, character=character).select_related("request")
+    answer = found.first()
+    system = SYSTEMS.get(character.system)
+    proc = system.procedures().get(answer.request.procedure) if answer is not None and system is not None else None
+    if answer is None or proc is None:
+        raise Http404
+    try:
+        sheet = character.checked_sheet()
+        given = raw_params(proc, sheet, request.GET, gm=False)
+        shown = odds_shown(character, proc, sheet, {**given, **answer.request.inputs})
+    except RulesError as problem:
+        shown = OddsShown(error=str(problem))
+    context = {"shown": shown, "system_id": character.system}
+    failed = bool(shown.error) and not shown.settled
+    return render(request, "campaigns/_sheet_requests.html#request-odds", context, status=422 if failed else 200)
 
 
 @require_POST

@@ -46,13 +46,16 @@ def character_odds(
 
     ``sheet``: the character's checked sheet when the caller has it already (the panel asks for several).
     """
-    rules = system_for(character.system)
-    procedure = _procedure(rules, procedure_key)
     sheet = character.checked_sheet() if sheet is None else sheet
+    procedure = _procedure(system_for(character.system), procedure_key)
+    return procedure.odds(sheet, odds_params(character, procedure, sheet, raw_params))
+
+
+def odds_params(character: Character, procedure, sheet: rules_base.Sheet, raw_params: Mapping[str, Any]) -> dict:
+    """A roll's inputs checked, as its odds read them: another character an input names, as their Sheet."""
     params = _resolve(character, procedure, sheet, raw_params)
     # As in character_roll: the resolved rows are the app's, the rules get only the Sheets.
-    params = {k: v for k, v in params.items() if not k.endswith("__character")}
-    return procedure.odds(sheet, params)
+    return {k: v for k, v in params.items() if not k.endswith("__character")}
 
 
 def character_dice_needed(

@@ -139,7 +139,7 @@ def test_lighting_a_torch_tells_the_table_and_every_sheet(cc, wren, gm, player, 
     monkeypatch.setattr(conditions, "announce", lambda c, *topics, **kw: (sent.extend(topics), real(c, *topics, **kw)))
     monkeypatch.setattr(conditions, "push", lambda c, *parts, **kw: (sent.append(parts), real_push(c, *parts, **kw)))
     _light(as_user(player), wren, torch)
-    assert sent == ["light", (["party", ["vitals", "details"]],)]
+    assert sent == ["light", (["party", ["vitals", "details", "requests"]],)]
     sheet = as_user(player).get(wren.get_absolute_url()).content.decode()
     assert f'data-table="{Character.objects.get(pk=wren.pk).table_stamp()}"' in sheet  # a pushed region lands
     table = as_user(gm).get(reverse("campaigns:detail", args=[cc.pk])).content.decode()

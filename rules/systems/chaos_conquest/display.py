@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rules.base import BACKGROUND_AND_AGE, Banner, Odds, Param, QuickRoll, RulesError, Sheet, sheet_state
+from rules.odds_conditions import ConditionChip, condition_chips
 from rules.systems.chaos_conquest.advancement import xp_for_level
 from rules.systems.chaos_conquest.catalogue import format_money
 from rules.systems.chaos_conquest.effects import deaths_door_death_chance
@@ -154,11 +155,14 @@ def _readable(sheet: Sheet) -> bool:
     return True
 
 
-def _party_odds(leader: Sheet, members: Mapping[str, Sheet]) -> Odds | None:
+def _party_odds(leader: Sheet, members: Mapping[str, Sheet]) -> tuple[Odds | None, tuple[ConditionChip, ...]]:
+    """The party save's odds with this leader, and the table's conditions that change them (darkness)."""
+    procedure = PartySaveProcedure()
     try:
-        return PartySaveProcedure().odds(leader, members)
+        odds = procedure.odds(leader, members)
     except RulesError:  # a leader who cannot roll (dying, dead) shows no odds
-        return None
+        return None, ()
+    return odds, condition_chips(None, procedure, leader, members, odds)
 
 
 def table_facts(party: Sequence[tuple[int, Sheet]]) -> dict[str, Any]:
@@ -166,7 +170,7 @@ def table_facts(party: Sequence[tuple[int, Sheet]]) -> dict[str, Any]:
     ``member1``... (seed 002, Party Saves: at most ``PARTY_MEMBERS`` besides the leader), and the odds of a
     morale check at the default ML (seed 002, Morale)."""
     people = [(cid, sheet) for cid, sheet in party if _readable(sheet)]
-    groups = []
+    groups: list[dict[str, Any]] = []
     for cid, sheet in people:
         others = [(oid, other) for oid, other in people if oid != cid]
         taking_part = {f"member{n}": (oid, other) for n, (oid, other) in enumerate(others[:PARTY_MEMBERS], 1)}
@@ -177,8 +181,10 @@ def table_facts(party: Sequence[tuple[int, Sheet]]) -> dict[str, Any]:
                     {"param": param, "id": oid, "name": other.name} for param, (oid, other) in taking_part.items()
                 ],
                 "left_out": [other.name for _, other in others[PARTY_MEMBERS:]],
-                "odds": _party_odds(sheet, {param: other for param, (_, other) in taking_part.items()}),
             }
+        )
+        groups[-1]["odds"], groups[-1]["chips"] = _party_odds(
+            sheet, {param: other for param, (_, other) in taking_part.items()}
         )
     return {"groups": groups, "morale_odds": morale_odds(MORALE_DEFAULT)}
 

@@ -184,6 +184,15 @@ class FortunesFavor(GameSystem):
             out.insert(0, f"Last Stand ({state['last_stand']}/5)")
         return tuple(out)
 
+    def condition_probes(self, sheet: Sheet) -> Sequence[tuple[str, Sheet]]:
+        """Seed 003, Statuses: each status set on the character (Rattled, Pinned...), and the sheet without it, so
+        the roll controls show it beside the tests it changes."""
+        state = _st(sheet)
+        return tuple(
+            (name, sheet.with_state({**state, "statuses": {k: v for k, v in state["statuses"].items() if k != name}}))
+            for name in sorted(state["statuses"])
+        )
+
     def table_facts(self, party: Sequence[tuple[int, Sheet]]) -> Mapping[str, Any]:
         """Seed 003, Rounds: three phases; and who holds Fortune's Favor now."""
         # read, not validated: a broken sheet shows its own problem on its card, not an error page here

@@ -5,6 +5,8 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from config import pwa
+
 
 @login_not_required
 def favicon(request: HttpRequest) -> HttpResponse:
@@ -21,4 +23,6 @@ urlpatterns = [
     path("characters/", include("characters.urls")),
     path("admin/", admin.site.urls),
     path("favicon.ico", favicon),
+    path("manifest.webmanifest", pwa.manifest, name="manifest"),
+    path("sw.js", pwa.service_worker, name="service_worker"),
 ]

@@ -68,7 +68,7 @@
     return crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(16).slice(2)}`;
   }
 
-  const sheet = document.querySelector(".sheet[data-character]");
+  const theSheet = () => document.querySelector(".sheet[data-character]"); // drawn afresh on a resync
   const isOffline = () => !navigator.onLine || servedOffline;
   function shownVersion() {
     const vitals = document.getElementById("vitals");
@@ -77,6 +77,7 @@
 
   // --- offline: a track's +/- and a hand roll are kept; a roll with the server's dice says it needs a connection ---
   document.addEventListener("submit", (event) => {
+    const sheet = theSheet();
     if (!isOffline() || !sheet) return;
     const form = event.target;
     if (!(form instanceof HTMLFormElement) || !sheet.contains(form)) return;
@@ -112,6 +113,7 @@
   }, true);
 
   function trackLabel(key) {
+    const sheet = theSheet();
     const label = sheet && sheet.querySelector(`[data-track="${CSS.escape(key)}"] .label`);
     return label ? label.textContent.trim() : key;
   }
@@ -145,10 +147,11 @@
       document.getElementById("main").prepend(banner);
     }
     const at = (offlineSince || new Date()).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hour12: false });
-    banner.textContent = `Offline — as of ${at}.` + (sheet ? " Changes you make here are kept on this device and sent when you are back online." : "");
+    banner.textContent = `Offline — as of ${at}.` + (theSheet() ? " Changes you make here are kept on this device and sent when you are back online." : "");
   }
 
   async function drawQueue() {
+    const sheet = theSheet();
     if (!sheet) return;
     const mine = (await allChanges()).filter((c) => c.character === sheet.dataset.character);
     let box = document.getElementById("offline-queue");
@@ -201,6 +204,7 @@
 
   // Each track with changes waiting says by how much: "−3 waiting".
   function drawPending(waiting) {
+    const sheet = theSheet();
     if (!sheet) return;
     sheet.querySelectorAll("[data-pending]").forEach((mark) => mark.remove());
     const sums = new Map();
@@ -227,16 +231,29 @@
       if (!change) return;
       // Redo: made again against the sheet as it shows now, under a new key (the old one's answer is kept).
       await dropChange(seq);
-      await putChange({ ...change, seq: undefined, key: newKey(), version: shownVersion(), state: "waiting", message: "" });
+      const { seq: _old, ...rest } = change;
+      await putChange({ ...rest, key: newKey(), version: shownVersion(), state: "waiting", message: "" });
     }
     await drawQueue();
     if (!isOffline()) send();
   });
 
   // --- back online: send what waits, in order; then the page catches up -----------------------------------------
+  // One sending at a time; a change kept while one runs goes in the next, right after it.
   let sending = null;
+  let again = false;
   function send() {
-    sending = sending || sendAll().finally(() => { sending = null; });
+    if (sending) {
+      again = true;
+      return sending;
+    }
+    sending = sendAll().finally(() => {
+      sending = null;
+      if (again) {
+        again = false;
+        send();
+      }
+    });
     return sending;
   }
 
@@ -285,17 +302,17 @@
   }
 
   async function backOnline() {
-    const applied = await send();
+    await send();
     if (servedOffline) {
       location.reload(); // the kept copy is old: draw the sheet afresh (its stream starts from now)
       return;
     }
     offlineSince = null;
     drawBanner();
-    // The page's stream reconnects by itself and catches up from its `since`; the vitals are asked for at once
-    // so the sheet shows the applied changes without waiting for it.
-    if (applied && sheet && window.htmx) {
-      htmx.ajax("GET", `/characters/${sheet.dataset.character}/region/vitals/`, { target: "#vitals", swap: "outerHTML" });
+    // The sheet resyncs as after a change of GM: drawn afresh in place, with a stream that starts from now (what was
+    // pushed while the connection was down, the GM's changes included, is in it; a conflict is redone against it).
+    if (theSheet() && window.htmx) {
+      htmx.ajax("GET", location.pathname, { target: ".sheet", select: ".sheet", swap: "outerHTML" });
     }
   }
 

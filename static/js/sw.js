@@ -65,8 +65,7 @@ async function keep(response) {
   headers.delete("Content-Length"); // the marked copy is longer
   const body = await response.blob();
   const cache = await caches.open(USER_CACHE + user);
-  await cache.delete(url.href);
-  await cache.put(url.href, new Response(body, { status: 200, headers }));
+  await cache.put(url.href, new Response(body, { status: 200, headers })); // replaces it, and moves it last
   const keys = await cache.keys();
   await Promise.all(keys.slice(0, Math.max(0, keys.length - KEEP_PAGES)).map((old) => cache.delete(old)));
 }
@@ -74,7 +73,7 @@ async function keep(response) {
 async function keptPage(href) {
   const names = (await caches.keys()).filter((name) => name.startsWith(USER_CACHE));
   for (const name of names) {
-    const hit = await (await caches.open(name)).match(href);
+    const hit = await (await caches.open(name)).match(href, { ignoreVary: true });
     if (hit) return hit;
   }
   return null;

@@ -88,6 +88,8 @@
       const track = String(fields.get("key") || "");
       if (!Number.isInteger(delta) || !track) return;
       change = { kind: "track", track, delta, label: `${trackLabel(track)} ${delta > 0 ? "+" : "−"}${Math.abs(delta)}` };
+    } else if (form.dataset.offline === "notes") {
+      change = { kind: "notes", notes: String(fields.get("notes") || ""), label: "Notes edited" };
     } else if (form.matches("[data-roll-form], [data-quick-roll]")) {
       const hand = String(fields.get("hand") || "").trim();
       if (!hand) {
@@ -105,6 +107,7 @@
     }
     event.preventDefault();
     event.stopImmediatePropagation(); // htmx's own submit handler would send it now and lose it
+    if (change.kind === "notes") form.closest("details").open = false;
     const kept = {
       ...change, key: newKey(), character: sheet.dataset.character, url: sheet.dataset.offlineUrl,
       version: shownVersion(), state: "waiting", message: "", at: Date.now(),
@@ -133,6 +136,7 @@
 
   // --- what the sheet shows: the banner, the waiting changes, the conflicts ---------------------------------------
   function drawBanner() {
+    drawNotesEditor();
     let banner = document.getElementById("offline-banner");
     if (!isOffline()) {
       if (banner) banner.remove();
@@ -148,6 +152,42 @@
     }
     const at = (offlineSince || new Date()).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hour12: false });
     banner.textContent = `Offline — as of ${at}.` + (theSheet() ? " Changes you make here are kept on this device and sent when you are back online." : "");
+  }
+
+  // Notes are edited on their own page online; offline, the sheet offers them here (only to who may edit it).
+  function drawNotesEditor() {
+    const sheet = theSheet();
+    let editor = document.getElementById("offline-notes");
+    if (!isOffline() || !sheet || !sheet.querySelector("form[data-offline=track]")) {
+      if (editor) editor.remove();
+      return;
+    }
+    const details = document.getElementById("details");
+    if (editor || !details) return;
+    editor = document.createElement("details");
+    editor.id = "offline-notes";
+    editor.className = "card";
+    const summary = document.createElement("summary");
+    summary.textContent = "Edit notes offline";
+    const form = document.createElement("form");
+    form.dataset.offline = "notes";
+    const label = document.createElement("label");
+    label.htmlFor = "offline-notes-text";
+    label.textContent = "Notes (kept on this device, sent when you are back online)";
+    const text = document.createElement("textarea");
+    text.id = "offline-notes-text";
+    text.name = "notes";
+    text.maxLength = 2000;
+    text.rows = 4;
+    const shown = details.querySelector(".notes");
+    text.value = shown ? shown.innerText.trim() : "";
+    const keep = document.createElement("button");
+    keep.type = "submit";
+    keep.className = "small";
+    keep.textContent = "Keep the notes";
+    form.append(label, text, keep);
+    editor.append(summary, form);
+    details.after(editor);
   }
 
   async function drawQueue() {

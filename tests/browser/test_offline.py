@@ -227,3 +227,21 @@ def test_a_hand_roll_is_kept_offline_and_server_dice_say_they_need_a_connection(
     assert roll.dice[0]["face"] == 3 and roll.roller_id == player.pk
     expect(page.locator("#offline-queue")).to_have_count(0)
     expect(page.locator("#log")).to_contain_text("rolled by hand")
+
+
+def test_notes_edited_offline_are_kept_and_sent(new_page, django_user_model):
+    _, player, _, wren = _table(django_user_model)
+    page = new_page(width=1024, height=800)
+    log_in(page, "player_o", PASSWORD)
+    _open_kept(page, wren, player)
+    expect(page.locator("#offline-notes")).to_have_count(0)  # online, notes are edited on their own page
+    page.context.set_offline(True)
+    page.locator("#offline-notes summary").click()
+    page.get_by_label("Notes (kept on this device").fill("Owes Brannoc three coins.")
+    page.get_by_role("button", name="Keep the notes").click()
+    expect(page.locator("#offline-queue li")).to_contain_text("Notes edited")
+    assert Character.objects.get(pk=wren.pk).notes == ""
+    page.context.set_offline(False)
+    _wait_for(lambda: Character.objects.get(pk=wren.pk).notes == "Owes Brannoc three coins.")
+    expect(page.locator("#details .notes")).to_have_text("Owes Brannoc three coins.")
+    expect(page.locator("#offline-notes")).to_have_count(0)

@@ -71,10 +71,14 @@ async function keep(response) {
 }
 
 async function keptPage(href) {
-  const names = (await caches.keys()).filter((name) => name.startsWith(USER_CACHE));
-  for (const name of names) {
-    const hit = await (await caches.open(name)).match(href, { ignoreVary: true });
-    if (hit) return hit;
+  // Asked a few times: a just-started worker has been seen to miss an entry its cache holds (Chromium, offline).
+  for (let attempt = 0; attempt < 4; attempt += 1) {
+    const names = (await caches.keys()).filter((name) => name.startsWith(USER_CACHE));
+    for (const name of names) {
+      const hit = await (await caches.open(name)).match(href, { ignoreVary: true });
+      if (hit) return hit;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 150));
   }
   return null;
 }

@@ -3,11 +3,12 @@ from django.urls import path
 
 import config.converters  # noqa: F401 - registers <id:…>
 from accounts import views
+from config import pwa
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("logout/", pwa.LogoutView.as_view(), name="logout"),  # clears the device (issue 29)
     path("password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
     path("password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("tokens/", views.api_tokens, name="api_tokens"),

@@ -384,3 +384,29 @@ class OfferedChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.label} → {self.character}"
+
+
+class OfflineChange(models.Model):
+    """A change a device kept while it had no connection, sent later (issue 29), remembered by the key the device
+    gave it: sent twice (a retry after a lost answer), it is answered as the first time and applied once.
+
+    ``outcome``: applied, conflict (someone else changed the same field since the version it was made against)
+    or refused (the rules said no); ``message`` the sentence the player reads."""
+
+    class Outcome(models.TextChoices):
+        APPLIED = "applied", "Applied"
+        CONFLICT = "conflict", "Conflict"
+        REFUSED = "refused", "Refused"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=64)
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="+")
+    outcome = models.CharField(max_length=8, choices=Outcome.choices)
+    message = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="offline_change_once")]
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.outcome}"

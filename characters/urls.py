@@ -1,7 +1,7 @@
 from django.urls import path
 
 import config.converters  # noqa: F401 - registers <id:…>, ids within the database's range
-from characters import creation_views, history_views, views
+from characters import creation_views, history_views, offline_views, views
 
 app_name = "characters"
 urlpatterns = [
@@ -11,6 +11,7 @@ urlpatterns = [
     path("<id:pk>/", views.sheet, name="sheet"),
     path("<id:pk>/region/<str:name>/", views.region, name="region"),
     path("<id:pk>/adjust/", views.adjust, name="adjust"),
+    path("<id:pk>/offline/", offline_views.sync, name="offline_sync"),
     path("<id:pk>/odds/<str:procedure>/", views.odds, name="odds"),
     path("<id:pk>/roll/<str:procedure>/", views.roll, name="roll"),
     path("<id:pk>/control/<str:procedure>/", views.control, name="control"),

@@ -135,6 +135,7 @@ MIDDLEWARE = [
     # After htmx's (it reads request.htmx): a service's refusal that escaped its view answers 4xx, not 500.
     "config.refusals.RefusalMiddleware",
     "config.security.SecurityHeadersMiddleware",
+    "config.pwa.user_header",  # whose page: the service worker keeps it in that person's cache (issue 29)
     # Last, as django-axes asks: it turns a refused login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]

@@ -6,6 +6,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 
 from api.urls import urls as api_urls
+from config import pwa
 
 
 @login_not_required
@@ -32,4 +33,6 @@ urlpatterns = [
     path("api/", api_urls),
     path("api/<path:rest>", api_not_found),
     path("favicon.ico", favicon),
+    path("manifest.webmanifest", pwa.manifest, name="manifest"),
+    path("sw.js", pwa.service_worker, name="service_worker"),
 ]

@@ -1,0 +1,109 @@
+"""The endpoint a device sends the changes it kept offline to, one at a time and in order (issue 29).
+
+HTTP only: the change is read and checked here, applied by ``characters.services.offline``. The answer is JSON
+for the page's script: ``outcome`` (applied, conflict, refused), the ``message`` the player reads, the sheet's
+``version`` now and whether this answer was kept from an earlier sending (``replayed``). Statuses: 200 applied,
+409 conflict, 422 refused by the rules, 400 a change the app could not have made, 404 a sheet this person may not
+edit (as for every write)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from django.http import HttpResponse, JsonResponse, QueryDict
+from django.views.decorators.http import require_POST
+
+from characters.forms import raw_params
+from characters.models import NOTES_MAX, OfflineChange, Roll
+from characters.selectors import character_for
+from characters.services import offline
+from config.htmx import HtmxHttpRequest
+from rules import RulesError, system_for
+
+MAX_BODY = 20_000  # notes are at most 2,000 characters; a hand roll's inputs a few hundred
+KEY = re.compile(r"[A-Za-z0-9-]{8,64}")
+STATUS: dict[str, int] = {
+    OfflineChange.Outcome.APPLIED: 200,
+    OfflineChange.Outcome.CONFLICT: 409,
+    OfflineChange.Outcome.REFUSED: 422,
+}
+
+
+class BadChange(ValueError):
+    """A change no page of the app makes: answered 400 with the reason, never kept."""
+
+
+@require_POST
+def sync(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    seat = character_for(request.user, pk, edit=True)
+    if seat is None:
+        return JsonResponse({"outcome": "refused", "message": "No character here."}, status=404)
+    try:
+        key, version, kind, payload = _read(request, seat)
+    except BadChange as problem:
+        return JsonResponse({"outcome": "refused", "message": str(problem)}, status=400)
+    except RulesError as refusal:  # a roll's inputs the rules refuse: nothing to keep, the same each time
+        return JsonResponse({"outcome": "refused", "message": str(refusal)}, status=422)
+    synced = offline.sync_change(
+        character_id=pk, by=request.user, key=key, base_version=version, kind=kind, payload=payload
+    )
+    answer = {"outcome": synced.outcome, "message": synced.message, "version": synced.version}
+    return JsonResponse({**answer, "replayed": synced.replayed}, status=STATUS[synced.outcome])
+
+
+def _read(request, seat) -> tuple[str, int, str, dict[str, Any]]:
+    if len(request.body) > MAX_BODY:
+        raise BadChange("That change is too long to be one the sheet made.")
+    try:
+        data = json.loads(request.body)
+    except (ValueError, UnicodeDecodeError):
+        raise BadChange("Send the change as JSON.") from None
+    if not isinstance(data, dict):
+        raise BadChange("Send the change as a JSON object.")
+    key, version, kind = data.get("key"), data.get("version"), data.get("kind")
+    if not isinstance(key, str) or not KEY.fullmatch(key):
+        raise BadChange("A kept change needs its key: 8 to 64 letters, digits or dashes.")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise BadChange("A kept change needs the version of the sheet it was made against.")
+    if kind not in offline.KINDS:
+        raise BadChange(f"A kept change is one of: {', '.join(offline.KINDS)}.")
+    if kind == "track":
+        track, delta = data.get("track"), data.get("delta")
+        if not isinstance(track, str) or not track or len(track) > 40:
+            raise BadChange("Name the track to change.")
+        if not isinstance(delta, int) or isinstance(delta, bool) or not -1000 <= delta <= 1000:
+            raise BadChange("Change a track by a whole number between -1000 and 1000.")
+        return key, version, kind, {"key": track, "delta": delta}
+    if kind == "notes":
+        notes = data.get("notes")
+        if not isinstance(notes, str) or len(notes) > NOTES_MAX:
+            raise BadChange(f"Notes are text of at most {NOTES_MAX} characters.")
+        return key, version, kind, {"notes": notes}
+    return key, version, kind, _roll(data, seat)
+
+
+def _roll(data: dict, seat) -> dict[str, Any]:
+    """A hand roll: the roll control's fields as the form posted them, and the faces of the dice rolled at the
+    table. Server dice are never kept offline: the page says they need a connection."""
+    character = seat.character
+    procedure, fields, hand = data.get("procedure"), data.get("fields"), data.get("hand")
+    proc = system_for(character.system).procedures().get(procedure) if isinstance(procedure, str) else None
+    if proc is None or (proc.gm_only and not seat.viewer.is_gm):
+        raise BadChange("Name a roll this sheet has.")
+    if not isinstance(hand, str) or not hand.strip() or len(hand) > 400:
+        raise BadChange(
+            "Only a roll with dice rolled at the table is kept offline: the server's dice need a connection."
+        )
+    pairs = fields if isinstance(fields, list) else None
+    if pairs is None or not all(
+        isinstance(p, list) and len(p) == 2 and all(isinstance(v, str) for v in p) for p in pairs
+    ):
+        raise BadChange("Send the roll's fields as [name, value] pairs.")
+    query = QueryDict(mutable=True)
+    for name, value in pairs:
+        query.appendlist(name, value)
+    visibility = query.get("visibility") or Roll.Visibility.PUBLIC
+    params = raw_params(proc, character.checked_sheet(), query, gm=seat.viewer.is_gm, prefixed=True, refuse_others=True)
+    return {"procedure": proc.key, "params": params, "hand": hand.strip(), "visibility": visibility}

@@ -1,0 +1,108 @@
+"""The installable app (issue 29): its manifest, its service worker served from the root, and logout that
+leaves nothing of the person on the device.
+
+The worker is a hand-written file (static/js/sw.js, ~150 lines: no library; what it does fits in one screen)
+served here rather than from /static/ because a worker controls only the paths under its own URL: at /sw.js
+it may keep the sheets (/characters/...) for offline reading."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_not_required
+from django.contrib.staticfiles import finders
+from django.contrib.staticfiles.storage import staticfiles_storage
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.templatetags.static import static
+from django.urls import reverse
+from django.utils.decorators import sync_and_async_middleware
+from django.views.decorators.http import require_GET
+
+# The header's colour in each scheme (lantern.css --card): the phone's status bar matches the page.
+THEME_LIGHT, THEME_DARK = "#ffffff", "#221d18"
+BACKGROUND = "#faf7f2"  # lantern.css --bg (light): the splash screen while the app starts
+
+
+@require_GET
+@login_not_required
+def manifest(request: HttpRequest) -> JsonResponse:
+    """The web app manifest: what a phone needs to install Lantern; it opens on the player's characters."""
+    icons = [
+        {"src": static("img/app/icon-192.png"), "sizes": "192x192", "type": "image/png", "purpose": "any"},
+        {"src": static("img/app/icon-512.png"), "sizes": "512x512", "type": "image/png", "purpose": "any"},
+        {"src": static("img/app/icon-512.png"), "sizes": "512x512", "type": "image/png", "purpose": "maskable"},
+        {"src": static("img/lantern.svg"), "sizes": "any", "type": "image/svg+xml", "purpose": "any"},
+    ]
+    data = {
+        "id": "/",
+        "name": "Lantern",
+        "short_name": "Lantern",
+        "description": "Character sheets and dice for your table.",
+        "start_url": reverse("characters:list"),
+        "scope": "/",
+        "display": "standalone",
+        "background_color": BACKGROUND,
+        "theme_color": THEME_LIGHT,
+        "icons": icons,
+    }
+    response = JsonResponse(data, content_type="application/manifest+json")
+    response["Cache-Control"] = "public, max-age=3600"
+    return response
+
+
+@cache
+def _worker_source() -> bytes:
+    found = finders.find("js/sw.js")
+    if found:
+        with open(found, "rb") as file:  # noqa: PTH123 - a path the finders gave
+            return file.read()
+    with staticfiles_storage.open("js/sw.js") as file:  # collected (production, no finders)
+        return file.read()
+
+
+@require_GET
+@login_not_required
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """static/js/sw.js at the root, so its scope is the whole app; never kept stale by a cache (the browser
+    checks it for updates on each visit)."""
+    response = HttpResponse(_worker_source(), content_type="text/javascript; charset=utf-8")
+    response["Service-Worker-Allowed"] = "/"
+    response["Cache-Control"] = "no-cache"
+    return response
+
+
+class LogoutView(auth_views.LogoutView):
+    """Logging out empties this browser of the person's kept sheets and changes (caches, IndexedDB, the worker):
+    ``Clear-Site-Data``. The next page's script does the same where a browser ignores the header."""
+
+    def post(self, request, *args, **kwargs):
+        response = super().post(request, *args, **kwargs)
+        response["Clear-Site-Data"] = '"cache", "storage"'
+        return response
+
+
+def _mark_user(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated and response.get("Content-Type", "").startswith("text/html"):
+        response["X-Lantern-User"] = str(user.pk)
+    return response
+
+
+@sync_and_async_middleware
+def user_header(get_response: Callable) -> Callable:
+    """Tells the service worker whose page this is (``X-Lantern-User``), so a kept sheet goes into that
+    person's own cache and nobody else's. Async-capable like the security headers' middleware."""
+    if iscoroutinefunction(get_response):
+
+        async def middleware(request: HttpRequest) -> HttpResponse:
+            return _mark_user(request, await get_response(request))
+
+        return markcoroutinefunction(middleware)
+
+    def middleware_sync(request: HttpRequest) -> HttpResponse:
+        return _mark_user(request, get_response(request))
+
+    return middleware_sync

@@ -1,0 +1,386 @@
+// The sheet with no connection (issue 29): the service worker (/sw.js) keeps the sheets a person opened; this file
+// shows the "offline — as of HH:MM" banner, keeps the track changes and hand rolls made offline on this device
+// (IndexedDB, in that person's own database), shows them as waiting, and sends them in order when the connection
+// returns (characters/offline_views.py). A change someone else overtook comes back as a conflict to redo or discard.
+(() => {
+  const body = document.body;
+  const user = body.dataset.user || "";
+  const DB_PREFIX = "lantern-";
+  const CACHE_PREFIX = "lantern-user-";
+  const servedOffline = body.dataset.offlineAsOf !== undefined;
+  let offlineSince = servedOffline ? new Date(body.dataset.offlineAsOf || Date.now()) : null;
+
+  // --- the worker, and nobody else's data on this device ---------------------------------------------------------
+  if (user && "serviceWorker" in navigator && window.isSecureContext) {
+    navigator.serviceWorker.register(body.dataset.worker || "/sw.js", { scope: "/" }).then(() => {
+      if (servedOffline || navigator.serviceWorker.controller) return; // answered through the worker: kept already
+      navigator.serviceWorker.ready.then((registration) => {
+        const assets = [...document.querySelectorAll("link[rel=stylesheet], script[src], link[rel=icon], link[rel=apple-touch-icon]")]
+          .map((tag) => tag.href || tag.src);
+        const pages = /^\/characters\/(\d+\/)?$/.test(location.pathname) ? [location.href] : [];
+        registration.active.postMessage({ type: "keep", pages, assets });
+      });
+    }, () => {});
+  }
+  forgetOthers();
+
+  async function forgetOthers() {
+    // Logged out (or another person logged in on this device): their kept pages and changes go.
+    if (window.caches) {
+      for (const name of await caches.keys()) {
+        if (name.startsWith(CACHE_PREFIX) && name !== CACHE_PREFIX + user) await caches.delete(name);
+      }
+    }
+    if (window.indexedDB && indexedDB.databases) {
+      for (const db of await indexedDB.databases()) {
+        if (db.name && db.name.startsWith(DB_PREFIX) && db.name !== DB_PREFIX + user) indexedDB.deleteDatabase(db.name);
+      }
+    }
+  }
+
+  if (!user) return;
+
+  // --- the queue: one IndexedDB store, in the order the changes were made ----------------------------------------
+  let dbPromise = null;
+  function db() {
+    dbPromise = dbPromise || new Promise((resolve, reject) => {
+      const open = indexedDB.open(DB_PREFIX + user, 1);
+      open.onupgradeneeded = () => open.result.createObjectStore("changes", { keyPath: "seq", autoIncrement: true });
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    return dbPromise;
+  }
+  async function store(mode, work) {
+    const database = await db();
+    return new Promise((resolve, reject) => {
+      const tx = database.transaction("changes", mode);
+      const result = work(tx.objectStore("changes"));
+      tx.oncomplete = () => resolve(result && result.result);
+      tx.onerror = () => reject(tx.error);
+    });
+  }
+  const allChanges = () => store("readonly", (s) => s.getAll());
+  const putChange = (change) => store("readwrite", (s) => s.put(change));
+  const dropChange = (seq) => store("readwrite", (s) => s.delete(seq));
+
+  function newKey() {
+    return crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(16).slice(2)}`;
+  }
+
+  const theSheet = () => document.querySelector(".sheet[data-character]"); // drawn afresh on a resync
+  const isOffline = () => !navigator.onLine || servedOffline;
+  function shownVersion() {
+    const vitals = document.getElementById("vitals");
+    return Number((vitals && vitals.dataset.version) || 0);
+  }
+
+  // --- offline: a track's +/- and a hand roll are kept; a roll with the server's dice says it needs a connection ---
+  document.addEventListener("submit", (event) => {
+    const sheet = theSheet();
+    if (!isOffline() || !sheet) return;
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || !sheet.contains(form)) return;
+    const fields = new FormData(form, event.submitter || undefined);
+    let change = null;
+    if (form.dataset.offline === "track") {
+      const delta = Number(fields.get("delta"));
+      const track = String(fields.get("key") || "");
+      if (!Number.isInteger(delta) || !track) return;
+      change = { kind: "track", track, delta, label: `${trackLabel(track)} ${delta > 0 ? "+" : "−"}${Math.abs(delta)}` };
+    } else if (form.dataset.offline === "notes") {
+      change = { kind: "notes", notes: String(fields.get("notes") || ""), label: "Notes edited" };
+    } else if (form.matches("[data-roll-form], [data-quick-roll]")) {
+      const hand = String(fields.get("hand") || "").trim();
+      if (!hand) {
+        event.preventDefault();
+        event.stopImmediatePropagation();
+        needsConnection(form);
+        return;
+      }
+      const procedure = form.closest("[data-procedure]").dataset.procedure;
+      const pairs = [...fields.entries()].filter(([name]) => name !== "csrfmiddlewaretoken" && name !== "hand").map(([n, v]) => [n, String(v)]);
+      const label = form.closest("details").querySelector("summary").textContent.trim();
+      change = { kind: "roll", procedure, fields: pairs, hand, label: `${label}: ${hand} (rolled by hand)` };
+    } else {
+      return;
+    }
+    event.preventDefault();
+    event.stopImmediatePropagation(); // htmx's own submit handler would send it now and lose it
+    if (change.kind === "notes") form.closest("details").open = false;
+    const kept = {
+      ...change, key: newKey(), character: sheet.dataset.character, url: sheet.dataset.offlineUrl,
+      version: shownVersion(), state: "waiting", message: "", at: Date.now(),
+    };
+    putChange(kept).then(drawQueue);
+  }, true);
+
+  function trackLabel(key) {
+    const sheet = theSheet();
+    const label = sheet && sheet.querySelector(`[data-track="${CSS.escape(key)}"] .label`);
+    return label ? label.textContent.trim() : key;
+  }
+
+  function needsConnection(form) {
+    let note = form.querySelector("[data-needs-connection]");
+    if (!note) {
+      note = document.createElement("p");
+      note.className = "error";
+      note.setAttribute("role", "alert");
+      note.dataset.needsConnection = "";
+      form.append(note);
+    }
+    note.textContent = "Rolling with the server's dice needs a connection. Try again when you are back online"
+      + (form.querySelector("[name=hand]") ? ", or roll at the table and type the faces under “I rolled these”." : ".");
+  }
+
+  // --- what the sheet shows: the banner, the waiting changes, the conflicts ---------------------------------------
+  function drawBanner() {
+    drawNotesEditor();
+    let banner = document.getElementById("offline-banner");
+    if (!isOffline()) {
+      if (banner) banner.remove();
+      document.querySelectorAll("[data-needs-connection]").forEach((note) => note.remove());
+      return;
+    }
+    if (!banner) {
+      banner = document.createElement("p");
+      banner.id = "offline-banner";
+      banner.className = "offline-banner";
+      banner.setAttribute("role", "status");
+      document.getElementById("main").prepend(banner);
+    }
+    const at = (offlineSince || new Date()).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hour12: false });
+    banner.textContent = `Offline — as of ${at}.` + (theSheet() ? " Changes you make here are kept on this device and sent when you are back online." : "");
+  }
+
+  // Notes are edited on their own page online; offline, the sheet offers them here (only to who may edit it).
+  function drawNotesEditor() {
+    const sheet = theSheet();
+    let editor = document.getElementById("offline-notes");
+    if (!isOffline() || !sheet || !sheet.querySelector("form[data-offline=track]")) {
+      if (editor) editor.remove();
+      return;
+    }
+    const details = document.getElementById("details");
+    if (editor || !details) return;
+    editor = document.createElement("details");
+    editor.id = "offline-notes";
+    editor.className = "card";
+    const summary = document.createElement("summary");
+    summary.textContent = "Edit notes offline";
+    const form = document.createElement("form");
+    form.dataset.offline = "notes";
+    const label = document.createElement("label");
+    label.htmlFor = "offline-notes-text";
+    label.textContent = "Notes (kept on this device, sent when you are back online)";
+    const text = document.createElement("textarea");
+    text.id = "offline-notes-text";
+    text.name = "notes";
+    text.maxLength = 2000;
+    text.rows = 4;
+    const shown = details.querySelector(".notes");
+    text.value = shown ? shown.innerText.trim() : "";
+    const keep = document.createElement("button");
+    keep.type = "submit";
+    keep.className = "small";
+    keep.textContent = "Keep the notes";
+    form.append(label, text, keep);
+    editor.append(summary, form);
+    details.after(editor);
+  }
+
+  async function drawQueue() {
+    const sheet = theSheet();
+    if (!sheet) return;
+    const mine = (await allChanges()).filter((c) => c.character === sheet.dataset.character);
+    let box = document.getElementById("offline-queue");
+    if (!mine.length) {
+      if (box) box.remove();
+      drawPending([]);
+      return;
+    }
+    if (!box) {
+      box = document.createElement("section");
+      box.id = "offline-queue";
+      box.className = "card offline-queue";
+      box.setAttribute("aria-live", "polite");
+      const head = sheet.querySelector(".sheet-head");
+      head.after(box);
+    }
+    const title = document.createElement("h2");
+    title.textContent = "Kept on this device";
+    const list = document.createElement("ul");
+    for (const change of mine) {
+      const row = document.createElement("li");
+      row.dataset.change = change.key;
+      row.dataset.state = change.state;
+      const what = document.createElement("strong");
+      what.textContent = change.label;
+      row.append(what, " ");
+      const note = document.createElement("span");
+      note.textContent = change.state === "waiting" ? "waiting to be sent" : change.message;
+      note.className = change.state === "waiting" ? "muted" : "error";
+      row.append(note);
+      if (change.state !== "waiting") {
+        if (change.kind !== "roll" || change.state === "conflict") row.append(" ", button("Redo", "redo", change.seq));
+        row.append(" ", button("Discard", "discard", change.seq));
+      }
+      list.append(row);
+    }
+    box.replaceChildren(title, list);
+    drawPending(mine.filter((c) => c.state === "waiting"));
+  }
+
+  function button(text, action, seq) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "small secondary";
+    b.dataset.queueAction = action;
+    b.dataset.seq = String(seq);
+    b.textContent = text;
+    return b;
+  }
+
+  // Each track with changes waiting says by how much: "−3 waiting".
+  function drawPending(waiting) {
+    const sheet = theSheet();
+    if (!sheet) return;
+    sheet.querySelectorAll("[data-pending]").forEach((mark) => mark.remove());
+    const sums = new Map();
+    waiting.filter((c) => c.kind === "track").forEach((c) => sums.set(c.track, (sums.get(c.track) || 0) + c.delta));
+    sums.forEach((sum, track) => {
+      const value = sheet.querySelector(`[data-track="${CSS.escape(track)}"] .value`);
+      if (!value || !sum) return;
+      const mark = document.createElement("span");
+      mark.className = "badge pending";
+      mark.dataset.pending = String(sum);
+      mark.textContent = `${sum > 0 ? "+" : "−"}${Math.abs(sum)} waiting`;
+      value.after(mark);
+    });
+  }
+
+  document.addEventListener("click", async (event) => {
+    const action = event.target.closest("[data-queue-action]");
+    if (!action) return;
+    const seq = Number(action.dataset.seq);
+    if (action.dataset.queueAction === "discard") {
+      await dropChange(seq);
+    } else {
+      const change = (await allChanges()).find((c) => c.seq === seq);
+      if (!change) return;
+      // Redo: made again against the sheet as it shows now, under a new key (the old one's answer is kept).
+      await dropChange(seq);
+      const { seq: _old, ...rest } = change;
+      await putChange({ ...rest, key: newKey(), version: shownVersion(), state: "waiting", message: "" });
+    }
+    await drawQueue();
+    if (!isOffline()) send();
+  });
+
+  // --- back online: send what waits, in order; then the page catches up -----------------------------------------
+  // One sending at a time; a change kept while one runs goes in the next, right after it.
+  let sending = null;
+  let again = false;
+  function send() {
+    if (sending) {
+      again = true;
+      return sending;
+    }
+    sending = sendAll().finally(() => {
+      sending = null;
+      if (again) {
+        again = false;
+        send();
+      }
+    });
+    return sending;
+  }
+
+  async function sendAll() {
+    const token = csrfToken();
+    let applied = 0;
+    for (const change of (await allChanges()).sort((a, b) => a.seq - b.seq)) {
+      if (change.state !== "waiting") continue;
+      const { kind, key, version } = change;
+      const payload = kind === "track" ? { track: change.track, delta: change.delta }
+        : kind === "notes" ? { notes: change.notes } : { procedure: change.procedure, fields: change.fields, hand: change.hand };
+      let response;
+      try {
+        response = await fetch(change.url, {
+          method: "POST",
+          credentials: "same-origin",
+          headers: { "Content-Type": "application/json", "X-CSRFToken": token },
+          body: JSON.stringify({ key, version, kind, ...payload }),
+        });
+      } catch (unreachable) {
+        break; // still no connection: try again on the next "online"
+      }
+      if (response.status === 403) break; // signed out meanwhile: kept until they sign in again
+      const answer = await response.json().catch(() => ({}));
+      if (response.ok) {
+        applied += 1;
+        await dropChange(change.seq);
+      } else {
+        await putChange({
+          ...change,
+          state: response.status === 409 ? "conflict" : "refused",
+          message: answer.message || "The server refused this change.",
+        });
+      }
+    }
+    await drawQueue();
+    return applied;
+  }
+
+  function csrfToken() {
+    try {
+      return JSON.parse(body.getAttribute("hx-headers") || "{}")["x-csrftoken"] || "";
+    } catch (malformed) {
+      return "";
+    }
+  }
+
+  async function backOnline() {
+    await send();
+    if (servedOffline) {
+      location.reload(); // the kept copy is old: draw the sheet afresh (its stream starts from now)
+      return;
+    }
+    offlineSince = null;
+    drawBanner();
+    // The sheet resyncs as after a change of GM: drawn afresh in place, with a stream that starts from now (what was
+    // pushed while the connection was down, the GM's changes included, is in it; a conflict is redone against it).
+    if (theSheet() && window.htmx) {
+      htmx.ajax("GET", location.pathname, { target: ".sheet", select: ".sheet", swap: "outerHTML" });
+    }
+  }
+
+  window.addEventListener("offline", () => {
+    offlineSince = offlineSince || new Date();
+    drawBanner();
+  });
+  window.addEventListener("online", backOnline);
+  document.addEventListener("htmx:afterSettle", () => drawQueue());
+  document.addEventListener("htmx:oobAfterSwap", () => drawQueue());
+
+  // Logging out with changes still waiting discards them: ask first.
+  document.addEventListener("submit", async (event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || !form.action.endsWith("/accounts/logout/") || form.dataset.confirmed) return;
+    event.preventDefault();
+    const waiting = (await allChanges()).filter((c) => c.state === "waiting").length;
+    if (waiting && !window.confirm(`${waiting} change${waiting > 1 ? "s" : ""} made offline ${waiting > 1 ? "have" : "has"} not been sent yet. Log out and discard ${waiting > 1 ? "them" : "it"}?`)) return;
+    form.dataset.confirmed = "true";
+    form.submit();
+  });
+
+  document.addEventListener("DOMContentLoaded", () => {
+    if (isOffline()) {
+      offlineSince = offlineSince || new Date();
+      drawBanner();
+    }
+    drawQueue();
+    if (!isOffline()) send();
+  });
+})();

@@ -1,0 +1,193 @@
+"""Issue 29: changes a device kept offline, sent later to characters/<id>/offline/ (characters/offline_views.py).
+
+Each is applied through the same services as online (rules, history, live push) in the order sent, once per key,
+and refused with a sentence when someone else changed the same field since the version it was made against."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+from django.urls import reverse
+
+from campaigns.models import Campaign
+from characters import services
+from characters.models import Change, Character, OfflineChange, Roll
+from tests.pages import roll_form
+
+pytestmark = pytest.mark.django_db
+
+
+def _send(client, character, *, key=None, version=None, kind="track", **fields):
+    body = {"key": key or str(uuid.uuid4()), "version": version or character.version, "kind": kind, **fields}
+    return client.post(
+        reverse("characters:offline_sync", args=[character.pk]), json.dumps(body), content_type="application/json"
+    )
+
+
+def _hp(character) -> int:
+    return Character.objects.get(pk=character.pk).state["hp"]
+
+
+def test_three_hp_changes_made_offline_apply_in_order_each_once(as_user, player, hero):
+    client = as_user(player)
+    start, version = _hp(hero), hero.version
+    answers = [_send(client, hero, version=version, track="hp", delta=-1) for _ in range(3)]
+    assert [a.status_code for a in answers] == [200, 200, 200]
+    assert [a.json()["version"] for a in answers] == [version + 1, version + 2, version + 3]
+    assert _hp(hero) == start - 3
+    made = Change.objects.filter(character=hero, version__gt=version).order_by("version")
+    assert [(c.what, c.by_id) for c in made] == [("HP -1", player.pk)] * 3  # the history, as for the +/- buttons
+    assert answers[0].json() == {"outcome": "applied", "message": "HP -1", "version": version + 1, "replayed": False}
+
+
+def test_a_change_sent_twice_is_applied_once_and_answered_the_same(as_user, player, hero):
+    client = as_user(player)
+    start, key = _hp(hero), str(uuid.uuid4())
+    first = _send(client, hero, key=key, track="hp", delta=-2)
+    again = _send(client, hero, key=key, version=hero.version, track="hp", delta=-2)  # its answer was lost
+    assert first.status_code == again.status_code == 200
+    assert again.json()["replayed"] is True and again.json()["outcome"] == "applied"
+    assert _hp(hero) == start - 2
+    assert OfflineChange.objects.filter(user=player, key=key).count() == 1
+    # A conflict is kept too: sent again, it is the same conflict, never applied.
+
+
+def test_a_field_the_gm_changed_since_is_a_conflict_not_applied(as_user, player, gm, hero):
+    client = as_user(player)
+    seen = hero.version  # the sheet as the player's phone last saw it
+    services.character_adjust(character_id=hero.pk, key="hp", delta=-1, by=gm)  # the GM's hit, meanwhile
+    after_gm = _hp(hero)
+    key = str(uuid.uuid4())
+    answer = _send(client, hero, key=key, version=seen, track="hp", delta=-1)
+    assert answer.status_code == 409
+    assert answer.json()["outcome"] == "conflict"
+    assert "gm changed HP since you made this change (HP -1)" in answer.json()["message"]
+    assert _hp(hero) == after_gm  # not applied blindly
+    assert _send(client, hero, key=key, version=seen, track="hp", delta=-1).status_code == 409  # kept: same answer
+    # Another field the GM did not touch applies, against the same old version; so does a redo made against now.
+    assert _send(client, hero, version=seen, track="fatigue", delta=1).status_code == 200
+    assert (
+        _send(client, hero, version=Character.objects.get(pk=hero.pk).version, track="hp", delta=-1).status_code == 200
+    )
+    assert _hp(hero) == after_gm - 1
+
+
+def test_the_players_own_earlier_changes_are_no_conflict(as_user, player, hero):
+    client = as_user(player)
+    seen = hero.version
+    services.character_adjust(character_id=hero.pk, key="hp", delta=-1, by=player)  # from their other tab
+    assert _send(client, hero, version=seen, track="hp", delta=-1).status_code == 200
+
+
+def test_notes_kept_offline_and_a_notes_conflict(as_user, player, gm, hero):
+    client = as_user(player)
+    seen = hero.version
+    answer = _send(client, hero, version=seen, kind="notes", notes="Owes Brannoc 3 coins.")
+    assert answer.status_code == 200 and Character.objects.get(pk=hero.pk).notes == "Owes Brannoc 3 coins."
+    services.character_edit_details(character_id=hero.pk, by=gm, name="Wren", notes="GM's note.")
+    clash = _send(client, hero, version=seen + 1, kind="notes", notes="Mine.")
+    assert clash.status_code == 409 and Character.objects.get(pk=hero.pk).notes == "GM's note."
+
+
+def test_a_hand_roll_kept_offline_where_the_table_allows_hand_dice(as_user, player, hero, campaign):
+    client = as_user(player)
+    campaign.hand_dice = Campaign.HandDice.PLAYERS
+    campaign.save(update_fields=["hand_dice"])
+    url, fields = roll_form(client, hero, "test", hand="3")
+    pairs = [[name, value] for name, values in fields.items() for value in values if name != "csrfmiddlewaretoken"]
+    answer = _send(client, hero, kind="roll", procedure="test", fields=pairs, hand="3")
+    assert answer.status_code == 200, answer.json()
+    roll = Roll.objects.exclude(procedure="creation").get()
+    assert roll.by_hand and roll.dice[0]["face"] == 3
+    # The table goes back to the server's dice: a hand roll kept meanwhile is refused with a sentence.
+    campaign.hand_dice = Campaign.HandDice.SERVER
+    campaign.save(update_fields=["hand_dice"])
+    refused = _send(
+        client,
+        hero,
+        version=Character.objects.get(pk=hero.pk).version,
+        kind="roll",
+        procedure="test",
+        fields=pairs,
+        hand="4",
+    )
+    assert refused.status_code == 422 and refused.json()["outcome"] == "refused" and refused.json()["message"]
+    # Server dice are never kept: the page says they need a connection, and the endpoint says so too.
+    no_faces = _send(client, hero, kind="roll", procedure="test", fields=pairs, hand="")
+    assert no_faces.status_code == 400 and "need a connection" in no_faces.json()["message"]
+    assert Roll.objects.exclude(procedure="creation").count() == 1
+
+
+@pytest.mark.parametrize(("who", "status"), [("player", 200), ("gm", 200), ("other_player", 404), ("stranger", 404)])
+def test_who_may_send_a_kept_change(request, as_user, hero, who, status):
+    user = request.getfixturevalue(who)
+    start = _hp(hero)
+    answer = _send(as_user(user), hero, track="hp", delta=-1)
+    assert answer.status_code == status
+    assert _hp(hero) == start - (1 if status == 200 else 0)
+
+
+def test_anonymous_and_get_are_turned_away(as_user, hero):
+    assert _send(as_user(None), hero, track="hp", delta=-1).status_code == 302  # to the login page
+    assert as_user(hero.owner).get(reverse("characters:offline_sync", args=[hero.pk])).status_code == 405
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "says"),
+    [
+        ("not json", 400, "JSON"),
+        ("[1, 2]", 400, "JSON object"),
+        ('{"version": 1, "kind": "track", "track": "hp", "delta": -1}', 400, "key"),
+        ('{"key": "short", "version": 1, "kind": "track", "track": "hp", "delta": -1}', 400, "key"),
+        ('{"key": "abcdefgh-1", "version": "1", "kind": "track", "track": "hp", "delta": -1}', 400, "version"),
+        ('{"key": "abcdefgh-1", "version": 1, "kind": "drop", "track": "hp", "delta": -1}', 400, "one of"),
+        ('{"key": "abcdefgh-1", "version": 1, "kind": "track", "track": "hp", "delta": 5000}', 400, "between"),
+        ('{"key": "abcdefgh-1", "version": 1, "kind": "track", "track": "hp", "delta": true}', 400, "between"),
+        ('{"key": "abcdefgh-1", "version": 1, "kind": "notes", "notes": 7}', 400, "Notes"),
+        (
+            '{"key": "abcdefgh-1", "version": 1, "kind": "roll", "procedure": "fly", "hand": "3", "fields": []}',
+            400,
+            "roll",
+        ),
+        ('{"key": "abcdefgh-1", "version": 1, "kind": "track", "track": "wings", "delta": -1}', 422, "no wings"),
+        ('{"key": "abcdefgh-2", "version": 999, "kind": "track", "track": "hp", "delta": -1}', 422, "never existed"),
+    ],
+)
+def test_bad_input_is_a_4xx_with_a_sentence_and_changes_nothing(as_user, player, hero, body, status, says):
+    before = Character.objects.get(pk=hero.pk)
+    answer = as_user(player).post(
+        reverse("characters:offline_sync", args=[hero.pk]), body, content_type="application/json"
+    )
+    assert answer.status_code == status
+    assert says in answer.json()["message"]
+    after = Character.objects.get(pk=hero.pk)
+    assert (after.version, after.state) == (before.version, before.state)
+
+
+def test_the_app_is_installable_and_its_worker_served_from_the_root(as_user, player, hero):
+    client = as_user(player)
+    manifest = client.get("/manifest.webmanifest")
+    assert manifest["Content-Type"] == "application/manifest+json"
+    data = manifest.json()
+    assert data["start_url"] == reverse("characters:list") and data["display"] == "standalone"
+    assert {icon["sizes"] for icon in data["icons"]} >= {"192x192", "512x512"}
+    for icon in data["icons"]:
+        assert client.get(icon["src"]).status_code == 200
+    worker = client.get("/sw.js")
+    assert worker["Content-Type"].startswith("text/javascript") and worker["Service-Worker-Allowed"] == "/"
+    assert "script-src 'self'" in worker["Content-Security-Policy"]
+    assert b'addEventListener("fetch"' in worker.content
+    page = client.get(hero.get_absolute_url())
+    assert page["X-Lantern-User"] == str(player.pk)  # the worker keeps it in this person's cache
+    html = page.content.decode()
+    assert 'rel="manifest"' in html and 'name="theme-color"' in html and f'data-user="{player.pk}"' in html
+    assert as_user(None).get("/manifest.webmanifest").status_code == 200  # installable before logging in
+
+
+def test_logout_clears_the_device(as_user, player):
+    client = as_user(player)
+    answer = client.post(reverse("logout"))
+    assert answer["Clear-Site-Data"] == '"cache", "storage"'
+    assert "X-Lantern-User" not in client.get(reverse("login"))

@@ -104,9 +104,12 @@ FEATURES: dict[tuple[str, str], Feature] = {
         "auto", "with Fortune's Favor spent on a Setup attack, the beast's Follow-up lands even on a miss"
     ),
     ("BEASTMASTER", "Stat Up"): STAT_UP,
-    ("BEASTMASTER", "Ultimate Tag Team"): _t(
-        "the four maneuvers' riders (Entangled, a free move, +2 Armor, bleeding) are the GM's to apply; "
-        "their 2 Stamina is charged by marking the pick on the Use roll"
+    ("BEASTMASTER", "Ultimate Tag Team"): Feature(
+        "use",
+        "pick the two maneuvers (kept on the sheet); using one costs 2 Stamina more, charged on use, and its rider "
+        "(Entangled, a free move, +2 Armor, bleeding) is played at the table",
+        stamina=2,
+        effect="pick",
     ),
     ("BEASTMASTER", "Shared Senses"): Feature(
         "use", "once per Night's Rest: counted, and restored by the Night's Rest", uses=(1, "night")
@@ -325,7 +328,44 @@ FEATURES: dict[tuple[str, str], Feature] = {
 }
 
 
-# --- reading the table -----------------------------------------------------------------------------------
+# Novice features (seed 003 with noviceFeatures.ts): those a test, a speed or a load reads, and those left as text.
+_N3 = "+3 to the tests it names"
+NOVICE: dict[str, Feature] = {
+    "Academic": Feature("test", "Fortune's Favor when researching in a library", bonus=0),
+    "Aid": Feature("sheet", 'the test form\'s help adds +2 more ("A helper has Aid")'),
+    "Artisan": _t("a tool training has no number"),
+    "Athletic": Feature("test", "+3 to Mettle tests of strength or endurance", bonus=3),
+    "Daring": _t("a coin flip instead of a test is played at the table (3 per Rest and Relax)"),
+    "Disguise Master": Feature("test", "+3 to disguise yourself", bonus=3),
+    "Imitator": Feature("test", "+3 to imitate a voice", bonus=3),
+    "Independent": Feature("test", "once a day, +3 to a non-combat test made alone", bonus=3, uses=(1, "night")),
+    "Infiltrator": Feature("test", "+3 to sneak", bonus=3),
+    "Insightful": Feature("test", "+3 to Heart tests reading intent or spotting a lie", bonus=3),
+    "Keen Eyed": Feature("test", "+3 to Heart tests spotting hidden things", bonus=3),
+    "Knowledgeable": Feature("test", "+3 on tests about the chosen subject", bonus=3),
+    "Linguist": Feature("sheet", "one more language at creation; +3 to decipher (test form)", bonus=3),
+    "Long Jumper": Feature("sheet", "+5 ft on the jump distances the sheet shows"),
+    "Medical Training": Feature("sheet", "Fortune's Favor on Heal a dying ally"),
+    "Performer": Feature("test", "+3 to judge your performance", bonus=3),
+    "Reliable Skill": _t("counting a roll as 12 is the player's call after seeing it (3 per Rest and Relax)"),
+    "Silver Tongued": Feature("test", "+3 to Heart tests of emotional appeal", bonus=3),
+    "Swift": Feature("sheet", "+10 ft ground speed on the sheet"),
+    "Swift Climber": Feature("sheet", "+5 ft climb speed on the sheet"),
+    "Swift Swimmer": Feature("sheet", "+5 ft swim speed on the sheet"),
+    "Trekker": Feature("sheet", "lift and drag doubled on the sheet"),
+}
+# Linguist's +3 is a test situation too.
+NOVICE_TEST_ALSO = ("Linguist",)
+VETERAN: dict[str, Feature] = {
+    "Charger": Feature("attack", "after 15 ft in a straight line: Base Damage one step up (the shove is the map's)"),
+    "Folk Hero": _t("being known is a luck test the GM calls (the Test roll's Luck)"),
+    "Imbued Attacks": _t("a damage type has no number in 1b's damage"),
+    "Legendary": _t("which novice bonus doubles is a choice the sheet does not keep yet"),
+    "Perpetual Amateur": _t("the two extra novice features are added by hand with Level up's novice pick"),
+    "Skirmisher's Agility": _t("movement is played on the map"),
+    "Unfailing": _t("turning a failed roll into a mixed one after the dice is the player's call (spend by hand)"),
+    "Weapon Master": Feature("attack", "with the chosen weapon class: Base Damage one step up"),
+}
 
 
 def feature_level(class_key: str, name: str) -> int:
@@ -333,24 +373,33 @@ def feature_level(class_key: str, name: str) -> int:
 
 
 def has(state: Mapping[str, Any], name: str) -> bool:
-    """The character's class has the feature and has reached its level."""
+    """The character has the feature: their class's at their level, or a novice or veteran feature taken."""
     for level, n, _, _ in data.CLASSES[state["class"]]["features"]:
         if n == name:
             return level <= state["level"]
-    return False
+    return name in state["novice_features"] or name in state["veteran_features"]
 
 
 def feature(state: Mapping[str, Any], name: str) -> Feature:
-    return FEATURES[(state["class"], name)]
+    if (state["class"], name) in FEATURES:
+        return FEATURES[(state["class"], name)]
+    if name in NOVICE:
+        return NOVICE[name]
+    return VETERAN[name]
 
 
 def owned(state: Mapping[str, Any], kind: str) -> list[str]:
-    """The character's features of one kind, in level order."""
-    return [
+    """The character's features of one kind: class features in level order, then novice and veteran ones."""
+    out = [
         n
         for level, n, _, _ in data.CLASSES[state["class"]]["features"]
         if level <= state["level"] and FEATURES[(state["class"], n)].kind == kind
     ]
+    for n in state["novice_features"]:
+        if NOVICE[n].kind == kind or (kind == "test" and n in NOVICE_TEST_ALSO):
+            out.append(n)
+    out += [n for n in state["veteran_features"] if VETERAN[n].kind == kind]
+    return out
 
 
 def picked(state: Mapping[str, Any], name: str) -> list[str]:
@@ -411,6 +460,7 @@ class TestExtras:
     stamina: int = 0
     hype: int = 0
     boons: list[int] = field(default_factory=list)  # indexes into feats["boons"] consumed
+    uses: str = ""  # the feature whose use per rest this roll counts
     notes: list[str] = field(default_factory=list)
     what: str = ""
 
@@ -422,16 +472,23 @@ def test_extras(
     x = TestExtras()
     name = params.get("situation") or ""
     if name:
-        if not has(state, name) or feature(state, name).kind != "test":
-            raise RulesError(f"{name} is not one of your class features for tests.")
+        if name not in owned(state, "test"):
+            raise RulesError(f"{name} is not one of your features for tests.")
         f = feature(state, name)
+        if f.uses and state["feats"]["uses"].get(name, 0) >= f.uses[0]:
+            raise RulesError(f"{name} is used up until your next {REST_WORDS[f.uses[1]]}.")
         value = _bonus_value(state, f.bonus)
+        if name == "Academic":
+            x.favor += 1
+            x.notes.append("Academic: Fortune's Favor")
+        x.uses = name if f.uses else ""
         if name == "Predator's Sense" and in_last_stand(state) and has(state, "Final Hunt"):
             value *= 2
         x.bonus += value
         x.stamina += f.stamina
         x.hype += f.hype
-        x.notes.append(f"{name}: {value:+d}")
+        if value:
+            x.notes.append(f"{name}: {value:+d}")
         x.what = name
     if not attack and stat_key == "mettle" and in_last_stand(state) and has(state, "Running on Pure Adrenaline"):
         x.favor += 1
@@ -469,6 +526,9 @@ def pay_extras(state: dict[str, Any], x: TestExtras) -> list[str]:
         notes.append(f"{x.what}: −{x.hype} Hype")
     if x.boons:
         state["feats"]["boons"] = [b for i, b in enumerate(state["feats"]["boons"]) if i not in x.boons]
+    if x.uses:
+        state["feats"]["uses"][x.uses] = state["feats"]["uses"].get(x.uses, 0) + 1
+        notes.append(f"{x.uses}: used until your next {REST_WORDS[feature(state, x.uses).uses[1]]}")  # type: ignore[index]
     return notes
 
 
@@ -500,7 +560,7 @@ def check_maneuver(state: Mapping[str, Any], params: Mapping[str, Any]) -> Featu
     name = params.get("maneuver") or ""
     if not name:
         return None
-    if not has(state, name) or feature(state, name).kind != "attack":
+    if name not in owned(state, "attack"):
         raise RulesError(f"{name} is not one of your attack features.")
     f = feature(state, name)
     if f.favor and state["fortunes_favor"] < 1:
@@ -586,7 +646,7 @@ def roll_damage(
     steps = 0
     if name == "Setup":
         steps -= 1
-    if name == "No Retreat, No Surrender":
+    if name in ("No Retreat, No Surrender", "Charger", "Weapon Master"):
         steps += 1
     if steps:
         pool = ff_damage_step(pool, steps)
@@ -776,7 +836,7 @@ def on_rest(state: dict[str, Any], kind: str, healed: int, finished: bool) -> li
             notes.append(f"the beast's Health {before} → {feats['beast_health']}")
     restored = RESTS_RESTORING[kind]
     for name in list(feats["uses"]):
-        f = FEATURES.get((state["class"], name))
+        f = FEATURES.get((state["class"], name)) or NOVICE.get(name)
         if f is not None and f.uses and f.uses[1] in restored:
             del feats["uses"][name]
     return notes
@@ -874,9 +934,7 @@ class FeatureProcedure:
         if f.ally and f.kind == "boon" and name == "Hype Up" and p.get("ally") is None:
             raise RulesError("Hype Up helps an ally: pick them.")
         _EFFECT_CHECKS.get(f.effect, _no_check)(state, name, option)
-        cost = f.stamina
-        if f.effect == "shift" and option == "end":
-            cost = 0
+        cost = use_cost(state, name, option)
         if cost:
             spend_stamina(dict(state, statuses=dict(state["statuses"])), cost, name)
         return state, f, option
@@ -896,7 +954,7 @@ class FeatureProcedure:
         odds = self.odds(sheet, p)
         name = p["feature"]
         notes: list[str] = []
-        cost = 0 if (f.effect == "shift" and option == "end") else f.stamina
+        cost = use_cost(state, name, option)
         if cost:
             notes += spend_stamina(state, cost, name)
         if f.favor:
@@ -958,16 +1016,39 @@ def _no_check(state: Mapping[str, Any], name: str, option: str) -> None:
     return None
 
 
+# Signature Move's options' own Stamina (Brawler, level 5); the "+1 per size larger" is added by hand.
+OPTION_COSTS = {"Crippling Strike": 2, "Top Rope Takedown": 1, "Counter Throw": 1}
+
+
+def _is_new_pick(state: Mapping[str, Any], name: str, option: str) -> bool:
+    return (state["class"], _pick_home(name)) in extras.OPTIONS and option not in picked(state, _pick_home(name))
+
+
+def use_cost(state: Mapping[str, Any], name: str, option: str) -> int:
+    """The Stamina a use charges: nothing to pick an option or to end a form; a picked move's own cost (Signature
+    Move); otherwise the feature's."""
+    f = feature(state, name)
+    if f.effect == "shift" and option == "end":
+        return 0
+    if f.effect in ("pick", "infuse") and _is_new_pick(state, name, option):
+        return 0
+    if name == "Signature Move":
+        return OPTION_COSTS.get(option, 0)
+    return f.stamina
+
+
 def _check_options(state: Mapping[str, Any], name: str, option: str) -> None:
-    count, options = _options_for(state, name)
+    """Pick an option (up to the feature's count), or use one already picked."""
+    _, options = _options_for(state, name)
     if option not in options:
         raise RulesError(f"{name}: pick one of {', '.join(options)}.")
     have = picked(state, _pick_home(name))
     if option in have:
-        raise RulesError(f"{option} is already picked.")
+        if name in ("Focused Training", "Infusion Training"):
+            raise RulesError(f"{option} is already picked.")
+        return
     if len(have) >= _pick_limit(state, name):
         raise RulesError(f"{name}: every pick is made ({', '.join(have)}).")
-    _ = count
 
 
 def _pick_home(name: str) -> str:
@@ -1012,6 +1093,9 @@ def _check_bond(state: Mapping[str, Any], name: str, option: str) -> None:
 
 
 def _check_infuse(state: Mapping[str, Any], name: str, option: str) -> None:
+    if _is_new_pick(state, name, option) and option in extras.OPTIONS[("SPELLSWORD", "Infusions")][1]:
+        _check_options(state, name, option)
+        return
     if option not in picked(state, "Infusions"):
         have = ", ".join(picked(state, "Infusions")) or "none yet"
         raise RulesError(f"Activate one of your picked Infusions ({have}); pick them with the option first.")
@@ -1028,6 +1112,8 @@ def _check_heal(state: Mapping[str, Any], name: str, option: str) -> None:
 
 def _effect_pick(state: dict[str, Any], name: str, option: str, rng: RandomSource) -> tuple[str, str, list]:
     home = _pick_home(name)
+    if option in picked(state, home):
+        return f"{option} used", "used", []
     state["feats"]["picks"][home] = [*picked(state, home), option]
     return f"{option} picked", "picked", []
 
@@ -1056,6 +1142,8 @@ def _effect_bond(state: dict[str, Any], name: str, option: str, rng: RandomSourc
 
 
 def _effect_infuse(state: dict[str, Any], name: str, option: str, rng: RandomSource) -> tuple[str, str, list]:
+    if option not in picked(state, "Infusions"):
+        return _effect_pick(state, name, option, rng)
     state["feats"]["infusion"] = option
     words = f"{option} active"
     boons = [b for b in state["feats"]["boons"] if b["from"] not in ("Bolster", "Spell Weaver")]
@@ -1222,3 +1310,80 @@ def area_cost(state: Mapping[str, Any], name: str, targets: int) -> int:
 
 
 STAT_WORDS = STAT_NAMES
+
+
+# --- the feature table for the docs ------------------------------------------------------------------------
+
+KIND_WORDS = {
+    "sheet": "automated (a number on the sheet)",
+    "test": "automated (a bonus the Test form offers)",
+    "boon": "automated (Use a class feature: a bonus waits for the next roll)",
+    "use": "automated (Use a class feature)",
+    "attack": "automated (an Attack's class feature)",
+    "area": "automated (Area attack)",
+    "auto": "automated (applies by itself)",
+    "text": "text only",
+}
+
+
+def _row(level: str, name: str, cost: str, f: Feature) -> str:
+    status = KIND_WORDS[f.kind]
+    extra = []
+    if f.uses:
+        extra.append(f"{f.uses[0]} per {REST_WORDS[f.uses[1]]}")
+    how = f.how + (f" ({'; '.join(extra)})" if extra else "")
+    status_how = f"{status}: {how}" if f.automated else f"text only, because {how}"
+    return f"| {level} | {name} | {cost} | {status_how} |"
+
+
+def feature_table() -> str:
+    """docs/fortunes-favor-classes.md: every class, novice and veteran feature with what Lantern does with it,
+    generated from the class data and FEATURES (tests/rules/test_fortunes_favor_classes.py keeps it current)."""
+    lines = [
+        "# Fortune's Favor: what each feature does in Lantern",
+        "",
+        "Generated from `rules/data/fortunes_favor.py` (RulesGraph 1b @ 6cff1a6) and the feature table in",
+        "`rules/systems/fortunes_favor/features.py` by `python -m rules.systems.fortunes_favor.features`;",
+        "a test fails when this file is out of date. Cost: the data's Stamina cost, FF = spends Fortune's Favor.",
+        "",
+    ]
+    counts = {"automated": 0, "text": 0}
+    for key, c in data.CLASSES.items():
+        lines += [f"## {c['name']}", "", "| Level | Feature | Cost | In Lantern |", "|---|---|---|---|"]
+        for level, name, stamina, favor in c["features"]:
+            f = FEATURES[(key, name)]
+            counts["automated" if f.automated else "text"] += 1
+            cost = ", ".join(p for p in (f"{stamina} Stamina" if stamina else "", "FF" if favor else "") if p) or "—"
+            lines.append(_row(str(level), name, cost, f))
+            if (key, name) in extras.OPTIONS:
+                count, options = extras.OPTIONS[(key, name)]
+                lines.append(f"| | ↳ options (pick {count}) | | {', '.join(options)} |")
+        if key == "BEASTMASTER":
+            beasts = "; ".join(
+                f"{b['name']}: Health {b['health'][0]} (+{b['health'][1]}/level), Armor {b['armor']}, "
+                f"{b['damage'][0]}d{b['damage'][1]}+{STAT_NAMES[b['damage'][2]]}"
+                for b in extras.BEASTS.values()
+            )
+            lines.append(f"| | ↳ beasts | | {beasts} |")
+        if key == "SHIFTER":
+            forms = "; ".join(
+                f"{f_['name']}: Armor {f_['armor'][0]}+{STAT_NAMES[f_['armor'][1]]}, "
+                + " + ".join(f"{n}d{d}" + (f"+{STAT_NAMES[k]}" if k else "") for n, d, k in f_["damage"])
+                for f_ in extras.FORMS.values()
+            )
+            lines.append(f"| | ↳ forms | | {forms} |")
+        lines.append("")
+    for title, table in (("Novice features", NOVICE), ("Veteran features", VETERAN)):
+        lines += [f"## {title}", "", "| | Feature | | In Lantern |", "|---|---|---|---|"]
+        for name, f in table.items():
+            counts["automated" if f.automated else "text"] += 1
+            lines.append(_row("", name, "", f))
+        lines.append("")
+    lines.insert(6, f"{counts['automated']} features automated, {counts['text']} text only (each says why).\n")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover - the docs' generator
+    import pathlib
+
+    pathlib.Path("docs/fortunes-favor-classes.md").write_text(feature_table(), encoding="utf-8")

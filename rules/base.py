@@ -536,6 +536,19 @@ class TableRules(SheetRules, Protocol):
         or the system leaves the damage to the GM. Default: None."""
         return None
 
+    def pc_attack_on_npcs(
+        self, npcs: Sequence[tuple[Mapping[str, Any], Sequence[str]]], choices: Mapping[str, Any]
+    ) -> tuple[str, dict[str, Any]] | None:
+        """A PC's attack on NPCs of the encounter (one, or several at once in an area attack): the character
+        procedure to roll and its inputs, from each NPC's stat block and status names, and the attacker's own
+        ``choices`` (a class feature...). None (the default): the system has no such roll; the GM applies damage
+        by hand. ``pc_attack_damage`` reads what each NPC takes from the roll."""
+        return None
+
+    def pc_attack_damage(self, result: RollResult, count: int) -> list[int]:
+        """The damage each of the ``count`` NPCs (in the order given) takes from a ``pc_attack_on_npcs`` roll."""
+        return [0] * count
+
     def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
         """Who acts in what order this round (dice rolled are logged as the GM's). Default: the party first."""
         return CombatOrder(("The party acts", "The enemies act"), "The party acts first.")

@@ -30,6 +30,7 @@ from campaigns.session.encounters import (
     npc_damage,
     npc_remove,
     npc_roll,
+    pc_attack_npcs,
     npc_status,
 )
 from campaigns.session.notes import NOTE_MAX, _note_text, note_save, summary_save
@@ -75,6 +76,7 @@ __all__ = [
     "npc_damage",
     "npc_remove",
     "npc_roll",
+    "pc_attack_npcs",
     "npc_status",
     "NOTE_MAX",
     "_note_text",

@@ -132,6 +132,7 @@ def character_roll(
     hand: str | None = None,
     requested_blind: bool = False,
     cause: str = "",
+    on_result: Callable[[rules_base.RollResult], None] | None = None,
 ) -> Written:
     """Roll on the server from the stored sheet and the picked modifiers; apply what the roll changes.
 
@@ -184,6 +185,8 @@ def character_roll(
         result = proc.roll(sheet, resolved, rng or dice.system_random())
     if cause:
         result = replace(result, label=f"{cause}: {result.label}"[:200])
+    if on_result is not None:  # a caller that acts on what the dice did (a PC's attack on the tracker's NPCs)
+        on_result(result)
     if blind:
         roll = _store_roll(character, result, by=by, visibility=visibility, by_hand=hand is not None)
         _hold(roll, character, result)

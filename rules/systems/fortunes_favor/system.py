@@ -73,6 +73,8 @@ from rules.systems.fortunes_favor.table import (
     npc_attack_harm,
     npc_damage,
     npc_roll,
+    pc_attack_damage,
+    pc_attack_on_npcs,
 )
 from rules.systems.fortunes_favor.travel import (
     EquipProcedure,
@@ -219,6 +221,8 @@ class FortunesFavor(GameSystem):
     npc_rolls = returns(NPC_ROLLS)
     npc_roll = staticmethod(npc_roll)
     npc_attack_harm = staticmethod(npc_attack_harm)
+    pc_attack_on_npcs = staticmethod(pc_attack_on_npcs)
+    pc_attack_damage = staticmethod(pc_attack_damage)
     combat_order = staticmethod(combat_order)
     combat_round_seconds: int = ROUND_SECONDS  # seed 003, Combat: a round is 30 seconds
     time_units = returns(TIME_UNITS)

@@ -244,3 +244,41 @@ def _rounds_pass(state: dict[str, Any], rounds: int) -> list[str]:
             state["health"], state["stamina"] = health_max(state), stamina_max(state)
             words.append(f"Last Stand round {state['last_stand']}: Health and Stamina full.")
     return words
+
+
+# --- a PC's attack on the encounter's NPCs (seed 003, Exchanges; AOE Exchange; Statuses) ----------------------
+
+ATTACK_CHOICES = ("maneuver", "feature", "ranged", "spend_favor", "poisoned")
+
+
+def pc_attack_on_npcs(
+    npcs: Sequence[tuple[Mapping[str, Any], Sequence[str]]], choices: Mapping[str, Any]
+) -> tuple[str, dict[str, Any]] | None:
+    """One NPC: an Exchange against its Armor and Counter, its Prone or Blind status (as the GM named it) giving
+    the attack Fortune's Favor or Misfortune (seed 003, Statuses). Several: an AOE Exchange, one roll against
+    each one's Armor and Counter (statuses that favour one target and not another have no single roll to
+    change, so they are left to the GM)."""
+    if not npcs:
+        return None
+    picked = {k: choices[k] for k in ATTACK_CHOICES if k in choices}
+    if len(npcs) == 1 and not picked.get("feature"):  # an area feature is an AOE Exchange even on one target
+        stats, statuses = npcs[0]
+        names = {str(s).strip().lower() for s in statuses}
+        ranged = bool(picked.get("ranged"))
+        favor = "blind" in names or ("prone" in names and not ranged)
+        misfortune = "prone" in names and ranged and "blind" not in names
+        params = {"armor": int(stats["armor"]), "counter": int(stats["counter"]), "favor": favor}
+        params["misfortune"] = misfortune
+        params.update({k: v for k, v in picked.items() if k != "feature"})
+        return "attack", params
+    armors = ", ".join(f"{int(s['armor'])}/{int(s['counter'])}" for s, _ in npcs)
+    params = {"armors": armors, "feature": picked.get("feature", ""), "spend_favor": picked.get("spend_favor", False)}
+    return "area_attack", params
+
+
+def pc_attack_damage(result: RollResult, count: int) -> list[int]:
+    """What each NPC takes: the Exchange's damage on its one target; an AOE's damage on each target it hit."""
+    damage = int(result.details.get("damage") or 0)
+    if result.procedure == "area_attack":
+        return [damage if r == "pass" else 0 for r in result.details.get("results", [])][:count]
+    return [damage] + [0] * (count - 1)

@@ -30,8 +30,8 @@ from campaigns.session.encounters import (
     npc_damage,
     npc_remove,
     npc_roll,
-    pc_attack_npcs,
     npc_status,
+    pc_attack_npcs,
 )
 from campaigns.session.notes import NOTE_MAX, _note_text, note_save, summary_save
 from campaigns.session.requests import (

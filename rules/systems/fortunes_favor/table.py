@@ -267,13 +267,13 @@ def pc_attack_on_npcs(
         ranged = bool(picked.get("ranged"))
         favor = "blind" in names or ("prone" in names and not ranged)
         misfortune = "prone" in names and ranged and "blind" not in names
-        params = {"armor": int(stats["armor"]), "counter": int(stats["counter"]), "favor": favor}
-        params["misfortune"] = misfortune
+        params: dict[str, Any] = {"armor": int(stats["armor"]), "counter": int(stats["counter"])}
+        params.update(favor=favor, misfortune=misfortune)
         params.update({k: v for k, v in picked.items() if k != "feature"})
         return "attack", params
     armors = ", ".join(f"{int(s['armor'])}/{int(s['counter'])}" for s, _ in npcs)
-    params = {"armors": armors, "feature": picked.get("feature", ""), "spend_favor": picked.get("spend_favor", False)}
-    return "area_attack", params
+    area: dict[str, Any] = {"armors": armors, "feature": picked.get("feature", ""), "spend_favor": picked.get("spend_favor", False)}
+    return "area_attack", area
 
 
 def pc_attack_damage(result: RollResult, count: int) -> list[int]:

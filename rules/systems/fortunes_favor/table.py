@@ -272,7 +272,11 @@ def pc_attack_on_npcs(
         params.update({k: v for k, v in picked.items() if k != "feature"})
         return "attack", params
     armors = ", ".join(f"{int(s['armor'])}/{int(s['counter'])}" for s, _ in npcs)
-    area: dict[str, Any] = {"armors": armors, "feature": picked.get("feature", ""), "spend_favor": picked.get("spend_favor", False)}
+    area: dict[str, Any] = {
+        "armors": armors,
+        "feature": picked.get("feature", ""),
+        "spend_favor": picked.get("spend_favor", False),
+    }
     return "area_attack", area
 
 

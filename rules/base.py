@@ -531,6 +531,11 @@ class TableRules(SheetRules, Protocol):
         that changes the NPC returns its new stat block as ``state`` and ``details["defeated"]`` when it is out."""
         raise RulesError(f"{self.name} has no NPC roll called {key!r}.")
 
+    def npc_roll_at(self, key: str, stats: Mapping[str, Any], sheet: Sheet | None, rng: RandomSource) -> RollResult:
+        """``npc_roll`` aimed at a PC (``sheet``: None for no target), whose own state may change the roll (a
+        Prone or Blind target). Default: the target changes nothing."""
+        return self.npc_roll(key, stats, rng)
+
     def npc_attack_harm(self, result: RollResult, sheet: Sheet) -> AttackHarm | None:
         """What an NPC's roll (``npc_roll``) does to the PC with this sheet: None when it is no attack (morale),
         or the system leaves the damage to the GM. Default: None."""

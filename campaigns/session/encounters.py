@@ -251,7 +251,7 @@ def npc_roll(
     harms: list[rules_base.AttackHarm | None] = []
 
     def make(rng: RandomSource) -> rules_base.RollResult:
-        result = system.npc_roll(key, stats, rng)
+        result = system.npc_roll_at(key, stats, sheet, rng)
         harm = system.npc_attack_harm(result, sheet) if target is not None and sheet is not None else None
         if target is None or harm is None:  # no target, or a roll that is no attack (morale): nobody is named
             return replace(result, label=f"{npc.name}: {result.label}"[:200])

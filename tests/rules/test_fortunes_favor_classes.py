@@ -621,3 +621,30 @@ def test_veteran_weapon_master_steps_damage_up():
     sh = make("KNIGHT", 8, veteran_features=["Weapon Master"])
     result = run("attack", sh, [15, 11], armor=12, maneuver="Weapon Master")
     assert result.dice[-1].sides == 12 and result.details["damage"] == 11 + 3
+
+
+GOBLIN = {"health": 6, "stamina": 0, "armor": 12, "counter": 7, "attack": 2, "damage": "1d6", "damage_bonus": 0}
+
+
+def test_seed_003_an_npcs_attack_on_a_prone_or_blind_pc_exact_odds():
+    """Seed 003, Statuses (Prone, Blind), read from the target PC's sheet: an NPC's melee attack on a Prone PC
+    rolls two d20 and keeps the higher, a ranged one the lower; Blind gives Fortune's Favor to every attack."""
+    prone = make("KNIGHT", 1, statuses={"Prone": 0})
+    melee = SYSTEM.npc_roll_at("attack", GOBLIN, prone, ScriptedRandom([4, 15, 3]))
+    assert melee.total == 17 and [d.kept for d in melee.dice[:2]] == [False, True]
+    ranged = SYSTEM.npc_roll_at("ranged_attack", GOBLIN, prone, ScriptedRandom([4, 15, 3]))
+    assert ranged.total == 6
+    both = make("KNIGHT", 1, statuses={"Prone": 0, "Blind": 0})
+    assert SYSTEM.npc_roll_at("ranged_attack", GOBLIN, both, ScriptedRandom([4, 3])).total == 6  # cancel: one d20
+    counts = {"critical": 0, "rolled": 0, "fumble": 0}
+    for a, b in itertools.product(range(1, 21), repeat=2):
+        kept = max(a, b)
+        counts["critical" if kept == 20 else "fumble" if kept == 1 else "rolled"] += 1
+    want = {k: Fraction(v, 400) for k, v in counts.items()}
+    assert dict(melee.odds.outcomes) == want
+    plain = SYSTEM.npc_roll_at("attack", GOBLIN, make("KNIGHT", 1), ScriptedRandom([4, 3]))
+    assert dict(plain.odds.outcomes) == {
+        "critical": Fraction(1, 20),
+        "rolled": Fraction(18, 20),
+        "fumble": Fraction(1, 20),
+    }

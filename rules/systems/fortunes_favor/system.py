@@ -73,6 +73,7 @@ from rules.systems.fortunes_favor.table import (
     npc_attack_harm,
     npc_damage,
     npc_roll,
+    npc_roll_at,
     pc_attack_damage,
     pc_attack_on_npcs,
 )
@@ -220,6 +221,7 @@ class FortunesFavor(GameSystem):
     npc_damage = staticmethod(npc_damage)
     npc_rolls = returns(NPC_ROLLS)
     npc_roll = staticmethod(npc_roll)
+    npc_roll_at = staticmethod(npc_roll_at)
     npc_attack_harm = staticmethod(npc_attack_harm)
     pc_attack_on_npcs = staticmethod(pc_attack_on_npcs)
     pc_attack_damage = staticmethod(pc_attack_damage)

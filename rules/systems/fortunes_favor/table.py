@@ -19,6 +19,7 @@ from rules.dice import FF_DAMAGE_LADDER, DieRoll, RandomSource, ff_damage_step, 
 from rules.errors import RulesError
 from rules.systems.fortunes_favor.checks import OUTCOME_WORDS
 from rules.systems.fortunes_favor.checks import group_result as net_result
+from rules.systems.fortunes_favor.features import target_situation
 from rules.systems.fortunes_favor.rest import AWAKE_LIMIT, StayAwakeProcedure
 from rules.systems.fortunes_favor.state import (
     HOURS_MAX,
@@ -68,7 +69,9 @@ NPC_FIELDS: tuple[Param, ...] = (
     Param("damage", "Damage dice", "choice", "1d6", choices=DAMAGE_CHOICES),
     Param("damage_bonus", "Damage bonus", "int", 0, -10, 30),
 )
-NPC_ROLLS = MappingProxyType({"attack": "Attack", "engaged_attack": "Attack while Engaged"})
+NPC_ROLLS = MappingProxyType(
+    {"attack": "Attack", "engaged_attack": "Attack while Engaged", "ranged_attack": "Ranged attack"}
+)
 ATTACK_ODDS = Odds(
     (("critical", Fraction(1, 20)), ("rolled", Fraction(18, 20)), ("fumble", Fraction(1, 20))),
     success_keys=("critical", "rolled"),
@@ -91,7 +94,32 @@ def npc_damage(
     return NpcHarm({**stats, "health": left}, dealt, defeated=left <= 0, words=words)
 
 
-def npc_roll(key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
+def _mode_odds(mode: str) -> Odds:
+    """The kept d20's 20 and 1 with one die, or two kept high (Fortune's Favor) or low (Misfortune)."""
+    if mode == "plain":
+        return ATTACK_ODDS
+    twenty = Fraction(39, 400) if mode == "favor" else Fraction(1, 400)
+    one = Fraction(1, 400) if mode == "favor" else Fraction(39, 400)
+    return Odds(
+        (("critical", twenty), ("rolled", 1 - twenty - one), ("fumble", one)), success_keys=("critical", "rolled")
+    )
+
+
+def npc_roll_at(key: str, stats: Mapping[str, Any], sheet: Sheet | None, rng: RandomSource) -> RollResult:
+    """Seed 003, Statuses, read from the target PC's sheet: attacks on a Blind character have Fortune's Favor; on a
+    Prone one, melee attacks have Fortune's Favor and ranged ones Misfortune (they cancel one for one)."""
+    if sheet is None or key not in NPC_ROLLS:
+        return npc_roll(key, stats, rng)
+    state = _st(sheet)
+    favor, misfortune, notes = target_situation(state, key == "ranged_attack")
+    net = favor - misfortune
+    mode = "favor" if net > 0 else "misfortune" if net < 0 else "plain"
+    return npc_roll(key, stats, rng, mode, notes)
+
+
+def npc_roll(
+    key: str, stats: Mapping[str, Any], rng: RandomSource, mode: str = "plain", notes: Sequence[str] = ()
+) -> RollResult:
     """Seed 003, Exchanges: the attacker tests d20 + its attack bonus against the target's Armor (Success) and
     Counter (Failure): a clean hit deals its damage, a Mixed is a Clash, a Fail is Countered. A natural 20 always
     hits for double damage, a natural 1 always misses (spec §003.4). Seed 003, Engaged: a non-boss monster
@@ -101,6 +129,15 @@ def npc_roll(key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResul
     bonus = int(stats["attack"])
     dice = ff_damage_step(str(stats["damage"]), -1 if key == "engaged_attack" else 0)
     d20 = roll_die(rng, 20, "attack")
+    d20s: tuple[DieRoll, ...] = (d20,)
+    if mode != "plain":  # in the order rolled; the one not kept is marked so
+        other = roll_die(rng, 20, "Fortune's Favor" if mode == "favor" else "Misfortune")
+        second_wins = other.face != d20.face and (other.face > d20.face) == (mode == "favor")
+        if second_wins:
+            d20s = (DieRoll(d20.sides, d20.face, False, d20.label), other)
+            d20 = other
+        else:
+            d20s = (d20, DieRoll(other.sides, other.face, False, other.label))
     rolled, damage = roll_pool(rng, dice, "sum", ["damage"] * len(dice))
     damage = max(0, damage + int(stats["damage_bonus"]))
     total = d20.face + bonus
@@ -116,9 +153,18 @@ def npc_roll(key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResul
         )
     dice_words = _dice_words(dice) + (" (a step down: Engaged)" if key == "engaged_attack" else "")
     summary = f"Attack d20 {d20.face} + {bonus} = {total}: {words}. Damage {dice_words} + {stats['damage_bonus']}."
+    if notes:
+        summary += f" ({'; '.join(notes)})"
     dealt = 2 * damage if outcome == "critical" else damage
     return RollResult(
-        key, NPC_ROLLS[key], outcome, summary, (d20, *rolled), total, ATTACK_ODDS, details={"damage": dealt}
+        key,
+        NPC_ROLLS[key],
+        outcome,
+        summary,
+        (*d20s, *rolled),
+        total,
+        _mode_odds(mode),
+        details={"damage": dealt},
     )
 
 

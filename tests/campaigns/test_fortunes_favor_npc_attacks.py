@@ -124,3 +124,37 @@ def test_other_systems_leave_npc_damage_to_the_gm(gm, player, other_player):
     npc = Npc.objects.create(campaign=table, encounter=table.encounters.get(), name="Wolf", stats={}, start={})
     with pytest.raises(CampaignError, match="type the damage"):
         session.pc_attack_npcs(campaign_id=table.pk, character_id=hero.pk, npc_ids=[npc.pk], choices={}, by=gm)
+
+
+def _attack(client, campaign, **changes):
+    from django.urls import reverse
+
+    from tests.pages import HTMX, form_fields
+
+    url = reverse("campaigns:encounter_action", args=[campaign.pk, "attack"])
+    page = client.get(reverse("campaigns:detail", args=[campaign.pk]))
+    return client.post(url, form_fields(page, url, **changes), **HTMX), url
+
+
+def test_the_gm_rolls_an_area_attack_from_the_tracker(ff, gm, player, other_player, stranger, as_user, monkeypatch):
+    """The tracker's "A character attacks" form: the GM ticks two NPCs and names Elemental Burst; the players and
+    strangers cannot post it; a bad pick says why and changes nothing."""
+    from rules import dice
+
+    wren = elementalist(player, ff)
+    low, high = fight(ff, gm, ("Bandit", NPC), ("Brute", {**NPC, "armor": 18, "counter": 13}))
+    monkeypatch.setattr(dice, "system_random", lambda: ScriptedRandom([13, 4]))
+    response, url = _attack(as_user(gm), ff, character=wren.pk, npcs=[low.pk, high.pk], feature="Elemental Burst")
+    assert response.status_code == 200
+    low.refresh_from_db()
+    assert low.stats["health"] == 2 and "Health 9 → 2" in low.prompt
+    fields = {"character": str(wren.pk), "npcs": [str(low.pk)], "visibility": "public"}
+    for who in (player, other_player, stranger):
+        assert as_user(who).post(url, fields).status_code in (403, 404)
+    refused, _ = _attack(as_user(gm), ff, character=wren.pk, npcs=[low.pk], feature="Bolt of Nothing")
+    assert (
+        refused.status_code == 422
+        and "Bolt of Nothing is not a class feature that attacks." in refused.content.decode()
+    )
+    low.refresh_from_db()
+    assert low.stats["health"] == 2

@@ -19,7 +19,7 @@ from rules.dice import FF_DAMAGE_LADDER, DieRoll, RandomSource, ff_damage_step, 
 from rules.errors import RulesError
 from rules.systems.fortunes_favor.checks import OUTCOME_WORDS
 from rules.systems.fortunes_favor.checks import group_result as net_result
-from rules.systems.fortunes_favor.features import target_situation
+from rules.systems.fortunes_favor.features import FEATURES, VETERAN, target_situation
 from rules.systems.fortunes_favor.rest import AWAKE_LIMIT, StayAwakeProcedure
 from rules.systems.fortunes_favor.state import (
     HOURS_MAX,
@@ -295,6 +295,13 @@ def _rounds_pass(state: dict[str, Any], rounds: int) -> list[str]:
 # --- a PC's attack on the encounter's NPCs (seed 003, Exchanges; AOE Exchange; Statuses) ----------------------
 
 ATTACK_CHOICES = ("maneuver", "feature", "ranged", "spend_favor", "poisoned")
+AREA_FEATURES = frozenset(
+    {name for (_, name), f in FEATURES.items() if f.kind == "area"} | {"Spinning Lariat"}
+)  # the class features that make an AOE Exchange
+ATTACK_FEATURES = frozenset(
+    {name for (_, name), f in FEATURES.items() if f.kind == "attack"}
+    | {name for name, f in VETERAN.items() if f.kind == "attack"}
+)
 
 
 def pc_attack_on_npcs(
@@ -306,7 +313,12 @@ def pc_attack_on_npcs(
     change, so they are left to the GM)."""
     if not npcs:
         return None
-    picked = {k: choices[k] for k in ATTACK_CHOICES if k in choices}
+    picked = {k: choices[k] for k in ATTACK_CHOICES if k in choices and choices[k] not in (None, "")}
+    feature = str(picked.get("feature") or "")
+    if feature and feature not in AREA_FEATURES | ATTACK_FEATURES:
+        raise RulesError(f"{feature[:40]} is not a class feature that attacks.")
+    if feature and feature not in AREA_FEATURES:  # a single target's class feature (Yoink, Lucky Shot...)
+        picked["maneuver"] = picked.pop("feature")
     if len(npcs) == 1 and not picked.get("feature"):  # an area feature is an AOE Exchange even on one target
         stats, statuses = npcs[0]
         names = {str(s).strip().lower() for s in statuses}

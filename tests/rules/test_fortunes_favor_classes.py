@@ -648,3 +648,181 @@ def test_seed_003_an_npcs_attack_on_a_prone_or_blind_pc_exact_odds():
         "rolled": Fraction(18, 20),
         "fumble": Fraction(1, 20),
     }
+
+
+def test_shapeshifter_1_a_form_attacks_with_its_stat_or_heart_and_moves_at_its_speed():
+    """Shapeshifter 1, Shape Changer: the form's attack stat, or Heart where higher; the Medium form +10 ft."""
+    sh = shifted(form="MEDIUM", stats={"agility": 4, "heart": 1})
+    assert odds("attack", sh, armor=14) == exchange_oracle(4, 14, 9)
+    from rules.systems.fortunes_favor.state import speeds
+
+    assert speeds(sh.state)["ground"] == speeds(make("SHIFTER", stats={"agility": 4, "heart": 1}).state)["ground"] + 10
+
+
+# --- the uses that charge a cost and leave the rest to the table -------------------------------------------
+
+COST_USES = [
+    # (class, level, feature, sheet changes, what it should take: stamina, favor, hype; uses per rest)
+    ("BRAWLER", 2, "Counter Puncher", {}, (2, 0, 0), None),
+    ("DEVOTED", 3, "Minor Intervention", {"fortunes_favor": 1}, (0, 1, 0), (1, "night")),
+    ("DEVOTED", 7, "Divine Inspiration", {}, (0, 0, 0), (3, "rr")),
+    ("ELEMENTALIST", 5, "Twin Attack", {}, (2, 0, 0), None),
+    ("HYPEMAN", 3, "Luck On Your Side", {"fortunes_favor": 1}, (0, 1, 0), None),
+    ("HYPEMAN", 3, "Toughen Up", {}, (2, 0, 0), None),
+    ("HYPEMAN", 6, "Try Again Buddy", {"feats": {"hype": 3}}, (0, 0, 3), None),
+    ("KNIGHT", 3, "Intercept", {}, (1, 0, 0), None),
+    ("KNIGHT", 5, "Unstoppable", {"fortunes_favor": 1}, (0, 1, 0), None),
+    ("MAVERICK", 5, "Balanced Fighter", {}, (1, 0, 0), None),
+    ("MAVERICK", 7, "Flee the Scene", {}, (3, 0, 0), None),
+    ("SHIFTER", 5, "Unusual Form", {}, (2, 0, 0), None),
+    ("SPELLSWORD", 2, "Double Up", {"fortunes_favor": 1}, (0, 1, 0), None),
+]
+
+
+@pytest.mark.parametrize(
+    ("cls", "level", "name", "changes", "cost", "uses"),
+    COST_USES,
+    ids=[f"{c.lower()}-{lv}-{n}" for c, lv, n, *_ in COST_USES],
+)
+def test_a_feature_use_charges_its_cost_and_counts_its_uses(cls, level, name, changes, cost, uses):
+    """Each class feature used from the sheet (class, level and feature in the id): its Stamina, Fortune's Favor
+    or Hype is charged, with too little it is refused, and uses per rest are counted and restored by that rest."""
+    sh = make(cls, level, **changes)
+    result = run("feature", sh, [], feature=name)
+    stamina, favor, hype = cost
+    assert sh.state["stamina"] - result.state["stamina"] == stamina
+    assert sh.state["fortunes_favor"] - result.state["fortunes_favor"] == favor
+    assert sh.state["feats"]["hype"] - result.state["feats"]["hype"] == hype
+    if stamina:
+        with pytest.raises(RulesError, match="Stamina"):
+            run("feature", make(cls, level, stamina=stamina - 1, **changes), [], feature=name)
+    if favor:
+        with pytest.raises(RulesError, match="Fortune's Favor"):
+            run("feature", make(cls, level, **{**changes, "fortunes_favor": 0}), [], feature=name)
+    if hype:
+        with pytest.raises(RulesError, match="Hype"):
+            run("feature", then(result, sh), [], feature=name)
+    if uses:
+        count, rest = uses
+        for _ in range(count - 1):
+            result = run("feature", then(result, sh), [], feature=name)
+        spent = then(result, sh)
+        with pytest.raises(RulesError, match="used up"):
+            run("feature", spent, [], feature=name)
+        rested = then(run("rest", spent, [], kind=rest), spent)
+        assert name not in rested.state["feats"]["uses"]
+    with pytest.raises(RulesError):
+        run("feature", make(cls, level - 1, **changes), [], feature=name)  # not yet the character's
+
+
+def test_hype_man_2_fortunes_friend_gains_fortunes_favor():
+    """Hype Man 2, Fortune's Friend: when the hyped ally still fails, Fortune's Favor."""
+    assert run("feature", make("HYPEMAN", 2), [], feature="Fortune's Friend").state["fortunes_favor"] == 1
+
+
+TEST_BONUSES = [
+    ("DEVOTED", 5, "Shepherd of the Word", "heart", 3),
+    ("KNIGHT", 6, "Mounted Combatant", "agility", 3),
+    ("MAVERICK", 3, "Sleight of Hand", "agility", 3),
+    ("SHIFTER", 2, "Commune with Nature", "heart", 3),
+]
+
+
+@pytest.mark.parametrize(
+    ("cls", "level", "name", "stat", "bonus"),
+    TEST_BONUSES,
+    ids=[f"{c.lower()}-{lv}-{n}" for c, lv, n, *_ in TEST_BONUSES],
+)
+def test_a_class_features_test_bonus_exact_odds(cls, level, name, stat, bonus):
+    """Each class feature's bonus on the tests it names (class, level and feature in the id)."""
+    sh = make(cls, level)
+    base = sh.state["stats"][stat]
+    assert odds("test", sh, stat=stat, success=16, situation=name) == oracle(base + bonus, 16, 11)
+    with pytest.raises(RulesError):
+        odds("test", make(cls, level - 1), stat=stat, success=16, situation=name)
+
+
+def test_brawler_7_running_on_pure_adrenaline_favor_on_mettle_tests_in_last_stand():
+    """Brawler 7, Running on Pure Adrenaline: during a Last Stand, Fortune's Favor on Mettle tests."""
+    sh = make("BRAWLER", 7, last_stand=1)
+    assert odds("test", sh, stat="mettle", success=15) == oracle(3, 15, 10, "favor")
+    assert odds("test", make("BRAWLER", 7), stat="mettle", success=15) == oracle(3, 15, 10)
+
+
+def test_devoted_6_martyr_steps_base_damage_up_in_last_stand():
+    """Devoted 6, Martyr: during a Last Stand Base Damage one step up (1d6 → 1d8)."""
+    result = run("attack", make("DEVOTED", 6, last_stand=1), [15, 8], armor=12)
+    assert result.dice[-1].sides == 8 and result.details["damage"] == 8 + 2
+
+
+def test_shapeshifter_6_natures_wrath_adds_2d6_rot_in_last_stand():
+    """Shapeshifter 6, Nature's Wrath: during a Last Stand every attack adds 2d6 rot."""
+    result = run("attack", make("SHIFTER", 6, last_stand=1), [15, 3, 4, 5], armor=12)
+    assert result.details["damage"] == 3 + 2 + 4 + 5
+
+
+def test_elementalist_7_bursting_shot_spends_favor_and_splashes():
+    """Elementalist 7, Bursting Shot: Fortune's Favor spent; on a hit, enemies within 5 ft take half."""
+    sh = make("ELEMENTALIST", 7, fortunes_favor=1)
+    result = run("attack", sh, [15, 4], armor=12, maneuver="Bursting Shot")
+    assert result.state["fortunes_favor"] == 0 and "take half" in result.summary
+
+
+def test_knight_1_sweeping_attack_area_exact_odds_costs_1_stamina():
+    """Knight 1, Sweeping Attack: 1 Stamina; one roll against the target and each adjacent enemy."""
+    sh = make("KNIGHT", 1)
+    assert odds("area_attack", sh, armors="12, 16", feature="Sweeping Attack", favor=True) == area_oracle(
+        3, (12, 16), "favor"
+    )
+    assert run("area_attack", sh, [2], armors="12, 16", feature="Sweeping Attack").state["stamina"] == (
+        sh.state["stamina"] - 1
+    )
+
+
+def test_beastmaster_5_ultimate_tag_team_picks_two_then_costs_2_more():
+    """Beastmaster 5, Ultimate Tag Team: pick two maneuvers (free); using one costs 2 Stamina more."""
+    sh = make("BEASTMASTER", 5)
+    for option in ("Savage Rend", "Protective Pelt"):
+        sh = then(run("feature", sh, [], feature="Ultimate Tag Team", option=option), sh)
+    assert sh.state["stamina"] == stamina_max(sh.state)
+    with pytest.raises(RulesError, match="every pick"):
+        run("feature", sh, [], feature="Ultimate Tag Team", option="Predator's Leap")
+    used = run("feature", sh, [], feature="Ultimate Tag Team", option="Savage Rend")
+    assert used.outcome == "used" and used.state["stamina"] == sh.state["stamina"] - 2
+
+
+def test_spellsword_3_infusion_training_and_6_infusion_of_power_add_picks():
+    """Spellsword 3, Infusion Training: a third Infusion; Spellsword 6, Infusion of Power: a fourth, and 1d8."""
+    sh = make("SPELLSWORD", 6, feats={"picks": {"Infusions": ["Bind", "Veil"]}})
+    sh = then(run("feature", sh, [], feature="Infusion Training", option="Sight"), sh)
+    sh = then(run("feature", sh, [], feature="Infusions", option="Launch"), sh)
+    assert sh.state["feats"]["picks"]["Infusions"] == ["Bind", "Veil", "Sight", "Launch"]
+    with pytest.raises(RulesError, match="every pick"):
+        run("feature", sh, [], feature="Infusions", option="Absorb")
+    assert ff_features.infusion_dice(sh.state) == (8,)
+
+
+def test_brawler_1_fighting_style_and_muscle_bound_body():
+    """Brawler 1, Fighting Style (Agility doubles range) and Muscle Bound Body (10 + Mettle + Agility at most 2)."""
+    from rules.systems.fortunes_favor.display import _range_max
+
+    sh = make("BRAWLER", 1, attack_stat="agility", stats={"agility": 3, "mettle": 2})
+    assert _range_max(sh.state) == 80 and armor(sh.state) == 10 + 2 + 2
+    assert odds("attack", sh, armor=14) == exchange_oracle(3, 14, 9)
+
+
+def test_spellsword_1_fighting_style_picks_the_attack_and_damage_stat():
+    """Spellsword 1, Fighting Style: Mettle or Agility for attack and damage."""
+    sh = make("SPELLSWORD", 1, attack_stat="agility", stats={"agility": 3, "mettle": 1})
+    assert odds("attack", sh, armor=14) == exchange_oracle(3, 14, 9)
+
+
+@pytest.mark.parametrize("cls", list(data.CLASSES))
+def test_stat_up_at_4_and_stat_up_2_at_8(cls):
+    """Every class, 4 Stat Up and 8 Stat Up 2: +1 to a stat (max 5) with a novice, then a veteran feature."""
+    sh = make(cls, 3, level_ready=True)
+    up = run("level_up", sh, [], stat="heart", novice="Swift")
+    assert up.state["stats"]["heart"] == 3 and "Swift" in up.state["novice_features"]
+    sh8 = make(cls, 7, level_ready=True)
+    up8 = run("level_up", sh8, [], stat="mettle", veteran="Charger")
+    assert up8.state["stats"]["mettle"] == 4 and up8.state["veteran_features"] == ["Charger"]

@@ -166,7 +166,9 @@ def sheet_facts(sheet: Sheet) -> dict[str, Any]:
         "class_name": c["name"],
         "lineage_name": data.LINEAGES[state["lineage"]]["name"],
         "culture_name": data.CULTURES[state["culture"]]["name"],
-        "size": state["size"].capitalize(),
+        "size": (
+            extras.FORMS[state["feats"]["form"]]["size"] if state["feats"]["form"] else state["size"]
+        ).capitalize(),
         "stats": [{"key": k, "name": STAT_NAMES[k], "value": f"{state['stats'][k]:+d}"} for k in STATS],
         "health_max": health_max(state),
         "stamina_max": stamina_max(state),

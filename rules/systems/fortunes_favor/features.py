@@ -751,6 +751,10 @@ def attacker_for(state: Mapping[str, Any], params: Mapping[str, Any]) -> tuple[i
     """Follow-up: the beast makes the attack roll with your Heart (Beast Bond). None: you attack."""
     if (params.get("maneuver") or "") == "Follow-up":
         return stat(state, "heart"), "the beast (your Heart)"
+    form = state["feats"]["form"]
+    if form:  # Shape Changer: the form's attack stat, or Heart in its place
+        key = extras.FORMS[form]["attack_stat"]
+        return max(stat(state, key), stat(state, "heart")), f"in your form ({STAT_NAMES[key]} or Heart)"
     return None
 
 

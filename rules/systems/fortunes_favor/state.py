@@ -436,6 +436,9 @@ def speeds(state: Mapping[str, Any], statuses: Mapping[str, int] | None = None) 
         ground += 10
     if "Fast" in animal:
         ground += 5
+    form = (state.get("feats") or {}).get("form")
+    if form:  # a Shapeshifter's form: +10 ft (Medium) or −10 ft (Small)
+        ground = max(5, ground + extras.FORMS[form]["speed"])
     out = {"ground": ground}
     if "fly" in lineage["speeds"]:
         out["fly"] = lineage["speeds"]["fly"]

@@ -441,7 +441,7 @@ NOT_ACTIONS = {
     "push_pace",
     "quick_retrieval",
     "equip",
-    "feature",  # a class feature's use; the few that take your Action (Shift, Reinvigorate) are charged by hand
+    "feature",  # a class feature; the few that take your Action (Shift, Reinvigorate...) charge it themselves
 }
 
 

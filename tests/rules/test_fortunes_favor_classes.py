@@ -826,3 +826,10 @@ def test_stat_up_at_4_and_stat_up_2_at_8(cls):
     sh8 = make(cls, 7, level_ready=True)
     up8 = run("level_up", sh8, [], stat="mettle", veteran="Charger")
     assert up8.state["stats"]["mettle"] == 4 and up8.state["veteran_features"] == ["Charger"]
+
+
+def test_shapeshifter_1_shift_is_an_action_so_dying_it_costs_1_stamina_more():
+    """Shapeshifter 1, Shift ("as an Action") with seed 003, Dying: 1 Stamina more at 0 Health, unless helped."""
+    sh = make("SHIFTER", 1, health=0, stamina=4, feats={"form_choice": "MEDIUM"})
+    assert run("feature", sh, [], feature="Shift", option="MEDIUM").state["stamina"] == 2
+    assert run("feature", sh, [], feature="Shift", option="MEDIUM", ally_helps=True).state["stamina"] == 3

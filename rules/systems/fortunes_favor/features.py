@@ -64,6 +64,7 @@ class Feature:
     effect: str = ""  # what a use does: a key of _USE_EFFECTS
     boon: Mapping[str, Any] = field(default_factory=dict)  # "boon": the bonus left waiting
     ally: bool = False  # a use may name an ally at the table
+    action: bool = False  # it takes your Action: while dying it costs 1 Stamina more (seed 003, Dying)
 
     @property
     def automated(self) -> bool:
@@ -224,7 +225,9 @@ FEATURES: dict[tuple[str, str], Feature] = {
         "use", "once per Rest and Relax, at a Night's Rest: regain 2d4 + Heart Health", uses=(1, "rr"), effect="story"
     ),
     ("HYPEMAN", "Don't Let Me Die In Vain"): Feature("auto", "+1 Hype at the start of each round of a Last Stand"),
-    ("HYPEMAN", "Try Again Buddy"): Feature("use", "3 Hype: an ally rerolls a missed attack", hype=3, ally=True),
+    ("HYPEMAN", "Try Again Buddy"): Feature(
+        "use", "3 Hype: an ally rerolls a missed attack", hype=3, ally=True, action=True
+    ),
     ("HYPEMAN", "I'll Pull Up The Slack"): Feature(
         "test", "3 Hype: + Heart to a non-combat test", bonus="heart", hype=3
     ),
@@ -295,10 +298,11 @@ FEATURES: dict[tuple[str, str], Feature] = {
         "at 0 Health, or by choice",
         stamina=1,
         effect="shift",
+        action=True,
     ),
     ("SHIFTER", "Commune with Nature"): Feature("test", "+3 with animals like your form", bonus=3),
     ("SHIFTER", "Reinvigorate"): Feature(
-        "use", "Fortune's Favor: + Heart to Armor until the next round", favor=True, effect="reinvigorate"
+        "use", "Fortune's Favor: + Heart to Armor until the next round", favor=True, effect="reinvigorate", action=True
     ),
     ("SHIFTER", "Stat Up"): STAT_UP,
     ("SHIFTER", "Unusual Form"): Feature("use", "2 Stamina charged for a movement (played on the map)", stamina=2),
@@ -908,6 +912,13 @@ class FeatureProcedure:
             ),
             Param("ally", "Ally at the table", "character", help="For a feature used on an ally."),
             Param(
+                "ally_helps",
+                "An ally helps within 5 ft",
+                "bool",
+                False,
+                help="While dying, a feature that takes your Action is then free.",
+            ),
+            Param(
                 "spend_favor",
                 "Spend Fortune's Favor too",
                 "bool",
@@ -938,7 +949,7 @@ class FeatureProcedure:
         if f.ally and f.kind == "boon" and name == "Hype Up" and p.get("ally") is None:
             raise RulesError("Hype Up helps an ally: pick them.")
         _EFFECT_CHECKS.get(f.effect, _no_check)(state, name, option)
-        cost = use_cost(state, name, option)
+        cost = use_cost(state, name, option) + _dying_extra(state, f, p)
         if cost:
             spend_stamina(dict(state, statuses=dict(state["statuses"])), cost, name)
         return state, f, option
@@ -961,6 +972,8 @@ class FeatureProcedure:
         cost = use_cost(state, name, option)
         if cost:
             notes += spend_stamina(state, cost, name)
+        if _dying_extra(state, f, p):
+            notes += spend_stamina(state, 1, f"{name} while dying")
         if f.favor:
             state["fortunes_favor"] -= 1
             notes.append("Fortune's Favor spent")
@@ -1014,6 +1027,11 @@ class FeatureProcedure:
             state,
             other_states=others,
         )
+
+
+def _dying_extra(state: Mapping[str, Any], f: Feature, p: Mapping[str, Any]) -> int:
+    """Seed 003, Dying: an Action at 0 Health costs 1 Stamina unless an ally helps within 5 ft."""
+    return 1 if f.action and state["health"] == 0 and not p.get("ally_helps") else 0
 
 
 def _no_check(state: Mapping[str, Any], name: str, option: str) -> None:

@@ -33,7 +33,6 @@ def default_feats() -> dict[str, Any]:
         "infusion": "",  # Spellsword: the Infusion active now
         "slab": False,  # Brawler, Slab of Beef: damage halved until the next round
         "reinvigorated": False,  # Shapeshifter, Reinvigorate: + Heart Armor until the next round
-        "last_target": "",  # not used by rules; reserved
     }
 
 
@@ -100,5 +99,4 @@ def validate_feats(raw: Any) -> dict[str, Any]:
     out["infusion"] = infusion
     out["slab"] = boolean(merged["slab"], "Slab of Beef")
     out["reinvigorated"] = boolean(merged["reinvigorated"], "Reinvigorate")
-    out["last_target"] = str(merged["last_target"])[:60]
     return out

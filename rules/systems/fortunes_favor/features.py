@@ -1128,10 +1128,6 @@ def _check_reinvigorate(state: Mapping[str, Any], name: str, option: str) -> Non
         raise RulesError("Reinvigorate is already on until the next round.")
 
 
-def _check_heal(state: Mapping[str, Any], name: str, option: str) -> None:
-    return None
-
-
 def _effect_pick(state: dict[str, Any], name: str, option: str, rng: RandomSource) -> tuple[str, str, list]:
     home = _pick_home(name)
     if option in picked(state, home):
@@ -1244,7 +1240,6 @@ _EFFECT_CHECKS = {
     "bond": _check_bond,
     "infuse": _check_infuse,
     "reinvigorate": _check_reinvigorate,
-    "heal_heart": _check_heal,
 }
 _USE_EFFECTS = {
     "pick": _effect_pick,
@@ -1329,9 +1324,6 @@ def area_cost(state: Mapping[str, Any], name: str, targets: int) -> int:
     if not name:
         return 0
     return feature(state, name).stamina
-
-
-STAT_WORDS = STAT_NAMES
 
 
 # --- the feature table for the docs ------------------------------------------------------------------------

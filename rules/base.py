@@ -531,6 +531,11 @@ class TableRules(SheetRules, Protocol):
         that changes the NPC returns its new stat block as ``state`` and ``details["defeated"]`` when it is out."""
         raise RulesError(f"{self.name} has no NPC roll called {key!r}.")
 
+    def npc_roll_at(self, key: str, stats: Mapping[str, Any], sheet: Sheet | None, rng: RandomSource) -> RollResult:
+        """``npc_roll`` aimed at a PC (``sheet``: None for no target), whose own state may change the roll (a
+        Prone or Blind target). Default: the target changes nothing."""
+        return self.npc_roll(key, stats, rng)
+
     def npc_attack_harm(self, result: RollResult, sheet: Sheet) -> AttackHarm | None:
         """What an NPC's roll (``npc_roll``) does to the PC with this sheet: None when it is no attack (morale),
         or the system leaves the damage to the GM. Default: None."""
@@ -551,6 +556,19 @@ class TableRules(SheetRules, Protocol):
         """What a PC's roll on an NPC (one of ``npc_target_procedures``) delivers to it: each hit's damage, for
         ``npc_damage`` to take off the NPC by its rules. () misses. Default: nothing."""
         return ()
+
+    def pc_attack_on_npcs(
+        self, npcs: Sequence[tuple[Mapping[str, Any], Sequence[str]]], choices: Mapping[str, Any]
+    ) -> tuple[str, dict[str, Any]] | None:
+        """A PC's attack on NPCs of the encounter (one, or several at once in an area attack): the character
+        procedure to roll and its inputs, from each NPC's stat block and status names, and the attacker's own
+        ``choices`` (a class feature...). None (the default): the system has no such roll; the GM applies damage
+        by hand. ``pc_attack_damage`` reads what each NPC takes from the roll."""
+        return None
+
+    def pc_attack_damage(self, result: RollResult, count: int) -> list[int]:
+        """The damage each of the ``count`` NPCs (in the order given) takes from a ``pc_attack_on_npcs`` roll."""
+        return [0] * count
 
     def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
         """Who acts in what order this round (dice rolled are logged as the GM's). Default: the party first."""

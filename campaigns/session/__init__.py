@@ -31,6 +31,7 @@ from campaigns.session.encounters import (
     npc_remove,
     npc_roll,
     npc_status,
+    pc_attack_npcs,
 )
 from campaigns.session.hits import PcAttacked, hit_undo, pc_attack, target_params, undoable_hits
 from campaigns.session.notes import NOTE_MAX, _note_text, note_save, summary_save
@@ -79,6 +80,7 @@ __all__ = [
     "npc_damage",
     "npc_remove",
     "npc_roll",
+    "pc_attack_npcs",
     "npc_status",
     "PcAttacked",
     "hit_undo",

@@ -257,7 +257,7 @@ def npc_roll(
     harms: list[rules_base.AttackHarm | None] = []
 
     def make(rng: RandomSource) -> rules_base.RollResult:
-        result = system.npc_roll(key, stats, rng)
+        result = system.npc_roll_at(key, stats, sheet, rng)
         harm = system.npc_attack_harm(result, sheet) if target is not None and sheet is not None else None
         if target is None or harm is None:  # no target, or a roll that is no attack (morale): nobody is named
             return replace(result, label=f"{npc.name}: {result.label}"[:200])
@@ -308,6 +308,81 @@ def npc_roll(
         npc.save(update_fields=[f for f in dict.fromkeys(changed) if f != "hit"])
         regions += _publish_fight(campaign.pk)
     return written(campaign, regions, NpcRolled(roll, target, harm, harm_roll))
+
+
+@dataclass(frozen=True)
+class PcAttacked:
+    """The row ``pc_attack_npcs`` returns: the character's roll and what each NPC took, in the order asked."""
+
+    roll: Roll
+    dealt: tuple[tuple[str, int], ...]
+
+
+NPC_TARGETS_MAX = 12
+
+
+@transaction.atomic
+def pc_attack_npcs(
+    *,
+    campaign_id: int,
+    character_id: int,
+    npc_ids: list[int],
+    choices: Mapping[str, Any],
+    by,
+    visibility: str = "public",
+    rng: RandomSource | None = None,
+) -> TableWritten:
+    """A PC's attack on NPCs of the running fight (several at once: an area attack), rolled on the character's
+    sheet through the sheet's own procedure (its costs and history, rules.base ``pc_attack_on_npcs``) against the
+    NPCs' Armor and statuses; what each NPC takes comes off its stat block as typed damage would. The row is a
+    ``PcAttacked``."""
+    campaign = _lock_campaign(campaign_id, roller=by)
+    system = _system(campaign)
+    if visibility == Roll.Visibility.BLIND:
+        raise CampaignError("An attack on the fight's NPCs is seen by the table: choose Everyone or the GM.")
+    character = _target(campaign, character_id)  # characters before NPCs: the app's lock order
+    assert character is not None
+    encounter = _active(campaign)
+    wanted = list(dict.fromkeys(npc_ids))
+    if not wanted or len(wanted) > NPC_TARGETS_MAX:
+        raise CampaignError(f"Pick 1 to {NPC_TARGETS_MAX} NPCs in this fight to attack.")
+    found = {n.pk: n for n in encounter.npcs.select_for_update().filter(pk__in=wanted, defeated=False).order_by("pk")}
+    if len(found) != len(wanted):
+        raise CampaignError("Pick NPCs that are still in this fight.")
+    npcs = [found[i] for i in wanted]
+    asked = system.pc_attack_on_npcs([(n.stats, [s["name"] for s in n.statuses]) for n in npcs], choices)
+    if asked is None:
+        raise CampaignError(f"{system.name}'s sheets have no attack on the tracker's NPCs: type the damage.")
+    procedure, params = asked
+    results: list[rules_base.RollResult] = []
+    try:
+        done = character_roll(
+            character_id=character.pk,
+            procedure=procedure,
+            params=params,
+            by=by,
+            visibility=visibility,
+            rng=rng,
+            cause=f"{character.name} attacks {', '.join(n.name for n in npcs)}"[:150],
+            on_result=results.append,
+        )
+    except RulesError as problem:
+        raise CampaignError(str(problem)) from None
+    amounts = system.pc_attack_damage(results[0], len(npcs))
+    dealt = []
+    for npc, amount in zip(npcs, amounts, strict=False):
+        dealt.append((npc.name, amount))
+        if amount <= 0:
+            continue
+        harm = system.npc_damage(npc.stats, npc.start, amount, False, rng or dice.system_random())
+        _, npc.stats = clean_npc(system, npc.name, harm.stats)
+        words = [f"{character.name}: {harm.words}"]
+        if harm.defeated and not npc.defeated:
+            words.append(f"{npc.name} is defeated.")
+        npc.defeated = npc.defeated or harm.defeated
+        npc.prompt = " ".join(words)[:300]
+        npc.save(update_fields=["stats", "defeated", "prompt"])
+    return written(campaign, ("rolls",) + _publish_fight(campaign.pk), PcAttacked(done.row, tuple(dealt)))
 
 
 def _remember_hit(encounter_id: int, character_id: int, words: str) -> None:

@@ -20,7 +20,7 @@ from config.htmx import HtmxHttpRequest
 from rules import SYSTEMS
 from rules.errors import Refusal
 
-ENCOUNTER_ACTIONS = ("start", "next", "end", "add")
+ENCOUNTER_ACTIONS = ("start", "next", "end", "add", "attack")
 NPC_ACTIONS = ("damage", "status", "remove", "bring", "roll")
 
 
@@ -62,6 +62,8 @@ def encounter_action(request: HtmxHttpRequest, pk: int, action: str) -> HttpResp
             session.encounter_start(campaign_id=campaign.pk, name=name, by=request.user)
         elif action == "next":
             session.encounter_next_round(campaign_id=campaign.pk, by=request.user)
+        elif action == "attack":
+            _pc_attack(request, campaign)
         elif action == "end":
             ended = session.encounter_end(campaign_id=campaign.pk, by=request.user).row
             if not request.htmx:
@@ -85,6 +87,25 @@ def encounter_action(request: HtmxHttpRequest, pk: int, action: str) -> HttpResp
     except Refusal as problem:
         error = str(problem)
     return _encounter_answer(request, campaign, error, form)
+
+
+def _pc_attack(request: HtmxHttpRequest, campaign: Campaign) -> None:
+    """A character's attack on NPCs the GM ticks in the tracker (one, or several as an area attack)."""
+    raw_character = request.POST.get("character") or ""
+    raw_npcs = request.POST.getlist("npcs")
+    if not raw_character.isdigit():
+        raise CampaignError("Pick the character who attacks.")
+    if not raw_npcs or not all(n.isdigit() for n in raw_npcs):
+        raise CampaignError("Tick the NPCs the character attacks.")
+    feature = (request.POST.get("feature") or "").strip()[:60]
+    session.pc_attack_npcs(
+        campaign_id=campaign.pk,
+        character_id=int(raw_character),
+        npc_ids=[int(n) for n in raw_npcs][:50],
+        choices={"feature": feature, "ranged": request.POST.get("ranged") == "on"},
+        by=request.user,
+        visibility=_visibility(request),
+    )
 
 
 def _target(request) -> int | None:

@@ -136,6 +136,7 @@ def character_roll(
     requested_blind: bool = False,
     cause: str = "",
     shape: Callable[[rules_base.RollResult], rules_base.RollResult] | None = None,
+    on_result: Callable[[rules_base.RollResult], None] | None = None,
 ) -> Written:
     """Roll on the server from the stored sheet and the picked modifiers; apply what the roll changes.
 
@@ -191,6 +192,8 @@ def character_roll(
         result = replace(result, label=f"{cause}: {result.label}"[:200])
     if shape is not None:
         result = shape(result)
+    if on_result is not None:  # a caller that acts on what the dice did (a PC's attack on the tracker's NPCs)
+        on_result(result)
     if blind:
         roll = _store_roll(character, result, by=by, visibility=visibility, by_hand=hand is not None)
         _hold(roll, character, result)

@@ -448,6 +448,7 @@ DYING_ACTIONS = {
     "act": ({"action": "defend"}, []),
     "hide": ({}, [10]),  # Hide is one of the Basic Actions
     "heal_dying": ({"ally": "dying ally"}, [15]),  # Healing a Dying Ally: "use an Action"
+    "area_attack": ({"armors": "12"}, [10, 1]),  # an AOE Exchange is an attack
 }
 # Not an Action: reactions (damage, deflect, Last Stand), the round's clock, bookkeeping, rests and travel,
 # levelling, gear; a test or contest the GM calls for; a feat (movement and falls, not an Action).
@@ -465,6 +466,7 @@ NOT_ACTIONS = {
     "push_pace",
     "quick_retrieval",
     "equip",
+    "feature",  # a class feature; the few that take your Action (Shift, Reinvigorate...) charge it themselves
 }
 
 

@@ -88,7 +88,7 @@ def test_npc_attack_is_d20_plus_bonus_with_exact_odds_of_the_naturals():
     crit = SYSTEM.npc_roll("attack", GOBLIN, ScriptedRandom([20, 6, 6]))
     assert crit.outcome == "critical" and "double damage, 26" in crit.summary
     assert SYSTEM.npc_roll("attack", GOBLIN, ScriptedRandom([1, 2, 2])).outcome == "fumble"
-    assert set(SYSTEM.npc_rolls()) == {"attack", "engaged_attack"}
+    assert set(SYSTEM.npc_rolls()) == {"attack", "engaged_attack", "ranged_attack"}
     with pytest.raises(RulesError):
         SYSTEM.npc_roll("morale", GOBLIN, ScriptedRandom([]))
 

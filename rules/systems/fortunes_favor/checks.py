@@ -22,6 +22,7 @@ from rules.dice import (
     three_outcome_of,
 )
 from rules.errors import Settled
+from rules.systems.fortunes_favor import features
 from rules.systems.fortunes_favor.inventory import gear_statuses, statuses_now
 from rules.systems.fortunes_favor.state import STAT_NAMES, STATS, _st, gain_favor, is_dead, spend_stamina
 
@@ -238,15 +239,25 @@ class TestProcedure:
             ),
             *test_params(),
             *favor_params(),
+            features.situation_param(sheet),
         )
 
     def _setup(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], Setup, int, int]:
+        state, s, success, failure, _ = self._prepare(sheet, p)
+        return state, s, success, failure
+
+    def _prepare(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], Setup, int, int, Any]:
         state = _st(sheet)
         success, failure = points(p)
         stat = None if p["stat"] == "luck" else p["stat"]
-        s = setup(sheet, state, p, stat=stat)
+        # class features (features.py): a situational bonus, and bonuses waiting for this test
+        extras = features.test_extras(state, p, stat, attack=False)
+        s = setup(sheet, state, p, stat=stat, extra_favor=extras.favor)
+        s.bonus += extras.bonus
+        s.extra = (*s.extra, *extras.dice)
+        s.notes += extras.notes
         check_affordable(state, s)
-        return state, s, success, failure
+        return state, s, success, failure, extras
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
@@ -255,9 +266,9 @@ class TestProcedure:
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = clean_params(self, sheet, params)
-        state, s, success, failure = self._setup(sheet, p)
+        state, s, success, failure, extras = self._prepare(sheet, p)
         odds = odds_of(s, success, failure)
-        notes = s.notes + pay(state, s)
+        notes = s.notes + pay(state, s) + features.pay_extras(state, extras)
         dice, outcome, total, nat1 = roll_test(rng, s, success, failure)
         kept = next(d.face for d in dice if d.kept and d.sides == 20)
         what = "Luck test" if p["stat"] == "luck" else f"{STAT_NAMES[p['stat']]} test"

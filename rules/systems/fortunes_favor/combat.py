@@ -11,8 +11,9 @@ from fractions import Fraction
 from typing import Any
 
 from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
-from rules.dice import DieRoll, RandomSource, dice_label, die_dist, roll_die, roll_pool, three_outcome_of
+from rules.dice import DieRoll, RandomSource, die_dist, roll_die, three_outcome_of
 from rules.errors import Settled
+from rules.systems.fortunes_favor import features
 from rules.systems.fortunes_favor.checks import (
     STAT_CHOICES,
     favor_params,
@@ -32,7 +33,6 @@ from rules.systems.fortunes_favor.state import (
     attack_bonus,
     cls,
     damage_dice,
-    damage_stat,
     deflect_dice_max,
     deflect_die,
     deflect_flat,
@@ -93,6 +93,19 @@ def _dying_param() -> Param:
     return Param("ally_helps", "An ally helps within 5 ft", "bool", False, help="While dying, acting is then free.")
 
 
+def _poison_param(sheet: Sheet | None) -> tuple[Param, ...]:
+    """Ranger, Poisoned Blade: offered only to a Ranger who has it."""
+    if sheet is None:
+        return ()
+    try:
+        state = _st(sheet)
+    except RulesError:
+        return ()
+    if not features.has(state, "Poisoned Blade"):
+        return ()
+    return (Param("poisoned", "The weapon is poisoned (Poisoned Blade)", "bool", False),)
+
+
 def _damage_odds_dice(state: Mapping[str, Any]) -> tuple[int, ...]:
     return damage_dice(state)
 
@@ -123,34 +136,56 @@ class ExchangeProcedure:
                 choices=(("attack", "Attack"), ("careful", "Careful Attack (half damage, no Counter Actions)")),
             ),
             Param("ranged_in_melee", "A ranged attack in melee range", "bool", False),
+            Param("ranged", "A ranged attack", "bool", False, help="A Prone target gives ranged attacks Misfortune."),
+            features.maneuver_param(sheet),
+            *_poison_param(sheet),
             *favor_params(pushing=False, helping=False),
             _dying_param(),
         )
 
     def _setup(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], Any, int, int]:
+        state, s, success, failure, _ = self._prepare(sheet, p)
+        return state, s, success, failure
+
+    def _prepare(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], Any, int, int, Any]:
         state = _st(sheet)
         armor = p["armor"]
         counter = armor - 5 if p["counter"] is None else p["counter"]
-        favor = 0
+        favor = misfortune = 0
+        target_notes: list[str] = []
+        ranged = bool(p.get("ranged") or p["ranged_in_melee"])
         if isinstance(p.get("target"), Sheet):
             target = validate_state(p["target"].state)
             armor, counter = armor_of(target), counter_of(target)
-            if "Blind" in target["statuses"]:
-                favor += 1  # seed 003, Blind: attacks against you have Fortune's Favor
+            # seed 003, Statuses: Blind and Prone on the target's own sheet
+            favor, misfortune, target_notes = features.target_situation(target, ranged)
         success, failure = points({"success": armor, "failure": counter})
-        misfortune = 0
         if p["ranged_in_melee"]:
             if setting(sheet, "ranged_in_melee") == "forbidden":
                 raise RulesError("This table's rules forbid ranged attacks in melee range.")
             misfortune += 1
+        features.check_maneuver(state, p)
+        extras_ = features.test_extras(state, p, state["attack_stat"], attack=True)
         s = setup(
-            sheet, state, p, stat=state["attack_stat"], attack=True, extra_favor=favor, extra_misfortune=misfortune
+            sheet,
+            state,
+            p,
+            stat=state["attack_stat"],
+            attack=True,
+            extra_favor=favor + extras_.favor,
+            extra_misfortune=misfortune,
         )
-        s.bonus = s.bonus - state["stats"][state["attack_stat"]] + attack_bonus(state)
+        s.bonus = s.bonus - state["stats"][state["attack_stat"]] + attack_bonus(state) + extras_.bonus
+        attacker = features.attacker_for(state, p)
+        if attacker is not None:  # Follow-up: the beast rolls the attack with your Heart
+            s.bonus += attacker[0] - attack_bonus(state)
+            s.notes.append(f"the attack is {attacker[1]}")
+        s.extra = (*s.extra, *extras_.dice)
+        s.notes += target_notes + extras_.notes
         if p["ranged_in_melee"]:
             s.notes.append("ranged in melee: Misfortune")
         _dying_check(state, p)
-        return state, s, success, failure
+        return state, s, success, failure, extras_
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
@@ -160,9 +195,10 @@ class ExchangeProcedure:
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = clean_params(self, sheet, params)
-        state, s, success, failure = self._setup(sheet, p)
+        state, s, success, failure, extras_ = self._prepare(sheet, p)
         odds = self.odds(sheet, p)
-        notes = s.notes + pay(state, s) + _dying_cost(state, p, "attacking")
+        notes = s.notes + pay(state, s) + features.pay_maneuver(state, p) + features.pay_extras(state, extras_)
+        notes += _dying_cost(state, p, "attacking")
         dice, outcome, total, nat1 = roll_test(rng, s, success, failure)
         kept = next(d.face for d in dice if d.kept and d.sides == 20)
         result = EXCHANGE_KEYS[outcome]
@@ -175,22 +211,22 @@ class ExchangeProcedure:
         if careful and result != "hit":
             words = "a Clash, but a Careful Attack gives no Counter Actions" if result == "clash" else "a miss"
         summary = f"Attack {total} against Armor {success} / Counter {failure}: {words}."
-        deals = result == "hit" or (result == "clash" and setting(sheet, "clash_deals_damage"))
+        clash_deals = setting(sheet, "clash_deals_damage") or features.deals_on_clash(p)
+        deals = result == "hit" or (result == "clash" and clash_deals)
         damage = None
+        beast = None
         if deals:
-            pool = damage_dice(state)
-            rolled, dsum = roll_pool(rng, pool, "sum", ["damage"] * len(pool))
-            dice = (*dice, *rolled)
-            damage = dsum + damage_stat(state)
-            how = f"{dice_label(pool, True)}+{damage_stat(state)}"
-            if kept == 20:
-                damage *= 2  # natural 20: double damage, the whole total (spec §003.4 [REC])
-                how += ", doubled for a natural 20"
-            if careful:
-                damage //= 2
-                how += ", halved for care"
-            damage = max(0, damage)
-            summary += f" {damage} damage ({how})."
+            # natural 20: double damage, the whole total (spec §003.4 [REC]); the class features' changes in
+            # features.roll_damage
+            dealt = features.roll_damage(rng, state, p, result, kept, careful)
+            dice = (*dice, *dealt.dice)
+            damage, beast = dealt.total, dealt.beast
+            summary += f" {'; '.join(dealt.words)}."
+        elif features.follow_up_on_miss(state, p):
+            dealt = features.Damage()
+            beast = features.beast_follow_up(rng, state, dealt)
+            dice = (*dice, *dealt.dice)
+            summary += f" {'; '.join(dealt.words)} (it lands though the Setup missed)."
         if nat1:
             summary += " A natural 1."
         if outcome == "fail":
@@ -200,10 +236,14 @@ class ExchangeProcedure:
         state["defending"] = False
         state["statuses"].pop("Hidden", None)
         others: dict[str, dict[str, Any]] = {}
+        other_state = None
         if isinstance(p.get("target"), Sheet):
-            other = validate_state(p["target"].state)
-            add_status(other["statuses"], "Engaged", 1)  # seed 003, Engaged: whoever you attack
-            others["target"] = other
+            other_state = validate_state(p["target"].state)
+            add_status(other_state["statuses"], "Engaged", 1)  # seed 003, Engaged: whoever you attack
+            others["target"] = other_state
+        riders = features.attack_riders(state, p, result, other_state)
+        if riders:
+            summary += f" {'; '.join(riders)}."
         if notes:
             summary += f" ({'; '.join(notes)})"
         return RollResult(
@@ -216,7 +256,10 @@ class ExchangeProcedure:
             odds,
             shown_inputs(p),
             state,
-            details={"damage": damage} if damage is not None else {},
+            details={
+                **({"damage": damage} if damage is not None else {}),
+                **({"beast_damage": beast} if beast is not None else {}),
+            },
             other_states=others,
         )
 
@@ -284,12 +327,15 @@ class TakeDamageProcedure:
                 help="2 Stamina each (4 if Fatigued); up to 1 + half your level.",
                 resets=True,
             ),
+            *_damage_feature_params(sheet),
         )
 
     def _check(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
         state = _st(sheet)
         if is_dead(state):
             raise Settled("The dead take no more damage.")
+        if p.get("beast") and state["feats"]["beast_health"] <= 0:
+            raise RulesError("Your beast is already down.")
         count = p["deflect"]
         allowed = deflect_dice_max(state)
         if count > allowed:
@@ -304,12 +350,22 @@ class TakeDamageProcedure:
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
         state, count = self._check(sheet, p)
-        probe = dict(state, statuses=dict(state["statuses"]))
+        probe = dict(state, statuses=dict(state["statuses"]), feats=dict(state["feats"]))
         if count:
             spend_stamina(probe, DEFLECT_COST * count, "deflecting")
+        incoming = _incoming(state, p)
+        if p.get("beast"):
+            out = dict.fromkeys(("unhurt", "hurt", "down"), Fraction(0))
+            for total, pr in _deflect_dist(state, count).items():
+                taken = max(0, incoming - total)
+                key = "unhurt" if taken == 0 else "down" if taken >= state["feats"]["beast_health"] else "hurt"
+                out[key] += pr
+            return Odds(tuple((k, v) for k, v in out.items() if v), success_keys=("unhurt", "hurt"))
         out = dict.fromkeys(("unhurt", "hurt", "dying", "dead"), Fraction(0))
+        shield = probe["feats"]["form_health"]
         for total, pr in _deflect_dist(state, count).items():
-            out[_outcome_after(probe, sheet, max(0, p["damage"] - total))] += pr
+            taken = max(0, incoming - total)
+            out[_outcome_after(probe, sheet, max(0, taken - shield)) if taken else "unhurt"] += pr
         return Odds(tuple((k, v) for k, v in out.items() if v), success_keys=("unhurt", "hurt"))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
@@ -330,10 +386,29 @@ class TakeDamageProcedure:
                 dice.append(die)
                 reduced += die.face
             reduced += deflect_flat(state)
-        taken = max(0, p["damage"] - reduced)
+        incoming = _incoming(state, p)
+        notes = _incoming_notes(state, p) + notes
+        taken = max(0, incoming - reduced)
+        if p.get("beast"):
+            feats = state["feats"]
+            before = feats["beast_health"]
+            feats["beast_health"] = max(0, before - taken)
+            outcome = "unhurt" if taken == 0 else "down" if feats["beast_health"] == 0 else "hurt"
+            summary = f"{p['damage']} damage to the beast"
+            if count:
+                summary += f", {reduced} deflected"
+            summary += f": its Health {before} → {feats['beast_health']}."
+            if outcome == "down":
+                summary += " Down: a Night's Rest stabilises it at 1 Health."
+            if notes:
+                summary += f" ({'; '.join(notes)})"
+            return RollResult(self.key, self.label, outcome, summary, tuple(dice), taken, odds, shown_inputs(p), state)
         before = state["health"]
+        reaching, absorbed = features.absorb_form_health(state, taken)
+        notes += absorbed
         if not state["dead"]:
-            notes += apply_damage(state, sheet, taken)
+            notes += apply_damage(state, sheet, reaching)
+            notes += features.after_damage(state)
         outcome = "dead" if is_dead(state) else "dying" if state["health"] == 0 else "hurt" if taken else "unhurt"
         summary = f"{p['damage']} damage"
         if count:
@@ -346,6 +421,43 @@ class TakeDamageProcedure:
         if notes:
             summary += f" ({'; '.join(notes)})"
         return RollResult(self.key, self.label, outcome, summary, tuple(dice), taken, odds, shown_inputs(p), state)
+
+
+def _damage_feature_params(sheet: Sheet | None) -> tuple[Param, ...]:
+    """Take damage's class-feature inputs, offered to the characters who have them."""
+    if sheet is None:
+        return ()
+    try:
+        state = _st(sheet)
+    except RulesError:
+        return ()
+    out = []
+    if state["feats"]["beast"]:
+        out.append(
+            Param("beast", "Damage to your beast", "bool", False, help="Beast Bond: your deflect dice may cover it.")
+        )
+    if features.has(state, "You Won't Be The One To Kill Me"):
+        out.append(Param("sworn", "From the creature you named at your Last Stand", "bool", False))
+    return tuple(out)
+
+
+def _incoming(state: Mapping[str, Any], p: Mapping[str, Any]) -> int:
+    """The damage after the features that cut it before deflect: Slab of Beef halves it (rounded down);
+    during a Last Stand the named creature deals none (You Won't Be The One To Kill Me)."""
+    amount = int(p["damage"])
+    if p.get("sworn") and state["last_stand"] and features.has(state, "You Won't Be The One To Kill Me"):
+        return 0
+    if state["feats"]["slab"] and not p.get("beast"):
+        amount //= 2
+    return amount
+
+
+def _incoming_notes(state: Mapping[str, Any], p: Mapping[str, Any]) -> list[str]:
+    if p.get("sworn") and state["last_stand"] and features.has(state, "You Won't Be The One To Kill Me"):
+        return ["immune to the creature you named"]
+    if state["feats"]["slab"] and not p.get("beast"):
+        return ["Slab of Beef: halved"]
+    return []
 
 
 def _dice(n: int) -> str:
@@ -593,6 +705,9 @@ class LastStandProcedure:
             f"Last Stand: Health and Stamina full again now and each round; death at 0 Stamina "
             f"or at the end of round {LAST_STAND_ROUNDS}."
         )
+        more = features.on_last_stand(state, sheet)
+        if more:
+            summary += f" {'; '.join(more)}."
         return RollResult(
             self.key, self.label, "last_stand", summary, odds=self.odds(sheet, p), inputs=shown_inputs(p), state=state
         )
@@ -622,12 +737,12 @@ class NewRoundProcedure:
         if (sheet.table or {}).get("fight"):  # the tracker starts each round for everyone: not twice
             raise RulesError("The GM's encounter tracker starts each round for the whole party.")
         odds = self.odds(sheet, p)
-        state, outcome, notes = new_round(state)
+        state, outcome, notes = new_round(state, sheet)
         summary = "A new round" + (f": {'; '.join(notes)}." if notes else ".")
         return RollResult(self.key, self.label, outcome, summary, odds=odds, inputs=shown_inputs(p), state=state)
 
 
-def new_round(state: dict[str, Any]) -> tuple[dict[str, Any], str, list[str]]:
+def new_round(state: dict[str, Any], sheet: Sheet | None = None) -> tuple[dict[str, Any], str, list[str]]:
     """Seed 003, Rounds and Statuses: durations tick down (a status on its last round ends; 0 lasts until
     removed); Defend ends; a Last Stand refills Health and Stamina at the start of each round, and kills at the
     end of its 5th (spec §003.6 [REC]). The state (changed in place), the outcome and the notes."""
@@ -652,6 +767,7 @@ def new_round(state: dict[str, Any]) -> tuple[dict[str, Any], str, list[str]]:
             state["health"] = health_max(state)
             state["stamina"] = stamina_max(state)
             notes.append(f"Last Stand round {state['last_stand']}: Health and Stamina full")
+    notes += features.on_new_round(state, sheet)
     return state, outcome, notes
 
 
@@ -716,3 +832,105 @@ class StatusProcedure:
 
 
 _ = (STAT_CHOICES, STAT_NAMES, cls, three_outcome_of)
+
+
+@dataclass(frozen=True)
+class AreaAttackProcedure:
+    """Seed 003, AOE Exchange: one attack roll against each target's Armor and Counter; one damage roll for every
+    target hit. The class features that make one (Elemental Burst, Sweeping Attack, Spinning Lariat) charge their
+    Stamina here. The odds are the exact chance of hitting each number of targets."""
+
+    key: str = "area_attack"
+    label: str = "Area attack"
+    gm_only: bool = False
+
+    def params(self, sheet: Sheet | None) -> tuple[Param, ...]:
+        return (
+            Param(
+                "armors",
+                "Each target's Armor",
+                "text",
+                "12, 12",
+                1,
+                200,
+                help="Separated by commas; write 14/8 where a Counter is not Armor − 5.",
+            ),
+            Param(
+                "feature",
+                "Class feature",
+                "choice",
+                "",
+                choices=(("", "— an area attack —"), *features.area_choices(sheet)),
+            ),
+            *favor_params(pushing=False, helping=False),
+            _dying_param(),
+        )
+
+    def _setup(self, sheet: Sheet, p: Mapping[str, Any]) -> tuple[dict[str, Any], Any, list[tuple[int, int]], int]:
+        state = _st(sheet)
+        targets = features.parse_armors(p["armors"])
+        name = p["feature"] or ""
+        if name and name not in dict(features.area_choices(sheet)):
+            raise RulesError(f"{name} is not one of your area attacks.")
+        cost = features.area_cost(state, name, len(targets))
+        extras_ = features.test_extras(state, p, state["attack_stat"], attack=True)
+        s = setup(sheet, state, p, stat=state["attack_stat"], attack=True, extra_favor=extras_.favor)
+        s.bonus = s.bonus - state["stats"][state["attack_stat"]] + attack_bonus(state) + extras_.bonus
+        s.extra = (*s.extra, *extras_.dice)
+        s.notes += extras_.notes
+        if cost:
+            spend_stamina(dict(state, statuses=dict(state["statuses"])), cost, name)
+        _dying_check(state, p)
+        return state, s, targets, cost
+
+    def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
+        p = clean_params(self, sheet, params)
+        _, s, targets, _ = self._setup(sheet, p)
+        chances = features.area_odds(s.bonus, s.mode, s.extra, targets)
+        hits = tuple(k for k in chances if k != "hit 0")
+        return Odds(tuple(chances.items()), success_keys=hits)
+
+    def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        p = clean_params(self, sheet, params)
+        state, s, targets, cost = self._setup(sheet, p)
+        odds = self.odds(sheet, p)
+        extras_ = features.test_extras(state, p, state["attack_stat"], attack=True)
+        notes = s.notes + pay(state, s) + features.pay_extras(state, extras_)
+        if cost:
+            notes += spend_stamina(state, cost, p["feature"])
+        notes += _dying_cost(state, p, "attacking")
+        dice, _, total, nat1 = roll_test(rng, s, 0, 0)
+        kept = next(d.face for d in dice if d.kept and d.sides == 20)
+        results = [three_outcome_of(kept, total, armor, counter) for armor, counter in targets]
+        hit = sum(1 for r in results if r == "pass")
+        words = ", ".join(f"{armor}: {dict(EXCHANGE_KEYS)[r]}" for (armor, _), r in zip(targets, results, strict=True))
+        summary = f"Area attack {total} against Armor {words}."
+        damage = None
+        if hit:
+            dealt = features.roll_damage(rng, state, {}, "hit", kept, False)
+            dice = (*dice, *dealt.dice)
+            damage = dealt.total
+            summary += f" {dealt.words[0]} to each target hit."
+        if any(r != "pass" for r in results):
+            summary += " Any Clash or Counter goes to one creature the GM picks."
+        if nat1:
+            summary += " A natural 1."
+        if all(r == "fail" for r in results):
+            gain_favor(state, sheet)
+            summary += " Fortune's Favor gained."
+        state["exposed"] = False
+        state["statuses"].pop("Hidden", None)
+        if notes:
+            summary += f" ({'; '.join(notes)})"
+        return RollResult(
+            self.key,
+            self.label,
+            f"hit {hit}",
+            summary,
+            dice,
+            total,
+            odds,
+            shown_inputs(p),
+            state,
+            details={"damage": damage, "results": results} if damage is not None else {"results": results},
+        )

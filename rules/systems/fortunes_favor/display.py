@@ -6,7 +6,9 @@ from typing import Any
 
 from rules.base import Banner, Param, QuickRoll, Sheet
 from rules.data import fortunes_favor as data
+from rules.data import fortunes_favor_extras as extras
 from rules.dice import dice_label
+from rules.systems.fortunes_favor import features
 from rules.systems.fortunes_favor.inventory import slots_max, slots_used, statuses_now
 from rules.systems.fortunes_favor.state import (
     LAST_STAND_ROUNDS,
@@ -16,10 +18,9 @@ from rules.systems.fortunes_favor.state import (
     _st,
     armor,
     attack_bonus,
+    beast_health_max,
     cls,
     counter,
-    damage_dice,
-    damage_stat,
     deflect_dice_max,
     deflect_die,
     deflect_flat,
@@ -34,6 +35,84 @@ from rules.systems.fortunes_favor.state import (
     stamina_max,
 )
 from rules.systems.fortunes_favor.travel import jumps, lift, march_miles
+
+
+def _range_max(state: dict[str, Any]) -> int:
+    """Base range: Brawler's Fighting Style doubles it with Agility; Bolt Thrower adds 30 ft."""
+    top = int(cls(state)["range"][1])
+    if state["class"] == "BRAWLER" and state["attack_stat"] == "agility":
+        top *= 2
+    if "Bolt Thrower" in state["feats"]["picks"].get("Focused Training", []):
+        top += 30
+    return top
+
+
+def _feature_fact(state: dict[str, Any], level: int, name: str, cost: int, favor: bool) -> dict[str, Any]:
+    """One class feature on the sheet: whether it is the character's yet, what Lantern does with it (features.py),
+    its options picked and its uses left."""
+    f = features.FEATURES[(state["class"], name)]
+    used = state["feats"]["uses"].get(name, 0)
+    return {
+        "level": level,
+        "name": name,
+        "stamina": cost,
+        "favor": favor,
+        "has": level <= state["level"],
+        "auto": f.automated,
+        "how": f.how,
+        "picks": ", ".join(state["feats"]["picks"].get(name, [])),
+        "uses_left": (f"{f.uses[0] - used} of {f.uses[0]} left" if f.uses else ""),
+    }
+
+
+def _companion_facts(state: dict[str, Any]) -> dict[str, Any]:
+    """The beast (Beast Bond), the form worn (Shift), the active Infusion and the bonuses waiting for a roll."""
+    feats = state["feats"]
+    beast = None
+    if feats["beast"]:
+        b = extras.BEASTS[feats["beast"]]
+        count, die, key = b["damage"]
+        beast = {
+            "name": b["name"],
+            "health": feats["beast_health"],
+            "health_max": beast_health_max(state),
+            "armor": b["armor"],
+            "attack": f"{state['stats']['heart']:+d}",
+            "damage": f"{count}d{die}{b['stats'][key]:+d}",
+            "speeds": ", ".join(f"{k} {v} ft" for k, v in b["speeds"].items()),
+            "abilities": [f"{kind}: {title}, {words}" for kind, title, words in b["abilities"]],
+        }
+    form = None
+    if feats["form"] or feats["form_choice"]:
+        f = extras.FORMS[feats["form"] or feats["form_choice"]]
+        form = {
+            "name": f["name"],
+            "worn": bool(feats["form"]),
+            "extra_health": feats["form_health"],
+            "notes": f["notes"],
+        }
+    boons = [
+        " ".join(
+            p
+            for p in (
+                b["from"] + ":",
+                f"{b['bonus']:+d}" if b["bonus"] else "",
+                f"+{b['dice']}d{b['die']}" if b["die"] else "",
+                "Fortune's Favor" if b["favor"] else "",
+                f"on the next {'roll' if b['on'] == 'any' else b['on']}",
+            )
+            if p
+        )
+        for b in feats["boons"]
+    ]
+    return {
+        "beast": beast,
+        "form": form,
+        "infusion": feats["infusion"],
+        "infusion_dice": dice_label(features.infusion_dice(state), True) if state["class"] == "SPELLSWORD" else "",
+        "waiting": boons,
+        "hype": feats["hype"] if state["class"] == "HYPEMAN" else None,
+    }
 
 
 def _number(value: Any) -> str:
@@ -77,21 +156,19 @@ def sheet_facts(sheet: Sheet) -> dict[str, Any]:
     state = _st(sheet)
     c = cls(state)
     now = statuses_now(sheet, state)
-    pool = damage_dice(state)
-    bonus = damage_stat(state)
+    pool, bonus, more = features.base_damage(state)  # a Shapeshifter's form replaces the class's
     road, off_road = march_miles(state)
     lift_lb, drag_lb = lift(state)
     deflect = f"d{deflect_die(state)}"
     flat = deflect_flat(state)
-    features = [
-        {"level": level, "name": name, "stamina": cost, "favor": favor, "has": level <= state["level"]}
-        for level, name, cost, favor in c["features"]
-    ]
+    class_features = [_feature_fact(state, level, name, cost, favor) for level, name, cost, favor in c["features"]]
     return {
         "class_name": c["name"],
         "lineage_name": data.LINEAGES[state["lineage"]]["name"],
         "culture_name": data.CULTURES[state["culture"]]["name"],
-        "size": state["size"].capitalize(),
+        "size": (
+            extras.FORMS[state["feats"]["form"]]["size"] if state["feats"]["form"] else state["size"]
+        ).capitalize(),
         "stats": [{"key": k, "name": STAT_NAMES[k], "value": f"{state['stats'][k]:+d}"} for k in STATS],
         "health_max": health_max(state),
         "stamina_max": stamina_max(state),
@@ -106,8 +183,9 @@ def sheet_facts(sheet: Sheet) -> dict[str, Any]:
         "shield_inactive": state["shield"] != "none" and not shield_works(state),
         "attack_bonus": f"{attack_bonus(state):+d}",
         "attack_stat": STAT_NAMES[state["attack_stat"]],
-        "base_damage": f"{dice_label(pool, True)}{bonus:+d}",
-        "range": f"{c['range'][0]}–{c['range'][1]} ft",
+        "base_damage": f"{dice_label(pool, True)}{bonus:+d}"
+        + "".join(f" + {dice_label(p, True)}{b:+d} {kind}" for p, b, kind in more),
+        "range": f"{c['range'][0]}–{_range_max(state)} ft",
         "deflect": f"{deflect}{f'+{flat}' if flat else ''}" + (" (1s rerolled)" if deflect_rerolls_ones(state) else ""),
         "deflect_max": deflect_dice_max(state),
         "deflect_limit": f"up to {deflect_dice_max(state)} {'die' if deflect_dice_max(state) == 1 else 'dice'}",
@@ -124,7 +202,8 @@ def sheet_facts(sheet: Sheet) -> dict[str, Any]:
         "animal_features": [{"name": n, "help": data.ANIMAL_FEATURES[n][0]} for n in state["animal_features"]],
         "lineage_traits": [{"name": n, "help": h} for n, h in data.LINEAGES[state["lineage"]]["traits"]],
         "culture_traits": [{"name": n, "help": h} for n, h in data.CULTURES[state["culture"]]["traits"]],
-        "class_features": features,
+        "class_features": class_features,
+        **_companion_facts(state),
         "element": state["element"],
         "hours_awake": state["hours_awake"],
         "march_road": road,

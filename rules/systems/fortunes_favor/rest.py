@@ -11,6 +11,7 @@ from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params,
 from rules.data import fortunes_favor as data
 from rules.dice import RandomSource
 from rules.errors import Settled
+from rules.systems.fortunes_favor import features
 from rules.systems.fortunes_favor.checks import favor_params, needing, odds_of, pay, roll_test, setup
 from rules.systems.fortunes_favor.state import (
     STAT_NAMES,
@@ -100,13 +101,19 @@ class RestProcedure:
         state = self._check(sheet, p)
         name = dict(RESTS)[p["kind"]].split(" (")[0]
         if p["finish"]:
+            before = state["health"]
             notes = finish_rest(state, sheet, p["kind"])
+            # class features (features.py): the beast heals what you healed, uses per rest come back
+            notes += features.on_rest(state, p["kind"], state["health"] - before, True)
             summary = f"{name}: {'; '.join(notes)}."
             if state["level_ready"] and p["kind"] == "rr":
                 summary += f" Ready to reach level {state['level'] + 1}."
         else:
             state["resting"] = p["kind"]
             summary = f"{name} begun: spending Stamina before it ends breaks it."
+            more = features.on_rest(state, p["kind"], 0, False)
+            if more:
+                summary += f" ({'; '.join(more)})"
         return RollResult(
             self.key,
             self.label,

@@ -11,8 +11,10 @@ from typing import Any
 
 from rules.base import RulesError, Sheet, sheet_state
 from rules.data import fortunes_favor as data
+from rules.data import fortunes_favor_extras as extras
 from rules.dice import ff_damage_step
 from rules.settings import Setting
+from rules.systems.fortunes_favor.feats import default_feats, validate_feats
 from rules.validation import boolean, bounded_int, bounded_text, name_list
 
 STATS = data.STATS
@@ -119,6 +121,7 @@ def _default_state() -> dict[str, Any]:
         "coins": data.STARTING_COIN,
         "bits": 0,
         "background": "",
+        "feats": default_feats(),  # what the class features keep (feats.py)
     }
 
 
@@ -212,6 +215,10 @@ def validate_state(state: Mapping[str, Any]) -> dict[str, Any]:
     out["coins"] = bounded_int(merged["coins"], "Coin", 0, COIN_MAX)
     out["bits"] = bounded_int(merged["bits"], "Bits", 0, COIN_MAX)
     out["background"] = bounded_text(merged["background"], "Background")
+    out["feats"] = validate_feats(merged["feats"])
+    beast = out["feats"]["beast"]
+    if beast:
+        out["feats"]["beast_health"] = min(out["feats"]["beast_health"], beast_health_max(out))
     return out
 
 
@@ -230,6 +237,16 @@ def health_max(state: Mapping[str, Any]) -> int:
     """maxHealth = class health + (level − 1) × health per level (spec §003.2)."""
     c = cls(state)
     return int(c["health"] + (state["level"] - 1) * c["health_per_level"])
+
+
+def beast_health_max(state: Mapping[str, Any]) -> int:
+    """Beast Bond: the beast's Health grows with the Beastmaster's level, as a class's does (base + per level
+    after the first; Lantern's reading of the data's base and perLevel)."""
+    beast = state["feats"]["beast"]
+    if not beast:
+        return 0
+    base, per = extras.BEASTS[beast]["health"]
+    return int(base + (state["level"] - 1) * per)
 
 
 def stamina_full(state: Mapping[str, Any]) -> int:
@@ -267,6 +284,14 @@ def armor(state: Mapping[str, Any]) -> int:
     """Seed 003, Armor: armour type + Agility (capped), shield bonus, Defend +2; Brawler and Tough Skin."""
     _, base, agility_counts = data.ARMOUR[state["armour"]]
     agility = stat(state, "agility")
+    feats = state.get("feats") or default_feats()
+    if feats["form"]:
+        # Shape Changer: the form's Armor replaces yours (worn gear melds into it); Heart may stand in for the
+        # form's stat. Defend and Reinvigorate still add.
+        form_base, form_stat = extras.FORMS[feats["form"]]["armor"]
+        value = form_base + max(stat(state, form_stat), stat(state, "heart"))
+        value += feat_armor(state, feats)
+        return value + (DEFEND_BONUS if state["defending"] else 0)
     if state["armour"] == "none" and state["class"] == "BRAWLER":
         # Muscle Bound Body: 10 + Mettle + Agility (at most 2) when unarmoured.
         value = base + stat(state, "mettle") + min(agility, data.BRAWLER_AGILITY_MAX)
@@ -277,8 +302,20 @@ def armor(state: Mapping[str, Any]) -> int:
         value += data.ANIMAL_FEATURES["Tough Skin/Shell"][1]["unarmoured_armor"]
     if state["shield"] != "none" and shield_works(state):
         value += data.SHIELDS[state["shield"]][2]
+    value += feat_armor(state, feats)
     if state["defending"]:
         value += DEFEND_BONUS
+    return value
+
+
+def feat_armor(state: Mapping[str, Any], feats: Mapping[str, Any]) -> int:
+    """Class features that add to Armor: Reinvigorate (+ Heart until the next round) and the Elementalist's
+    Elemental Armor (+ Intellect)."""
+    value = 0
+    if feats["reinvigorated"]:
+        value += stat(state, "heart")
+    if "Elemental Armor" in feats["picks"].get("Focused Training", []) and state["class"] == "ELEMENTALIST":
+        value += stat(state, "intellect")
     return value
 
 
@@ -398,6 +435,9 @@ def speeds(state: Mapping[str, Any], statuses: Mapping[str, int] | None = None) 
         ground += 10
     if "Fast" in animal:
         ground += 5
+    form = (state.get("feats") or {}).get("form")
+    if form:  # a Shapeshifter's form: +10 ft (Medium) or −10 ft (Small)
+        ground = max(5, ground + extras.FORMS[form]["speed"])
     out = {"ground": ground}
     if "fly" in lineage["speeds"]:
         out["fly"] = lineage["speeds"]["fly"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -19,10 +20,12 @@ from rules.base import (
     returns,
 )
 from rules.data import fortunes_favor as data
+from rules.data.fortunes_favor_extras import HYPE_MAX
 from rules.dice import RandomSource, roll_die
 from rules.systems.fortunes_favor.checks import ContestProcedure, GroupTestProcedure, TestProcedure
 from rules.systems.fortunes_favor.combat import (
     ActionProcedure,
+    AreaAttackProcedure,
     ExchangeProcedure,
     HealDyingProcedure,
     HideProcedure,
@@ -42,6 +45,7 @@ from rules.systems.fortunes_favor.display import (
     quick_rolls,
     sheet_facts,
 )
+from rules.systems.fortunes_favor.features import FeatureProcedure
 from rules.systems.fortunes_favor.inventory import slots, statuses_now, validate_hireling, validate_item
 from rules.systems.fortunes_favor.rest import LevelUpProcedure, RestProcedure, StayAwakeProcedure
 from rules.systems.fortunes_favor.state import (
@@ -50,6 +54,7 @@ from rules.systems.fortunes_favor.state import (
     SETTINGS,
     _default_state,
     _st,
+    beast_health_max,
     favor_max,
     health_max,
     is_dead,
@@ -70,7 +75,10 @@ from rules.systems.fortunes_favor.table import (
     npc_attack_harm,
     npc_damage,
     npc_roll,
+    npc_roll_at,
     npc_target_params,
+    pc_attack_damage,
+    pc_attack_on_npcs,
 )
 from rules.systems.fortunes_favor.travel import (
     EquipProcedure,
@@ -85,6 +93,8 @@ PROCEDURES: dict[str, Procedure] = {
         TestProcedure(),
         ContestProcedure(),
         ExchangeProcedure(),
+        AreaAttackProcedure(),
+        FeatureProcedure(),
         TakeDamageProcedure(),
         ActionProcedure(),
         HideProcedure(),
@@ -112,6 +122,7 @@ CATALOGUE: tuple[CatalogueEntry, ...] = tuple(
 
 
 _ADJUSTABLE = ("health", "stamina", "fortunes_favor", "coins", "hours_awake")
+_FEAT_TRACKS = ("hype", "beast_health", "form_health")  # class features' tracks, kept in state["feats"]
 
 
 @dataclass(frozen=True)
@@ -145,21 +156,35 @@ class FortunesFavor(GameSystem):
 
     def tracks(self, sheet: Sheet) -> tuple[Track, ...]:
         state = _st(sheet)
-        return (
+        out = [
             Track("health", "Health", state["health"], health_max(state)),
             Track("stamina", "Stamina", state["stamina"], stamina_max(state)),
             Track("fortunes_favor", "Fortune's Favor", state["fortunes_favor"], favor_max(sheet)),
-            Track("coins", "Coin", state["coins"]),
-            Track("hours_awake", "Hours awake", state["hours_awake"]),
-        )
+        ]
+        feats = state["feats"]
+        if state["class"] == "HYPEMAN":  # Build Hype: at most 3
+            out.append(Track("hype", "Hype", feats["hype"], HYPE_MAX))
+        if feats["beast"]:  # Beast Bond: the beast's own Health
+            out.append(Track("beast_health", "Beast's Health", feats["beast_health"], beast_health_max(state)))
+        if feats["form"] and feats["form_health"]:
+            out.append(Track("form_health", "Form's Health", feats["form_health"]))
+        out += [Track("coins", "Coin", state["coins"]), Track("hours_awake", "Hours awake", state["hours_awake"])]
+        return tuple(out)
 
     def adjust(self, sheet: Sheet, key: str, delta: int) -> dict[str, Any]:
         """Change a track by ``delta``, clamped to its bounds; Stamina spent by hand breaks a rest."""
-        if key not in _ADJUSTABLE:
+        if key not in _ADJUSTABLE and key not in _FEAT_TRACKS:
             raise RulesError(f"{key} cannot be changed by hand.")
         if isinstance(delta, bool) or not isinstance(delta, int) or abs(delta) > 100_000:
             raise RulesError("Change it by a whole number.")
         state = _st(sheet)
+        if key in _FEAT_TRACKS:
+            shown = {t.key: t for t in self.tracks(sheet)}
+            if key not in shown:
+                raise RulesError(f"{key} cannot be changed by hand.")
+            top = shown[key].maximum if shown[key].maximum is not None else 200
+            state["feats"][key] = max(0, min(top, state["feats"][key] + delta))
+            return validate_state(state)
         top = {
             "health": health_max(state),
             "stamina": stamina_max(state),
@@ -208,10 +233,13 @@ class FortunesFavor(GameSystem):
     npc_damage = staticmethod(npc_damage)
     npc_rolls = returns(NPC_ROLLS)
     npc_roll = staticmethod(npc_roll)
+    npc_roll_at = staticmethod(npc_roll_at)
     npc_attack_harm = staticmethod(npc_attack_harm)
     npc_target_procedures = returns(NPC_TARGETS)
     npc_target_params = staticmethod(npc_target_params)
     hits_on_npc = staticmethod(hits_on_npc)
+    pc_attack_on_npcs = staticmethod(pc_attack_on_npcs)
+    pc_attack_damage = staticmethod(pc_attack_damage)
     combat_order = staticmethod(combat_order)
     combat_round_seconds: int = ROUND_SECONDS  # seed 003, Combat: a round is 30 seconds
     time_units = returns(TIME_UNITS)
@@ -223,8 +251,8 @@ class FortunesFavor(GameSystem):
         state = _st(sheet)
         if is_dead(state):
             return RollResult("round", "A new round", "nothing", "")
-        before = {**state, "statuses": dict(state["statuses"])}
-        state, outcome, notes = new_round(state)
+        before = copy.deepcopy(state)
+        state, outcome, notes = new_round(state, sheet)
         if state == before:
             return RollResult("round", "A new round", "nothing", "")
         counting = [f"{name} {rounds} more" for name, rounds in state["statuses"].items() if rounds]

@@ -19,6 +19,7 @@ from rules.dice import FF_DAMAGE_LADDER, DieRoll, RandomSource, ff_damage_step, 
 from rules.errors import RulesError
 from rules.systems.fortunes_favor.checks import OUTCOME_WORDS
 from rules.systems.fortunes_favor.checks import group_result as net_result
+from rules.systems.fortunes_favor.features import FEATURES, VETERAN, target_situation
 from rules.systems.fortunes_favor.rest import AWAKE_LIMIT, StayAwakeProcedure
 from rules.systems.fortunes_favor.state import (
     HOURS_MAX,
@@ -68,7 +69,9 @@ NPC_FIELDS: tuple[Param, ...] = (
     Param("damage", "Damage dice", "choice", "1d6", choices=DAMAGE_CHOICES),
     Param("damage_bonus", "Damage bonus", "int", 0, -10, 30),
 )
-NPC_ROLLS = MappingProxyType({"attack": "Attack", "engaged_attack": "Attack while Engaged"})
+NPC_ROLLS = MappingProxyType(
+    {"attack": "Attack", "engaged_attack": "Attack while Engaged", "ranged_attack": "Ranged attack"}
+)
 ATTACK_ODDS = Odds(
     (("critical", Fraction(1, 20)), ("rolled", Fraction(18, 20)), ("fumble", Fraction(1, 20))),
     success_keys=("critical", "rolled"),
@@ -91,7 +94,32 @@ def npc_damage(
     return NpcHarm({**stats, "health": left}, dealt, defeated=left <= 0, words=words)
 
 
-def npc_roll(key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResult:
+def _mode_odds(mode: str) -> Odds:
+    """The kept d20's 20 and 1 with one die, or two kept high (Fortune's Favor) or low (Misfortune)."""
+    if mode == "plain":
+        return ATTACK_ODDS
+    twenty = Fraction(39, 400) if mode == "favor" else Fraction(1, 400)
+    one = Fraction(1, 400) if mode == "favor" else Fraction(39, 400)
+    return Odds(
+        (("critical", twenty), ("rolled", 1 - twenty - one), ("fumble", one)), success_keys=("critical", "rolled")
+    )
+
+
+def npc_roll_at(key: str, stats: Mapping[str, Any], sheet: Sheet | None, rng: RandomSource) -> RollResult:
+    """Seed 003, Statuses, read from the target PC's sheet: attacks on a Blind character have Fortune's Favor; on a
+    Prone one, melee attacks have Fortune's Favor and ranged ones Misfortune (they cancel one for one)."""
+    if sheet is None or key not in NPC_ROLLS:
+        return npc_roll(key, stats, rng)
+    state = _st(sheet)
+    favor, misfortune, notes = target_situation(state, key == "ranged_attack")
+    net = favor - misfortune
+    mode = "favor" if net > 0 else "misfortune" if net < 0 else "plain"
+    return npc_roll(key, stats, rng, mode, notes)
+
+
+def npc_roll(
+    key: str, stats: Mapping[str, Any], rng: RandomSource, mode: str = "plain", notes: Sequence[str] = ()
+) -> RollResult:
     """Seed 003, Exchanges: the attacker tests d20 + its attack bonus against the target's Armor (Success) and
     Counter (Failure): a clean hit deals its damage, a Mixed is a Clash, a Fail is Countered. A natural 20 always
     hits for double damage, a natural 1 always misses (spec §003.4). Seed 003, Engaged: a non-boss monster
@@ -101,6 +129,15 @@ def npc_roll(key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResul
     bonus = int(stats["attack"])
     dice = ff_damage_step(str(stats["damage"]), -1 if key == "engaged_attack" else 0)
     d20 = roll_die(rng, 20, "attack")
+    d20s: tuple[DieRoll, ...] = (d20,)
+    if mode != "plain":  # in the order rolled; the one not kept is marked so
+        other = roll_die(rng, 20, "Fortune's Favor" if mode == "favor" else "Misfortune")
+        second_wins = other.face != d20.face and (other.face > d20.face) == (mode == "favor")
+        if second_wins:
+            d20s = (DieRoll(d20.sides, d20.face, False, d20.label), other)
+            d20 = other
+        else:
+            d20s = (d20, DieRoll(other.sides, other.face, False, other.label))
     rolled, damage = roll_pool(rng, dice, "sum", ["damage"] * len(dice))
     damage = max(0, damage + int(stats["damage_bonus"]))
     total = d20.face + bonus
@@ -116,9 +153,18 @@ def npc_roll(key: str, stats: Mapping[str, Any], rng: RandomSource) -> RollResul
         )
     dice_words = _dice_words(dice) + (" (a step down: Engaged)" if key == "engaged_attack" else "")
     summary = f"Attack d20 {d20.face} + {bonus} = {total}: {words}. Damage {dice_words} + {stats['damage_bonus']}."
+    if notes:
+        summary += f" ({'; '.join(notes)})"
     dealt = 2 * damage if outcome == "critical" else damage
     return RollResult(
-        key, NPC_ROLLS[key], outcome, summary, (d20, *rolled), total, ATTACK_ODDS, details={"damage": dealt}
+        key,
+        NPC_ROLLS[key],
+        outcome,
+        summary,
+        (*d20s, *rolled),
+        total,
+        _mode_odds(mode),
+        details={"damage": dealt},
     )
 
 
@@ -264,3 +310,57 @@ def _rounds_pass(state: dict[str, Any], rounds: int) -> list[str]:
             state["health"], state["stamina"] = health_max(state), stamina_max(state)
             words.append(f"Last Stand round {state['last_stand']}: Health and Stamina full.")
     return words
+
+
+# --- a PC's attack on the encounter's NPCs (seed 003, Exchanges; AOE Exchange; Statuses) ----------------------
+
+ATTACK_CHOICES = ("maneuver", "feature", "ranged", "spend_favor", "poisoned")
+AREA_FEATURES = frozenset(
+    {name for (_, name), f in FEATURES.items() if f.kind == "area"} | {"Spinning Lariat"}
+)  # the class features that make an AOE Exchange
+ATTACK_FEATURES = frozenset(
+    {name for (_, name), f in FEATURES.items() if f.kind == "attack"}
+    | {name for name, f in VETERAN.items() if f.kind == "attack"}
+)
+
+
+def pc_attack_on_npcs(
+    npcs: Sequence[tuple[Mapping[str, Any], Sequence[str]]], choices: Mapping[str, Any]
+) -> tuple[str, dict[str, Any]] | None:
+    """One NPC: an Exchange against its Armor and Counter, its Prone or Blind status (as the GM named it) giving
+    the attack Fortune's Favor or Misfortune (seed 003, Statuses). Several: an AOE Exchange, one roll against
+    each one's Armor and Counter (statuses that favour one target and not another have no single roll to
+    change, so they are left to the GM)."""
+    if not npcs:
+        return None
+    picked = {k: choices[k] for k in ATTACK_CHOICES if k in choices and choices[k] not in (None, "")}
+    feature = str(picked.get("feature") or "")
+    if feature and feature not in AREA_FEATURES | ATTACK_FEATURES:
+        raise RulesError(f"{feature[:40]} is not a class feature that attacks.")
+    if feature and feature not in AREA_FEATURES:  # a single target's class feature (Yoink, Lucky Shot...)
+        picked["maneuver"] = picked.pop("feature")
+    if len(npcs) == 1 and not picked.get("feature"):  # an area feature is an AOE Exchange even on one target
+        stats, statuses = npcs[0]
+        names = {str(s).strip().lower() for s in statuses}
+        ranged = bool(picked.get("ranged"))
+        favor = "blind" in names or ("prone" in names and not ranged)
+        misfortune = "prone" in names and ranged and "blind" not in names
+        params: dict[str, Any] = {"armor": int(stats["armor"]), "counter": int(stats["counter"])}
+        params.update(favor=favor, misfortune=misfortune)
+        params.update({k: v for k, v in picked.items() if k != "feature"})
+        return "attack", params
+    armors = ", ".join(f"{int(s['armor'])}/{int(s['counter'])}" for s, _ in npcs)
+    area: dict[str, Any] = {
+        "armors": armors,
+        "feature": picked.get("feature", ""),
+        "spend_favor": picked.get("spend_favor", False),
+    }
+    return "area_attack", area
+
+
+def pc_attack_damage(result: RollResult, count: int) -> list[int]:
+    """What each NPC takes: the Exchange's damage on its one target; an AOE's damage on each target it hit."""
+    damage = int(result.details.get("damage") or 0)
+    if result.procedure == "area_attack":
+        return [damage if r == "pass" else 0 for r in result.details.get("results", [])][:count]
+    return [damage] + [0] * (count - 1)

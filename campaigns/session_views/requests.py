@@ -20,6 +20,7 @@ from campaigns.table import party_cards
 from characters.forms import procedure_form, raw_params
 from characters.models import Character
 from characters.selectors import characters_editable_by, characters_visible_to
+from characters.services import character_odds
 from characters.sheet_view import hand_dice_offer
 from config.htmx import HtmxHttpRequest
 from rules import SYSTEMS, RulesError
@@ -124,7 +125,14 @@ def sheet_requests_context(
             form = procedure_form(proc, sheet, id_prefix=f"rq{answer.pk}", gm=False, table_characters=_table(character))
             for name in answer.request.inputs:
                 form.fields.pop(name, None)
-        rows.append({"answer": answer, "form": form, "hand": form is not None and hand_dice_offer(character, False)})
+        rows.append(
+            {
+                "answer": answer,
+                "form": form,
+                "hand": form is not None and hand_dice_offer(character, False),
+                "odds": _request_odds(character, answer.request, sheet) if form is not None else None,
+            }
+        )
     return {
         "character": character,
         "loaded": True,  # the sheet's placeholder fetches this once; the region itself only listens
@@ -134,6 +142,15 @@ def sheet_requests_context(
         "error": error,
         "system_id": character.system,
     }
+
+
+def _request_odds(character: Character, asked: RollRequest, sheet) -> Any:
+    """The player's own odds for the roll asked, with the GM's inputs and the sheet's defaults for the rest (None
+    when the roll has no odds until the player chooses, or none at all)."""
+    try:
+        return character_odds(character, asked.procedure, dict(asked.inputs), sheet=sheet)
+    except RulesError:
+        return None
 
 
 def _table(character: Character):

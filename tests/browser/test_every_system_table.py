@@ -241,8 +241,10 @@ def test_the_sheet_prints_on_two_pages_at_most_without_controls_or_requests(new_
         assert shown == 0, f"{system}: {hidden} prints"
     pages = _pdf_pages(player.pdf(format="A4"))
     _record(system, "print", {"pages": len(pages), "text_runs": pages})
-    if SHOTS:
+    if SHOTS:  # the print layout at about A4's width (794 px at 96 dpi), and the PDF itself
         with open(os.path.join(SHOTS, f"print-{system}.pdf"), "wb") as out:
             out.write(player.pdf(format="A4"))
+        player.set_viewport_size({"width": 794, "height": 1123})
+        _shot(player, f"print-{system}")
     assert 1 <= len(pages) <= 2, f"{system} prints on {len(pages)} pages"
     assert pages[0] > 20, f"{system}: the first printed page is (nearly) empty: {pages}"

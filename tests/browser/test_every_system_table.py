@@ -109,8 +109,7 @@ def test_the_gms_table_fits_a_screen_at_1280_and_two_screens_a_part_on_a_phone(n
         show_part(gm, part)
         expect(tabs.locator(f'a[data-part="{part}"]')).to_have_attribute("aria-current", "true")
         heights[part] = gm.evaluate("document.documentElement.scrollHeight")
-        if part in ("fight", "ask"):
-            _shot(gm, f"table-phone-{part}-{system}")
+        _shot(gm, f"table-phone-{part}-{system}")
     _record(system, "phone", heights)
     for part, height in heights.items():
         assert height <= 2 * PHONE[1], f"{system}: the {part} part is {height} px tall ({heights})"
@@ -236,7 +235,16 @@ def test_the_sheet_prints_on_two_pages_at_most_without_controls_or_requests(new_
     expect(player.locator("#sheet-requests form.roll-request")).to_have_count(1)
     expect(player.locator("#sheet-fight")).to_contain_text("Fight: round 1")
     player.emulate_media(media="print")
-    for hidden in ("form", "button", "select", ".section-tabs", "#sheet-requests", "#request-toast", ".site-header"):
+    for hidden in (
+        "form",
+        "button",
+        "select",
+        ".section-tabs",
+        "#sheet-requests",
+        "#request-toast",
+        "#sheet-fight",
+        ".site-header",
+    ):
         shown = player.locator(hidden).evaluate_all("els => els.filter(e => e.offsetParent !== null).length")
         assert shown == 0, f"{system}: {hidden} prints"
     pages = _pdf_pages(player.pdf(format="A4"))

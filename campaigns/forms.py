@@ -94,6 +94,7 @@ def request_form(procedures, procedure, sheet, characters, *, data=None):
     form_class = type("RequestForm", (forms.Form,), fields)
     form = form_class(data=data, auto_id="id_request_%s")
     form.yes_no = {f"fix-{p.name}" for p in procedure.params(sheet) if p.kind == "bool"} if procedure else set()
+    form.fixed_fields = [form[name] for name in form.fields if name.startswith("fix-")]  # the page folds these
     return form
 
 

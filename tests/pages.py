@@ -76,13 +76,20 @@ class _FormReader(HTMLParser):
         self._options: list[tuple[str, bool]] = []
         self._textarea: str | None = None
         self._text = ""
+        self.form_id: str | None = None
 
     def handle_starttag(self, tag, attrs):
         a = {k: (v if v is not None else "") for k, v in attrs}
         # The sheet's one-tap quick rolls post to the same URL as the roll panel's form: the panel's is the form.
         if tag == "form" and (a.get("action") or "") == self.action and not self.found and "data-quick-roll" not in a:
             self.inside = self.found = True
-        if not self.inside or "disabled" in a:
+            self.form_id = a.get("id") or None
+        # A control outside the form belongs to it by form="<its id>" (the tracker's rows fold some under More).
+        owned = self.inside or (self.form_id is not None and a.get("form") == self.form_id)
+        if tag == "option" and self._select is not None:
+            self._options.append((a.get("value", ""), "selected" in a))
+            return
+        if not owned or "disabled" in a:
             return
         name = a.get("name")
         if tag in ("input", "select", "textarea") and name:
@@ -100,8 +107,6 @@ class _FormReader(HTMLParser):
             self.buttons[name] = a.get("value", "")
         elif tag == "select" and name:
             self._select, self._options = name, []
-        elif tag == "option" and self._select is not None:
-            self._options.append((a.get("value", ""), "selected" in a))
         elif tag == "textarea" and name:
             self._textarea, self._text = name, ""
 
@@ -110,9 +115,7 @@ class _FormReader(HTMLParser):
             self._text += data
 
     def handle_endtag(self, tag):
-        if not self.inside:
-            return
-        if tag == "form":
+        if tag == "form" and self.inside:
             self.inside = False
         elif tag == "select" and self._select is not None:
             chosen = [value for value, selected in self._options if selected] or [v for v, _ in self._options[:1]]

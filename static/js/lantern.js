@@ -323,7 +323,8 @@ function requestToast() {
 function promptRequest(region) {
   const toast = requestToast();
   const first = region.querySelector("form.roll-request strong");
-  const what = first ? first.textContent.trim() : "a roll";
+  const odds = region.querySelector("form.roll-request [data-request-odds]");
+  const what = (first ? first.textContent.trim() : "a roll") + (odds ? ` (${odds.textContent.replace(/\s+/g, " ").trim()})` : "");
   const go = document.createElement("button");
   go.type = "button";
   go.className = "small";

@@ -56,6 +56,7 @@ def test_a_session_run_from_the_table_reaches_every_sheet_live(new_page, django_
     # The GM asks everyone for a DEX save; each player answers from the sheet in one tap.
     form = gm.locator("#request-form")
     expect(form.get_by_label("Roll")).to_have_value("save")  # the first roll a player makes: no refetch needed
+    form.get_by_text("Inputs you set for everyone").click()  # folded: most requests leave them to the players
     form.get_by_label("Attribute").select_option("DEX")
     form.get_by_role("button", name="Ask").click()
     expect(gm.locator("#requests")).to_contain_text("Attribute DEX")

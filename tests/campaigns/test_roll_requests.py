@@ -7,7 +7,9 @@ from django.urls import reverse
 
 from campaigns.models import RollRequest, RollRequestAnswer
 from characters.models import Roll
+from characters.services import character_odds
 from tests.conftest import make_character
+from tests.html_check import html_problems
 from tests.pages import HTMX, form_fields, text_of
 
 pytestmark = pytest.mark.django_db
@@ -183,3 +185,24 @@ def test_a_plain_post_answers_and_goes_back_to_the_sheet(cc, wren, gm, player, a
 def test_the_sheet_loads_its_request_region(cc, wren, player, as_user):
     page = as_user(player).get(wren.get_absolute_url())
     assert reverse("campaigns:sheet_requests", args=[cc.pk, wren.pk]) in page.content.decode()
+
+
+def test_the_player_sees_their_own_odds_for_the_roll_asked_and_a_peer_sees_none(
+    cc, wren, ash, gm, player, other_player, as_user, django_assert_max_num_queries
+):
+    """Issue 26: the prompt carries the player's exact odds for the roll asked, with the GM's inputs (here a DEX
+    save: Seed 002, Saves); whoever may answer for the character sees them, a player beside them sees neither."""
+    assert _ask(as_user(gm), cc, **{"fix-attribute": "DEX"}).status_code == 200
+    odds = character_odds(wren, "save", {"attribute": "DEX"})
+    url = reverse("campaigns:sheet_requests", args=[cc.pk, wren.pk])
+    for who in (player, gm):
+        client = as_user(who)
+        with django_assert_max_num_queries(14):
+            page = client.get(url)
+        html = page.content.decode()
+        assert html_problems(html) == []
+        exact = f"{odds.success.numerator}/{odds.success.denominator}"
+        assert "data-request-odds" in html and f'data-odds="{exact}"' in html
+    peer = as_user(other_player).get(url)
+    assert peer.status_code == 200 and "data-request-odds" not in peer.content.decode()
+    assert "Waiting for Wren" in text_of(peer)

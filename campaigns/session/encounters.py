@@ -311,7 +311,7 @@ def npc_roll(
 
 
 @dataclass(frozen=True)
-class PcAttacked:
+class NpcsAttacked:
     """The row ``pc_attack_npcs`` returns: the character's roll and what each NPC took, in the order asked."""
 
     roll: Roll
@@ -335,7 +335,7 @@ def pc_attack_npcs(
     """A PC's attack on NPCs of the running fight (several at once: an area attack), rolled on the character's
     sheet through the sheet's own procedure (its costs and history, rules.base ``pc_attack_on_npcs``) against the
     NPCs' Armor and statuses; what each NPC takes comes off its stat block as typed damage would. The row is a
-    ``PcAttacked``."""
+    ``NpcsAttacked``."""
     campaign = _lock_campaign(campaign_id, roller=by)
     system = _system(campaign)
     if visibility == Roll.Visibility.BLIND:
@@ -374,6 +374,7 @@ def pc_attack_npcs(
         dealt.append((npc.name, amount))
         if amount <= 0:
             continue
+        before, defeated_before = dict(npc.stats), npc.defeated
         harm = system.npc_damage(npc.stats, npc.start, amount, False, rng or dice.system_random())
         _, npc.stats = clean_npc(system, npc.name, harm.stats)
         words = [f"{character.name}: {harm.words}"]
@@ -382,7 +383,18 @@ def pc_attack_npcs(
         npc.defeated = npc.defeated or harm.defeated
         npc.prompt = " ".join(words)[:300]
         npc.save(update_fields=["stats", "defeated", "prompt"])
-    return written(campaign, ("rolls",) + _publish_fight(campaign.pk), PcAttacked(done.row, tuple(dealt)))
+        if npc.stats != before or npc.defeated != defeated_before:  # the GM's Undo at the table gives it back
+            FightHit.objects.create(
+                campaign=campaign,
+                encounter=encounter,
+                roll=done.row,
+                words=f"{character.name} hit {npc.name} for {amount}"[:200],
+                npc=npc,
+                npc_before=before,
+                npc_after=npc.stats,
+                defeated_before=defeated_before,
+            )
+    return written(campaign, ("rolls",) + _publish_fight(campaign.pk), NpcsAttacked(done.row, tuple(dealt)))
 
 
 def _remember_hit(encounter_id: int, character_id: int, words: str) -> None:

@@ -10,7 +10,7 @@ import random
 import pytest
 
 from campaigns import session
-from campaigns.models import Npc
+from campaigns.models import FightHit, Npc
 from campaigns.services import CampaignError
 from characters.models import Character, Roll
 from characters.services import character_create
@@ -77,6 +77,12 @@ def test_elementalist_1_elemental_burst_hits_the_npcs_its_roll_beats(ff, gm, pla
     roll = Roll.objects.get(procedure="area_attack")
     assert roll.outcome == "hit 1" and roll.character_id == wren.pk
     assert wren.changes.filter(roll=roll).exists()  # in the sheet's history: revertable
+    # Issue 26: the GM undoes the hit from the table: the Bandit gets its Health back, the Brute had none to lose.
+    hit = FightHit.objects.get(npc=low)
+    assert hit.words == "Wren hit Bandit for 7" and not FightHit.objects.filter(npc=high).exists()
+    session.hit_undo(campaign_id=ff.pk, hit_id=hit.pk, by=gm)
+    low.refresh_from_db()
+    assert low.stats["health"] == 9
 
 
 def test_a_prone_npc_gives_a_melee_attack_fortunes_favor(ff, gm, player):

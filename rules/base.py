@@ -497,6 +497,70 @@ class TableRules(SheetRules, Protocol):
         (C&C: a party save passes when anyone passes). None (the default): the system has no group result."""
         return None
 
+    def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
+        """Who acts in what order this round (dice rolled are logged as the GM's). Default: the party first."""
+        return CombatOrder(("The party acts", "The enemies act"), "The party acts first.")
+
+    combat_round_seconds: int = 10  # how much game time one combat round takes; ending an encounter adds them
+
+    def end_of_combat(self) -> str | None:
+        """The character procedure every PC rolls when an encounter ends (C&C weapon wear and ammunition):
+        the table asks each player for it as a roll request. None (the default): nothing to roll."""
+        return None
+
+    def time_units(self) -> tuple[TimeUnit, ...]:
+        """The units the GM's clock advances by, in the system's words (turns, watches, days)."""
+        return DEFAULT_TIME_UNITS
+
+    def advance_time(
+        self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
+    ) -> RollResult:
+        """One character's sheet after ``count`` of ``unit`` pass from game minute ``start_minutes`` (and
+        ``start_seconds`` into it, for a unit shorter than a minute): light burning down, food eaten at the
+        system's rhythm, deprivation, timed effects ending. The RollResult carries the new state and item changes
+        and a sentence; the default changes nothing."""
+        return RollResult("time", "Time passes", "nothing", "")
+
+    def round_passes(self, sheet: Sheet, rng: RandomSource) -> RollResult:
+        """One PC's sheet as the encounter tracker starts a new round: effects timed in rounds tick down and end
+        (Fortune's Favor statuses and Last Stand; C&C armour lost to criticals comes back). The RollResult
+        carries the new state and a sentence; the default changes nothing."""
+        return RollResult("round", "A new round", "nothing", "")
+
+    def fight_ends(self, sheet: Sheet, minutes: int, rng: RandomSource) -> RollResult:
+        """One PC's sheet as the tracker ends a fight that lasted ``minutes`` of game time: lit light sources burn
+        that long (``rules.clock.burn``), effects that last the fight end. The default changes nothing."""
+        return RollResult("fight_over", "The fight is over", "nothing", "")
+
+    def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
+        """The table's own rolls as time passes (C&C encounter checks, Fell's luck die), logged as the GM's."""
+        return ()
+
+    def light_level(self, party: Sequence[Sheet]) -> Banner | None:
+        """How well the party sees, from the lights lit on its sheets (C&C: bright, dim, darkness); None:
+        the system does not track it (the default)."""
+        return None
+
+    def table_conditions(self, party: Sequence[Sheet]) -> dict[str, Any]:
+        """What the party's situation is now, as plain values every sheet at the table receives in
+        ``Sheet.table`` (the app recomputes them when a light is lit or put out, time passes or the party
+        changes). Default: ``{"light": key}`` of ``light_level`` when the system tracks light, else nothing."""
+        light = self.light_level(party)
+        return {} if light is None else {"light": light.key}
+
+    def condition_probes(self, sheet: Sheet) -> Sequence[tuple[str, Sheet]]:
+        """The statuses set on this character that may change its rolls, each as (its name, the same sheet
+        without it): the roll controls show a status beside the rolls whose odds it changes
+        (rules/odds_conditions.py). Default: none."""
+        return ()
+
+
+@runtime_checkable
+class FightRules(SheetRules, Protocol):
+    """NPCs in the encounter tracker and the hits between them and the party (issues 16, 26, 30): their stat
+    blocks and rolls, an NPC's hit landing on a PC's sheet, a PC's on an NPC. Every member has a default: a
+    system without them runs a fight where the GM types the damage."""
+
     def npc_fields(self) -> tuple[Param, ...]:
         """An NPC's or monster's stat block for the encounter tracker: "int" or "choice" params with their
         bounds. The first is the track damage lowers; the app refuses values outside them."""
@@ -570,66 +634,9 @@ class TableRules(SheetRules, Protocol):
         """The damage each of the ``count`` NPCs (in the order given) takes from a ``pc_attack_on_npcs`` roll."""
         return [0] * count
 
-    def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
-        """Who acts in what order this round (dice rolled are logged as the GM's). Default: the party first."""
-        return CombatOrder(("The party acts", "The enemies act"), "The party acts first.")
-
-    combat_round_seconds: int = 10  # how much game time one combat round takes; ending an encounter adds them
-
-    def end_of_combat(self) -> str | None:
-        """The character procedure every PC rolls when an encounter ends (C&C weapon wear and ammunition):
-        the table asks each player for it as a roll request. None (the default): nothing to roll."""
-        return None
-
-    def time_units(self) -> tuple[TimeUnit, ...]:
-        """The units the GM's clock advances by, in the system's words (turns, watches, days)."""
-        return DEFAULT_TIME_UNITS
-
-    def advance_time(
-        self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
-    ) -> RollResult:
-        """One character's sheet after ``count`` of ``unit`` pass from game minute ``start_minutes`` (and
-        ``start_seconds`` into it, for a unit shorter than a minute): light burning down, food eaten at the
-        system's rhythm, deprivation, timed effects ending. The RollResult carries the new state and item changes
-        and a sentence; the default changes nothing."""
-        return RollResult("time", "Time passes", "nothing", "")
-
-    def round_passes(self, sheet: Sheet, rng: RandomSource) -> RollResult:
-        """One PC's sheet as the encounter tracker starts a new round: effects timed in rounds tick down and end
-        (Fortune's Favor statuses and Last Stand; C&C armour lost to criticals comes back). The RollResult
-        carries the new state and a sentence; the default changes nothing."""
-        return RollResult("round", "A new round", "nothing", "")
-
-    def fight_ends(self, sheet: Sheet, minutes: int, rng: RandomSource) -> RollResult:
-        """One PC's sheet as the tracker ends a fight that lasted ``minutes`` of game time: lit light sources burn
-        that long (``rules.clock.burn``), effects that last the fight end. The default changes nothing."""
-        return RollResult("fight_over", "The fight is over", "nothing", "")
-
-    def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
-        """The table's own rolls as time passes (C&C encounter checks, Fell's luck die), logged as the GM's."""
-        return ()
-
-    def light_level(self, party: Sequence[Sheet]) -> Banner | None:
-        """How well the party sees, from the lights lit on its sheets (C&C: bright, dim, darkness); None:
-        the system does not track it (the default)."""
-        return None
-
-    def table_conditions(self, party: Sequence[Sheet]) -> dict[str, Any]:
-        """What the party's situation is now, as plain values every sheet at the table receives in
-        ``Sheet.table`` (the app recomputes them when a light is lit or put out, time passes or the party
-        changes). Default: ``{"light": key}`` of ``light_level`` when the system tracks light, else nothing."""
-        light = self.light_level(party)
-        return {} if light is None else {"light": light.key}
-
-    def condition_probes(self, sheet: Sheet) -> Sequence[tuple[str, Sheet]]:
-        """The statuses set on this character that may change its rolls, each as (its name, the same sheet
-        without it): the roll controls show a status beside the rolls whose odds it changes
-        (rules/odds_conditions.py). Default: none."""
-        return ()
-
 
 @runtime_checkable
-class GameSystem(TableRules, HiredHelp, Economy, Presentation, RuleSettings, SheetRules, Protocol):
+class GameSystem(TableRules, FightRules, HiredHelp, Economy, Presentation, RuleSettings, SheetRules, Protocol):
     """The one interface every system package offers as ``SYSTEM``; the app reaches a system only here.
 
     It is the core (``SheetRules``) and every capability, each with its defaults: a system class subclasses it

@@ -5,8 +5,8 @@ line in ``characters/`` or ``campaigns/``: if it plays, renders a sheet and a ta
 contract suite, then docs/adding-a-system.md tells the truth. It is the smallest whole system: every member it
 writes is a required one of ``rules.base.GameSystem`` (the core ``SheetRules``, ``Economy``'s ``coin_label`` and
 ``catalogue``, ``HiredHelp``'s ``hire``) or one the contract suite exercises (``private_fields``, ``rule_settings``,
-``creation_params``, ``hireling_limit``); everything else, the whole of ``Presentation`` and ``TableRules``
-included, is the capabilities' defaults.
+``creation_params``, ``hireling_limit``); everything else, the whole of ``Presentation``, ``TableRules`` and
+``FightRules`` included, is the capabilities' defaults.
 """
 
 from __future__ import annotations

@@ -74,7 +74,9 @@ def _field(param: rules_base.Param, name: str, table: list[tuple[str, str]], id_
             )
             widget = f'<input type="number" name="{name}"{value}{bounds}{described} id="{field_id}">'
         else:
-            widget = f'<input type="text" name="{name}"{value} maxlength="200"{described} id="{field_id}">'
+            # A text the rules need is required, as characters.forms._field makes it.
+            needed = f' minlength="{param.minimum}" required' if param.minimum else ""
+            widget = f'<input type="text" name="{name}"{value} maxlength="200"{needed}{described} id="{field_id}">'
     return f'<div class="field"><label for="{field_id}">{_label_text(param.label)}</label>{helptext}{widget}</div>'
 
 

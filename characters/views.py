@@ -318,6 +318,8 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         else:
             written = services.character_roll(character_id=character.pk, procedure=procedure, params=params, **how)
     except Refusal as error:
+        if error.status == 404:  # the character went under the lock: a 404, as if it never was (config.refusals)
+            raise
         return _roll_answer(request, seat, error=str(error), settled=isinstance(error, Settled))
     return _roll_answer(request, seat, written)
 

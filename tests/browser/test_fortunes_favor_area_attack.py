@@ -35,6 +35,7 @@ def test_the_gm_rolls_an_elemental_burst_on_two_npcs(new_page, django_user_model
     page = new_page(width=1280, height=800)
     log_in(page, "gm_burst", PASSWORD)
     page.goto(f"/campaigns/{campaign.pk}/")
+    page.locator("#encounter details.pc-attack summary").click()  # folded: the fight's rows come first
     form = page.locator("#encounter [data-pc-attack]")
     form.get_by_label("Who attacks").select_option(label="Wren")
     form.get_by_label("Bandit 1").check()

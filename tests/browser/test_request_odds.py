@@ -29,12 +29,16 @@ def test_the_gm_sees_each_characters_odds_sends_and_the_player_sees_theirs(new_p
     log_in(gm, "gm_c", PASSWORD)
     gm.goto(f"/campaigns/{campaign.pk}/")
     form = gm.locator("#request-form")
-    form.locator("#id_request_procedure").select_option("save")
+    # Save is the first roll the form offers: picking it again would redraw the form under the next clicks.
+    expect(form.locator("#id_request_procedure")).to_have_value("save")
     odds = form.locator("#request-odds")
     expect(odds.locator('[data-odds-for="Wren"] .odds')).to_contain_text("%")
     expect(odds.locator('[data-odds-for="Ash"] .odds')).to_contain_text("%")
     expect(odds.locator('[data-party-odds="group"]')).to_contain_text("%")
-    for attribute in ("DEX", "STR", "WIL"):  # each fixed attribute: Wren's exact odds on it, as it is picked
+    form.get_by_text("Inputs you set for everyone").click()  # folded: most requests leave them to the players
+    # Each fixed attribute: Wren's exact odds on it, as it is picked (DEX, the default, last: each pick must be
+    # answered before the next, or the next fires on a box about to be swapped).
+    for attribute in ("STR", "WIL", "DEX"):
         form.locator("#id_request_fix-attribute").select_option(attribute)
         expect(odds.locator('[data-odds-for="Wren"] .odds-line')).to_have_attribute(
             "data-odds", _save(heroes[0], attribute)

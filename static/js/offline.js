@@ -12,9 +12,14 @@
 
   // --- the worker, and nobody else's data on this device ---------------------------------------------------------
   if (user && "serviceWorker" in navigator && window.isSecureContext) {
+    const controlledAtLoad = Boolean(navigator.serviceWorker.controller); // this answer most likely came through it
     navigator.serviceWorker.register(body.dataset.worker || "/sw.js", { scope: "/" }).then(() => {
-      if (servedOffline || navigator.serviceWorker.controller) return; // answered through the worker: kept already
-      navigator.serviceWorker.ready.then((registration) => {
+      if (servedOffline) return;
+      navigator.serviceWorker.ready.then(async (registration) => {
+        // Asked of the cache, not of navigator.serviceWorker.controller: a worker that took control while this page
+        // was loading (clients.claim) controls it without having seen, or kept, its answer.
+        const kept = await caches.open(CACHE_PREFIX + user).then((cache) => cache.match(location.href));
+        if (kept && controlledAtLoad) return;
         const assets = [...document.querySelectorAll("link[rel=stylesheet], script[src], link[rel=icon], link[rel=apple-touch-icon]")]
           .map((tag) => tag.href || tag.src);
         const pages = /^\/characters\/(\d+\/)?$/.test(location.pathname) ? [location.href] : [];

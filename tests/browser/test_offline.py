@@ -36,7 +36,8 @@ def _table(django_user_model):
 def _open_kept(page, character, user) -> None:
     """Open the sheet and wait until the service worker has kept it for this person."""
     page.goto(f"/characters/{character.pk}/")
-    page.wait_for_function(KEPT, arg=[page.url, str(user.pk)], timeout=10_000)
+    # Polled with evaluate, which awaits KEPT's promise (a promise object is already "truthy" to a wait loop).
+    _wait_for(lambda: page.evaluate(KEPT, [page.url, str(user.pk)]), timeout=10.0)
     page.wait_for_function("() => navigator.serviceWorker.ready.then((r) => r.active.state === 'activated')")
 
 

@@ -30,6 +30,8 @@ from characters.transfer import (
     CheckedCharacter,
     check_character,
     export_character,
+    file_list,
+    file_mapping,
     read_json,
     save_character,
 )
@@ -229,14 +231,14 @@ def _check(document: dict[str, Any]) -> _CheckedCampaign:
     name = clean_name(_text(document.get("name"), "campaign's name", 100))
     if not name:
         raise RulesError("The campaign in that file has no name.")
-    characters_in = _list(document.get("characters"), "characters", MAX_SEATS)
+    characters_in = file_list(document.get("characters"), "characters", MAX_SEATS, holder="a campaign")
     characters = []
     for n, row in enumerate(characters_in):
-        row = _mapping(row, f"character {n + 1}")
+        row = file_mapping(row, f"character {n + 1}")
         if row.get("system") != system_id:
             raise RulesError(f"Character {n + 1} in that file is not a {system.name} character.")
         characters.append((check_character(row), _text(row.get("gm_note", ""), "GM's note", NOTE_MAX)))
-    npcs = _list(document.get("npcs"), "NPCs", 2 * NPCS_MAX)
+    npcs = file_list(document.get("npcs"), "NPCs", 2 * NPCS_MAX, holder="a campaign")
     checked_npcs = [_npc(system, row) for row in npcs]
     if sum(1 for npc in checked_npcs if not npc["in_fight"]) > NPCS_MAX or (
         sum(1 for npc in checked_npcs if npc["in_fight"]) > NPCS_MAX
@@ -245,11 +247,14 @@ def _check(document: dict[str, Any]) -> _CheckedCampaign:
     fight = None if document.get("fight") is None else _fight(document["fight"], len(characters))
     if fight is None and any(npc["in_fight"] for npc in checked_npcs):
         raise RulesError("The file puts NPCs in a fight it does not hold.")
-    rolls = [_roll(row, len(characters)) for row in _list(document.get("rolls"), "roll log lines", ROLLS_KEPT)]
+    rolls = [
+        _roll(row, len(characters))
+        for row in file_list(document.get("rolls"), "roll log lines", ROLLS_KEPT, holder="a campaign")
+    ]
     return _CheckedCampaign(
         name=name,
         system=system.id,
-        table=_table(system, _mapping(document.get("table"), "table")),
+        table=_table(system, file_mapping(document.get("table"), "table")),
         gm_note=_text(document.get("gm_note", ""), "GM's note", NOTE_MAX),
         characters=characters,
         npcs=checked_npcs,
@@ -259,7 +264,7 @@ def _check(document: dict[str, Any]) -> _CheckedCampaign:
 
 
 def _table(system, table: dict[str, Any]) -> dict[str, Any]:
-    settings = system.validate_settings(_mapping(table.get("rule_settings", {}), "rule settings"))
+    settings = system.validate_settings(file_mapping(table.get("rule_settings", {}), "rule settings"))
     defaults = system.settings_in_force(None)
     hand_dice = table.get("hand_dice", Campaign.HandDice.SERVER)
     if hand_dice not in Campaign.HandDice.values:
@@ -278,15 +283,15 @@ def _table(system, table: dict[str, Any]) -> dict[str, Any]:
 
 
 def _npc(system, row) -> dict[str, Any]:
-    row = _mapping(row, "NPCs")
+    row = file_mapping(row, "NPCs")
     try:
-        name, stats = clean_npc(system, row.get("name", ""), _mapping(row.get("stats"), "NPC's numbers"))
-        _, start = clean_npc(system, name, _mapping(row.get("start", row.get("stats")), "NPC's numbers"))
+        name, stats = clean_npc(system, row.get("name", ""), file_mapping(row.get("stats"), "NPC's numbers"))
+        _, start = clean_npc(system, name, file_mapping(row.get("start", row.get("stats")), "NPC's numbers"))
     except CampaignError as problem:
         raise RulesError(str(problem)) from None
     statuses = []
-    for status in _list(row.get("statuses"), f"{name}'s statuses", 20):
-        status = _mapping(status, f"{name}'s statuses")
+    for status in file_list(row.get("statuses"), f"{name}'s statuses", 20, holder="a campaign"):
+        status = file_mapping(status, f"{name}'s statuses")
         statuses.append(
             {
                 "name": clean_name(_text(status.get("name"), "status", 60)) or "Status",
@@ -305,10 +310,13 @@ def _npc(system, row) -> dict[str, Any]:
 
 
 def _fight(row, characters: int) -> dict[str, Any]:
-    row = _mapping(row, "fight")
-    order = [_text(step, "fight's order", WORDS_MAX) for step in _list(row.get("order"), "fight's steps", 50)]
+    row = file_mapping(row, "fight")
+    order = [
+        _text(step, "fight's order", WORDS_MAX)
+        for step in file_list(row.get("order"), "fight's steps", 50, holder="a campaign")
+    ]
     hits = {}
-    for key, words in _mapping(row.get("hits", {}), "fight's hits").items():
+    for key, words in file_mapping(row.get("hits", {}), "fight's hits").items():
         if not (isinstance(key, str) and key.isdigit() and int(key) < characters):
             raise RulesError("The fight in that file names a character it does not hold.")
         hits[int(key)] = _text(words, "fight's hits", WORDS_MAX)
@@ -322,7 +330,7 @@ def _fight(row, characters: int) -> dict[str, Any]:
 
 
 def _roll(row, characters: int) -> dict[str, Any]:
-    row = _mapping(row, "roll log")
+    row = file_mapping(row, "roll log")
     character = row.get("character")
     if character is not None and not (isinstance(character, int) and 0 <= character < characters):
         raise RulesError("A line of the roll log names a character the file does not hold.")
@@ -335,9 +343,9 @@ def _roll(row, characters: int) -> dict[str, Any]:
     return {
         "character": character,
         **texts,
-        "inputs": _mapping(row.get("inputs", {}), "roll's inputs"),
-        "dice": _list(row.get("dice"), "roll's dice", 200),
-        "odds": _mapping(row.get("odds", {}), "roll's odds"),
+        "inputs": file_mapping(row.get("inputs", {}), "roll's inputs"),
+        "dice": file_list(row.get("dice"), "roll's dice", 200, holder="a campaign"),
+        "odds": file_mapping(row.get("odds", {}), "roll's odds"),
         "total": total,
         "visibility": row["visibility"],
         "by_hand": _flag(row.get("by_hand", False), "rolled by hand"),
@@ -346,22 +354,6 @@ def _roll(row, characters: int) -> dict[str, Any]:
         "voided_at": None if row.get("voided_at") is None else _time(row["voided_at"]),
         "at": _time(row.get("at")),
     }
-
-
-def _mapping(value, what: str) -> dict:
-    if not isinstance(value, dict):
-        raise RulesError(f"The file's {what} is damaged.")
-    return value
-
-
-def _list(value, what: str, most: int) -> list:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise RulesError(f"The file's {what} are damaged.")
-    if len(value) > most:
-        raise RulesError(f"The file holds {len(value):,} {what}; a campaign holds at most {most:,}.")
-    return value
 
 
 def _text(value, what: str, most: int) -> str:

@@ -31,6 +31,7 @@ from characters.sheet_view import REGIONS as SHEET_REGIONS
 from characters.sheet_view import odds_shown, sheet_view
 from live.hub import CSRF_SLOT, PAGE, present_user_ids
 from rules import SYSTEMS, RulesError
+from rules import base as rules_base
 
 Wanted = tuple[int, str]  # (user id, page): "table" or "sheet-<character id>"
 PUSHED_SHEET_REGIONS = tuple(region for region in SHEET_REGIONS if region != "log")  # the log gets lines
@@ -237,6 +238,7 @@ class _Drawer:
     def __init__(self, table: _Table, characters: dict[int, Character], users: dict) -> None:
         self.table, self.characters, self.users = table, characters, users
         self.drawn: dict[tuple, str] = {}
+        self.sheets: dict[int, rules_base.Sheet | None] = {}  # each character's checked sheet, read once per push
         self.cards: dict[int, Card] = {}
         self.members: dict[int, Membership] | None = None  # the table's members, read once for their rows
         self.present: set[int] = set()
@@ -265,6 +267,15 @@ class _Drawer:
                 self.drawn[key] = sheet_region(self.users[user_id], seat, region)
         return self.drawn[key]
 
+    def _checked_sheet(self, character: Character) -> rules_base.Sheet | None:
+        """The character's sheet, checked once for every kind of viewer this push draws (None: unreadable)."""
+        if character.pk not in self.sheets:
+            try:
+                self.sheets[character.pk] = character.checked_sheet()
+            except RulesError:
+                self.sheets[character.pk] = None  # the sheet shows why; its forms have no odds to show
+        return self.sheets[character.pk]
+
     def default_odds(self, user_id: int, character: Character) -> str:
         """The odds of each roll this viewer's panel offers, at its default inputs (the panel is for editors)."""
         viewer = self._seat(user_id, character).viewer
@@ -273,10 +284,7 @@ class _Drawer:
         key = ("odds", character.pk, self.table.kind(user_id, character))
         if key not in self.drawn:
             rules = SYSTEMS.get(character.system)
-            try:
-                sheet = character.checked_sheet() if rules is not None else None
-            except RulesError:
-                sheet = None  # the sheet shows why; its forms have no odds to show
+            sheet = self._checked_sheet(character) if rules is not None else None
             boxes = []
             if rules is not None and sheet is not None:
                 for procedure in rules.procedures().values():

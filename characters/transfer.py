@@ -187,10 +187,10 @@ def check_character(document: dict[str, Any]) -> CheckedCharacter:
     notes = document.get("notes", "")
     if not isinstance(notes, str) or len(notes) > NOTES_MAX:
         raise RulesError(f"{clean_name(name)}: the notes in that file are damaged or longer than {NOTES_MAX:,}.")
-    state = rules.validate_state(_mapping(document.get("state"), "state"))
+    state = rules.validate_state(file_mapping(document.get("state"), "state"))
     # The caps of the sheet's own paths (adding items, hiring), then the rules' own (save_character).
-    items = [_item(rules, row, n) for n, row in enumerate(_list(document.get("items"), "items", MAX_ITEMS))]
-    hirelings = [_hireling(rules, row) for row in _list(document.get("hirelings"), "hirelings", MAX_HIRELINGS)]
+    items = [_item(rules, row, n) for n, row in enumerate(file_list(document.get("items"), "items", MAX_ITEMS))]
+    hirelings = [_hireling(rules, row) for row in file_list(document.get("hirelings"), "hirelings", MAX_HIRELINGS)]
     return CheckedCharacter(rules, clean_name(name)[:100], state, items, hirelings, notes)
 
 
@@ -216,24 +216,26 @@ def save_character(checked: CheckedCharacter, *, owner, what: str, campaign: Cam
     return character
 
 
-def _mapping(value, what: str) -> dict:
+def file_mapping(value, what: str) -> dict:
+    """A part of a Lantern file that must be a JSON object, or a sentence naming it."""
     if not isinstance(value, dict):
         raise RulesError(f"The file's {what} is damaged.")
     return value
 
 
-def _list(value, what: str, most: int) -> list:
+def file_list(value, what: str, most: int, holder: str = "a sheet") -> list:
+    """A part of a Lantern file that must be a list of at most ``most`` (absent: empty), or a sentence naming it."""
     if value is None:
         return []
     if not isinstance(value, list):
         raise RulesError(f"The file's {what} are damaged.")
     if len(value) > most:
-        raise RulesError(f"The file holds {len(value)} {what}; a sheet holds at most {most}.")
+        raise RulesError(f"The file holds {len(value):,} {what}; {holder} holds at most {most:,}.")
     return value
 
 
 def _item(rules, row, position: int) -> dict[str, Any]:
-    row = _mapping(row, "items")
+    row = file_mapping(row, "items")
     name = row.get("name")
     slots, quantity = row.get("slots", 1), row.get("quantity", 1)
     if not isinstance(name, str) or not clean_name(name):
@@ -248,21 +250,21 @@ def _item(rules, row, position: int) -> dict[str, Any]:
         slots=slots,
         quantity=quantity,
         worn=row.get("worn", False),
-        data=_mapping(row.get("data", {}), "item data"),
+        data=file_mapping(row.get("data", {}), "item data"),
     )
     item = rules.validate_item(item)  # the system's bounds: a damage die on its ladder, armour within its cap
     return {field: getattr(item, field) for field in ITEM_FIELDS}
 
 
 def _hireling(rules, row) -> dict[str, Any]:
-    row = _mapping(row, "hirelings")
+    row = file_mapping(row, "hirelings")
     name, kind, wage = row.get("name"), row.get("kind", "hireling"), row.get("wage", 0)
     if not isinstance(name, str) or not clean_name(name) or kind not in Hireling.Kind.values:
         raise RulesError("A hireling in the file is damaged.")
     if not isinstance(wage, int) or not 0 <= wage <= 1_000_000:
         raise RulesError(f"{name}: the wage is out of range.")
     hireling = rules_base.Hireling(
-        name=clean_name(name), kind=kind, state=_mapping(row.get("state", {}), "hireling"), wage=wage
+        name=clean_name(name), kind=kind, state=file_mapping(row.get("state", {}), "hireling"), wage=wage
     )
     hireling = rules.validate_hireling(hireling)
     return {"name": hireling.name, "kind": hireling.kind, "state": dict(hireling.state), "wage": hireling.wage}

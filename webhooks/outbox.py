@@ -44,6 +44,8 @@ def kinds_of(parts: list) -> set[str]:
             continue
         if part[0] == "roll":
             kinds.add("rolls")
+        elif part[0] == "request":  # ["request", id]: the roll request that was asked, answered or cancelled
+            kinds.add("requests")
         elif part[0] in VITALS_AT and len(part) > VITALS_AT[part[0]] and "vitals" in part[VITALS_AT[part[0]]]:
             kinds.add("vitals")
         elif part[0] == "table" and len(part) > 1:

@@ -14,10 +14,10 @@ whose answer the worker never recorded (killed between the two). A 4xx other tha
 One receiver that never answers must not hold up everyone else's webhooks (one worker waits out each of its
 tries), so the queue runs in three tiers (django-tasks takes the highest priority first): the first try of a
 webhook in good standing, then the fan-outs of new events, then the rest, retries and every try of a webhook
-whose last try timed out. A healthy webhook's fresh delivery so waits behind at most the one slow try already
-under way, never behind a slow webhook's retries; and a webhook whose tries time out
-``WEBHOOK_PAUSE_AFTER_TIMEOUTS`` times in a row is paused, with the reason on its page, until its owner
-resumes it. Its deliveries still queued then are not sent.
+whose last try timed out. Once a slow webhook has timed out once, a healthy webhook's fresh delivery waits
+behind at most the one slow try already under way, never behind its retries or later tries; and a webhook
+whose tries time out ``WEBHOOK_PAUSE_AFTER_TIMEOUTS`` times in a row is paused, with the reason on its page,
+until its owner resumes it. Its deliveries still queued then are not sent.
 """
 
 from __future__ import annotations

@@ -106,6 +106,32 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def make_table():
+    """The database migrated and emptied of tasks and deliveries; a table: (its GM, its player, the campaign, the
+    player's Fell character at it). Django is set up already."""
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django_tasks_db.models import DBTaskResult
+
+    from campaigns.models import Campaign, Membership
+    from characters.services import character_create
+    from webhooks.models import Delivery
+
+    call_command("migrate", verbosity=0)
+    DBTaskResult.objects.all().delete()
+    Delivery.objects.all().delete()
+    users = get_user_model().objects
+    gm = users.filter(username="bench-gm").first() or users.create_user("bench-gm")
+    player = users.filter(username="bench-player").first() or users.create_user("bench-player")
+    campaign = Campaign.objects.create(name="Bench table", system="fell-draft")
+    Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
+    Membership.objects.create(campaign=campaign, user=player)
+    hero, _ = character_create(
+        owner=player, system="fell-draft", choices={"name": "Wren"}, campaign=campaign, rng=random.Random(7)
+    )
+    return gm, player, campaign, hero
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--db", choices=["sqlite", "postgres"], default="sqlite")
@@ -122,26 +148,10 @@ def main() -> None:
     import django
 
     django.setup()
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
-    from django_tasks_db.models import DBTaskResult
+    from characters.services import character_roll
+    from webhooks.models import Webhook
 
-    from campaigns.models import Campaign, Membership
-    from characters.services import character_create, character_roll
-    from webhooks.models import Delivery, Webhook
-
-    call_command("migrate", verbosity=0)
-    DBTaskResult.objects.all().delete()
-    Delivery.objects.all().delete()
-    users = get_user_model().objects
-    gm = users.filter(username="bench-gm").first() or users.create_user("bench-gm")
-    player = users.filter(username="bench-player").first() or users.create_user("bench-player")
-    campaign = Campaign.objects.create(name="Bench table", system="fell-draft")
-    Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
-    Membership.objects.create(campaign=campaign, user=player)
-    hero, _ = character_create(
-        owner=player, system="fell-draft", choices={"name": "Wren"}, campaign=campaign, rng=random.Random(7)
-    )
+    gm, player, campaign, hero = make_table()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -291,7 +291,13 @@ TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 # A webhook URL that resolves to a private, loopback, link-local or reserved address is refused, at saving and at
 # every try, unless this is on (development, where receivers run on this machine, and the tests).
 WEBHOOKS_ALLOW_PRIVATE = env_bool("WEBHOOKS_ALLOW_PRIVATE", DEBUG)
-WEBHOOK_TIMEOUT_SECONDS = env_int("WEBHOOK_TIMEOUT_SECONDS", 5, minimum=1)
+# One try waits this long to connect, then this long for each read (WEBHOOK_TIMEOUT_SECONDS: the read's old name).
+WEBHOOK_CONNECT_TIMEOUT_SECONDS = env_int("WEBHOOK_CONNECT_TIMEOUT_SECONDS", 2, minimum=1)
+WEBHOOK_READ_TIMEOUT_SECONDS = env_int(
+    "WEBHOOK_READ_TIMEOUT_SECONDS", env_int("WEBHOOK_TIMEOUT_SECONDS", 5, minimum=1), minimum=1
+)
+# A webhook whose tries time out this many times in a row is paused (its owner sees why and resumes it).
+WEBHOOK_PAUSE_AFTER_TIMEOUTS = env_int("WEBHOOK_PAUSE_AFTER_TIMEOUTS", 3, minimum=1)
 # Tries per delivery, the first retry this many seconds after the first failure, each next one twice as long.
 WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 6, minimum=1)
 WEBHOOK_RETRY_BASE_SECONDS = env_int("WEBHOOK_RETRY_BASE_SECONDS", 10, minimum=0)

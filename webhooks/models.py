@@ -48,9 +48,15 @@ class Webhook(models.Model):
     vitals = models.BooleanField(default=False)
     requests = models.BooleanField(default=False)
     fight = models.BooleanField(default=False)
+    # Off while paused: nothing is queued for it until its owner resumes it.
     active = models.BooleanField(default=True)
     # Why the last delivery that gave up did (shown on the webhook's page until one succeeds).
     last_error = models.CharField(max_length=300, blank=True)
+    # Tries in a row that timed out, any delivery's (an answer of any kind sets it back to 0). Past 0 the
+    # webhook's tries wait behind every other webhook's fresh ones; at WEBHOOK_PAUSE_AFTER_TIMEOUTS it is paused.
+    timeouts_in_row = models.PositiveSmallIntegerField(default=0)
+    # Why it was paused (shown on its page, with a way to resume it); empty when it is not.
+    paused_reason = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -63,6 +69,11 @@ class Webhook(models.Model):
     @property
     def kinds(self) -> list[str]:
         return [kind for kind, _ in self.KINDS if getattr(self, kind)]
+
+    def resume(self) -> None:
+        """Its owner has seen to the receiver: deliveries are made again, from the next event on."""
+        self.active, self.paused_reason, self.timeouts_in_row = True, "", 0
+        self.save(update_fields=["active", "paused_reason", "timeouts_in_row"])
 
 
 class Delivery(models.Model):

@@ -21,7 +21,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from campaigns.models import Campaign, Encounter, Membership, RollRequest
+from django.db.models import Prefetch
+from django.utils import timezone
+
+from campaigns.models import Campaign, Encounter, Membership, RollRequest, RollRequestAnswer
 from characters.models import Character, Roll
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
@@ -51,6 +54,10 @@ class Audience:
         role = roles.get(hook.owner_id)
         return cls(hook.owner_id, role, hook.character_id) if role is not None else None
 
+    def asks_about(self, request: RollRequest) -> bool:
+        """A character's webhook carries the requests that ask its character; the table's, every one."""
+        return self.character_id is None or any(a.character_id == self.character_id for a in request.answers.all())
+
     def roll_view(self, roll: Roll) -> str | None:
         """How this audience sees a roll (as characters.templatetags.lantern.roll_view), None for not at all."""
         if self.user_id is None:
@@ -69,17 +76,18 @@ class Event:
 
     def __init__(self, campaign: Campaign, parts: list) -> None:
         self.campaign = campaign
-        roll_ids, character_ids, self.party_vitals = set(), set(), False
-        self.requests = self.fight = False
+        roll_ids, character_ids, request_ids, self.party_vitals = set(), set(), set(), False
+        self.fight = False
         for part in parts:
             if part[0] == "roll":
                 roll_ids.add(int(part[1]))
+            elif part[0] == "request":
+                request_ids.add(int(part[1]))
             elif part[0] == "character" and "vitals" in part[2]:
                 character_ids.add(int(part[1]))
             elif part[0] == "party" and "vitals" in part[1]:
                 self.party_vitals = True
             elif part[0] == "table":
-                self.requests = self.requests or "requests" in part[1]
                 self.fight = self.fight or bool({"encounter", "fight"} & set(part[1]))
         self.rolls = list(
             Roll.objects.filter(pk__in=roll_ids, campaign=campaign).select_related("character", "roller").order_by("pk")
@@ -93,7 +101,7 @@ class Event:
                 vitals = _vitals(character)
                 if vitals is not None:
                     self.vitals.append(vitals)
-        self._requests = _requests(campaign) if self.requests else None
+        self._requests = _requests(campaign, request_ids) if request_ids else []
         self._fight = Encounter.objects.filter(campaign=campaign, active=True).first() if self.fight else None
 
     def items(self, hook: Webhook, audience: Audience) -> list[dict[str, Any]]:
@@ -107,8 +115,10 @@ class Event:
             for vitals in self.vitals:
                 if audience.character_id in (None, vitals["character"]["id"]):
                     items.append({"kind": "vitals", **vitals})
-        if hook.requests and self._requests is not None:
-            items.append({"kind": "requests", "requests": self._requests})
+        if hook.requests:
+            shown = [_request(row, audience) for row in self._requests if audience.asks_about(row)]
+            if shown:
+                items.append({"kind": "requests", "requests": shown})
         if hook.fight and self.fight:
             items.append({"kind": "fight", "fight": _fight(self._fight, audience.character_id)})
         return items
@@ -161,20 +171,49 @@ def _vitals(character: Character) -> dict[str, Any] | None:
     }
 
 
-def _requests(campaign: Campaign) -> list[dict[str, Any]]:
-    rows = RollRequest.objects.filter(campaign=campaign, status=RollRequest.Status.OPEN).prefetch_related("answers")
-    return [
-        {
-            "id": r.pk,
-            "label": r.label,
-            "shown": r.shown,
-            "blind": r.blind,
-            "asked": len(r.answers.all()),
-            "answered": sum(a.answered_at is not None for a in r.answers.all()),
-            "expires_at": r.expires_at.isoformat(),
-        }
-        for r in rows[:20]
-    ]
+def _requests(campaign: Campaign, ids: set[int]) -> list[RollRequest]:
+    """The requests this event changed (asked, answered, cancelled), never the rest of the evening's."""
+    answers = RollRequestAnswer.objects.select_related("character", "roll").order_by("character__name", "pk")
+    rows = RollRequest.objects.filter(campaign=campaign, pk__in=ids).order_by("pk")
+    return list(rows.prefetch_related(Prefetch("answers", queryset=answers)))
+
+
+def _request(request: RollRequest, audience: Audience) -> dict[str, Any]:
+    """One request as its audience sees it: who was asked, who answered and how (a blind request's outcomes
+    are the GM's alone), and where it stands."""
+    answers = list(request.answers.all())
+    answered = [a for a in answers if a.answered_at is not None]
+    now = timezone.now()
+    if request.status == RollRequest.Status.CANCELLED:
+        status = "cancelled"
+    elif len(answered) == len(answers):
+        status = "answered"
+    else:
+        status = "open" if request.is_open(now) else "expired"
+    hidden = request.blind and audience.role != Membership.Role.GM
+    return {
+        "id": request.pk,
+        "label": request.label,
+        "shown": request.shown,
+        "blind": request.blind,
+        "status": status,
+        "asked": len(answers),
+        "answered": len(answered),
+        "expires_at": request.expires_at.isoformat(),
+        # The latest answer first: the one this event is most likely about.
+        "answers": [
+            {
+                "character": {"id": a.character_id, "name": a.character.name},
+                "answered": a.answered_at is not None,
+                "outcome": None if a.answered_at is None or hidden else a.outcome,
+                "by_hand": a.roll is not None and a.roll.by_hand,
+                "at": a.answered_at.isoformat() if a.answered_at is not None else None,
+            }
+            for a in sorted(answered, key=lambda a: a.answered_at or now, reverse=True)
+            + [a for a in answers if a.answered_at is None]
+        ],
+        "group_outcome": "" if hidden else request.group_outcome,
+    }
 
 
 def _fight(encounter: Encounter | None, character_id: int | None) -> dict[str, Any]:
@@ -213,13 +252,44 @@ def _plain(text: Any) -> str:
 
 
 def discord(hook: Webhook, items: list[dict[str, Any]]) -> dict[str, Any]:
-    embeds = [_embed(item) for item in items][:EMBEDS_MAX]
+    embeds = [embed for item in items for embed in _embeds(item)][:EMBEDS_MAX]
     return {
         "username": "Lantern",
         "content": _plain(hook.campaign.name),
         "embeds": embeds,
         "allowed_mentions": {"parse": []},
     }
+
+
+def _embeds(item: dict[str, Any]) -> list[dict[str, Any]]:
+    if item["kind"] == "requests":  # one embed per request the event changed
+        return [_request_embed(request) for request in item["requests"]]
+    return [_embed(item)]
+
+
+REQUEST_STANDING = {
+    "cancelled": "Cancelled by the GM.",
+    "expired": "Ran out of time before everyone rolled.",
+}
+
+
+def _request_embed(request: dict[str, Any]) -> dict[str, Any]:
+    """The request that changed: each character asked, who rolled and how, and where it stands."""
+    title = f"Roll request: {request['label']}" + (f" ({request['shown']})" if request["shown"] else "")
+    lines = []
+    for answer in request["answers"]:
+        name = _plain(answer["character"]["name"])
+        if not answer["answered"]:
+            lines.append(f"· {name}: not rolled yet")
+            continue
+        how = "rolled blind, the GM has the result" if answer["outcome"] is None else _plain(answer["outcome"])
+        lines.append(f"✓ {name}: {how}" + (" (dice rolled by hand)" if answer["by_hand"] else ""))
+    if request["status"] == "answered":
+        group = f" Together: {_plain(request['group_outcome'])}." if request["group_outcome"] else ""
+        lines.append(f"Everyone has rolled.{group}")
+    else:
+        lines.append(REQUEST_STANDING.get(request["status"], f"{request['answered']} of {request['asked']} rolled."))
+    return {"title": _plain(title + (" · blind" if request["blind"] else "")), "description": "\n".join(lines)}
 
 
 def _embed(item: dict[str, Any]) -> dict[str, Any]:
@@ -245,9 +315,6 @@ def _embed(item: dict[str, Any]) -> dict[str, Any]:
         if item["conditions"]:
             shown += " · " + ", ".join(item["conditions"])
         return {"title": _plain(item["character"]["name"]), "description": _plain(shown)}
-    if item["kind"] == "requests":
-        lines = [f"{r['label']} {r['shown']} ({r['answered']}/{r['asked']} answered)" for r in item["requests"]]
-        return {"title": "Roll requests", "description": _plain("\n".join(lines) or "None open.")}
     fight = item["fight"]
     if not fight["active"]:
         return {"title": "Fight", "description": "The fight is over."}

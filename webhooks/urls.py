@@ -8,4 +8,5 @@ urlpatterns = [
     path("campaign/<id:pk>/", views.campaign_hooks, name="campaign"),
     path("character/<id:pk>/", views.character_hooks, name="character"),
     path("<id:pk>/delete/", views.delete, name="delete"),
+    path("<id:pk>/resume/", views.resume, name="resume"),
 ]

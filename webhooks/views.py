@@ -80,8 +80,8 @@ def _page(
 _SHOWN = ("id", "webhook_id", "kinds", "status", "attempts", "created_at", "delivered_at", "response_status", "reason")
 
 
-@require_POST
-def delete(request: HttpRequest, pk: int) -> HttpResponse:
+def _own_hook(request: HttpRequest, pk: int) -> tuple[Webhook, str]:
+    """The user's own webhook and the page it is listed on; 404 for anyone else's."""
     hook = Webhook.objects.filter(pk=pk, owner_id=request.user.pk).first()
     if hook is None:
         raise Http404("No webhook here.")
@@ -90,6 +90,23 @@ def delete(request: HttpRequest, pk: int) -> HttpResponse:
         if hook.character_id
         else reverse("webhooks:campaign", args=[hook.campaign_id])
     )
+    return hook, back
+
+
+@require_POST
+def delete(request: HttpRequest, pk: int) -> HttpResponse:
+    hook, back = _own_hook(request, pk)
     hook.delete()
     messages.success(request, f"Webhook {hook.name} removed.")
+    return redirect(back)
+
+
+@require_POST
+def resume(request: HttpRequest, pk: int) -> HttpResponse:
+    hook, back = _own_hook(request, pk)
+    if hook.active:
+        messages.info(request, f"Webhook {hook.name} is not paused.")
+    else:
+        hook.resume()
+        messages.success(request, f"Webhook {hook.name} resumed: the next event is sent to it.")
     return redirect(back)

@@ -173,13 +173,18 @@ def request_create(
         blind=blind,
     )
     RollRequestAnswer.objects.bulk_create(RollRequestAnswer(request=request, character=c) for c in characters)
-    return written(campaign, _announce_request(campaign.pk, [c.pk for c in characters]), request)
+    return written(campaign, _announce_request(campaign.pk, request.pk, [c.pk for c in characters]), request)
 
 
-def _announce_request(campaign_id: int, character_ids: Sequence[int]) -> list[str]:
-    """The GM's panel re-fetches; each character's sheet gets its requests pushed (campaigns/push.py)."""
+def _announce_request(campaign_id: int, request_id: int, character_ids: Sequence[int]) -> list[str]:
+    """The GM's panel re-fetches; each character's sheet gets its requests pushed (campaigns/push.py). The
+    ``["request", id]`` part names the request that changed, for the webhooks (the pages' renderer skips it)."""
     announce(campaign_id, "requests")
-    events.push(campaign_id, *[["character", character_id, ["requests"]] for character_id in character_ids])
+    events.push(
+        campaign_id,
+        ["request", request_id],
+        *[["character", character_id, ["requests"]] for character_id in character_ids],
+    )
     return ["requests", *(f"character-{character_id}-requests" for character_id in character_ids)]
 
 
@@ -249,7 +254,7 @@ def request_answer(
             request.group_outcome = group.outcome[:60]
             request.group_summary = group.summary[:300]
             request.save(update_fields=["group_outcome", "group_summary"])
-    return written(request.campaign, _announce_request(request.campaign_id, [character_id]), answer)
+    return written(request.campaign, _announce_request(request.campaign_id, request.pk, [character_id]), answer)
 
 
 @transaction.atomic
@@ -266,4 +271,4 @@ def request_cancel(*, request_id: int, campaign_id: int) -> TableWritten:
     request.status = RollRequest.Status.CANCELLED
     request.save(update_fields=["status"])
     answered = list(request.answers.values_list("character_id", flat=True))
-    return written(request.campaign, _announce_request(campaign_id, answered), request)
+    return written(request.campaign, _announce_request(campaign_id, request.pk, answered), request)

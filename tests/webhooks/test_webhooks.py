@@ -211,6 +211,52 @@ def test_private_and_loopback_urls_are_refused_at_saving(as_user, gm, campaign, 
     assert not Webhook.objects.exists()
 
 
+# Issue 35 item 15: an IPv6 address that wraps an IPv4 one reaches that IPv4 address through a relay or a
+# translator (6to4, Teredo, NAT64) or the host's own stack (IPv4-mapped, IPv4-compatible): what it wraps is checked.
+WRAPPED = [
+    ("http://[2002:7f00:1::]/", "127.0.0.1"),  # 6to4
+    ("http://[2002:0a00:0001::]/hook", "10.0.0.1"),
+    ("http://[2002:a9fe:a9fe::]/latest/meta-data", "169.254.169.254"),
+    ("http://[2002:c0a8:101::]/", "192.168.1.1"),
+    ("http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", "127.0.0.1"),  # Teredo: the client, obfuscated
+    ("http://[2001:0:a00:1::]/", "10.0.0.1"),  # Teredo: the server
+    ("http://[::ffff:a00:1]/", "10.0.0.1"),  # IPv4-mapped
+    ("http://[::a9fe:a9fe]/", "169.254.169.254"),  # IPv4-compatible
+    ("http://[64:ff9b::7f00:1]/", "127.0.0.1"),  # NAT64
+    ("http://[64:ff9b::ac10:1]/", "172.16.0.1"),
+]
+
+
+@pytest.mark.parametrize(("url", "inner"), WRAPPED)
+def test_ipv6_addresses_wrapping_a_private_ipv4_are_refused_at_saving(as_user, gm, campaign, settings, url, inner):
+    settings.WEBHOOKS_ALLOW_PRIVATE = False
+    response = as_user(gm).post(
+        reverse("webhooks:campaign", args=[campaign.pk]), {"name": "x", "url": url, "format": "auto", "rolls": "on"}
+    )
+    assert response.status_code == 400
+    assert f"which carries {inner}): not allowed." in response.content.decode()
+    assert not Webhook.objects.exists()
+
+
+@pytest.mark.parametrize(("url", "inner"), WRAPPED)
+def test_ipv6_addresses_wrapping_a_private_ipv4_are_refused_at_every_try(settings, url, inner):
+    from webhooks.sending import post
+
+    settings.WEBHOOKS_ALLOW_PRIVATE = False
+    answer = post(url, b"{}", {})
+    assert not answer.ok and answer.status is None and f"which carries {inner}" in answer.reason
+
+
+def test_wrapped_public_ipv4_and_plain_public_ipv6_stay_allowed():
+    from webhooks.sending import not_public
+
+    assert not_public("2002:808:808::") is None  # 6to4 of a public address
+    assert not_public("::ffff:8.8.8.8") is None
+    assert not_public("2606:4700::1111") is None
+    assert not_public("93.184.216.34") is None
+    assert not_public("64:ff9b:1::808:808") == "64:ff9b:1::808:808"  # a network's own NAT64: none is public
+
+
 @pytest.mark.parametrize(
     ("url", "words"),
     [
@@ -341,7 +387,7 @@ def test_an_https_url_that_speaks_no_tls_fails_with_a_reason(as_user, gm, player
     run_worker()
     delivery = Delivery.objects.get()
     assert delivery.status == Delivery.Status.FAILED
-    assert delivery.reason.startswith("Gave up after 1 try. The receiver gave ")
+    assert delivery.reason == "Gave up after 1 try. The receiver broke off the exchange (SSLError)."
 
 
 def test_the_settings_and_edit_pages_link_to_the_webhooks_for_whom_may_add_them(as_user, gm, player, hero):

@@ -20,10 +20,13 @@ pytestmark = pytest.mark.browser
 PASSWORD = "lantern-light-42"
 NAMES = ("Wren", "Ash", "Moss", "Flint", "Sorrel", "Bramble")
 STRIP = """() => { const strip = document.querySelector('.table-strip');
+  const bottom = strip.getBoundingClientRect().bottom;
   const cards = [...strip.querySelectorAll('.character-card')].map((card) => {
-    const box = card.getBoundingClientRect(); const line = card.querySelector('.card-line').getBoundingClientRect();
-    return {height: Math.round(box.height), line: Math.round(line.height), cut: box.bottom > strip.getBoundingClientRect().bottom + 1}; });
-  return {scrolls: strip.scrollHeight > strip.clientHeight + 1, height: Math.round(strip.getBoundingClientRect().height), cards}; }"""
+    const box = card.getBoundingClientRect();
+    const line = card.querySelector('.card-line').getBoundingClientRect();
+    return {height: Math.round(box.height), line: Math.round(line.height), cut: box.bottom > bottom + 1}; });
+  const height = Math.round(strip.getBoundingClientRect().height);
+  return {scrolls: strip.scrollHeight > strip.clientHeight + 1, height, cards}; }"""
 
 
 def _table(django_user_model, players: int) -> tuple[Campaign, list[Character]]:

@@ -18,8 +18,8 @@ SHEET_FIGHT = "fight"
 # The regions of the table page (campaigns.push.TABLE_REGIONS) each topic changes.
 TOPIC_REGIONS: dict[str, tuple[str, ...]] = {
     "table": ("clock", "time"),  # the round and the game time
-    "party": ("party", "time"),  # a character came, went or moved (the party's light goes with them)
-    "light": ("time",),
+    "party": ("party", "time", "party-light"),  # a character came, went or moved (the party's light goes with them)
+    "light": ("time", "party-light"),
     "members": ("members",),
     "encounter": ("encounter",),
     "requests": ("requests",),

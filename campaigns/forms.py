@@ -95,6 +95,7 @@ def request_form(procedures, procedure, sheet, characters, *, data=None):
     form = form_class(data=data, auto_id="id_request_%s")
     form.yes_no = {f"fix-{p.name}" for p in procedure.params(sheet) if p.kind == "bool"} if procedure else set()
     form.fixed_fields = [form[name] for name in form.fields if name.startswith("fix-")]  # the page folds these
+    form.asked_label = procedure.label if procedure is not None else "a roll"  # the Ask button names the roll
     return form
 
 

@@ -51,6 +51,7 @@ MAX_PARTS = 200  # a change names a few parts; a bound on the work any payload c
 TABLE_REGIONS: dict[str, tuple[str, Callable[..., dict], bool]] = {
     "clock": ("campaigns/detail.html#clock", table_view.clock_context, False),
     "party": ("campaigns/detail.html#party", table_view.party_context, False),
+    "party-light": ("campaigns/detail.html#party-light", table_view.light_context, False),
     "members": ("campaigns/detail.html#members", table_view.members_context, False),
     "requests": ("campaigns/_session.html#requests", session_view.requests_context, False),
     "time": ("campaigns/_session.html#time", session_view.time_context, False),

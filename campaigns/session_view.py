@@ -34,8 +34,16 @@ def _base(campaign: Campaign, membership: Membership) -> Context:
 
 
 def requests_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
-    """The newest requests with their answers (two queries), and the time they are open against."""
-    return {**_base(campaign, membership), "requests": table_requests(campaign), "now": timezone.now()}
+    """The newest requests with their answers (two queries), and the time they are open against: the open ones
+    in the list, the cancelled and expired ones folded under it (what they drew stays readable, out of the way)."""
+    now = timezone.now()
+    shown = table_requests(campaign)
+    return {
+        **_base(campaign, membership),
+        "requests": [rq for rq in shown if rq.is_open(now)],
+        "ended_requests": [rq for rq in shown if not rq.is_open(now)],
+        "now": now,
+    }
 
 
 def table_requests(campaign: Campaign) -> list[RollRequest]:

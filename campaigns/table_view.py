@@ -18,11 +18,12 @@ from django.urls import reverse
 from campaigns.forms import ClockForm
 from campaigns.models import Campaign, Membership
 from campaigns.session_view import session_context
-from campaigns.table import Card, party_cards, roll_log
+from campaigns.table import Card, party_cards, party_sheets, roll_log
 from characters.forms import procedure_form
 from characters.system_templates import system_template
 from live.hub import drawn_at, present_user_ids
 from rules import SYSTEMS
+from rules.base import Sheet
 from rules.free import FREE_ROLL
 
 Context = dict[str, Any]
@@ -43,6 +44,17 @@ def party_context(
 ) -> Context:
     """A card per character (``cards`` when the page has read them already for its other parts)."""
     return {**_base(campaign, membership), "cards": party_cards(campaign) if cards is None else cards}
+
+
+def light_context(
+    request: HttpRequest, campaign: Campaign, membership: Membership, *, sheets: list[Sheet] | None = None
+) -> Context:
+    """The table's light as a chip beside the party on the GM's strip: "daylight", the system's level from the
+    party's lit lights (``sheets`` when the page has read them already), or None where the system keeps none."""
+    system = SYSTEMS.get(campaign.system)
+    level = None if system is None else system.light_level(party_sheets(campaign) if sheets is None else sheets)
+    light = None if level is None else ("daylight" if campaign.daylight else level)
+    return {**_base(campaign, membership), "party_light": light}
 
 
 def log_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
@@ -67,6 +79,7 @@ REGIONS: dict[str, Callable[[HttpRequest, Campaign, Membership], Context]] = {
     "log": log_context,
     "members": members_context,
     "clock": clock_context,
+    "party-light": light_context,
 }
 
 
@@ -81,6 +94,7 @@ def page_context(request: HttpRequest, campaign: Campaign, membership: Membershi
     context: Context = {
         **clock_context(request, campaign, membership),
         **party_context(request, campaign, membership, cards=cards),
+        **light_context(request, campaign, membership, sheets=[c.sheet for c in cards if c.sheet is not None]),
         **log_context(request, campaign, membership),
         **members_context(request, campaign, membership),
     }

@@ -130,10 +130,12 @@ def _sheet_character(request, pk: int, character_id: int) -> Character:
 
 
 def sheet_requests_context(
-    user, character: Character, error: str = "", *, can_edit: bool | None = None
+    user, character: Character, error: str = "", *, can_edit: bool | None = None, show: int | None = None
 ) -> dict[str, Any]:
-    """The requests waiting for one character, each with the form its player answers in one tap. ``can_edit``:
-    whether the viewer may answer for it, when known (a push draws this once per kind of viewer)."""
+    """The requests waiting for one character, one at a time: the one shown (``show``, a request id; by default
+    the newest, which is what a toast names) with the form its player answers in one tap, and where it stands
+    among the others ("1 of 3"). ``can_edit``: whether the viewer may answer for it, when known (a push draws this
+    once per kind of viewer)."""
     now = timezone.now()
     if can_edit is None:
         can_edit = characters_editable_by(user).filter(pk=character.pk).exists()
@@ -145,41 +147,52 @@ def sheet_requests_context(
             request__expires_at__gt=now,
         )
         .select_related("request")
-        .order_by("request__created_at", "pk")
+        .order_by("-request__created_at", "-pk")
     )
     answered = (
         RollRequestAnswer.objects.filter(character=character, answered_at__gte=now - session.RECENT)
         .select_related("request", "roll__character", "roll__roller")
         .order_by("-answered_at")[:3]
     )
+    waiting_answers = list(waiting)
+    at = next((n for n, answer in enumerate(waiting_answers) if answer.request_id == show), 0)
     rows = []
-    system = SYSTEMS.get(character.system)
-    sheet = None
-    for answer in waiting:
-        proc = system.procedures().get(answer.request.procedure) if system else None
-        form = shown = None
-        if proc is not None and can_edit:
-            if sheet is None:
-                try:
-                    sheet = character.checked_sheet()
-                except RulesError:
-                    break
-            form = procedure_form(proc, sheet, id_prefix=f"rq{answer.pk}", gm=False, table_characters=_table(character))
-            for name in answer.request.inputs:
-                form.fields.pop(name, None)
-            # The player's own odds, the GM's inputs fixed and theirs at the sheet's defaults (they follow the options).
-            shown = odds_shown(character, proc, sheet, dict(answer.request.inputs))
-        hand = form is not None and hand_dice_offer(character, False)
-        rows.append({"answer": answer, "form": form, "hand": hand, "odds": shown})
+    if waiting_answers:  # only the request shown is drawn with its form and odds; the others are a pager away
+        rows.append(_request_row(character, waiting_answers[at], can_edit))
     return {
         "character": character,
         "loaded": True,  # the sheet's placeholder fetches this once; the region itself only listens
         "waiting": rows,
+        "waiting_count": len(waiting_answers),
+        "position": at + 1,
+        "previous": waiting_answers[at - 1].request_id if at > 0 else None,
+        "next": waiting_answers[at + 1].request_id if at + 1 < len(waiting_answers) else None,
         "answered": list(answered),
         "can_edit": can_edit,
         "error": error,
         "system_id": character.system,
     }
+
+
+def _request_row(character: Character, answer: RollRequestAnswer, can_edit: bool) -> dict[str, Any]:
+    """One waiting request as the sheet shows it: the form its player answers with (the GM's inputs taken out)
+    and the player's own odds, when the viewer may answer and the sheet's numbers are readable."""
+    system = SYSTEMS.get(character.system)
+    proc = system.procedures().get(answer.request.procedure) if system else None
+    form = shown = None
+    if proc is not None and can_edit:
+        try:
+            sheet = character.checked_sheet()
+        except RulesError:
+            sheet = None
+        if sheet is not None:
+            form = procedure_form(proc, sheet, id_prefix=f"rq{answer.pk}", gm=False, table_characters=_table(character))
+            for name in answer.request.inputs:
+                form.fields.pop(name, None)
+            # The player's own odds, the GM's inputs fixed and theirs at the sheet's defaults (they follow the options).
+            shown = odds_shown(character, proc, sheet, dict(answer.request.inputs))
+    hand = form is not None and hand_dice_offer(character, False)
+    return {"answer": answer, "form": form, "hand": hand, "odds": shown}
 
 
 def _table(character: Character):
@@ -192,7 +205,8 @@ def _table(character: Character):
 def sheet_requests(request: HtmxHttpRequest, pk: int, character_id: int) -> HttpResponse:
     """The sheet's live region of roll requests (its own template, included from the sheet)."""
     character = _sheet_character(request, pk, character_id)
-    context = sheet_requests_context(request.user, character)
+    show = request.GET.get("show", "")
+    context = sheet_requests_context(request.user, character, show=int(show) if show.isdigit() else None)
     return render(request, "campaigns/_sheet_requests.html#sheet-requests", context)
 
 

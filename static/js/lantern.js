@@ -293,10 +293,16 @@ function putBack(region, open) {
 document.addEventListener("htmx:oobBeforeSwap", (event) => {
   const target = event.detail.target;
   if (target && target.id === "sheet-requests") target.dataset.waitingBefore = target.dataset.requests || "0";
+  if (target && target.id === "requests") askedBefore = ownAsks(target);
 });
 document.addEventListener("htmx:oobAfterSwap", (event) => {
   const landed = event.target;
-  if (!(landed instanceof HTMLElement) || landed.id !== "sheet-requests") return;
+  if (!(landed instanceof HTMLElement)) return;
+  if (landed.id === "requests") {
+    promptOwnAsk(landed);
+    return;
+  }
+  if (landed.id !== "sheet-requests") return;
   const before = Number((event.detail.target && event.detail.target.dataset.waitingBefore) || 0);
   const waiting = Number(landed.dataset.requests || 0);
   if (waiting > before) promptRequest(landed);
@@ -304,7 +310,51 @@ document.addEventListener("htmx:oobAfterSwap", (event) => {
 });
 document.addEventListener("htmx:afterSettle", markRequests);
 document.addEventListener("DOMContentLoaded", () => {
-  if (document.querySelector(".sheet .section-tabs")) requestToast(); // in the page before it speaks: announced
+  // In the page before it speaks, so it is announced: the sheet's, and a player's table page's.
+  if (document.querySelector(".sheet .section-tabs") || document.querySelector("[data-own-characters]")) requestToast();
+});
+
+// A player on the table page is asked too: a request for one of their own characters that was not waiting before
+// gets the same prompt, its "Roll it" opening that character's sheet at the request.
+let askedBefore = new Set();
+function ownCharacters() {
+  const table = document.querySelector("[data-own-characters]");
+  return table ? table.dataset.ownCharacters.split(" ").filter(Boolean) : [];
+}
+function ownAsks(region) {
+  const mine = ownCharacters();
+  const asks = [...region.querySelectorAll("li[data-asks]")].filter((li) => mine.includes(li.dataset.asks));
+  return new Set(asks.map((li) => `${li.closest("[data-request]").dataset.request}:${li.dataset.asks}`));
+}
+function promptOwnAsk(region) {
+  if (!ownCharacters().length) return;
+  const fresh = [...region.querySelectorAll("li[data-asks]")].find((li) => {
+    const key = `${li.closest("[data-request]").dataset.request}:${li.dataset.asks}`;
+    return ownCharacters().includes(li.dataset.asks) && !askedBefore.has(key);
+  });
+  askedBefore = ownAsks(region);
+  if (!fresh) return;
+  const label = fresh.closest("[data-request]").querySelector("strong");
+  const go = document.createElement("a");
+  go.className = "button small";
+  go.href = `${fresh.dataset.sheet}#sheet-requests`;
+  go.textContent = "Roll it";
+  showToast(`The GM asks ${fresh.dataset.answer} for a roll: ${label ? label.textContent.trim() : "a roll"}`, go);
+}
+document.addEventListener("DOMContentLoaded", () => {
+  const region = document.getElementById("requests");
+  if (region) askedBefore = ownAsks(region);
+});
+// Opened from such a prompt: the sheet's requests arrive after the page, then the answer takes the focus.
+document.addEventListener("htmx:afterSwap", (event) => {
+  const region = event.target;
+  if (!(region instanceof HTMLElement) || region.id !== "sheet-requests" || location.hash !== "#sheet-requests") return;
+  if (region.dataset.focusedOnce) return;
+  const answer = region.querySelector("button[data-answer]");
+  if (!answer) return;
+  region.dataset.focusedOnce = "1";
+  region.scrollIntoView({ block: "start" });
+  answer.focus({ preventScroll: true });
 });
 
 function requestToast() {
@@ -321,7 +371,6 @@ function requestToast() {
 }
 
 function promptRequest(region) {
-  const toast = requestToast();
   const first = region.querySelector("form.roll-request strong");
   const odds = region.querySelector("form.roll-request [data-request-odds]");
   const what = (first ? first.textContent.trim() : "a roll") + (odds ? ` (${odds.textContent.replace(/\s+/g, " ").trim()})` : "");
@@ -330,6 +379,11 @@ function promptRequest(region) {
   go.className = "small";
   go.dataset.goRequest = "";
   go.textContent = "Roll it";
+  showToast(`The GM asks for a roll: ${what}`, go);
+}
+
+function showToast(words, go) {
+  const toast = requestToast();
   const close = document.createElement("button");
   close.type = "button";
   close.className = "small secondary";
@@ -337,7 +391,7 @@ function promptRequest(region) {
   close.setAttribute("aria-label", "Close");
   close.textContent = "×";
   const text = document.createElement("span");
-  text.textContent = `The GM asks for a roll: ${what}`;
+  text.textContent = words;
   toast.replaceChildren(text, go, close);
   toast.hidden = false;
 }

@@ -1,0 +1,147 @@
+"""Fortune's Favor (rules 1b): rulings where Lantern disagreed with seed 003 (../shared/seeds/003_eeb4db86843669ac.txt)
+or the 1b class data (LankeyBoard/RulesGraph ``src/rules/1b`` @ 6cff1a6, rules/data/fortunes_favor.py).
+
+Each test names the seed section or the class data and the rule it checks. Odds are exact fractions; where a
+roll is compared with its odds, the roll is run on every face (``every_roll``), never sampled.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from rules.base import RollResult, RulesError, Sheet, check_params
+from rules.data import fortunes_favor as data
+from rules.errors import Settled
+from rules.systems.fortunes_favor import SYSTEM
+from rules.systems.fortunes_favor.state import health_max, stamina_max
+
+P = SYSTEM.procedures()
+
+
+class _Path:
+    """A random source that replays ``prefix`` and then shows each die's lowest face, noting every die asked."""
+
+    def __init__(self, prefix: list[int]) -> None:
+        self.faces = list(prefix)
+        self.sizes: list[tuple[int, int]] = []
+
+    def randint(self, a: int, b: int) -> int:
+        at = len(self.sizes)
+        self.sizes.append((a, b))
+        if at == len(self.faces):
+            self.faces.append(a)
+        return self.faces[at]
+
+
+def every_roll(roll: Callable[[Any], RollResult]) -> dict[str, Fraction]:
+    """Run ``roll`` on every sequence of faces the dice can show (a reroll asks for one more die only when it
+    happens) and tally each outcome's exact share."""
+    tally: dict[str, Fraction] = {}
+    waiting: list[list[int]] = [[]]
+    while waiting:
+        prefix = waiting.pop()
+        path = _Path(prefix)
+        outcome = roll(path).outcome
+        chance = Fraction(1)
+        for a, b in path.sizes:
+            chance /= b - a + 1
+        tally[outcome] = tally.get(outcome, Fraction(0)) + chance
+        for at in range(len(prefix), len(path.faces)):
+            a, b = path.sizes[at]
+            waiting += [path.faces[:at] + [face] for face in range(a + 1, b + 1)]
+    return tally
+
+
+def make(cls: str = "KNIGHT", level: int = 1, settings: dict | None = None, **changes: Any) -> Sheet:
+    state = SYSTEM.default_state()
+    state.update({"class": cls, "level": level, "armour": "none", "attack_stat": data.CLASSES[cls]["attack_stats"][0]})
+    feats = changes.pop("feats", {})
+    state["feats"] = {**state["feats"], **feats}
+    stats = changes.pop("stats", {})
+    state["stats"] = {**state["stats"], **stats}
+    state.update(changes)
+    state["health"] = changes.get("health", health_max(state))
+    state["stamina"] = changes.get("stamina", stamina_max(state))
+    return Sheet(state=SYSTEM.validate_state(state), name="Sable", settings=settings or {})
+
+
+def _clean(key: str, sh: Sheet, params: dict) -> dict:
+    clean = check_params(P[key], sh, {k: v for k, v in params.items() if not isinstance(v, Sheet)})
+    clean.update({k: v for k, v in params.items() if isinstance(v, Sheet)})
+    return clean
+
+
+def odds(key: str, sh: Sheet, **params: Any) -> dict[str, Fraction]:
+    return dict(P[key].odds(sh, _clean(key, sh, params)).outcomes)
+
+
+def tallied(key: str, sh: Sheet, **params: Any) -> dict[str, Fraction]:
+    clean = _clean(key, sh, params)
+    return every_roll(lambda rng: P[key].roll(sh, clean, rng))
+
+
+# --- item 1: Take damage's odds come from the state the roll leaves -------------------------------------------
+
+
+def test_seed_003_deflect_paid_with_the_last_stamina_at_0_health_is_death_on_every_face():
+    """Seed 003, Deflect and Dying & Death: a Knight at 0 Health with 2 Stamina who deflects 4 damage with one die
+    pays the 2 Stamina first, and 0 Health with 0 Stamina is death whatever the die shows. The odds said
+    "no damage" half the time."""
+    knight = make(health=0, stamina=2)
+    assert odds("take_damage", knight, damage=4, deflect=1) == {"dead": Fraction(1)}
+    assert tallied("take_damage", knight, damage=4, deflect=1) == {"dead": Fraction(1)}
+
+
+def test_seed_003_a_dying_character_who_deflects_everything_stays_dying():
+    """Seed 003, Dying: at 0 Health a hit fully deflected still leaves the character Dying, not unhurt."""
+    knight = make(level=4, health=0, stamina=10)
+    assert odds("take_damage", knight, damage=1, deflect=1) == {"dying": Fraction(1)}
+    assert tallied("take_damage", knight, damage=1, deflect=1) == {"dying": Fraction(1)}
+
+
+# The sweep: bodies that reach every branch of Taking Damage (plain, Brawler's flat +2, a medium shield's reroll
+# of 1s, a Big form's extra Health, Slab of Beef, the beast, damage spilling into Stamina, a Last Stand, Fatigued).
+BODIES: dict[str, dict[str, Any]] = {
+    "knight": {},
+    "knight level 4": {"level": 4},
+    "knight, medium shield": {"level": 2, "shield": "medium"},
+    "knight, spills": {"level": 2, "settings": {"zero_health_spills": True}},
+    "knight, Fatigued": {"level": 2, "statuses": {"Fatigued": 0}},
+    "knight, Last Stand": {"level": 2, "last_stand": 1},
+    "brawler, Slab of Beef": {"cls": "BRAWLER", "feats": {"slab": True}},
+    "shifter, Big form": {"cls": "SHIFTER", "level": 2, "feats": {"form": "BIG", "form_health": 4}},
+    "beastmaster": {"cls": "BEASTMASTER", "level": 2, "feats": {"beast": "MEDIUM", "beast_health": 3}},
+}
+
+
+def _sweep(body: dict[str, Any]):
+    body = dict(body)
+    cls, level = body.pop("cls", "KNIGHT"), body.pop("level", 1)
+    settings = body.pop("settings", None)
+    for health, stamina, damage in itertools.product((0, 1, 3), (0, 1, 2, 4), (0, 1, 3, 6)):
+        sh = make(cls, level, settings, health=health, stamina=stamina, **body)
+        for deflect, beast in itertools.product(range(0, 3), (False, True) if sh.state["feats"]["beast"] else (False,)):
+            yield sh, {"damage": damage, "deflect": deflect, **({"beast": True} if beast else {})}
+
+
+@pytest.mark.parametrize("body", BODIES)
+def test_seed_003_taking_damage_odds_are_the_tally_of_the_roll_over_every_face(body):
+    """Seed 003, Taking Damage, Deflect, Dying & Death: for every state and input in the grid, the odds shown are
+    exactly the share of the deflect dice's faces on which the roll lands on each outcome (a refused input is
+    refused by both)."""
+    checked = 0
+    for sh, params in _sweep(BODIES[body]):
+        try:
+            shown = odds("take_damage", sh, **params)
+        except (RulesError, Settled) as refused:
+            with pytest.raises(type(refused)):
+                tallied("take_damage", sh, **params)
+            continue
+        assert shown == tallied("take_damage", sh, **params), (body, sh.state["health"], sh.state["stamina"], params)
+        checked += 1
+    assert checked

@@ -16,6 +16,7 @@ import pytest
 
 from rules.base import RollResult, RulesError, Sheet, check_params
 from rules.data import fortunes_favor as data
+from rules.dice import ScriptedRandom
 from rules.errors import Settled
 from rules.systems.fortunes_favor import SYSTEM
 from rules.systems.fortunes_favor.state import health_max, stamina_max
@@ -145,3 +146,29 @@ def test_seed_003_taking_damage_odds_are_the_tally_of_the_roll_over_every_face(b
         assert shown == tallied("take_damage", sh, **params), (body, sh.state["health"], sh.state["stamina"], params)
         checked += 1
     assert checked
+
+
+# --- item 2: a Spellsword's damage adds the stat its Fighting Style chose -------------------------------------
+
+
+def run(key: str, sh: Sheet, faces: list[int], **params: Any) -> RollResult:
+    return P[key].roll(sh, _clean(key, sh, params), ScriptedRandom(faces))
+
+
+@pytest.mark.parametrize(("attack_stat", "added"), [("agility", 1), ("mettle", 3)])
+def test_1b_spellsword_fighting_style_picks_the_damage_stat_with_the_attack_stat(attack_stat, added):
+    """RulesGraph 1b, Spellsword, Fighting Style: Mettle or Agility is the Attack *and Damage* Stat. Mettle 3 and
+    Agility 1 attacking with Agility deals 1d8+1 (a 5: 6 damage), not 1d8+3; with Mettle, 1d8+3. The sheet's Base
+    Damage says the same."""
+    spellsword = make("SPELLSWORD", stats={"mettle": 3, "agility": 1}, attack_stat=attack_stat)
+    hit = run("attack", spellsword, [19, 5], armor=14)
+    assert hit.outcome == "hit"
+    assert f"{5 + added} damage (1d8+{added})" in hit.summary
+    assert SYSTEM.sheet_facts(spellsword)["base_damage"] == f"1d8+{added}"
+
+
+def test_1b_brawler_fighting_style_picks_only_the_attack_stat_so_damage_adds_the_best():
+    """RulesGraph 1b, Brawler, Fighting Style picks the attack stat only; Base Damage adds the best of Mettle and
+    Agility (spec §003.2): Mettle 3, Agility 1, attacking with Agility still deals 1d10+3."""
+    brawler = make("BRAWLER", stats={"mettle": 3, "agility": 1}, attack_stat="agility")
+    assert "8 damage (1d10+3)" in run("attack", brawler, [19, 5], armor=14).summary

@@ -172,3 +172,42 @@ def test_1b_brawler_fighting_style_picks_only_the_attack_stat_so_damage_adds_the
     Agility (spec §003.2): Mettle 3, Agility 1, attacking with Agility still deals 1d10+3."""
     brawler = make("BRAWLER", stats={"mettle": 3, "agility": 1}, attack_stat="agility")
     assert "8 damage (1d10+3)" in run("attack", brawler, [19, 5], armor=14).summary
+
+
+# --- item 5: one function decides a target's situation, on the sheet and from the GM's tracker ------------------
+
+NPC = {"health": 9, "stamina": 0, "armor": 13, "counter": 8, "attack": 2, "damage": "1d6", "damage_bonus": 0}
+
+
+def _tracker_odds(attacker: Sheet, statuses: list[str], **choices: Any) -> dict[str, Fraction]:
+    procedure, params = SYSTEM.pc_attack_on_npcs([(NPC, statuses)], choices)
+    return odds(procedure, attacker, **params)
+
+
+def _sheet_odds(attacker: Sheet, statuses: list[str], **choices: Any) -> dict[str, Fraction]:
+    """The same attack from the sheet, on a character at the table with the NPC's Armor, Counter and statuses."""
+    target = make(armour="light", stats={"agility": 1}, statuses=dict.fromkeys(statuses, 0))
+    assert (SYSTEM.sheet_facts(target)["armor"], SYSTEM.sheet_facts(target)["counter"]) == (13, 8)
+    return odds("attack", attacker, target=target, **choices)
+
+
+def test_seed_003_a_blind_and_prone_npc_shot_at_range_gives_a_plain_roll_from_the_tracker():
+    """Seed 003, Statuses (Blind: attacks on it gain Fortune's Favor; Prone: ranged attacks on it have
+    Misfortune) and Misfortune (the two cancel, spec §003.4): from the GM's tracker a ranged attack on a Blind and
+    Prone NPC is one d20, as on the sheet; the tracker gave it Fortune's Favor."""
+    knight = make()
+    plain = odds("attack", knight, armor=13, counter=8)
+    assert _tracker_odds(knight, ["Blind", "prone"], ranged=True) == plain
+    assert _sheet_odds(knight, ["Blind", "Prone"], ranged=True) == plain
+    favored = odds("attack", knight, armor=13, counter=8, favor=True)
+    assert _tracker_odds(knight, ["blind"], ranged=True) == favored != plain
+
+
+@pytest.mark.parametrize("statuses", [[], ["Blind"], ["Prone"], ["Blind", "Prone"]])
+@pytest.mark.parametrize("ranged", [False, True])
+@pytest.mark.parametrize("attacker_blind", [False, True])
+def test_seed_003_the_tracker_and_the_sheet_give_a_target_the_same_situation(statuses, ranged, attacker_blind):
+    """Seed 003, Statuses: every mix of the target's Blind and Prone, melee or ranged, with the attacker Blind too
+    (Misfortune on their attacks), gives the same odds from the GM's tracker as from the sheet."""
+    attacker = make(statuses={"Blind": 0} if attacker_blind else {})
+    assert _tracker_odds(attacker, statuses, ranged=ranged) == _sheet_odds(attacker, statuses, ranged=ranged)

@@ -138,6 +138,14 @@ class ExchangeProcedure:
             ),
             Param("ranged_in_melee", "A ranged attack in melee range", "bool", False),
             Param("ranged", "A ranged attack", "bool", False, help="A Prone target gives ranged attacks Misfortune."),
+            Param(
+                "target_statuses",
+                "The target is",
+                "multichoice",
+                (),
+                choices=tuple((name, name) for name in features.TARGET_STATUSES),
+                help="A character you attack brings their own; Blind and Prone cancel as the rules say.",
+            ),
             features.maneuver_param(sheet),
             *_poison_param(sheet),
             *favor_params(pushing=False, helping=False),
@@ -152,14 +160,13 @@ class ExchangeProcedure:
         state = _st(sheet)
         armor = p["armor"]
         counter = armor - 5 if p["counter"] is None else p["counter"]
-        favor = misfortune = 0
-        target_notes: list[str] = []
         ranged = bool(p.get("ranged") or p["ranged_in_melee"])
+        statuses = set(p.get("target_statuses") or ())
         if isinstance(p.get("target"), Sheet):
             target = validate_state(p["target"].state)
             armor, counter = armor_of(target), counter_of(target)
-            # seed 003, Statuses: Blind and Prone on the target's own sheet
-            favor, misfortune, target_notes = features.target_situation(target, ranged)
+            statuses |= set(target["statuses"])  # seed 003, Statuses: Blind and Prone on the target's own sheet
+        favor, misfortune, target_notes = features.target_situation(statuses, ranged)
         success, failure = points({"success": armor, "failure": counter})
         if p["ranged_in_melee"]:
             if setting(sheet, "ranged_in_melee") == "forbidden":

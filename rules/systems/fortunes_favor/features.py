@@ -9,7 +9,7 @@ table; nothing names a class elsewhere. docs/fortunes-favor-classes.md is genera
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -762,16 +762,21 @@ def attacker_for(state: Mapping[str, Any], params: Mapping[str, Any]) -> tuple[i
     return None
 
 
-def target_situation(target: Mapping[str, Any], ranged: bool) -> tuple[int, int, list[str]]:
-    """Seed 003, Statuses, read from the target's sheet: Blind gives attacks on it Fortune's Favor; Prone gives
-    melee attacks Fortune's Favor and ranged ones Misfortune. (favor, misfortune, notes)."""
+TARGET_STATUSES = ("Blind", "Prone")  # the target's statuses that change an attack on it (seed 003, Statuses)
+
+
+def target_situation(statuses: Iterable[str], ranged: bool) -> tuple[int, int, list[str]]:
+    """Seed 003, Statuses, of the target (the names on its sheet, or an NPC's as the GM wrote them, in any
+    case): Blind gives attacks on it Fortune's Favor; Prone gives melee attacks Fortune's Favor and ranged ones
+    Misfortune. (favor, misfortune, notes): the roll cancels them one for one (spec §003.4). Every attack on a
+    target, from a sheet or the GM's tracker, and every NPC attack on a character asks this one function."""
     favor = misfortune = 0
     notes = []
-    now = target["statuses"]
-    if "Blind" in now:
+    now = {str(name).strip().lower() for name in statuses}
+    if "blind" in now:
         favor += 1
         notes.append("target Blind: Fortune's Favor")
-    if "Prone" in now:
+    if "prone" in now:
         if ranged:
             misfortune += 1
             notes.append("target Prone, ranged: Misfortune")

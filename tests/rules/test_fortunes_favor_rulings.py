@@ -211,3 +211,27 @@ def test_seed_003_the_tracker_and_the_sheet_give_a_target_the_same_situation(sta
     (Misfortune on their attacks), gives the same odds from the GM's tracker as from the sheet."""
     attacker = make(statuses={"Blind": 0} if attacker_blind else {})
     assert _tracker_odds(attacker, statuses, ranged=ranged) == _sheet_odds(attacker, statuses, ranged=ranged)
+
+
+# --- item 4: Poisoned Blade is asked for one way, and it works -------------------------------------------------
+
+
+def test_1b_ranger_poisoned_blade_picked_from_the_attacks_class_features_adds_1d4_rot():
+    """RulesGraph 1b, Ranger 5, Poisoned Blade: a coated weapon adds 1d4 rot damage. Picked from the attack's
+    class-feature list (the one way to ask for it; the separate box is gone), a hit for 1d6 5 + Agility 2 adds the
+    rot die's 3. Picked, it added nothing."""
+    ranger = make("RANGER", 5, stats={"agility": 2})
+    assert "Poisoned Blade" in dict(next(p for p in P["attack"].params(ranger) if p.name == "maneuver").choices)
+    assert "poisoned" not in {p.name for p in P["attack"].params(ranger)}
+    hit = run("attack", ranger, [15, 5, 3], armor=12, maneuver="Poisoned Blade")
+    assert hit.details["damage"] == 5 + 2 + 3 and "Poisoned Blade 1d4 rot" in hit.summary
+    assert run("attack", ranger, [15, 5], armor=12).details["damage"] == 5 + 2  # not picked: no rot die
+
+
+def test_1b_poisoned_blade_from_the_gms_tracker_adds_1d4_rot():
+    """RulesGraph 1b, Ranger 5, Poisoned Blade, named as the class feature of an attack rolled from the GM's
+    tracker on one NPC: the same maneuver, the same 1d4 rot."""
+    ranger = make("RANGER", 5, stats={"agility": 2})
+    procedure, params = SYSTEM.pc_attack_on_npcs([(NPC, [])], {"feature": "Poisoned Blade"})
+    hit = run(procedure, ranger, [15, 5, 3], **params)
+    assert hit.details["damage"] == 5 + 2 + 3

@@ -94,19 +94,6 @@ def _dying_param() -> Param:
     return Param("ally_helps", "An ally helps within 5 ft", "bool", False, help="While dying, acting is then free.")
 
 
-def _poison_param(sheet: Sheet | None) -> tuple[Param, ...]:
-    """Ranger, Poisoned Blade: offered only to a Ranger who has it."""
-    if sheet is None:
-        return ()
-    try:
-        state = _st(sheet)
-    except RulesError:
-        return ()
-    if not features.has(state, "Poisoned Blade"):
-        return ()
-    return (Param("poisoned", "The weapon is poisoned (Poisoned Blade)", "bool", False),)
-
-
 def _damage_odds_dice(state: Mapping[str, Any]) -> tuple[int, ...]:
     return damage_dice(state)
 
@@ -147,7 +134,6 @@ class ExchangeProcedure:
                 help="A character you attack brings their own; Blind and Prone cancel as the rules say.",
             ),
             features.maneuver_param(sheet),
-            *_poison_param(sheet),
             *favor_params(pushing=False, helping=False),
             _dying_param(),
         )

@@ -672,8 +672,7 @@ def roll_damage(
     if name == "Lucky Shot":
         total += _roll_part(rng, (6, 6), "Lucky Shot", False, out)
         how.append("Lucky Shot 2d6")
-    poisoned = bool(params.get("poisoned")) and has(state, "Poisoned Blade")
-    if poisoned or (in_last_stand(state) and has(state, "Final Hunt")):
+    if name == "Poisoned Blade" or (in_last_stand(state) and has(state, "Final Hunt")):
         total += _roll_part(rng, (4,), "rot", False, out)
         how.append("Poisoned Blade 1d4 rot")
     if in_last_stand(state) and has(state, "Nature's Wrath"):

@@ -314,7 +314,7 @@ def _rounds_pass(state: dict[str, Any], rounds: int) -> list[str]:
 
 # --- a PC's attack on the encounter's NPCs (seed 003, Exchanges; AOE Exchange; Statuses) ----------------------
 
-ATTACK_CHOICES = ("maneuver", "feature", "ranged", "spend_favor", "poisoned")
+ATTACK_CHOICES = ("maneuver", "feature", "ranged", "spend_favor")
 AREA_FEATURES = frozenset(
     {name for (_, name), f in FEATURES.items() if f.kind == "area"} | {"Spinning Lariat"}
 )  # the class features that make an AOE Exchange

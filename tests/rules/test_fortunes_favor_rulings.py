@@ -235,3 +235,68 @@ def test_1b_poisoned_blade_from_the_gms_tracker_adds_1d4_rot():
     procedure, params = SYSTEM.pc_attack_on_npcs([(NPC, [])], {"feature": "Poisoned Blade"})
     hit = run(procedure, ranger, [15, 5, 3], **params)
     assert hit.details["damage"] == 5 + 2 + 3
+
+
+# --- item 3: the beast's Setup and Follow-up abilities are rules ----------------------------------------------
+
+
+def beastmaster(beast: str, **stats: int) -> Sheet:
+    """A level 1 Beastmaster bonded to ``beast`` (Heart 2, Agility 3 unless given)."""
+    return make("BEASTMASTER", stats={"heart": 2, "agility": 3, **stats}, feats={"beast": beast, "beast_health": 4})
+
+
+def _sides(result: RollResult, label: str) -> list[int]:
+    return [d.sides for d in result.dice if d.label == label and d.kept]
+
+
+def test_1b_large_beast_heavy_blow_steps_its_follow_up_damage_up():
+    """RulesGraph 1b, Beastmaster beasts, Large: Heavy Blow (Follow-up) is 1 damage step up. Your Setup hits
+    (d20 15 + 3), your 1d6 a step down is 1d4 (2 + 3); the bear follows up with 1d8 a step up, 1d10 (10 + Mettle
+    4 = 14)."""
+    hit = run("attack", beastmaster("LARGE"), [15, 2, 10], armor=12, maneuver="Setup")
+    assert hit.details == {"damage": 5, "beast_damage": 14}
+    assert _sides(hit, "beast damage") == [10] and "Heavy Blow" in hit.summary
+
+
+@pytest.mark.parametrize(("unseen", "sides"), [(False, 6), (True, 10)])
+def test_1b_small_ground_beast_surprise_strike_two_steps_up_while_unseen(unseen, sides):
+    """RulesGraph 1b, Beastmaster beasts, Small ground: Surprise Strike (Follow-up) is 2 damage steps up while the
+    target cannot see the beast: its Follow-up's 1d6 is 1d10 (a 6: 6 + Agility 4 = 10); seen, 1d6."""
+    badger = beastmaster("SMALL-GROUND")
+    assert "beast_unseen" in {p.name for p in P["attack"].params(badger)}
+    assert "beast_unseen" not in {p.name for p in P["attack"].params(beastmaster("LARGE"))}
+    hit = run("attack", badger, [15, 2, 6], armor=12, maneuver="Setup", beast_unseen=unseen)
+    assert hit.details["beast_damage"] == 10 and _sides(hit, "beast damage") == [sides]
+
+
+def test_1b_medium_beast_menacing_attack_steps_your_follow_up_up_and_takedown_is_named():
+    """RulesGraph 1b, Beastmaster beasts, Medium: Menacing Attack (Setup) steps your Follow-up's damage dice up
+    one: the wolf's Setup hits (d20 15 + Heart 2), 1d6 a step down is 1d4 (3 + 4 = 7); your 1d6 is 1d8 (8 + 3 = 11).
+    Its Takedown (Follow-up) after your Setup asks the target for a Mettle test 13/8."""
+    hit = run("attack", beastmaster("MEDIUM"), [15, 3, 8], armor=14, maneuver="Follow-up")
+    assert hit.details == {"damage": 11, "beast_damage": 7}
+    assert _sides(hit, "damage") == [8] and "Menacing Attack" in hit.summary
+    setup = run("attack", beastmaster("MEDIUM"), [15, 2, 6], armor=12, maneuver="Setup")
+    assert "Takedown" in setup.summary and "13/8" in setup.summary
+
+
+def test_1b_small_flying_beast_raking_attack_adds_your_heart_and_it_has_no_follow_up():
+    """RulesGraph 1b, Beastmaster beasts, Small flying: Raking Attack (Setup) adds your Heart to your Follow-up's
+    damage: the hawk's Setup hits, 1d4 (3 + 4 = 7); your 1d6 5 + Agility 3 + Heart 2 = 10. It lists no Follow-up,
+    so after your Setup hits nothing follows."""
+    hawk = beastmaster("SMALL-FLYING")
+    hit = run("attack", hawk, [15, 3, 5], armor=14, maneuver="Follow-up")
+    assert hit.details == {"damage": 10, "beast_damage": 7} and "Raking Attack" in hit.summary
+    setup = run("attack", hawk, [15, 2], armor=12, maneuver="Setup")
+    assert setup.outcome == "hit" and "beast_damage" not in setup.details
+
+
+@pytest.mark.parametrize("beast", ["LARGE", "SMALL-GROUND"])
+def test_1b_a_beast_without_a_setup_cannot_lead_a_follow_up(beast):
+    """RulesGraph 1b, Beastmaster, Follow-up: the beast makes its Setup, if it has one; the Large and Small ground
+    beasts list none, so the Follow-up is refused with a sentence before any odds, and nothing is spent."""
+    sh = beastmaster(beast)
+    with pytest.raises(RulesError, match="no Setup"):
+        odds("attack", sh, armor=14, maneuver="Follow-up")
+    with pytest.raises(RulesError, match="no Setup"):
+        run("attack", sh, [15, 3, 5], armor=14, maneuver="Follow-up")

@@ -14,7 +14,7 @@ from typing import Any
 from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.dice import DieRoll, RandomSource, die_dist, roll_die, three_outcome_of
 from rules.errors import Settled
-from rules.systems.fortunes_favor import features
+from rules.systems.fortunes_favor import beasts, features
 from rules.systems.fortunes_favor.checks import (
     STAT_CHOICES,
     favor_params,
@@ -134,6 +134,7 @@ class ExchangeProcedure:
                 help="A character you attack brings their own; Blind and Prone cancel as the rules say.",
             ),
             features.maneuver_param(sheet),
+            *beasts.params(sheet),
             *favor_params(pushing=False, helping=False),
             _dying_param(),
         )
@@ -218,7 +219,7 @@ class ExchangeProcedure:
             summary += f" {'; '.join(dealt.words)}."
         elif features.follow_up_on_miss(state, p):
             dealt = features.Damage()
-            beast = features.beast_follow_up(rng, state, dealt)
+            beast = features.beast_follow_up(rng, state, dealt, p)
             dice = (*dice, *dealt.dice)
             summary += f" {'; '.join(dealt.words)} (it lands though the Setup missed)."
         if nat1:

@@ -23,6 +23,8 @@ STARTING_COIN = 5  # seed 003, Gear: 5 Coin to start
 # Classes (playerClasses.ts): health (+ per level), stamina (+ per level) plus the stamina stat x level,
 # attack stats (pick one where two), range in feet, base damage dice + stat, deflect die (+ flat),
 # armour and shield training (None: untrained). Features: (level, name, stamina cost, costs Fortune's Favor).
+# ``damage_stat_is_attack_stat``: the class's Fighting Style picks one stat for attack and damage (Spellsword);
+# without it damage adds the best of ``damage_stats`` (Brawler's style picks the attack stat only).
 CLASSES: dict[str, dict] = {
     "BEASTMASTER": {
         "name": "Beastmaster",
@@ -312,6 +314,7 @@ CLASSES: dict[str, dict] = {
         "range": (0, 80),
         "damage": (1, 8),
         "damage_stats": ("mettle", "agility"),
+        "damage_stat_is_attack_stat": True,  # Fighting Style picks the Attack and Damage Stat together
         "deflect": (1, 4, 0),
         "armour": ("light", "medium"),
         "shields": ("light", "medium"),

@@ -95,9 +95,39 @@ def test_a_prone_npc_gives_a_melee_attack_fortunes_favor(ff, gm, player):
     )
     assert dict(done.row.dealt) == {"Bandit": 8}
     roll = Roll.objects.get(procedure="attack")
-    assert roll.outcome == "hit" and roll.inputs.get("favor") is True
+    assert roll.outcome == "hit" and roll.inputs.get("target_statuses") == ["Prone"]
+    assert "target Prone, melee: Fortune's Favor" in roll.summary
     bandit.refresh_from_db()
     assert bandit.stats["health"] == 1
+
+
+def test_a_blind_and_prone_npc_shot_at_range_is_one_d20_as_on_the_sheet(ff, gm, player):
+    """Seed 003, Statuses (Blind: attacks on it gain Fortune's Favor; Prone: ranged attacks on it have
+    Misfortune) and Misfortune (they cancel one for one, spec §003.4), through the GM tracker's service: a ranged
+    attack on a Blind and Prone NPC rolls one d20 (17: a hit), with the odds the sheet shows for a plain roll. The
+    tracker gave it Fortune's Favor (two d20s)."""
+    from rules.base import check_params
+    from rules.systems.fortunes_favor import SYSTEM
+
+    wren = elementalist(player, ff)
+    (bandit,) = fight(ff, gm, ("Bandit", {**NPC, "armor": 19, "counter": 14}))
+    session.npc_status(campaign_id=ff.pk, npc_id=bandit.pk, name="Blind", rounds=2)
+    session.npc_status(campaign_id=ff.pk, npc_id=bandit.pk, name="prone", rounds=2)
+    attack, sheet = SYSTEM.procedures()["attack"], wren.to_sheet()
+    plain = attack.odds(sheet, check_params(attack, sheet, {"armor": 19, "counter": 14, "ranged": True}))
+    done = session.pc_attack_npcs(
+        campaign_id=ff.pk,
+        character_id=wren.pk,
+        npc_ids=[bandit.pk],
+        choices={"ranged": True},
+        by=gm,
+        rng=ScriptedRandom([17, 5]),
+    )
+    assert dict(done.row.dealt) == {"Bandit": 8}
+    roll = Roll.objects.get(procedure="attack")
+    assert [d["sides"] for d in roll.dice] == [20, 6]
+    assert roll.odds == {key: str(chance) for key, chance in plain.outcomes}  # {"hit": "1/4", ...}: one d20
+    assert "target Blind: Fortune's Favor" in roll.summary and "target Prone, ranged: Misfortune" in roll.summary
 
 
 def test_attacks_on_npcs_refuse_what_is_not_in_the_fight(ff, gm, player, other_player):

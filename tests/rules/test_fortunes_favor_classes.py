@@ -490,7 +490,7 @@ def test_ranger_1_precision_of_the_hawk_rerolls_ones():
 def test_ranger_5_poisoned_blade_adds_1d4_rot():
     """Ranger 5, Poisoned Blade: a coated weapon deals 1d4 more (rot)."""
     sh = make("RANGER", 5, stats={"agility": 2})
-    result = run("attack", sh, [15, 5, 3], armor=12, poisoned=True)
+    result = run("attack", sh, [15, 5, 3], armor=12, maneuver="Poisoned Blade")
     assert result.details["damage"] == 5 + 2 + 3
 
 

@@ -5,6 +5,7 @@ Seed 003 §Combat (../shared/seeds/003_eeb4db86843669ac.txt) with rules-spec §0
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -13,7 +14,7 @@ from typing import Any
 from rules.base import Odds, Param, RollResult, RulesError, Sheet, clean_params, shown_inputs
 from rules.dice import DieRoll, RandomSource, die_dist, roll_die, three_outcome_of
 from rules.errors import Settled
-from rules.systems.fortunes_favor import features
+from rules.systems.fortunes_favor import beasts, features
 from rules.systems.fortunes_favor.checks import (
     STAT_CHOICES,
     favor_params,
@@ -93,19 +94,6 @@ def _dying_param() -> Param:
     return Param("ally_helps", "An ally helps within 5 ft", "bool", False, help="While dying, acting is then free.")
 
 
-def _poison_param(sheet: Sheet | None) -> tuple[Param, ...]:
-    """Ranger, Poisoned Blade: offered only to a Ranger who has it."""
-    if sheet is None:
-        return ()
-    try:
-        state = _st(sheet)
-    except RulesError:
-        return ()
-    if not features.has(state, "Poisoned Blade"):
-        return ()
-    return (Param("poisoned", "The weapon is poisoned (Poisoned Blade)", "bool", False),)
-
-
 def _damage_odds_dice(state: Mapping[str, Any]) -> tuple[int, ...]:
     return damage_dice(state)
 
@@ -137,8 +125,16 @@ class ExchangeProcedure:
             ),
             Param("ranged_in_melee", "A ranged attack in melee range", "bool", False),
             Param("ranged", "A ranged attack", "bool", False, help="A Prone target gives ranged attacks Misfortune."),
+            Param(
+                "target_statuses",
+                "The target is",
+                "multichoice",
+                (),
+                choices=tuple((name, name) for name in features.TARGET_STATUSES),
+                help="A character you attack brings their own; Blind and Prone cancel as the rules say.",
+            ),
             features.maneuver_param(sheet),
-            *_poison_param(sheet),
+            *beasts.params(sheet),
             *favor_params(pushing=False, helping=False),
             _dying_param(),
         )
@@ -151,14 +147,13 @@ class ExchangeProcedure:
         state = _st(sheet)
         armor = p["armor"]
         counter = armor - 5 if p["counter"] is None else p["counter"]
-        favor = misfortune = 0
-        target_notes: list[str] = []
         ranged = bool(p.get("ranged") or p["ranged_in_melee"])
+        statuses = set(p.get("target_statuses") or ())
         if isinstance(p.get("target"), Sheet):
             target = validate_state(p["target"].state)
             armor, counter = armor_of(target), counter_of(target)
-            # seed 003, Statuses: Blind and Prone on the target's own sheet
-            favor, misfortune, target_notes = features.target_situation(target, ranged)
+            statuses |= set(target["statuses"])  # seed 003, Statuses: Blind and Prone on the target's own sheet
+        favor, misfortune, target_notes = features.target_situation(statuses, ranged)
         success, failure = points({"success": armor, "failure": counter})
         if p["ranged_in_melee"]:
             if setting(sheet, "ranged_in_melee") == "forbidden":
@@ -224,7 +219,7 @@ class ExchangeProcedure:
             summary += f" {'; '.join(dealt.words)}."
         elif features.follow_up_on_miss(state, p):
             dealt = features.Damage()
-            beast = features.beast_follow_up(rng, state, dealt)
+            beast = features.beast_follow_up(rng, state, dealt, p)
             dice = (*dice, *dealt.dice)
             summary += f" {'; '.join(dealt.words)} (it lands though the Setup missed)."
         if nat1:
@@ -296,16 +291,6 @@ def apply_damage(state: dict[str, Any], sheet: Sheet | None, amount: int) -> lis
     return notes
 
 
-def _outcome_after(state: Mapping[str, Any], sheet: Sheet, damage: int) -> str:
-    probe = dict(state)
-    apply_damage(probe, sheet, damage)
-    if probe["dead"] or (probe["health"] == 0 and probe["stamina"] == 0):
-        return "dead"
-    if probe["health"] == 0:
-        return "dying"
-    return "hurt" if damage > 0 else "unhurt"
-
-
 @dataclass(frozen=True)
 class TakeDamageProcedure:
     """Seed 003, Taking Damage and Deflect: spend 2 Stamina a deflect die, roll them together, damage falls."""
@@ -348,35 +333,27 @@ class TakeDamageProcedure:
         return state, count
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
+        """Every deflect total, put through the same ``_land`` the roll uses on a copy of the sheet after the
+        deflect dice are paid for, so the chance shown for each outcome is the chance the roll lands on it."""
         p = clean_params(self, sheet, params)
         state, count = self._check(sheet, p)
-        probe = dict(state, statuses=dict(state["statuses"]), feats=dict(state["feats"]))
-        if count:
-            spend_stamina(probe, DEFLECT_COST * count, "deflecting")
-        incoming = _incoming(state, p)
-        if p.get("beast"):
-            out = dict.fromkeys(("unhurt", "hurt", "down"), Fraction(0))
-            for total, pr in _deflect_dist(state, count).items():
-                taken = max(0, incoming - total)
-                key = "unhurt" if taken == 0 else "down" if taken >= state["feats"]["beast_health"] else "hurt"
-                out[key] += pr
-            return Odds(tuple((k, v) for k, v in out.items() if v), success_keys=("unhurt", "hurt"))
-        out = dict.fromkeys(("unhurt", "hurt", "dying", "dead"), Fraction(0))
-        shield = probe["feats"]["form_health"]
+        paid = copy.deepcopy(state)
+        _pay_deflect(paid, count)
+        keys = ("unhurt", "hurt", "down") if p.get("beast") else ("unhurt", "hurt", "dying", "dead")
+        out = dict.fromkeys(keys, Fraction(0))
         for total, pr in _deflect_dist(state, count).items():
-            taken = max(0, incoming - total)
-            out[_outcome_after(probe, sheet, max(0, taken - shield)) if taken else "unhurt"] += pr
+            outcome, _, _ = _land(copy.deepcopy(paid), sheet, p, total)
+            out[outcome] += pr
         return Odds(tuple((k, v) for k, v in out.items() if v), success_keys=("unhurt", "hurt"))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = clean_params(self, sheet, params)
         state, count = self._check(sheet, p)
         odds = self.odds(sheet, p)
-        notes: list[str] = []
+        notes = _pay_deflect(state, count)
         dice: list[DieRoll] = []
         reduced = 0
         if count:
-            notes += spend_stamina(state, DEFLECT_COST * count, f"deflecting with {count} {_dice(count)}")
             size = deflect_die(state)
             for _ in range(count):
                 die = roll_die(rng, size, "deflect")
@@ -386,41 +363,51 @@ class TakeDamageProcedure:
                 dice.append(die)
                 reduced += die.face
             reduced += deflect_flat(state)
-        incoming = _incoming(state, p)
-        notes = _incoming_notes(state, p) + notes
-        taken = max(0, incoming - reduced)
-        if p.get("beast"):
-            feats = state["feats"]
-            before = feats["beast_health"]
-            feats["beast_health"] = max(0, before - taken)
-            outcome = "unhurt" if taken == 0 else "down" if feats["beast_health"] == 0 else "hurt"
-            summary = f"{p['damage']} damage to the beast"
-            if count:
-                summary += f", {reduced} deflected"
-            summary += f": its Health {before} → {feats['beast_health']}."
-            if outcome == "down":
-                summary += " Down: a Night's Rest stabilises it at 1 Health."
-            if notes:
-                summary += f" ({'; '.join(notes)})"
-            return RollResult(self.key, self.label, outcome, summary, tuple(dice), taken, odds, shown_inputs(p), state)
-        before = state["health"]
-        reaching, absorbed = features.absorb_form_health(state, taken)
-        notes += absorbed
-        if not state["dead"]:
-            notes += apply_damage(state, sheet, reaching)
-            notes += features.after_damage(state)
-        outcome = "dead" if is_dead(state) else "dying" if state["health"] == 0 else "hurt" if taken else "unhurt"
-        summary = f"{p['damage']} damage"
+        before = state["feats"]["beast_health"] if p.get("beast") else state["health"]
+        outcome, taken, landed = _land(state, sheet, p, reduced)
+        notes = _incoming_notes(state, p) + notes + landed
+        summary = f"{p['damage']} damage" + (" to the beast" if p.get("beast") else "")
         if count:
             summary += f", {reduced} deflected"
-        summary += f": Health {before} → {state['health']}."
-        if outcome == "dying":
-            summary += " Dying: each Action costs 1 Stamina."
-        elif outcome == "dead":
-            summary += " Dead."
+        if p.get("beast"):
+            summary += f": its Health {before} → {state['feats']['beast_health']}."
+            if outcome == "down":
+                summary += " Down: a Night's Rest stabilises it at 1 Health."
+        else:
+            summary += f": Health {before} → {state['health']}."
+            if outcome == "dying":
+                summary += " Dying: each Action costs 1 Stamina."
+            elif outcome == "dead":
+                summary += " Dead."
         if notes:
             summary += f" ({'; '.join(notes)})"
         return RollResult(self.key, self.label, outcome, summary, tuple(dice), taken, odds, shown_inputs(p), state)
+
+
+def _pay_deflect(state: dict[str, Any], count: int) -> list[str]:
+    """Seed 003, Deflect: 2 Stamina a die, paid before the dice are rolled (the last Stamina at 0 Health is death,
+    which spend_stamina marks)."""
+    if not count:
+        return []
+    return spend_stamina(state, DEFLECT_COST * count, f"deflecting with {count} {_dice(count)}")
+
+
+def _land(state: dict[str, Any], sheet: Sheet, p: Mapping[str, Any], reduced: int) -> tuple[str, int, list[str]]:
+    """Seed 003, Taking Damage: what reaches the sheet once ``reduced`` is deflected, changed in ``state`` (its
+    deflect dice already paid for). The one state function the roll and the odds both read: the outcome (the
+    beast's unhurt/hurt/down, or the character's unhurt/hurt/dying/dead as the sheet now stands), the damage
+    taken after deflect, and the notes."""
+    taken = max(0, _incoming(state, p) - reduced)
+    if p.get("beast"):
+        feats = state["feats"]
+        feats["beast_health"] = max(0, feats["beast_health"] - taken)
+        return ("unhurt" if taken == 0 else "down" if feats["beast_health"] == 0 else "hurt"), taken, []
+    reaching, notes = features.absorb_form_health(state, taken)
+    if not state["dead"]:
+        notes += apply_damage(state, sheet, reaching)
+        notes += features.after_damage(state)
+    outcome = "dead" if is_dead(state) else "dying" if state["health"] == 0 else "hurt" if taken else "unhurt"
+    return outcome, taken, notes
 
 
 def _damage_feature_params(sheet: Sheet | None) -> tuple[Param, ...]:

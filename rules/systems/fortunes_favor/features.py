@@ -9,7 +9,7 @@ table; nothing names a class elsewhere. docs/fortunes-favor-classes.md is genera
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -26,6 +26,7 @@ from rules.dice import (
     roll_die,
     three_outcome_of,
 )
+from rules.systems.fortunes_favor import beasts
 from rules.systems.fortunes_favor.state import (
     STAT_NAMES,
     _st,
@@ -573,6 +574,7 @@ def check_maneuver(state: Mapping[str, Any], params: Mapping[str, Any]) -> Featu
         raise RulesError(f"{name} spends your Fortune's Favor: it cannot also buy a second d20.")
     if name in ("Setup", "Follow-up") and not state["feats"]["beast"]:
         raise RulesError("Choose your beast first (Use a class feature: Beast Bond).")
+    beasts.check(state, name)  # a Follow-up needs a beast with a Setup
     if f.stamina:
         spend_stamina(dict(state, statuses=dict(state["statuses"])), f.stamina, name)
     return f
@@ -652,6 +654,10 @@ def roll_damage(
         steps -= 1
     if name in ("No Retreat, No Surrender", "Charger", "Weapon Master"):
         steps += 1
+    boost: list[str] = []
+    if name == "Follow-up":  # the beast's Setup ability on your Follow-up (Menacing Attack, Raking Attack)
+        more_steps, more_bonus, boost = beasts.setup_boost(state)
+        steps, bonus = steps + more_steps, bonus + more_bonus
     if steps:
         pool = ff_damage_step(pool, steps)
     hawk = has(state, "Precision of the Hawk")
@@ -663,7 +669,7 @@ def roll_damage(
         out.beast = max(0, _roll_part(rng, bpool, "beast damage", False, out) + bbonus)
         out.words.append(f"the beast's Setup {out.beast} ({dice_label(bpool, True)}{bbonus:+d})")
     total = _roll_part(rng, pool, "damage", hawk, out) + bonus
-    how = [f"{dice_label(pool, True)}{bonus:+d}"]
+    how = [f"{dice_label(pool, True)}{bonus:+d}", *boost]
     if hawk:
         how.append("1s rerolled")
     for mpool, mbonus, kind in more:
@@ -672,8 +678,7 @@ def roll_damage(
     if name == "Lucky Shot":
         total += _roll_part(rng, (6, 6), "Lucky Shot", False, out)
         how.append("Lucky Shot 2d6")
-    poisoned = bool(params.get("poisoned")) and has(state, "Poisoned Blade")
-    if poisoned or (in_last_stand(state) and has(state, "Final Hunt")):
+    if name == "Poisoned Blade" or (in_last_stand(state) and has(state, "Final Hunt")):
         total += _roll_part(rng, (4,), "rot", False, out)
         how.append("Poisoned Blade 1d4 rot")
     if in_last_stand(state) and has(state, "Nature's Wrath"):
@@ -698,14 +703,15 @@ def roll_damage(
     out.total = max(0, total)
     out.words.insert(0, f"{out.total} damage ({', '.join(how)})")
     if follow_up_allowed(state, params, result):
-        out.beast = beast_follow_up(rng, state, out)
+        out.beast = beast_follow_up(rng, state, out, params)
     return out
 
 
 def follow_up_allowed(state: Mapping[str, Any], params: Mapping[str, Any], result: str) -> bool:
     """Setup: the beast's Follow-up lands on a hit; on a miss too with Fortune's Favor spent on the attack
-    (Ferocity) or during your Last Stand (Friends Till the End). A beast at 0 Health does nothing."""
-    if (params.get("maneuver") or "") != "Setup" or state["feats"]["beast_health"] <= 0:
+    (Ferocity) or during your Last Stand (Friends Till the End). A beast at 0 Health, or without a Follow-up
+    (beasts.follows_up), does nothing."""
+    if (params.get("maneuver") or "") != "Setup" or not beasts.follows_up(state):
         return False
     if result == "hit":
         return True
@@ -718,10 +724,11 @@ def follow_up_on_miss(state: Mapping[str, Any], params: Mapping[str, Any]) -> bo
     return follow_up_allowed(state, params, "miss")
 
 
-def beast_follow_up(rng: RandomSource, state: Mapping[str, Any], out: Damage) -> int:
-    bpool, bbonus = beast_damage(state)
+def beast_follow_up(rng: RandomSource, state: Mapping[str, Any], out: Damage, params: Mapping[str, Any]) -> int:
+    """The beast's Follow-up after your Setup, with its Follow-up ability (beasts.follow_up_damage)."""
+    bpool, bbonus, notes = beasts.follow_up_damage(state, params)
     value = max(0, _roll_part(rng, bpool, "beast damage", False, out) + bbonus)
-    out.words.append(f"the beast's Follow-up {value} ({dice_label(bpool, True)}{bbonus:+d})")
+    out.words.append(f"the beast's Follow-up {value} ({', '.join([f'{dice_label(bpool, True)}{bbonus:+d}', *notes])})")
     return value
 
 
@@ -762,16 +769,21 @@ def attacker_for(state: Mapping[str, Any], params: Mapping[str, Any]) -> tuple[i
     return None
 
 
-def target_situation(target: Mapping[str, Any], ranged: bool) -> tuple[int, int, list[str]]:
-    """Seed 003, Statuses, read from the target's sheet: Blind gives attacks on it Fortune's Favor; Prone gives
-    melee attacks Fortune's Favor and ranged ones Misfortune. (favor, misfortune, notes)."""
+TARGET_STATUSES = ("Blind", "Prone")  # the target's statuses that change an attack on it (seed 003, Statuses)
+
+
+def target_situation(statuses: Iterable[str], ranged: bool) -> tuple[int, int, list[str]]:
+    """Seed 003, Statuses, of the target (the names on its sheet, or an NPC's as the GM wrote them, in any
+    case): Blind gives attacks on it Fortune's Favor; Prone gives melee attacks Fortune's Favor and ranged ones
+    Misfortune. (favor, misfortune, notes): the roll cancels them one for one (spec §003.4). Every attack on a
+    target, from a sheet or the GM's tracker, and every NPC attack on a character asks this one function."""
     favor = misfortune = 0
     notes = []
-    now = target["statuses"]
-    if "Blind" in now:
+    now = {str(name).strip().lower() for name in statuses}
+    if "blind" in now:
         favor += 1
         notes.append("target Blind: Fortune's Favor")
-    if "Prone" in now:
+    if "prone" in now:
         if ranged:
             misfortune += 1
             notes.append("target Prone, ranged: Misfortune")

@@ -340,10 +340,15 @@ def damage_dice(state: Mapping[str, Any]) -> tuple[int, ...]:
 
 
 def damage_stat(state: Mapping[str, Any]) -> int:
-    """Base Damage adds the best of the class's damage stats, whichever stat the attack rolls with (spec
-    §003.2 and §003.11.5: RulesGraph 1b ``baseDamage`` adds the highest of ``class.damage.stat``), so a
-    Brawler with Mettle 3 attacking with Agility 1 for range still adds 3."""
-    return max(stat(state, key) for key in cls(state)["damage_stats"])
+    """Base Damage's stat. A class whose Fighting Style picks the Attack and Damage Stat together adds the one
+    picked (1b Spellsword: Mettle 3, Agility 1, attacking with Agility adds 1). Otherwise the best of the class's
+    damage stats, whichever stat the attack rolls with (spec §003.2 and §003.11.5: RulesGraph 1b ``baseDamage``
+    adds the highest of ``class.damage.stat``), so a Brawler, whose style picks only the attack stat, with Mettle
+    3 attacking with Agility 1 for range still adds 3."""
+    c = cls(state)
+    if c.get("damage_stat_is_attack_stat"):
+        return stat(state, state["attack_stat"])
+    return max(stat(state, key) for key in c["damage_stats"])
 
 
 def deflect_die(state: Mapping[str, Any]) -> int:

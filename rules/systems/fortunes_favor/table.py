@@ -19,7 +19,7 @@ from rules.dice import FF_DAMAGE_LADDER, DieRoll, RandomSource, ff_damage_step, 
 from rules.errors import RulesError
 from rules.systems.fortunes_favor.checks import OUTCOME_WORDS
 from rules.systems.fortunes_favor.checks import group_result as net_result
-from rules.systems.fortunes_favor.features import FEATURES, VETERAN, target_situation
+from rules.systems.fortunes_favor.features import FEATURES, TARGET_STATUSES, VETERAN, target_situation
 from rules.systems.fortunes_favor.rest import AWAKE_LIMIT, StayAwakeProcedure
 from rules.systems.fortunes_favor.state import (
     HOURS_MAX,
@@ -111,7 +111,7 @@ def npc_roll_at(key: str, stats: Mapping[str, Any], sheet: Sheet | None, rng: Ra
     if sheet is None or key not in NPC_ROLLS:
         return npc_roll(key, stats, rng)
     state = _st(sheet)
-    favor, misfortune, notes = target_situation(state, key == "ranged_attack")
+    favor, misfortune, notes = target_situation(state["statuses"], key == "ranged_attack")
     net = favor - misfortune
     mode = "favor" if net > 0 else "misfortune" if net < 0 else "plain"
     return npc_roll(key, stats, rng, mode, notes)
@@ -314,7 +314,7 @@ def _rounds_pass(state: dict[str, Any], rounds: int) -> list[str]:
 
 # --- a PC's attack on the encounter's NPCs (seed 003, Exchanges; AOE Exchange; Statuses) ----------------------
 
-ATTACK_CHOICES = ("maneuver", "feature", "ranged", "spend_favor", "poisoned")
+ATTACK_CHOICES = ("maneuver", "feature", "ranged", "spend_favor")
 AREA_FEATURES = frozenset(
     {name for (_, name), f in FEATURES.items() if f.kind == "area"} | {"Spinning Lariat"}
 )  # the class features that make an AOE Exchange
@@ -342,11 +342,9 @@ def pc_attack_on_npcs(
     if len(npcs) == 1 and not picked.get("feature"):  # an area feature is an AOE Exchange even on one target
         stats, statuses = npcs[0]
         names = {str(s).strip().lower() for s in statuses}
-        ranged = bool(picked.get("ranged"))
-        favor = "blind" in names or ("prone" in names and not ranged)
-        misfortune = "prone" in names and ranged and "blind" not in names
         params: dict[str, Any] = {"armor": int(stats["armor"]), "counter": int(stats["counter"])}
-        params.update(favor=favor, misfortune=misfortune)
+        # the attack reads them as it reads a character target's (features.target_situation)
+        params["target_statuses"] = tuple(name for name in TARGET_STATUSES if name.lower() in names)
         params.update({k: v for k, v in picked.items() if k != "feature"})
         return "attack", params
     armors = ", ".join(f"{int(s['armor'])}/{int(s['counter'])}" for s, _ in npcs)

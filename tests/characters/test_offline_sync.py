@@ -14,6 +14,7 @@ from django.urls import reverse
 from campaigns.models import Campaign
 from characters import services
 from characters.models import Change, Character, OfflineChange, Roll
+from tests.conftest import make_character
 from tests.pages import roll_form
 
 pytestmark = pytest.mark.django_db
@@ -52,6 +53,22 @@ def test_a_change_sent_twice_is_applied_once_and_answered_the_same(as_user, play
     assert _hp(hero) == start - 2
     assert OfflineChange.objects.filter(user=player, key=key).count() == 1
     # A conflict is kept too: sent again, it is the same conflict, never applied.
+
+
+def test_a_key_is_one_change_to_one_character_not_one_per_account(as_user, player, hero, campaign):
+    """Issue 35, item 17: the same key sent for two characters is two changes, each applied once (the key was
+    unique per account, so the second character got the first one's answer and was never changed)."""
+    second = make_character(player, campaign, name="Brannoc", seed=11)
+    client, key = as_user(player), str(uuid.uuid4())
+    hp_hero, hp_second = _hp(hero), _hp(second)
+    first = _send(client, hero, key=key, track="hp", delta=-1)
+    other = _send(client, second, key=key, track="hp", delta=-1)
+    assert first.status_code == other.status_code == 200
+    assert other.json()["replayed"] is False
+    assert (_hp(hero), _hp(second)) == (hp_hero - 1, hp_second - 1)
+    again = _send(client, second, key=key, version=second.version, track="hp", delta=-1)
+    assert again.json()["replayed"] is True and _hp(second) == hp_second - 1
+    assert OfflineChange.objects.filter(user=player, key=key).count() == 2
 
 
 def test_a_field_the_gm_changed_since_is_a_conflict_not_applied(as_user, player, gm, hero):

@@ -208,3 +208,29 @@ def test_logout_clears_the_device(as_user, player):
     answer = client.post(reverse("logout"))
     assert answer["Clear-Site-Data"] == '"cache", "storage"'
     assert "X-Lantern-User" not in client.get(reverse("login"))
+
+
+def test_the_worker_s_signed_in_cookie_lives_and_ends_with_the_session(player, hero, settings):
+    """Issue 35, item 16: the service worker serves kept sheets only from the cache of whoever the
+    ``lantern_user`` cookie names (config/pwa.py): set with the session's lifetime at login, removed by the
+    first answer after the session ended (logged out, or a password changed on another device), never set by an
+    API call."""
+    from django.test import Client
+
+    from tests.api.conftest import bearer
+    from tests.conftest import PASSWORD
+
+    client = Client()
+    logged_in = client.post(reverse("login"), {"username": "player", "password": PASSWORD})
+    cookie = logged_in.cookies["lantern_user"]
+    assert cookie.value == str(player.pk) and cookie["max-age"] == settings.SESSION_COOKIE_AGE
+    assert not cookie["httponly"] and cookie["samesite"] == "Lax"
+    assert "lantern_user" not in client.get(hero.get_absolute_url()).cookies  # set once, not on every page
+    player.set_password("another-lantern-77")  # on another device: this session is no longer valid
+    player.save()
+    ended = client.get(hero.get_absolute_url())
+    assert ended.status_code == 302 and ended.cookies["lantern_user"]["max-age"] == 0
+    again = Client()
+    again.post(reverse("login"), {"username": "player", "password": "another-lantern-77"})
+    assert again.post(reverse("logout")).cookies["lantern_user"]["max-age"] == 0
+    assert "lantern_user" not in bearer(player).get("/api/me").cookies

@@ -9,6 +9,7 @@ from django.contrib.auth.forms import UserCreationForm
 
 from accounts.models import ApiToken
 from accounts.names import clean_name, username_problem
+from accounts.tokens import LIFETIMES
 
 
 class SignupForm(UserCreationForm):
@@ -43,6 +44,14 @@ class TokenForm(forms.Form):
 
     name = NameField(max_length=60, label="Name", help_text="What will use it: “Discord bot”, “my dice tray”.")
     scope = forms.ChoiceField(label="It may")
+    lifetime = forms.TypedChoiceField(
+        label="It works for",
+        choices=[("", "Until I revoke it")] + [(str(days), f"{days} days") for days in LIFETIMES if days],
+        coerce=int,
+        empty_value=None,
+        required=False,
+        help_text="After that it opens nothing. Changing your password revokes every token at once.",
+    )
 
     def __init__(self, *args, run: Sequence[tuple[int, str]] = (), **kwargs) -> None:
         super().__init__(*args, **kwargs)

@@ -26,6 +26,8 @@ class ApiToken(models.Model):
     key_hash = models.CharField(max_length=64, unique=True)  # hex SHA-256 of the secret
     prefix = models.CharField(max_length=12)  # the secret's first characters, so its owner can tell tokens apart
     created_at = models.DateTimeField(auto_now_add=True)
+    # When it stops opening anything (chosen when it is made); None: until revoked or a password change.
+    expires_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     # Calls in the current minute (accounts.tokens.count_call): counted in the row, so across every process.
     window_start = models.DateTimeField(null=True, blank=True)
@@ -43,6 +45,9 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.scope_words})"
+
+    def expired(self, now) -> bool:
+        return self.expires_at is not None and self.expires_at <= now
 
     @property
     def scope_words(self) -> str:

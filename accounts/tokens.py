@@ -14,6 +14,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
+from django.utils.dateformat import format as date_format
 
 from accounts.models import ApiToken
 from campaigns.models import Membership
@@ -21,10 +22,18 @@ from rules.errors import Refusal
 
 PREFIX = "lt_"
 NAME_MAX = 60
+# How long a new token may live, in days, as the form offers it; None: until revoked (or a password change).
+LIFETIMES: tuple[int | None, ...] = (None, 7, 30, 90, 365)
 
 
 class TokenError(Refusal):
     """A token that can't be made as asked: the account page shows the sentence."""
+
+
+class TokenExpired(Refusal):
+    """A token past the end its maker chose: the call is refused with the date it ended (a 401)."""
+
+    status = 401
 
 
 def hash_secret(secret: str) -> str:
@@ -38,11 +47,16 @@ class Made:
 
 
 @transaction.atomic
-def token_create(*, user, name: str, scope: str, campaign_id: int | None = None) -> Made:
-    """A new token for ``user``; a table token only for a campaign they run now."""
+def token_create(
+    *, user, name: str, scope: str, campaign_id: int | None = None, lifetime_days: int | None = None
+) -> Made:
+    """A new token for ``user``; a table token only for a campaign they run now. ``lifetime_days``: it opens
+    nothing after that many days (one of LIFETIMES); None, until it is revoked or the password changes."""
     name = " ".join(name.split())[:NAME_MAX]
     if not name:
         raise TokenError("Give the token a name, so you know later what uses it.")
+    if lifetime_days not in LIFETIMES:
+        raise TokenError("Pick how long the token lasts.")
     if scope not in ApiToken.Scope.values:
         raise TokenError("Pick what the token may do.")
     if scope == ApiToken.Scope.TABLE:
@@ -56,8 +70,15 @@ def token_create(*, user, name: str, scope: str, campaign_id: int | None = None)
     if ApiToken.objects.filter(user=user).count() >= limit:
         raise TokenError(f"You have {limit} API tokens, the most an account may hold: revoke one first.")
     secret = PREFIX + secrets.token_urlsafe(32)
+    expires_at = timezone.now() + timedelta(days=lifetime_days) if lifetime_days else None
     token = ApiToken.objects.create(
-        user=user, name=name, scope=scope, campaign_id=campaign_id, key_hash=hash_secret(secret), prefix=secret[:8]
+        user=user,
+        name=name,
+        scope=scope,
+        campaign_id=campaign_id,
+        key_hash=hash_secret(secret),
+        prefix=secret[:8],
+        expires_at=expires_at,
     )
     return Made(token, secret)
 
@@ -68,12 +89,20 @@ def token_revoke(*, user, token_id: int) -> bool:
     return bool(deleted)
 
 
+def tokens_revoke_all(*, user_id: int) -> int:
+    """Every token of the account gone at once (its password changed: whoever had the old one loses its tokens
+    too). How many there were."""
+    deleted, _ = ApiToken.objects.filter(user_id=user_id).delete()
+    return deleted
+
+
 def runs(user, campaign_id: int) -> bool:
     return Membership.objects.filter(campaign_id=campaign_id, user=user, role=Membership.Role.GM).exists()
 
 
 def token_for(secret: str) -> ApiToken | None:
-    """The live token this secret opens, with its owner; None for anything else (an inactive owner included)."""
+    """The live token this secret opens, with its owner; None for anything else (an inactive owner included).
+    Raises TokenExpired for a real token past its end, so the program's owner reads why."""
     if not secret.startswith(PREFIX) or len(secret) > 100:
         return None
     digest = hash_secret(secret)
@@ -81,6 +110,10 @@ def token_for(secret: str) -> ApiToken | None:
     # The row was found by its hash; compared again in constant time so no timing says how close a guess came.
     if token is None or not hmac.compare_digest(token.key_hash, digest) or not token.user.is_active:
         return None
+    if token.expired(timezone.now()):
+        assert token.expires_at is not None
+        ended = date_format(timezone.localtime(token.expires_at), "j M Y H:i")
+        raise TokenExpired(f"This token expired on {ended}: make a new one on your API tokens page.")
     return token
 
 

@@ -6,6 +6,7 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
@@ -49,13 +50,25 @@ def api_tokens(request: HtmxHttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         scope, campaign_id = form.scope_and_campaign()
         try:
-            made = token_create(user=request.user, name=form.cleaned_data["name"], scope=scope, campaign_id=campaign_id)
+            made = token_create(
+                user=request.user,
+                name=form.cleaned_data["name"],
+                scope=scope,
+                campaign_id=campaign_id,
+                lifetime_days=form.cleaned_data["lifetime"],
+            )
             form = TokenForm(run=run)
         except TokenError as problem:
             form.add_error(None, str(problem))
     status = 400 if form.errors else 200
     tokens = ApiToken.objects.filter(user=request.user).select_related("campaign")
-    context = {"form": form, "tokens": tokens, "made": made, "limit": settings.API_TOKENS_PER_USER}
+    context = {
+        "form": form,
+        "tokens": tokens,
+        "made": made,
+        "limit": settings.API_TOKENS_PER_USER,
+        "now": timezone.now(),
+    }
     response = render(request, "registration/api_tokens.html", context, status=status)
     if made is not None:
         response["Cache-Control"] = "no-store"  # the secret is on this page: never kept by a browser or a proxy

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.utils import timezone
@@ -276,7 +278,10 @@ def invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
 
 @api.exception_handler(Refusal)
 def refused(request: HttpRequest, exc: Refusal) -> HttpResponse:
-    return _error(request, str(exc), exc.status if 400 <= exc.status < 500 else 422)
+    response = _error(request, str(exc), exc.status if 400 <= exc.status < 500 else 422)
+    if response.status_code == 401:  # an expired token (accounts.tokens.TokenExpired)
+        response["WWW-Authenticate"] = "Bearer"
+    return response
 
 
 @api.exception_handler(HttpError)
@@ -284,6 +289,15 @@ def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     if exc.status_code == 400 and exc.message.startswith("Cannot parse request body"):  # ninja's, for bad JSON
         return _error(request, "Send the body as a JSON object.", 400)
     return _error(request, exc.message, exc.status_code)
+
+
+@api.exception_handler(RequestDataTooBig)
+def too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
+    """A body over Django's limit (DATA_UPLOAD_MAX_MEMORY_SIZE): a JSON 413 saying the limit, never Django's
+    HTML 400 (nor, with DEBUG on, a 500 from the parser that read it)."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    said = f" of {limit:,} bytes" if limit else ""
+    return _error(request, f"The body is over the limit{said}: send less.", 413)
 
 
 @api.exception_handler(AuthenticationError)
@@ -517,8 +531,8 @@ def character_answer(request: HttpRequest, character_id: int, request_id: int, p
     character, user = seat.character, token_of(request).user
     found = RollRequestAnswer.objects.filter(request_id=request_id, character=character).select_related("request")
     answer = found.first()
-    if answer is None:
-        raise RulesError("That request is not for this character.")
+    if answer is None:  # docs/api.md: nothing there the token's owner may see is a 404
+        raise HttpError(404, "That request is not for this character.")
     rules = SYSTEMS.get(character.system)
     proc = rules.procedures().get(answer.request.procedure) if rules is not None else None
     if proc is None:

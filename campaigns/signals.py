@@ -1,5 +1,5 @@
 """A logout closes that session's open pages of every table; a new password closes every page of that account
-(issue 9: streams follow permissions; issue 23, item 12)."""
+and revokes its API tokens (issue 9: streams follow permissions; issue 23, item 12; issue 35, item 17)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from django.contrib.auth.signals import user_logged_out
 from django.db.models.signals import post_save, pre_save
 from django.dispatch import receiver
 
+from accounts.tokens import tokens_revoke_all
 from campaigns.models import Membership
 from live.events import revoke_streams, session_hash
 
@@ -37,9 +38,11 @@ def notice_a_new_password(sender, instance, raw=False, update_fields=None, **kwa
 def close_the_accounts_streams(sender, instance, **kwargs) -> None:
     """Close every open page of the account, as a logout closes its session's: the logged-out sessions must
     stop hearing the tables. The session that changed the password stays logged in (Django gives it a new
-    key), so its pages simply reconnect."""
+    key), so its pages simply reconnect. Its API tokens go too: a password changed because it leaked must not
+    leave a token made with it working (the tokens page says so)."""
     if not getattr(instance, PASSWORD_CHANGED, False):
         return
     setattr(instance, PASSWORD_CHANGED, False)
+    tokens_revoke_all(user_id=instance.pk)
     for campaign_id in Membership.objects.filter(user=instance).values_list("campaign_id", flat=True):
         revoke_streams(campaign_id, user_id=instance.pk)

@@ -388,7 +388,8 @@ class OfferedChange(models.Model):
 
 class OfflineChange(models.Model):
     """A change a device kept while it had no connection, sent later (issue 29), remembered by the key the device
-    gave it: sent twice (a retry after a lost answer), it is answered as the first time and applied once.
+    gave it: sent twice (a retry after a lost answer), it is answered as the first time and applied once. A key
+    is one change to one character: the same key sent for another character is another change (issue 35).
 
     ``outcome``: applied, conflict (someone else changed the same field since the version it was made against)
     or refused (the rules said no); ``message`` the sentence the player reads."""
@@ -406,7 +407,9 @@ class OfflineChange(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["user", "key"], name="offline_change_once")]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "character", "key"], name="offline_change_once_per_character")
+        ]
 
     def __str__(self) -> str:
         return f"{self.key}: {self.outcome}"

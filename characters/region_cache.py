@@ -1,10 +1,12 @@
 """A sheet's live regions, drawn once per version and kind of viewer and kept in Django's cache.
 
 A drawn region depends on the character's row and rows (its version moves with every write to them: items,
-hirelings, offers included), on the kind of viewer (``viewer_kind``), and on the table's rule settings and
-conditions (read from the campaign row, which the key spells out). So a key is never stale: a change makes new
-keys, and the old ones expire unread. What is personal stays out: the CSRF token (``CSRF_SLOT``, filled in per
-page and per stream) and "your change: Undo" (drawn fresh when the viewer has one).
+hirelings, offers included), on the kind of viewer (``viewer_kind``), on the table's rule settings and
+conditions (read from the campaign row, which the key spells out), and on the templates and code that draw it
+(the deploy stamp, config/deploy.py: a shared cache never serves one build's HTML to the next). So a key is
+never stale: a change makes new keys, and the old ones expire unread. What is personal stays out: the CSRF
+token (``CSRF_SLOT``, filled in per page and per stream) and "your change: Undo" (drawn fresh when the viewer
+has one).
 
 The push (campaigns/push.py) and the sheet page (characters.views.sheet) draw through here, so a page opened
 after a change is assembled from what the push drew, and a resync costs no drawing at all.
@@ -23,6 +25,7 @@ from django.utils.safestring import SafeString, mark_safe
 from characters.models import Character
 from characters.selectors import Seat, Viewer
 from characters.sheet_view import fight_npcs, sheet_view
+from config.deploy import deploy_stamp
 from live.hub import CSRF_SLOT
 
 LOG_SLOT = "__lantern_log__"  # where a kept sheet body takes its viewer's own log
@@ -40,7 +43,7 @@ def viewer_kind(viewer: Viewer) -> str:
 
 
 def region_key(character: Character, kind: str, region: str) -> str:
-    return f"lantern:region:{region}:{_row_stamp(character)}:{kind}:{character.table_stamp()}"
+    return f"lantern:region:{deploy_stamp()}:{region}:{_row_stamp(character)}:{kind}:{character.table_stamp()}"
 
 
 def _row_stamp(character: Character) -> str:
@@ -77,7 +80,7 @@ def sheet_body(seat: Seat, draw: Callable[[], tuple[str, bool]]) -> str:
     characters at the table (a roll form that names one): such a body is kept by their names too."""
     character, viewer = seat.character, seat.viewer
     kind = f"{viewer_kind(viewer)}{'-own' if viewer.is_owner else ''}"  # the owner alone may delete it
-    key = f"lantern:sheet:{_row_stamp(character)}:{kind}:{character.table_stamp()}"
+    key = f"lantern:sheet:{deploy_stamp()}:{_row_stamp(character)}:{kind}:{character.table_stamp()}"
     html = cache.get(key)
     if html == NAMES_THE_PARTY:
         key = f"{key}:{_party_stamp(character)}"

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from functools import cache
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.staticfiles import finders
@@ -84,11 +85,41 @@ class LogoutView(auth_views.LogoutView):
         return response
 
 
+# Who is signed in on this browser, for the service worker (it reads it with cookieStore, offline too): set with
+# the session's own lifetime, so it goes when the session cookie expires; removed by the first answer after the
+# session ended any other way (logged out, a password changed elsewhere). It holds only the account's id: the
+# worker serves kept sheets from that person's cache alone, and from none when it is gone.
+USER_COOKIE = "lantern_user"
+
+
 def _mark_user(request: HttpRequest, response: HttpResponse) -> HttpResponse:
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated and response.get("Content-Type", "").startswith("text/html"):
         response["X-Lantern-User"] = str(user.pk)
+    _user_cookie(request, response, user)
     return response
+
+
+def _user_cookie(request: HttpRequest, response: HttpResponse, user) -> None:
+    if getattr(request, "auth", None) is not None or not hasattr(request, "session"):
+        return  # an API call (its token says who, not a session) or no session at all
+    if user is None or not user.is_authenticated:
+        if USER_COOKIE in request.COOKIES:
+            response.delete_cookie(USER_COOKIE, samesite="Lax")
+        return
+    session = request.session
+    # As SessionMiddleware renews the session cookie (a modified session, or every request if so configured).
+    renewed = session.modified or settings.SESSION_SAVE_EVERY_REQUEST
+    if request.COOKIES.get(USER_COOKIE) == str(user.pk) and not renewed:
+        return
+    response.set_cookie(
+        USER_COOKIE,
+        str(user.pk),
+        max_age=None if session.get_expire_at_browser_close() else session.get_expiry_age(),
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=False,  # read by the service worker
+        samesite="Lax",
+    )
 
 
 @sync_and_async_middleware

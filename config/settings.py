@@ -95,6 +95,10 @@ if not SECRET_KEY:
         raise ImproperlyConfigured("Set SECRET_KEY: Lantern refuses to run with DEBUG off and no secret key.")
     SECRET_KEY = "dev-only-insecure-key-lantern-do-not-use-in-production"  # noqa: S105
 
+# Names this build in what processes share (the drawn regions' cache keys, config/deploy.py): the git commit a
+# deploy checks out, say. Unset, a hash of the templates and code, computed once per process.
+DEPLOY_STAMP = env_str("DEPLOY_STAMP")
+
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 

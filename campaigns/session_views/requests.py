@@ -191,7 +191,8 @@ def _request_row(character: Character, answer: RollRequestAnswer, can_edit: bool
                 form.fields.pop(name, None)
             # The player's own odds, the GM's inputs fixed and theirs at the sheet's defaults (they follow the options).
             shown = odds_shown(character, proc, sheet, dict(answer.request.inputs))
-    hand = form is not None and hand_dice_offer(character, False)
+    # A blind request is answered with Lantern's dice only (the player would see faces they rolled).
+    hand = form is not None and not answer.request.blind and hand_dice_offer(character, False)
     return {"answer": answer, "form": form, "hand": hand, "odds": shown}
 
 

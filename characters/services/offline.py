@@ -3,8 +3,9 @@
 Each is applied through the very service an online change goes through (rules, validation, history, locks,
 announce), or refused with the sentence the player reads. Two rules make a late change safe:
 
-- **once**: every change carries a key the device made for it; the outcome is kept under that key
-  (``OfflineChange``), so a change sent again (its answer lost on a flaky line) is answered, not applied twice;
+- **once**: every change carries a key the device made for it; the outcome is kept under that key and its
+  character (``OfflineChange``), so a change sent again (its answer lost on a flaky line) is answered, not
+  applied twice;
 - **no blind writes**: every change carries the version of the sheet it was made against; if someone else
   changed the same field since (the GM's damage while the player's phone was in a tunnel), it is a conflict the
   player redoes or discards. Changes by the same person since (their own earlier queued changes) are no
@@ -55,7 +56,7 @@ def sync_change(*, character_id: int, by, key: str, base_version: int, kind: str
                 locking.lock_roller(by)  # the app's lock order: the roller before any character
             else:
                 locking.lock_character(character_id)
-            seen = OfflineChange.objects.filter(user=by, key=key).first()
+            seen = OfflineChange.objects.filter(user=by, character_id=character_id, key=key).first()
             if seen is not None:
                 version = Character.objects.filter(pk=character_id).values_list("version", flat=True).first()
                 return Synced(seen.outcome, seen.message, version or 0, replayed=True)
@@ -65,8 +66,8 @@ def sync_change(*, character_id: int, by, key: str, base_version: int, kind: str
             )
             version = written.character.version if written is not None else _version(character_id)
             return Synced(outcome, message, version, written=written)
-    except IntegrityError:  # the same key sent at once for another character: the first one's answer stands
-        seen = OfflineChange.objects.filter(user=by, key=key).first()
+    except IntegrityError:  # the same change sent twice at once: the first one's answer stands
+        seen = OfflineChange.objects.filter(user=by, character_id=character_id, key=key).first()
         if seen is None:
             raise
         return Synced(seen.outcome, seen.message, _version(character_id), replayed=True)

@@ -171,6 +171,8 @@ def character_roll(
         raise RulesError("A blind roll is for a table: only its GM sees the result.")
     if blind and not (gm or requested_blind):
         raise RulesError("Only the GM rolls blind, or asks a player for a blind roll.")
+    if blind and hand is not None and not gm:  # the player's own dice would show them what the GM keeps
+        raise RulesError("A blind roll is made with Lantern's dice: dice you roll yourself would show you the result.")
     sheet = character.checked_sheet()
     resolved = _resolve(character, proc, sheet, params, locked=locked)
     others = {k.removesuffix("__character"): resolved.pop(k) for k in list(resolved) if k.endswith("__character")}

@@ -195,6 +195,8 @@
     details.after(editor);
   }
 
+  // The card of what is kept: one line for the waiting changes to the numbers (the numbers themselves show them),
+  // a row for each other waiting change (a roll, the notes), and a short row for each one the server refused.
   async function drawQueue() {
     const sheet = theSheet();
     if (!sheet) return;
@@ -215,8 +217,18 @@
     }
     const title = document.createElement("h2");
     title.textContent = "Kept on this device";
+    const parts = [title];
+    const numbers = mine.filter((c) => c.state === "waiting" && c.kind === "track").length;
+    if (numbers) {
+      const line = document.createElement("p");
+      line.className = "muted";
+      line.dataset.waitingTracks = String(numbers);
+      line.textContent = `${numbers} change${numbers > 1 ? "s" : ""} to the numbers above, waiting to be sent.`;
+      parts.push(line);
+    }
     const list = document.createElement("ul");
     for (const change of mine) {
+      if (change.state === "waiting" && change.kind === "track") continue;
       const row = document.createElement("li");
       row.dataset.change = change.key;
       row.dataset.state = change.state;
@@ -224,8 +236,9 @@
       what.textContent = change.label;
       row.append(what, " ");
       const note = document.createElement("span");
-      note.textContent = change.state === "waiting" ? "waiting to be sent" : change.message;
+      note.textContent = change.state === "waiting" ? "waiting to be sent" : shortMessage(change.message);
       note.className = change.state === "waiting" ? "muted" : "error";
+      if (change.state !== "waiting") note.title = change.message;
       row.append(note);
       if (change.state !== "waiting") {
         if (change.kind !== "roll" || change.state === "conflict") row.append(" ", button("Redo", "redo", change.seq));
@@ -233,8 +246,16 @@
       }
       list.append(row);
     }
-    box.replaceChildren(title, list);
+    if (list.children.length) parts.push(list);
+    box.replaceChildren(...parts);
     drawPending(mine.filter((c) => c.state === "waiting"));
+  }
+
+  // A refusal's first clause ("gm_o changed HP since you made this change (HP -2)"): the buttons beside it say
+  // what to do, so the card stays a line a change on a phone.
+  function shortMessage(message) {
+    const cut = (message || "").indexOf(": ");
+    return cut > 0 ? `${message.slice(0, cut)}.` : message;
   }
 
   function button(text, action, seq) {
@@ -247,22 +268,38 @@
     return b;
   }
 
-  // Each track with changes waiting says by how much: "−3 waiting".
+  // Each track with changes waiting shows the number it will have once they are sent, and by how much that is
+  // not sent yet: "3/6 (−3 not sent yet)". The server's own number comes back with the next drawing of the sheet.
   function drawPending(waiting) {
     const sheet = theSheet();
     if (!sheet) return;
     sheet.querySelectorAll("[data-pending]").forEach((mark) => mark.remove());
+    sheet.querySelectorAll("[data-track] [data-value][data-server-value]").forEach((value) => {
+      value.textContent = value.dataset.serverValue;
+      delete value.dataset.serverValue;
+    });
     const sums = new Map();
     waiting.filter((c) => c.kind === "track").forEach((c) => sums.set(c.track, (sums.get(c.track) || 0) + c.delta));
-    sums.forEach((sum, track) => {
-      const value = sheet.querySelector(`[data-track="${CSS.escape(track)}"] .value`);
+    sums.forEach((sum, key) => {
+      const track = sheet.querySelector(`[data-track="${CSS.escape(key)}"]`);
+      const value = track && track.querySelector("[data-value]");
       if (!value || !sum) return;
+      value.dataset.serverValue = value.textContent;
+      value.textContent = String(Math.max(0, expected(track, Number(value.textContent), sum)));
       const mark = document.createElement("span");
-      mark.className = "badge pending";
+      mark.className = "pending";
       mark.dataset.pending = String(sum);
-      mark.textContent = `${sum > 0 ? "+" : "−"}${Math.abs(sum)} waiting`;
-      value.after(mark);
+      mark.textContent = ` (${sum > 0 ? "+" : "−"}${Math.abs(sum)} not sent yet)`;
+      value.parentElement.append(mark);
     });
+  }
+
+  // The track's number once the change is applied, kept within its bounds as the rules keep it.
+  function expected(track, shown, sum) {
+    const current = track.dataset.current !== undefined ? Number(track.dataset.current) : shown;
+    const low = track.dataset.minimum !== undefined ? Number(track.dataset.minimum) : -Infinity;
+    const high = track.dataset.maximum !== undefined ? Number(track.dataset.maximum) : Infinity;
+    return Math.min(high, Math.max(low, current + sum));
   }
 
   document.addEventListener("click", async (event) => {

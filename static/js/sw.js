@@ -6,8 +6,14 @@
 // - Static files (their names change with their content in production): kept once, served from the cache first.
 // - Nothing else is touched: the event stream, writes and fragments always go to the network.
 // Logout deletes all of it (Clear-Site-Data on the logout answer; offline.js too, on the next page).
+// - Offline, a kept page comes only from the cache of whoever is signed in now: the "lantern_user" cookie, which
+//   expires with the session and goes with the first answer after it ended otherwise (config/pwa.py). A session
+//   that ended without the Log out button (expiry, a password changed elsewhere) leaves nothing readable: its kept
+//   pages are deleted on the next load.
 const STATIC_CACHE = "lantern-static-v1";
 const USER_CACHE = "lantern-user-";
+const USER_COOKIE = "lantern_user";
+const SIGNED_IN = "lantern-signed-in"; // where the worker notes who it last saw signed in (no cookieStore)
 const KEEP_PAGES = 12;
 const KEPT_PAGE = /^\/characters\/(\d+\/)?$/;
 
@@ -41,6 +47,7 @@ self.addEventListener("message", (event) => {
 async function page(request) {
   try {
     const response = await fetch(request);
+    await noteSignedIn(response);
     await keep(response.clone());
     return response;
   } catch (offline) {
@@ -71,16 +78,36 @@ async function keep(response) {
 }
 
 async function keptPage(href) {
+  const user = await signedIn();
+  // Anyone else's kept pages are of a session that ended: they go now.
+  for (const name of await caches.keys()) {
+    if (name.startsWith(USER_CACHE) && name !== USER_CACHE + user) await caches.delete(name);
+  }
+  if (!user) return null;
   // Asked a few times: a just-started worker has been seen to miss an entry its cache holds (Chromium, offline).
   for (let attempt = 0; attempt < 4; attempt += 1) {
-    const names = (await caches.keys()).filter((name) => name.startsWith(USER_CACHE));
-    for (const name of names) {
-      const hit = await (await caches.open(name)).match(href, { ignoreVary: true });
-      if (hit) return hit;
-    }
+    const hit = await (await caches.open(USER_CACHE + user)).match(href, { ignoreVary: true });
+    if (hit) return hit;
     await new Promise((resolve) => setTimeout(resolve, 150));
   }
   return null;
+}
+
+// Who is signed in on this browser now: the session's cookie twin, read offline too; "" for nobody.
+async function signedIn() {
+  if (self.cookieStore) {
+    const cookie = await self.cookieStore.get(USER_COOKIE).catch(() => null);
+    return (cookie && cookie.value) || "";
+  }
+  // No cookieStore in this browser: whoever the last page answer the worker saw was for.
+  const noted = await (await caches.open(SIGNED_IN)).match("/signed-in");
+  return noted ? noted.text() : "";
+}
+
+async function noteSignedIn(response) {
+  if (self.cookieStore) return;
+  const user = response.type === "basic" && response.ok ? response.headers.get("X-Lantern-User") || "" : "";
+  await (await caches.open(SIGNED_IN)).put("/signed-in", new Response(user));
 }
 
 // The kept page, told it is shown offline and as of when: the page's script draws the banner from this.

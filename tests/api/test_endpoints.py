@@ -4,11 +4,13 @@ what the pages would show that person, or refuses with the pages' sentence as ``
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from accounts.models import ApiToken
 from campaigns import session
-from campaigns.models import RollRequest
+from campaigns.models import Campaign, RollRequest
 from campaigns.table import roll_log
 from characters import services
 from characters.models import Change, Roll
@@ -401,7 +403,7 @@ def test_a_request_answer_is_checked_as_on_the_sheet(player, gm, campaign, hero,
     assert api.send(url, {"params": {"ability": "BOD"}}).status_code == 200  # the GM's own value is fine
     assert api.send(url, {}).json() == {"detail": "This character has answered that request already."}
     wrong = api.send(f"/api/characters/{hero.pk}/requests/999999/answer", {})
-    assert wrong.json() == {"detail": "That request is not for this character."}
+    assert wrong.status_code == 404 and wrong.json() == {"detail": "That request is not for this character."}
     cancelled = session.request_create(
         campaign_id=campaign.pk, procedure="test", fixed={}, character_ids=[hero.pk], minutes=5, by=gm
     ).row
@@ -422,6 +424,52 @@ def test_a_blind_request_s_answer_hides_its_result_from_the_player(player, gm, c
         row["blind"] is True
         and row["answers"][0]["outcome"] == Roll.objects.get(character=hero, procedure="test").outcome
     )
+
+
+def test_a_blind_request_is_not_answered_with_dice_typed_in(player, gm, campaign, hero):
+    """Issue 35, item 17: the player would know a blind result from the faces they rolled themselves."""
+    campaign.hand_dice = Campaign.HandDice.PLAYERS
+    campaign.save(update_fields=["hand_dice"])
+    asked = session.request_create(
+        campaign_id=campaign.pk, procedure="test", fixed={}, character_ids=[hero.pk], minutes=5, by=gm, blind=True
+    ).row
+    api = bearer(player)
+    refused = api.send(f"/api/characters/{hero.pk}/requests/{asked.pk}/answer", {"hand": "3"})
+    assert refused.status_code == 422
+    assert refused.json() == {
+        "detail": "A blind roll is made with Lantern's dice: dice you roll yourself would show you the result."
+    }
+    assert not Roll.objects.filter(character=hero, procedure="test").exists()
+    answered = api.send(f"/api/characters/{hero.pk}/requests/{asked.pk}/answer", {})
+    assert answered.status_code == 200 and answered.json()["roll"]["rolled_by_hand"] is False
+
+
+@pytest.mark.parametrize("debug", [True, False])
+def test_a_body_over_the_size_limit_is_a_json_413(debug, player, hero, settings):
+    """Issue 35, item 17: it was Django's HTML 400, or with DEBUG on a 500 from the body's parser."""
+    settings.DEBUG = debug
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    version = hero.version
+    body = json.dumps({"key": "hp", "delta": -1, "padding": "x" * 1000})
+    response = bearer(player).send(f"/api/characters/{hero.pk}/tracks", body)
+    assert response.status_code == 413 and response["Content-Type"] == "application/json; charset=utf-8"
+    assert response.json() == {"detail": "The body is over the limit of 1,000 bytes: send less."}
+    hero.refresh_from_db()
+    assert hero.version == version
+
+
+def test_answering_a_request_that_is_not_there_is_a_404(player, gm, campaign, hero, other_player):
+    """docs/api.md: nothing there the token's owner may see is a 404, a request included."""
+    api = bearer(player)
+    missing = api.send(f"/api/characters/{hero.pk}/requests/999999/answer", {})
+    assert missing.status_code == 404
+    assert missing.json() == {"detail": "That request is not for this character."}
+    rival = make_character(other_player, campaign, name="Brannoc", seed=11)
+    elsewhere = session.request_create(
+        campaign_id=campaign.pk, procedure="test", fixed={}, character_ids=[rival.pk], minutes=5, by=gm
+    ).row
+    assert api.send(f"/api/characters/{hero.pk}/requests/{elsewhere.pk}/answer", {}).status_code == 404
+    assert not Roll.objects.filter(procedure="test").exists()
 
 
 @pytest.mark.parametrize(("role", "status"), PARTY_ANSWERS.items())

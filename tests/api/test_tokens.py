@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import hashlib
 import re
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from accounts.models import ApiToken
 from accounts.tokens import TokenError, token_create
 from campaigns import services as campaign_services
 from campaigns.models import Membership
 from tests.api.conftest import ApiClient, bearer
+from tests.conftest import PASSWORD
 from tests.pages import text_of
 
 pytestmark = pytest.mark.django_db
@@ -73,6 +76,7 @@ def test_a_table_token_is_offered_only_for_a_campaign_its_maker_runs(campaign, g
         ({"name": "bot", "scope": "admin"}, "Select a valid choice"),
         ({"name": "bot", "scope": "table:99999"}, "Select a valid choice"),
         ({"name": "bot"}, "This field is required"),
+        ({"name": "bot", "scope": "read", "lifetime": "3"}, "Select a valid choice"),
     ],
 )
 def test_a_token_asked_wrongly_is_refused_with_a_sentence(player, as_user, fields, message):
@@ -201,3 +205,50 @@ def test_the_tokens_page_takes_a_fixed_number_of_queries(gm, campaign, as_user, 
     with django_assert_max_num_queries(8):
         response = client.get(PAGE)
     assert text_of(response).count("Runs the table of The Sunken Vault") == 10
+
+
+def test_a_password_change_revokes_every_token_of_the_account_and_the_pages_say_so(player, other_player, as_user):
+    """Issue 35, item 17: a token made before the password changed (it may have leaked with it) opens nothing
+    after; someone else's tokens are untouched; the tokens page and the password pages say it."""
+    api, other = bearer(player), bearer(other_player)
+    assert api.get("/api/me").status_code == 200
+    client = as_user(player)
+    assert "Changing your password revokes all your tokens" in text_of(client.get(PAGE))
+    form = client.get("/accounts/password/")
+    assert "revokes all your API tokens" in text_of(form)
+    changed = client.post(
+        "/accounts/password/",
+        {"old_password": PASSWORD, "new_password1": "another-lantern-77", "new_password2": "another-lantern-77"},
+        follow=True,
+    )
+    assert "Your API tokens were revoked" in text_of(changed)
+    assert not ApiToken.objects.filter(user=player).exists()
+    assert api.get("/api/me").status_code == 401
+    assert other.get("/api/me").status_code == 200
+    player.refresh_from_db()
+    player.last_login = None
+    player.save(update_fields=["last_login"])  # a save that leaves the password alone revokes nothing
+    assert ApiToken.objects.filter(user=other_player).count() == 1
+
+
+def test_a_token_made_to_last_some_days_is_refused_after_with_a_sentence(player, hero, as_user):
+    """Issue 35, item 17: the form offers an end; past it, a call is a 401 that says when it ended."""
+    client = as_user(player)
+    before = timezone.now()
+    response = client.post(PAGE, {"name": "weekend bot", "scope": "read", "lifetime": "7"})
+    assert response.status_code == 200
+    api = ApiClient(_made_secret(response))
+    token = ApiToken.objects.get(user=player)
+    assert token.expires_at is not None
+    assert before + timedelta(days=7) <= token.expires_at <= timezone.now() + timedelta(days=7)
+    assert api.get(f"/api/characters/{hero.pk}").status_code == 200
+    assert f"works until {token.expires_at:%-d %b %Y}" in text_of(client.get(PAGE))
+    ApiToken.objects.filter(pk=token.pk).update(expires_at=datetime(2026, 3, 4, 5, 6, tzinfo=UTC))
+    refused = api.get(f"/api/characters/{hero.pk}")
+    assert refused.status_code == 401 and refused["WWW-Authenticate"] == "Bearer"
+    assert refused.json() == {
+        "detail": "This token expired on 4 Mar 2026 05:06: make a new one on your API tokens page."
+    }
+    assert "expired 4 Mar 2026" in text_of(client.get(PAGE))
+    kept = client.post(PAGE, {"name": "forever", "scope": "read", "lifetime": ""})
+    assert kept.status_code == 200 and ApiToken.objects.get(name="forever").expires_at is None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 import time
 
+import pytest
 from playwright.sync_api import expect
 
 from campaigns.models import Campaign, Membership
@@ -78,6 +79,39 @@ def test_a_sheet_opened_earlier_reloads_offline_with_its_banner(new_page, django
     expect(page.locator("#offline-banner")).to_have_count(0)
 
 
+USER_CACHES = "() => caches.keys().then((names) => names.filter((n) => n.startsWith('lantern-user-')))"
+
+
+def test_a_session_that_ended_without_log_out_leaves_no_sheet_readable_offline(new_page, django_user_model):
+    """Issue 35, item 16: on a shared device the worker served a kept sheet from any person's cache. Now only
+    the signed-in person's: a session that expired (the browser drops its cookies) or was ended by a password
+    change elsewhere leaves nothing readable offline, and its kept pages go on the next load."""
+    _, player, _, wren = _table(django_user_model)
+    page = new_page(width=375, height=812)
+    log_in(page, "player_o", PASSWORD)
+    _open_kept(page, wren, player)
+    page.context.clear_cookies()  # the session expired: the browser drops its cookie, and its twin with it
+    page.context.set_offline(True)
+    page.reload()
+    expect(page.locator("h1")).to_have_text("You are offline")
+    expect(page.locator("[data-track=hp]")).to_have_count(0)
+    assert page.evaluate(USER_CACHES) == []  # gone on this load
+
+    # A password changed on another device ends this session too: the next answer says nobody is signed in.
+    page.context.set_offline(False)
+    log_in(page, "player_o", PASSWORD)
+    _open_kept(page, wren, player)
+    player.set_password("another-lantern-77")
+    player.save()
+    page.goto("/characters/")
+    page.wait_for_url("**/accounts/login/**")
+    assert "lantern_user=" not in page.evaluate("() => document.cookie")
+    page.context.set_offline(True)
+    page.goto(f"/characters/{wren.pk}/")
+    expect(page.locator("h1")).to_have_text("You are offline")
+    page.wait_for_function(f"() => {USER_CACHES}().then((names) => names.length === 0)")
+
+
 def test_three_hp_changes_made_offline_apply_in_order_live_on_the_gms_table(new_page, django_user_model):
     _, player, campaign, wren = _table(django_user_model)
     gm = new_page(width=1280, height=800)
@@ -93,8 +127,8 @@ def test_three_hp_changes_made_offline_apply_in_order_live_on_the_gms_table(new_
     minus = page.get_by_role("button", name="HP minus one")
     for n in range(1, 4):
         minus.click()
-        expect(page.locator("#offline-queue li")).to_have_count(n)
-    expect(page.locator("[data-track=hp] [data-pending]")).to_have_text("−3 waiting")
+        expect(page.locator("#offline-queue [data-waiting-tracks]")).to_have_attribute("data-waiting-tracks", str(n))
+    expect(page.locator("[data-track=hp] [data-pending]")).to_have_text(" (−3 not sent yet)")
     expect(page.locator("#offline-queue")).to_contain_text("waiting to be sent")
     assert _hp(wren) == start  # nothing left the phone
 
@@ -116,7 +150,7 @@ def test_a_change_the_gm_overtook_is_a_conflict_not_applied(new_page, django_use
     _open_kept(page, wren, player)
     page.context.set_offline(True)
     page.get_by_role("button", name="HP minus one").click()
-    expect(page.locator("#offline-queue li")).to_have_count(1)
+    expect(page.locator("#offline-queue [data-waiting-tracks]")).to_have_count(1)
     character_adjust(character_id=wren.pk, key="hp", delta=-2, by=gm)  # the GM's hit while the phone was away
     after_gm = _hp(wren)
 
@@ -154,12 +188,12 @@ def test_logout_leaves_nothing_of_the_person_on_the_device(new_page, django_user
     _open_kept(page, wren, player)
     page.context.set_offline(True)
     page.get_by_role("button", name="HP minus one").click()  # a change kept in IndexedDB
-    expect(page.locator("#offline-queue li")).to_have_count(1)
+    expect(page.locator("#offline-queue [data-waiting-tracks]")).to_have_count(1)
     page.context.set_offline(False)
     expect(page.locator("#offline-queue")).to_have_count(0)
     page.context.set_offline(True)
     page.get_by_role("button", name="HP minus one").click()
-    expect(page.locator("#offline-queue li")).to_have_count(1)
+    expect(page.locator("#offline-queue [data-waiting-tracks]")).to_have_count(1)
     databases = page.evaluate("() => indexedDB.databases().then((dbs) => dbs.map((db) => db.name))")
     assert databases == [f"lantern-{player.pk}"]
     page.context.set_offline(False)
@@ -246,3 +280,42 @@ def test_notes_edited_offline_are_kept_and_sent(new_page, django_user_model):
     _wait_for(lambda: Character.objects.get(pk=wren.pk).notes == "Owes Brannoc three coins.")
     expect(page.locator("#details .notes")).to_have_text("Owes Brannoc three coins.")
     expect(page.locator("#offline-notes")).to_have_count(0)
+
+
+@pytest.mark.parametrize(("width", "height"), [(375, 812), (1280, 800)], ids=["phone", "desktop"])
+def test_offline_the_number_shows_what_it_will_be_and_a_conflict_stays_one_line(
+    width, height, new_page, django_user_model
+):
+    """Issue 36, item 10: offline, three HP −1 left the big number at its old value beside a dashed "−3 waiting"
+    chip. Now it reads as it will be, saying what is not sent yet: "3/6 (−3 not sent yet)"; the card says how many
+    changes wait in one line, and a change the GM overtook is one short line with its buttons."""
+    gm, player, _, wren = _table(django_user_model)
+    page = new_page(width=width, height=height)
+    log_in(page, "player_o", PASSWORD)
+    _open_kept(page, wren, player)
+    start = _hp(wren)
+    maximum = Character.objects.get(pk=wren.pk).state["hp_max"]
+    value = page.locator("[data-track=hp] .value")
+    expect(value).to_have_text(f"{start}/{maximum}")
+    assert start >= 3
+
+    page.context.set_offline(True)
+    minus = page.get_by_role("button", name="HP minus one")
+    for _ in range(3):
+        minus.click()
+    expect(value).to_have_text(f"{start - 3}/{maximum} (−3 not sent yet)")
+    box = value.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width  # whole, on the phone too
+    card = page.locator("#offline-queue")
+    expect(card).to_have_text("Kept on this device3 changes to the numbers above, waiting to be sent.")
+    page.get_by_role("button", name="HP plus one").click()
+    expect(value).to_have_text(f"{start - 2}/{maximum} (−2 not sent yet)")
+
+    character_adjust(character_id=wren.pk, key="hp", delta=-1, by=gm)  # the GM's hit while the phone was away
+    page.context.set_offline(False)
+    conflicts = card.locator('li[data-state="conflict"]')
+    expect(conflicts).to_have_count(4)
+    expect(conflicts.first).to_have_text("HP −1 gm_o changed HP since you made this change (HP -1). Redo Discard")
+    expect(card).not_to_contain_text("look at the sheet")
+    expect(value).to_have_text(f"{start - 1}/{maximum}")  # the server's number: nothing of theirs applied
+    assert _hp(wren) == start - 1

@@ -208,6 +208,27 @@ def test_a_blind_request_hides_the_result_from_the_player_everywhere(campaign, h
     assert f'data-outcome="{roll.outcome}"' in gm_requests
 
 
+def test_a_blind_request_offers_no_hand_dice_and_refuses_them(campaign, hero, gm, player, as_user):
+    """Issue 35, item 17: faces the player rolled would tell them the blind result: the answer form offers no
+    "I rolled these", and faces sent anyway are refused with a sentence, nothing rolled."""
+    _hand(campaign, Campaign.HandDice.PLAYERS)
+    ask = reverse("campaigns:request_new", args=[campaign.pk])
+    table = as_user(gm).get(campaign.get_absolute_url())
+    fields = form_fields(table, ask, procedure="test", blind="on", characters=[str(hero.pk)])
+    assert as_user(gm).post(ask, fields, **HTMX).status_code == 200
+    request = RollRequest.objects.get()
+    client = as_user(player)
+    region = client.get(reverse("campaigns:sheet_requests", args=[campaign.pk, hero.pk]))
+    action = reverse("campaigns:request_answer", args=[campaign.pk, request.pk, hero.pk])
+    assert "I rolled these" not in text_of(region) and 'name="hand"' not in region.content.decode()
+    response = client.post(action, {**form_fields(region, action), "hand": "3"}, **HTMX)
+    assert response.status_code == 422
+    assert "A blind roll is made with Lantern's dice: dice you roll yourself would show you the result." in text_of(
+        response
+    )
+    assert not _rolls().exists()
+
+
 def test_only_the_gm_chooses_a_blind_roll(campaign, hero, player, as_user):
     before = _snapshot(hero)
     url, fields = roll_form(as_user(player), hero, "test", extra={"visibility": "blind"})

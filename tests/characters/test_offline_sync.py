@@ -14,6 +14,7 @@ from django.urls import reverse
 from campaigns.models import Campaign
 from characters import services
 from characters.models import Change, Character, OfflineChange, Roll
+from tests.conftest import make_character
 from tests.pages import roll_form
 
 pytestmark = pytest.mark.django_db
@@ -52,6 +53,22 @@ def test_a_change_sent_twice_is_applied_once_and_answered_the_same(as_user, play
     assert _hp(hero) == start - 2
     assert OfflineChange.objects.filter(user=player, key=key).count() == 1
     # A conflict is kept too: sent again, it is the same conflict, never applied.
+
+
+def test_a_key_is_one_change_to_one_character_not_one_per_account(as_user, player, hero, campaign):
+    """Issue 35, item 17: the same key sent for two characters is two changes, each applied once (the key was
+    unique per account, so the second character got the first one's answer and was never changed)."""
+    second = make_character(player, campaign, name="Brannoc", seed=11)
+    client, key = as_user(player), str(uuid.uuid4())
+    hp_hero, hp_second = _hp(hero), _hp(second)
+    first = _send(client, hero, key=key, track="hp", delta=-1)
+    other = _send(client, second, key=key, track="hp", delta=-1)
+    assert first.status_code == other.status_code == 200
+    assert other.json()["replayed"] is False
+    assert (_hp(hero), _hp(second)) == (hp_hero - 1, hp_second - 1)
+    again = _send(client, second, key=key, version=second.version, track="hp", delta=-1)
+    assert again.json()["replayed"] is True and _hp(second) == hp_second - 1
+    assert OfflineChange.objects.filter(user=player, key=key).count() == 2
 
 
 def test_a_field_the_gm_changed_since_is_a_conflict_not_applied(as_user, player, gm, hero):
@@ -191,3 +208,29 @@ def test_logout_clears_the_device(as_user, player):
     answer = client.post(reverse("logout"))
     assert answer["Clear-Site-Data"] == '"cache", "storage"'
     assert "X-Lantern-User" not in client.get(reverse("login"))
+
+
+def test_the_worker_s_signed_in_cookie_lives_and_ends_with_the_session(player, hero, settings):
+    """Issue 35, item 16: the service worker serves kept sheets only from the cache of whoever the
+    ``lantern_user`` cookie names (config/pwa.py): set with the session's lifetime at login, removed by the
+    first answer after the session ended (logged out, or a password changed on another device), never set by an
+    API call."""
+    from django.test import Client
+
+    from tests.api.conftest import bearer
+    from tests.conftest import PASSWORD
+
+    client = Client()
+    logged_in = client.post(reverse("login"), {"username": "player", "password": PASSWORD})
+    cookie = logged_in.cookies["lantern_user"]
+    assert cookie.value == str(player.pk) and cookie["max-age"] == settings.SESSION_COOKIE_AGE
+    assert not cookie["httponly"] and cookie["samesite"] == "Lax"
+    assert "lantern_user" not in client.get(hero.get_absolute_url()).cookies  # set once, not on every page
+    player.set_password("another-lantern-77")  # on another device: this session is no longer valid
+    player.save()
+    ended = client.get(hero.get_absolute_url())
+    assert ended.status_code == 302 and ended.cookies["lantern_user"]["max-age"] == 0
+    again = Client()
+    again.post(reverse("login"), {"username": "player", "password": "another-lantern-77"})
+    assert again.post(reverse("logout")).cookies["lantern_user"]["max-age"] == 0
+    assert "lantern_user" not in bearer(player).get("/api/me").cookies

@@ -53,7 +53,7 @@ def test_beastmaster_1_beast_bond_from_the_sheet_shows_the_beast(as_user, player
     numbers and its Health track."""
     become(hero, "BEASTMASTER", 2)
     client = as_user(player)
-    post(client, *roll_form(client, hero, "feature", feature="Beast Bond", option="LARGE"), htmx)
+    post(client, *roll_form(client, hero, "feature", feature="Beast Bond", beast="LARGE"), htmx)
     hero.refresh_from_db()
     assert hero.state["feats"]["beast"] == "LARGE" and hero.state["feats"]["beast_health"] == 19
     page = client.get(hero.get_absolute_url())

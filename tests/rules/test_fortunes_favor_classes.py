@@ -136,7 +136,7 @@ def test_docs_feature_table_is_current():
 
 def bonded(level=1, beast="MEDIUM", **kw) -> Sheet:
     sh = make("BEASTMASTER", level, **kw)
-    return then(run("feature", sh, [], feature="Beast Bond", option=beast), sh)
+    return then(run("feature", sh, [], feature="Beast Bond", beast=beast), sh)
 
 
 def test_beastmaster_1_beast_bond_gives_the_beast_its_own_track():
@@ -147,7 +147,7 @@ def test_beastmaster_1_beast_bond_gives_the_beast_its_own_track():
     assert (track.current, track.maximum) == (22, 22)
     assert SYSTEM.adjust(sh, "beast_health", -5)["feats"]["beast_health"] == 17
     with pytest.raises(RulesError):
-        run("feature", sh, [], feature="Beast Bond", option="MEDIUM")  # a living beast is not replaced
+        run("feature", sh, [], feature="Beast Bond", beast="MEDIUM")  # a living beast is not replaced
 
 
 def test_beastmaster_1_follow_up_beast_attacks_with_heart_exact_odds():
@@ -262,7 +262,7 @@ def test_brawler_5_spinning_lariat_area_attack_exact_odds_and_cost():
     """Brawler 5, Signature Move (Spinning Lariat): one AOE attack against every enemy in reach, 1 Stamina plus 1
     per enemy."""
     sh = make("BRAWLER", 5)
-    sh = then(run("feature", sh, [], feature="Signature Move", option="Spinning Lariat"), sh)
+    sh = then(run("feature", sh, [], feature="Signature Move", move="Spinning Lariat"), sh)
     assert odds("area_attack", sh, armors="12, 15, 18", feature="Spinning Lariat") == area_oracle(3, (12, 15, 18))
     result = run("area_attack", sh, [13, 4], armors="12, 15, 18", feature="Spinning Lariat")
     assert result.outcome == "hit 2" and result.details["damage"] == 4 + 3
@@ -334,10 +334,10 @@ def test_elementalist_1_elemental_burst_area_exact_odds_costs_1_stamina():
 def test_elementalist_3_focused_training_elemental_armor():
     """Elementalist 3, Focused Training (Elemental Armor): Intellect added to Armor."""
     sh = make("ELEMENTALIST", 3, stats={"intellect": 2, "agility": 1})
-    picked = then(run("feature", sh, [], feature="Focused Training", option="Elemental Armor"), sh)
+    picked = then(run("feature", sh, [], feature="Focused Training", training="Elemental Armor"), sh)
     assert armor(picked.state) == 10 + 1 + 2
     with pytest.raises(RulesError):
-        run("feature", picked, [], feature="Focused Training", option="Bolt Thrower")
+        run("feature", picked, [], feature="Focused Training", training="Bolt Thrower")
 
 
 # --- Hype Man ---------------------------------------------------------------------------------------------
@@ -507,8 +507,8 @@ def test_ranger_2_cunning_stalker_costs_1_stamina_for_plus_2():
 
 def shifted(level=1, form="BIG", **kw) -> Sheet:
     sh = make("SHIFTER", level, **kw)
-    sh = then(run("feature", sh, [], feature="Shape Changer", option=form), sh)
-    return then(run("feature", sh, [], feature="Shift", option=form), sh)
+    sh = then(run("feature", sh, [], feature="Shape Changer", form=form), sh)
+    return then(run("feature", sh, [], feature="Shift"), sh)
 
 
 def test_shapeshifter_1_shift_swaps_armor_and_damage_exact_odds_against_it():
@@ -562,11 +562,11 @@ def test_spellsword_1_infusions_pick_then_bolster_waits_with_1d6_exact_odds():
     the next Mettle or Agility test."""
     sh = make("SPELLSWORD", 1, stats={"agility": 2})
     for option in ("Bolster", "Launch"):
-        sh = then(run("feature", sh, [], feature="Infusions", option=option), sh)
+        sh = then(run("feature", sh, [], feature="Infusions", infusion=option), sh)
     assert sh.state["stamina"] == stamina_max(sh.state)  # picking is free
     with pytest.raises(RulesError, match="every pick"):
-        run("feature", sh, [], feature="Infusions", option="Veil")
-    active = then(run("feature", sh, [], feature="Infusions", option="Bolster"), sh)
+        run("feature", sh, [], feature="Infusions", infusion="Veil")
+    active = then(run("feature", sh, [], feature="Infusions", infusion="Bolster"), sh)
     assert active.state["stamina"] == stamina_max(sh.state) - 2
     assert odds("test", active, stat="agility", success=16) == oracle(2, 16, 11, extra=(6,))
     rested = run("rest", active, [], kind="breath", finish=False)
@@ -576,7 +576,7 @@ def test_spellsword_1_infusions_pick_then_bolster_waits_with_1d6_exact_odds():
 def test_spellsword_5_spell_weaver_infusion_dice_on_the_next_attack_exact_odds():
     """Spellsword 5, Spell Weaver: activating an Infusion adds the Infusion Dice to the next attack test."""
     sh = make("SPELLSWORD", 5, stats={"mettle": 3}, feats={"picks": {"Infusions": ["Sight", "Veil"]}})
-    woven = then(run("feature", sh, [], feature="Infusions", option="Sight"), sh)
+    woven = then(run("feature", sh, [], feature="Infusions", infusion="Sight"), sh)
     assert odds("attack", woven, armor=16) == exchange_oracle(3, 16, 11, extra=(6,))
     result = run("attack", woven, [10, 4, 5], armor=16)
     assert result.total == 17 and result.state["feats"]["boons"] == []
@@ -783,22 +783,22 @@ def test_beastmaster_5_ultimate_tag_team_picks_two_then_costs_2_more():
     """Beastmaster 5, Ultimate Tag Team: pick two maneuvers (free); using one costs 2 Stamina more."""
     sh = make("BEASTMASTER", 5)
     for option in ("Savage Rend", "Protective Pelt"):
-        sh = then(run("feature", sh, [], feature="Ultimate Tag Team", option=option), sh)
+        sh = then(run("feature", sh, [], feature="Ultimate Tag Team", tag_move=option), sh)
     assert sh.state["stamina"] == stamina_max(sh.state)
     with pytest.raises(RulesError, match="every pick"):
-        run("feature", sh, [], feature="Ultimate Tag Team", option="Predator's Leap")
-    used = run("feature", sh, [], feature="Ultimate Tag Team", option="Savage Rend")
+        run("feature", sh, [], feature="Ultimate Tag Team", tag_move="Predator's Leap")
+    used = run("feature", sh, [], feature="Ultimate Tag Team", tag_move="Savage Rend")
     assert used.outcome == "used" and used.state["stamina"] == sh.state["stamina"] - 2
 
 
 def test_spellsword_3_infusion_training_and_6_infusion_of_power_add_picks():
     """Spellsword 3, Infusion Training: a third Infusion; Spellsword 6, Infusion of Power: a fourth, and 1d8."""
     sh = make("SPELLSWORD", 6, feats={"picks": {"Infusions": ["Bind", "Veil"]}})
-    sh = then(run("feature", sh, [], feature="Infusion Training", option="Sight"), sh)
-    sh = then(run("feature", sh, [], feature="Infusions", option="Launch"), sh)
+    sh = then(run("feature", sh, [], feature="Infusion Training", infusion="Sight"), sh)
+    sh = then(run("feature", sh, [], feature="Infusions", infusion="Launch"), sh)
     assert sh.state["feats"]["picks"]["Infusions"] == ["Bind", "Veil", "Sight", "Launch"]
     with pytest.raises(RulesError, match="every pick"):
-        run("feature", sh, [], feature="Infusions", option="Absorb")
+        run("feature", sh, [], feature="Infusions", infusion="Absorb")
     assert ff_features.infusion_dice(sh.state) == (8,)
 
 
@@ -831,5 +831,5 @@ def test_stat_up_at_4_and_stat_up_2_at_8(cls):
 def test_shapeshifter_1_shift_is_an_action_so_dying_it_costs_1_stamina_more():
     """Shapeshifter 1, Shift ("as an Action") with seed 003, Dying: 1 Stamina more at 0 Health, unless helped."""
     sh = make("SHIFTER", 1, health=0, stamina=4, feats={"form_choice": "MEDIUM"})
-    assert run("feature", sh, [], feature="Shift", option="MEDIUM").state["stamina"] == 2
-    assert run("feature", sh, [], feature="Shift", option="MEDIUM", ally_helps=True).state["stamina"] == 3
+    assert run("feature", sh, [], feature="Shift").state["stamina"] == 2
+    assert run("feature", sh, [], feature="Shift", ally_helps=True).state["stamina"] == 3

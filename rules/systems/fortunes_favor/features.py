@@ -146,8 +146,11 @@ FEATURES: dict[tuple[str, str], Feature] = {
     ),
     ("BRAWLER", "Stat Up 2"): STAT_UP_2,
     # --- Devoted -------------------------------------------------------------------------------------------
-    ("DEVOTED", "Spellcasting"): _t(
-        "1b's spell list is not in the data Lantern holds; a spell's Stamina is spent by hand"
+    ("DEVOTED", "Spellcasting"): Feature(
+        "use",
+        "cast a spell of your level or lower: its level in Stamina is charged (which spell it is, from 1b's list, "
+        "and its effect are the table's)",
+        effect="cast",
     ),
     ("DEVOTED", "Holy Symbol"): _t("a hand rule for casting, checked by the table"),
     ("DEVOTED", "I've Studied the Word"): Feature(
@@ -871,17 +874,78 @@ def after_damage(state: dict[str, Any]) -> list[str]:
 # --- Use a class feature -----------------------------------------------------------------------------------
 
 
-def _option_choices(sheet: Sheet | None) -> tuple[tuple[str, str], ...]:
-    out: list[tuple[str, str]] = [("end", "End the form")]
-    out += [(k, v["name"]) for k, v in extras.FORMS.items()]
-    out += [(k, v["name"]) for k, v in extras.BEASTS.items()]
-    seen = set()
-    for (_, _), (_, options) in extras.OPTIONS.items():
-        for o in options:
-            if o not in seen:
-                seen.add(o)
-                out.append((o, o))
+# The features that take an option, each through a select of its own (issue 36): (the input's name, its label).
+# A feature offers only its own options, each with a line on what it does; a class with none shows no select.
+# Infusion Training picks from the Infusions' list, so the two share theirs.
+OPTION_FIELDS: dict[str, tuple[str, str]] = {
+    "Beast Bond": ("beast", "Beast"),
+    "Shape Changer": ("form", "Form"),
+    "Shift": ("shift", "Shift"),
+    "Spellcasting": ("spell_level", "Spell level"),
+    "Signature Move": ("move", "Signature move"),
+    "Focused Training": ("training", "Focused training"),
+    "Ultimate Tag Team": ("tag_move", "Tag team maneuver"),
+    "Infusions": ("infusion", "Infusion"),
+    "Infusion Training": ("infusion", "Infusion"),
+}
+_PICKED_VERB = {"Infusions": "Activate", "Infusion Training": "Activate", "Focused Training": "Picked:"}
+
+
+def _beast_words(beast: Mapping[str, Any]) -> str:
+    count, die, key = beast["damage"]
+    return f"{beast['name']}: Health {beast['health'][0]}, Armor {beast['armor']}, {count}d{die}+{STAT_NAMES[key]}"
+
+
+def _form_words(form: Mapping[str, Any]) -> str:
+    base, key = form["armor"]
+    damage = " + ".join(f"{n}d{d}" + (f"+{STAT_NAMES[k]}" if k else "") for n, d, k in form["damage"])
+    return f"{form['name']}: Armor {base}+{STAT_NAMES[key]}, damage {damage}"
+
+
+def option_choices(state: Mapping[str, Any], name: str) -> tuple[tuple[str, str], ...]:
+    """The options one feature offers (value, a line on what it does)."""
+    if name == "Beast Bond":
+        return tuple((k, _beast_words(b)) for k, b in extras.BEASTS.items())
+    if name == "Shape Changer":
+        return tuple((k, _form_words(f)) for k, f in extras.FORMS.items())
+    if name == "Shift":
+        return (("take", "Take your form"), ("end", "End the form: back in your own shape"))
+    if name == "Spellcasting":
+        return tuple((str(n), f"A level {n} spell: {n} Stamina") for n in range(1, state["level"] + 1))
+    home = _pick_home(name)
+    _, options = extras.OPTIONS[(state["class"], home)]
+    have = picked(state, home)
+    verb = _PICKED_VERB.get(name, "Use")
+    return tuple((o, f"{verb if o in have else 'Pick'} {o}: {extras.OPTION_WORDS[o]}") for o in options)
+
+
+def option_params(state: Mapping[str, Any], names: list[str]) -> tuple[Param, ...]:
+    """One select per option-taking feature the character uses (shared ones once, naming each feature)."""
+    readers: dict[str, list[str]] = {}
+    for n in names:
+        if n in OPTION_FIELDS:
+            readers.setdefault(OPTION_FIELDS[n][0], []).append(n)
+    out = []
+    for key, features in readers.items():
+        choices = option_choices(state, features[0])
+        label = OPTION_FIELDS[features[0]][1]
+        out.append(
+            Param(
+                key,
+                f"{label} ({', '.join(features)})",
+                "choice",
+                choices[0][0],
+                choices=choices,
+                help=f"Read only when you use {' or '.join(features)}.",
+            )
+        )
     return tuple(out)
+
+
+def chosen_option(name: str, p: Mapping[str, Any]) -> str:
+    """The option the feature being used reads from its own select ("" for a feature that takes none)."""
+    key = OPTION_FIELDS.get(name, ("", ""))[0]
+    return str(p.get(key) or "") if key else ""
 
 
 @dataclass(frozen=True)
@@ -894,22 +958,18 @@ class FeatureProcedure:
 
     def params(self, sheet: Sheet | None) -> tuple[Param, ...]:
         usable: tuple[tuple[str, str], ...] = ()
+        options: tuple[Param, ...] = ()
         if sheet is not None:
             try:
                 state = _st(sheet)
-                usable = tuple((n, n) for n in owned(state, "use") + owned(state, "boon"))
+                names = owned(state, "use") + owned(state, "boon")
+                usable = tuple((n, n) for n in names)
+                options = option_params(state, names)
             except RulesError:
-                usable = ()
+                usable, options = (), ()
         return (
             Param("feature", "Feature", "choice", usable[0][0] if usable else "", choices=usable or (("", "—"),)),
-            Param(
-                "option",
-                "Option",
-                "choice",
-                "",
-                choices=(("", "—"), *_option_choices(sheet)),
-                help="The form, beast, Infusion or move the feature picks or takes.",
-            ),
+            *options,
             Param("ally", "Ally at the table", "character", help="For a feature used on an ally."),
             Param(
                 "ally_helps",
@@ -936,7 +996,7 @@ class FeatureProcedure:
         if not name or not has(state, name) or feature(state, name).kind not in ("use", "boon"):
             raise RulesError("Pick one of your class features to use.")
         f = feature(state, name)
-        option = p["option"] or ""
+        option = chosen_option(name, p)
         if f.uses and state["feats"]["uses"].get(name, 0) >= f.uses[0]:
             raise RulesError(f"{name} is used up until your next {REST_WORDS[f.uses[1]]}.")
         favor_needed = int(f.favor) + int(bool(p["spend_favor"]) and name == "Enhance")
@@ -1056,6 +1116,8 @@ def use_cost(state: Mapping[str, Any], name: str, option: str) -> int:
         return 0
     if name == "Signature Move":
         return OPTION_COSTS.get(option, 0)
+    if f.effect == "cast":
+        return int(option)
     return f.stamina
 
 
@@ -1121,6 +1183,12 @@ def _check_infuse(state: Mapping[str, Any], name: str, option: str) -> None:
     if option not in picked(state, "Infusions"):
         have = ", ".join(picked(state, "Infusions")) or "none yet"
         raise RulesError(f"Activate one of your picked Infusions ({have}); pick them with the option first.")
+
+
+def _check_cast(state: Mapping[str, Any], name: str, option: str) -> None:
+    """Spellcasting: a spell's level is at most yours (1b: only spells up to your level are learnt)."""
+    if not option.isdigit() or not 1 <= int(option) <= state["level"]:
+        raise RulesError(f"Pick the spell's level: 1 to {state['level']}, your level.")
 
 
 def _check_reinvigorate(state: Mapping[str, Any], name: str, option: str) -> None:
@@ -1233,6 +1301,10 @@ def _effect_reinvigorate(state: dict[str, Any], name: str, option: str, rng: Ran
     return f"+{stat(state, 'heart')} Armor until the next round", "used", []
 
 
+def _effect_cast(state: dict[str, Any], name: str, option: str, rng: RandomSource) -> tuple[str, str, list]:
+    return f"a level {option} spell cast", "cast", []
+
+
 _EFFECT_CHECKS = {
     "pick": _check_options,
     "form_choice": _check_form,
@@ -1240,6 +1312,7 @@ _EFFECT_CHECKS = {
     "bond": _check_bond,
     "infuse": _check_infuse,
     "reinvigorate": _check_reinvigorate,
+    "cast": _check_cast,
 }
 _USE_EFFECTS = {
     "pick": _effect_pick,
@@ -1253,6 +1326,7 @@ _USE_EFFECTS = {
     "story": _effect_story,
     "slab": _effect_slab,
     "reinvigorate": _effect_reinvigorate,
+    "cast": _effect_cast,
 }
 
 

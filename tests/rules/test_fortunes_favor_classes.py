@@ -833,3 +833,111 @@ def test_shapeshifter_1_shift_is_an_action_so_dying_it_costs_1_stamina_more():
     sh = make("SHIFTER", 1, health=0, stamina=4, feats={"form_choice": "MEDIUM"})
     assert run("feature", sh, [], feature="Shift").state["stamina"] == 2
     assert run("feature", sh, [], feature="Shift", ally_helps=True).state["stamina"] == 3
+
+
+# --- issue 35 item 6: features that changed a number, a roll or a resource but were still text ------------
+
+
+def test_brawler_1_tag_team_gives_the_ally_favor_on_their_next_attack_until_the_next_round():
+    """Brawler 1, Tag Team: after a melee hit the ally has Fortune's Favor on their next attack before the next
+    round (the ally's odds are the exact two-d20 ones, and the round's end takes it back)."""
+    brawler = make("BRAWLER", 1)
+    ally = make("KNIGHT", 1, stats={"mettle": 2})
+    with pytest.raises(RulesError, match="Tag Team helps an ally"):
+        run("feature", brawler, [], feature="Tag Team")
+    result = run("feature", brawler, [], feature="Tag Team", ally=ally)
+    tagged = Sheet(state=result.other_states["ally"], name="Bryn")
+    assert odds("attack", tagged, armor=14) == exchange_oracle(2, 14, 9, "favor")
+    assert odds("test", tagged, stat="mettle", success=15) == oracle(2, 15, 10)  # an attack's, not a test's
+    attacked = run("attack", tagged, [3, 17, 4], armor=14)
+    assert attacked.outcome == "hit" and attacked.state["feats"]["boons"] == []
+    later = then(run("new_round", tagged, []), tagged)
+    assert later.state["feats"]["boons"] == []
+    assert odds("attack", later, armor=14) == exchange_oracle(2, 14, 9)
+
+
+def test_devoted_1_spellcasting_charges_the_spells_level_in_stamina():
+    """Devoted 1, Spellcasting: a spell costs Stamina equal to its level; only levels up to yours."""
+    sh = make("DEVOTED", 3)
+    cast = run("feature", sh, [], feature="Spellcasting", spell_level="2")
+    assert cast.outcome == "cast" and cast.state["stamina"] == sh.state["stamina"] - 2
+    with pytest.raises(RulesError, match="Spell level"):
+        run("feature", sh, [], feature="Spellcasting", spell_level="4")
+    tired = make("DEVOTED", 3, stamina=1)
+    with pytest.raises(RulesError, match="Stamina"):
+        run("feature", tired, [], feature="Spellcasting", spell_level="3")
+
+
+def test_elementalist_5_overcharge_steps_the_next_damage_up_two():
+    """Elementalist 5, Overcharge: after damage of your element, the next damage dealt is two dice steps up
+    (1d6 → 1d10), once."""
+    sh = make("ELEMENTALIST", 5, stats={"intellect": 3})
+    charged = then(run("feature", sh, [], feature="Overcharge"), sh)
+    assert charged.state["feats"]["overcharged"] is True
+    with pytest.raises(RulesError, match="already"):
+        run("feature", charged, [], feature="Overcharge")
+    missed = then(run("attack", charged, [2], armor=16), charged)
+    assert missed.state["feats"]["overcharged"] is True  # no damage dealt: it still waits
+    hit = run("attack", missed, [15, 9], armor=14)
+    assert hit.details["damage"] == 9 + 3 and [d.sides for d in hit.dice] == [20, 10]
+    assert hit.state["feats"]["overcharged"] is False
+    plain = run("attack", then(hit, sh), [15, 6], armor=14)
+    assert [d.sides for d in plain.dice] == [20, 6]
+
+
+def test_ranger_2_wild_guide_adds_heart_to_the_off_road_march():
+    """Ranger 2, Wild Guide: the party adds your Heart to its daily pace off road."""
+    from rules.systems.fortunes_favor.travel import march_miles
+
+    assert march_miles(make("RANGER", 1, stats={"mettle": 3, "heart": 2}).state) == (18, 9)
+    assert march_miles(make("RANGER", 2, stats={"mettle": 3, "heart": 2}).state) == (18, 11)
+    assert march_miles(make("KNIGHT", 2, stats={"mettle": 3, "heart": 2}).state) == (18, 9)
+
+
+def test_ranger_7_long_shot_doubles_range_and_stops_you_until_the_next_round():
+    """Ranger 7, Long Shot: speed 0, range doubled, until the start of the next round."""
+    from rules.systems.fortunes_favor.display import _range_max
+    from rules.systems.fortunes_favor.state import speeds
+
+    sh = make("RANGER", 7)
+    top = _range_max(sh.state)
+    aimed = then(run("feature", sh, [], feature="Long Shot"), sh)
+    assert _range_max(aimed.state) == 2 * top and set(speeds(aimed.state).values()) == {0}
+    later = then(run("new_round", aimed, []), aimed)
+    assert _range_max(later.state) == top and speeds(later.state) == speeds(sh.state)
+
+
+def test_spellsword_1_veil_infusion_adds_the_infusion_dice_to_hiding_exact_odds():
+    """Spellsword 1, the Veil Infusion: while active, the Infusion Dice (1d6) on tests to hide or sneak."""
+    sh = make("SPELLSWORD", 1, stats={"agility": 2}, feats={"picks": {"Infusions": ["Veil", "Bind"]}})
+    with pytest.raises(RulesError, match="choose one of"):  # not offered while Veil is not active
+        odds("test", sh, stat="agility", success=15, situation="Veil")
+    veiled = then(run("feature", sh, [], feature="Infusions", infusion="Veil"), sh)
+    assert odds("test", veiled, stat="agility", success=15, situation="Veil") == oracle(2, 15, 10, extra=(6,))
+    rolled = run("test", veiled, [9, 4], stat="agility", success=15, situation="Veil")
+    assert rolled.total == 15 and rolled.outcome == "pass"
+    assert rolled.state["feats"]["infusion"] == "Veil"  # it lasts the minute, not one test
+
+
+def test_devoted_3_minor_intervention_makes_the_next_test_one_step_better_exact_odds():
+    """Devoted 3, Minor Intervention: once a day, Fortune's Favor: a Failure becomes Mixed and a Mixed a Success
+    (on your test or an ally's)."""
+    sh = make("DEVOTED", 3, stats={"heart": 1}, fortunes_favor=1)
+    ally = make("KNIGHT", 1, stats={"heart": 0})
+    result = run("feature", sh, [], feature="Minor Intervention", ally=ally)
+    assert result.state["fortunes_favor"] == 0 and result.state["feats"]["uses"] == {"Minor Intervention": 1}
+    helped = Sheet(state=result.other_states["ally"], name="Bryn")
+    plain = oracle(0, 15, 10)
+    assert odds("test", helped, stat="heart", success=15) == {
+        "pass": plain["pass"] + plain["mixed"],
+        "mixed": plain["fail"],
+        "fail": 0,  # nothing fails
+    }
+    rolled = run("test", helped, [4], stat="heart", success=15)
+    assert rolled.outcome == "mixed" and "Fail made Mixed" in rolled.summary
+    assert rolled.state["fortunes_favor"] == helped.state["fortunes_favor"]  # no Failure: no Fortune's Favor gained
+    again = then(result, sh)
+    with pytest.raises(RulesError, match="used up"):
+        run(
+            "feature", Sheet(state={**again.state, "fortunes_favor": 1}, name="Sable"), [], feature="Minor Intervention"
+        )

@@ -261,15 +261,21 @@ class TestProcedure:
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
-        _, s, success, failure = self._setup(sheet, p)
-        return odds_of(s, success, failure)
+        _, s, success, failure, extras = self._prepare(sheet, p)
+        odds = odds_of(s, success, failure)
+        return features.step_up_odds(odds) if extras.step else odds
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = clean_params(self, sheet, params)
         state, s, success, failure, extras = self._prepare(sheet, p)
-        odds = odds_of(s, success, failure)
+        odds = self.odds(sheet, p)
         notes = s.notes + pay(state, s) + features.pay_extras(state, extras)
         dice, outcome, total, nat1 = roll_test(rng, s, success, failure)
+        if extras.step and features.step_up(outcome) != outcome:
+            notes.append(
+                f"Minor Intervention: {OUTCOME_WORDS[outcome]} made {OUTCOME_WORDS[features.step_up(outcome)]}"
+            )
+            outcome = features.step_up(outcome)
         kept = next(d.face for d in dice if d.kept and d.sides == 20)
         what = "Luck test" if p["stat"] == "luck" else f"{STAT_NAMES[p['stat']]} test"
         summary = f"{what} ({needing(success, failure)}): {describe(outcome, total, nat1, kept)}."

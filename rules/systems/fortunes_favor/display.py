@@ -38,12 +38,15 @@ from rules.systems.fortunes_favor.travel import jumps, lift, march_miles
 
 
 def _range_max(state: dict[str, Any]) -> int:
-    """Base range: Brawler's Fighting Style doubles it with Agility; Bolt Thrower adds 30 ft."""
+    """Base range: Brawler's Fighting Style doubles it with Agility; Bolt Thrower adds 30 ft; Long Shot doubles it
+    until the next round."""
     top = int(cls(state)["range"][1])
     if state["class"] == "BRAWLER" and state["attack_stat"] == "agility":
         top *= 2
     if "Bolt Thrower" in state["feats"]["picks"].get("Focused Training", []):
         top += 30
+    if state["feats"]["long_shot"]:
+        top *= 2
     return top
 
 

@@ -33,6 +33,8 @@ def default_feats() -> dict[str, Any]:
         "infusion": "",  # Spellsword: the Infusion active now
         "slab": False,  # Brawler, Slab of Beef: damage halved until the next round
         "reinvigorated": False,  # Shapeshifter, Reinvigorate: + Heart Armor until the next round
+        "overcharged": False,  # Elementalist, Overcharge: the next damage dealt is two steps up
+        "long_shot": False,  # Ranger, Long Shot: range doubled and speed 0 until the next round
     }
 
 
@@ -76,6 +78,8 @@ def validate_feats(raw: Any) -> dict[str, Any]:
                 "favor": boolean(boon.get("favor", False), "Fortune's Favor"),
                 "stats": _names(boon.get("stats", []), "Stats", 4),
                 "on": on,
+                "step": boolean(boon.get("step", False), "One step better"),
+                "round": boolean(boon.get("round", False), "Until the next round"),
             }
         )
     picks = merged["picks"]
@@ -99,4 +103,6 @@ def validate_feats(raw: Any) -> dict[str, Any]:
     out["infusion"] = infusion
     out["slab"] = boolean(merged["slab"], "Slab of Beef")
     out["reinvigorated"] = boolean(merged["reinvigorated"], "Reinvigorate")
+    out["overcharged"] = boolean(merged["overcharged"], "Overcharge")
+    out["long_shot"] = boolean(merged["long_shot"], "Long Shot")
     return out

@@ -125,7 +125,13 @@ FEATURES: dict[tuple[str, str], Feature] = {
         "sheet", "the attack stat is chosen (Mettle or Agility); Agility doubles range"
     ),
     ("BRAWLER", "Muscle Bound Body"): Feature("sheet", "unarmoured Armor is 10 + Mettle + Agility (at most 2)"),
-    ("BRAWLER", "Tag Team"): _t("moving the enemy and the ally's Fortune's Favor are played on the map"),
+    ("BRAWLER", "Tag Team"): Feature(
+        "boon",
+        "after your melee hit: the ally you name has Fortune's Favor on their next attack before the next round "
+        "(moving the enemy to them is the map's)",
+        boon={"favor": True, "on": "attack", "round": True},
+        ally=True,
+    ),
     ("BRAWLER", "Bravado"): Feature("test", "adds Mettle to tests to intimidate", bonus="mettle"),
     ("BRAWLER", "Counter Puncher"): Feature("use", "2 Stamina charged for a second Counter Action", stamina=2),
     ("BRAWLER", "Mix It Up"): Feature(
@@ -167,10 +173,13 @@ FEATURES: dict[tuple[str, str], Feature] = {
         "boon", "1 Stamina: Fortune's Favor on your next test", stamina=1, boon={"favor": True, "on": "test"}
     ),
     ("DEVOTED", "Minor Intervention"): Feature(
-        "use",
-        "once a day, Fortune's Favor: the result one step better (the player marks the better result)",
+        "boon",
+        "once a day, Fortune's Favor: your or an ally's next test comes out one step better (a Failure Mixed, "
+        "a Mixed a Success); Lantern takes it before that roll, so use it when the test matters",
         favor=True,
         uses=(1, "night"),
+        boon={"step": True, "on": "test"},
+        ally=True,
     ),
     ("DEVOTED", "Stat Up"): STAT_UP,
     ("DEVOTED", "Shepherd of the Word"): Feature("test", "+3 to persuade others to your god's tenets", bonus=3),
@@ -201,7 +210,11 @@ FEATURES: dict[tuple[str, str], Feature] = {
     ("ELEMENTALIST", "Twin Attack"): Feature(
         "use", "2 Stamina charged; the two attacks are rolled one after the other", stamina=2
     ),
-    ("ELEMENTALIST", "Overcharge"): _t("which damage was of your element is the GM's call; step it up by hand"),
+    ("ELEMENTALIST", "Overcharge"): Feature(
+        "use",
+        "after damage of your element hits you: the next damage you deal has Base Damage two steps up",
+        effect="overcharge",
+    ),
     ("ELEMENTALIST", "Power Overwhelming"): _t("the dying blast ends the character: played by the table"),
     ("ELEMENTALIST", "Bursting Shot"): Feature(
         "attack", "Fortune's Favor spent: on a hit, enemies within 5 ft take half the damage (shown)", favor=True
@@ -280,14 +293,18 @@ FEATURES: dict[tuple[str, str], Feature] = {
     ),
     ("RANGER", "Precision of the Hawk"): Feature("auto", "1s on attack damage dice are rerolled once"),
     ("RANGER", "Cunning Stalker"): Feature("test", "1 Stamina: +2 to a stealth test", bonus=2, stamina=1),
-    ("RANGER", "Wild Guide"): _t("the party's off-road pace is the travel roll's by hand (+ Heart miles)"),
+    ("RANGER", "Wild Guide"): Feature(
+        "sheet", "the off-road march on the sheet adds your Heart in miles (the party you guide goes as far)"
+    ),
     ("RANGER", "Quickdraw Counter"): _t("which weapon counters has no number"),
     ("RANGER", "Stat Up"): STAT_UP,
     ("RANGER", "Poisoned Blade"): Feature("attack", "a coated weapon adds 1d4 rot damage"),
     ("RANGER", "Final Hunt"): Feature(
         "auto", "during a Last Stand every attack adds Poisoned Blade's 1d4 and Predator's Sense is +6 (speed +10 ft)"
     ),
-    ("RANGER", "Long Shot"): _t("range doubling is read off the map"),
+    ("RANGER", "Long Shot"): Feature(
+        "use", "your speed drops to 0 and your range doubles on the sheet until the next round", effect="long_shot"
+    ),
     ("RANGER", "Stat Up 2"): STAT_UP_2,
     # --- Shapeshifter --------------------------------------------------------------------------------------
     ("SHIFTER", "Shape Changer"): Feature(
@@ -443,6 +460,8 @@ def test_situations(sheet: Sheet | None) -> tuple[tuple[str, str], ...]:
     for name in owned(state, "test"):
         f = feature(state, name)
         out.append((name, f"{name}: {f.how}"))
+    if state["feats"]["infusion"] == "Veil":
+        out.append(("Veil", f"Veil: {extras.OPTION_WORDS['Veil']}"))
     return tuple(out)
 
 
@@ -468,6 +487,7 @@ class TestExtras:
     hype: int = 0
     boons: list[int] = field(default_factory=list)  # indexes into feats["boons"] consumed
     uses: str = ""  # the feature whose use per rest this roll counts
+    step: bool = False  # Minor Intervention: the result one step better
     notes: list[str] = field(default_factory=list)
     what: str = ""
 
@@ -478,6 +498,12 @@ def test_extras(
     """The bonuses class features give a test (or an attack test) now; refused before the odds if unaffordable."""
     x = TestExtras()
     name = params.get("situation") or ""
+    if name == "Veil":  # Spellsword, the Veil Infusion while active: the Infusion Dice on hiding and sneaking
+        if state["feats"]["infusion"] != "Veil":
+            raise RulesError("Veil adds only while it is your active Infusion.")
+        x.dice += infusion_dice(state)
+        x.notes.append(f"Veil: +{dice_label(infusion_dice(state), True)}")
+        name = ""
     if name:
         if name not in owned(state, "test"):
             raise RulesError(f"{name} is not one of your features for tests.")
@@ -510,11 +536,13 @@ def test_extras(
             x.dice += (boon["die"],) * boon["dice"]
         if boon["favor"]:
             x.favor += 1
+        x.step = x.step or boon["step"]
         parts = [
             f"{boon['bonus']:+d}" if boon["bonus"] else "",
             f"+{boon['dice']}d{boon['die']}" if boon["die"] else "",
         ]
         parts.append("Fortune's Favor" if boon["favor"] else "")
+        parts.append("the result one step better" if boon["step"] else "")
         x.notes.append(f"{boon['from']}: {' '.join(p for p in parts if p)}")
     if x.hype > state["feats"]["hype"]:
         raise RulesError(f"{x.what} costs {x.hype} Hype; you have {state['feats']['hype']}.")
@@ -641,8 +669,11 @@ def _roll_part(rng: RandomSource, pool: tuple[int, ...], label: str, hawk: bool,
     return total
 
 
+OVERCHARGE_STEPS = 2  # Elementalist 5, Overcharge: "2 dice steps"
+
+
 def roll_damage(
-    rng: RandomSource, state: Mapping[str, Any], params: Mapping[str, Any], result: str, kept: int, careful: bool
+    rng: RandomSource, state: dict[str, Any], params: Mapping[str, Any], result: str, kept: int, careful: bool
 ) -> Damage:
     """Seed 003 damage for an attack that deals it, with the class features that change it (in order: the
     maneuver's steps, Martyr, the dice with Precision of the Hawk, the stat, Lucky Shot's 2d6, rot from Poisoned
@@ -655,6 +686,10 @@ def roll_damage(
         steps -= 1
     if name in ("No Retreat, No Surrender", "Charger", "Weapon Master"):
         steps += 1
+    overcharged = state["feats"]["overcharged"]
+    if overcharged:  # Elementalist, Overcharge: spent on this damage
+        steps += OVERCHARGE_STEPS
+        state["feats"]["overcharged"] = False
     if steps:
         pool = ff_damage_step(pool, steps)
     hawk = has(state, "Precision of the Hawk")
@@ -667,6 +702,8 @@ def roll_damage(
         out.words.append(f"the beast's Setup {out.beast} ({dice_label(bpool, True)}{bbonus:+d})")
     total = _roll_part(rng, pool, "damage", hawk, out) + bonus
     how = [f"{dice_label(pool, True)}{bonus:+d}"]
+    if overcharged:
+        how.append("Overcharge: two steps up")
     if hawk:
         how.append("1s rerolled")
     for mpool, mbonus, kind in more:
@@ -810,6 +847,13 @@ def on_new_round(state: dict[str, Any], sheet: Sheet | None) -> list[str]:
     if feats["reinvigorated"]:
         feats["reinvigorated"] = False
         notes.append("Reinvigorate ends")
+    if feats["long_shot"]:
+        feats["long_shot"] = False
+        notes.append("Long Shot ends")
+    lasting = [b for b in feats["boons"] if not b["round"]]
+    if len(lasting) < len(feats["boons"]):
+        notes += [f"{b['from']} ends" for b in feats["boons"] if b["round"]]
+        feats["boons"] = lasting
     if state["last_stand"] and not state["dead"]:
         if has(state, "Luck Runs Out"):
             gain_favor(state, sheet)
@@ -1006,8 +1050,8 @@ class FeatureProcedure:
             raise RulesError(f"{name} spends Fortune's Favor, and you have none.")
         if f.hype > state["feats"]["hype"]:
             raise RulesError(f"{name} costs {f.hype} Hype; you have {state['feats']['hype']}.")
-        if f.ally and f.kind == "boon" and name == "Hype Up" and p.get("ally") is None:
-            raise RulesError("Hype Up helps an ally: pick them.")
+        if f.ally and f.kind == "boon" and name in ALLY_ONLY and p.get("ally") is None:
+            raise RulesError(f"{name} helps an ally: pick them.")
         _EFFECT_CHECKS.get(f.effect, _no_check)(state, name, option)
         cost = use_cost(state, name, option) + _dying_extra(state, f, p)
         if cost:
@@ -1087,6 +1131,22 @@ class FeatureProcedure:
             state,
             other_states=others,
         )
+
+
+# Boons that only an ally takes (Enhance and Minor Intervention may be your own).
+ALLY_ONLY = ("Hype Up", "Tag Team")
+
+
+def step_up(outcome: str) -> str:
+    """Minor Intervention: a Failure becomes Mixed, a Mixed a Success."""
+    return {"fail": "mixed", "mixed": "pass"}.get(outcome, outcome)
+
+
+def step_up_odds(odds: Odds) -> Odds:
+    moved: dict[str, Fraction] = {k: Fraction(0) for k, _ in odds.outcomes}
+    for k, v in odds.outcomes:
+        moved[step_up(k)] += v
+    return Odds(tuple(moved.items()), success_keys=odds.success_keys)
 
 
 def _dying_extra(state: Mapping[str, Any], f: Feature, p: Mapping[str, Any]) -> int:
@@ -1301,6 +1361,26 @@ def _effect_reinvigorate(state: dict[str, Any], name: str, option: str, rng: Ran
     return f"+{stat(state, 'heart')} Armor until the next round", "used", []
 
 
+def _check_overcharge(state: Mapping[str, Any], name: str, option: str) -> None:
+    if state["feats"]["overcharged"]:
+        raise RulesError("Overcharge already waits for your next damage.")
+
+
+def _effect_overcharge(state: dict[str, Any], name: str, option: str, rng: RandomSource) -> tuple[str, str, list]:
+    state["feats"]["overcharged"] = True
+    return "your next damage's Base Damage is two steps up", "charged", []
+
+
+def _check_long_shot(state: Mapping[str, Any], name: str, option: str) -> None:
+    if state["feats"]["long_shot"]:
+        raise RulesError("Long Shot is already on until the next round.")
+
+
+def _effect_long_shot(state: dict[str, Any], name: str, option: str, rng: RandomSource) -> tuple[str, str, list]:
+    state["feats"]["long_shot"] = True
+    return "speed 0 and range doubled until the next round", "used", []
+
+
 def _effect_cast(state: dict[str, Any], name: str, option: str, rng: RandomSource) -> tuple[str, str, list]:
     return f"a level {option} spell cast", "cast", []
 
@@ -1313,6 +1393,8 @@ _EFFECT_CHECKS = {
     "infuse": _check_infuse,
     "reinvigorate": _check_reinvigorate,
     "cast": _check_cast,
+    "overcharge": _check_overcharge,
+    "long_shot": _check_long_shot,
 }
 _USE_EFFECTS = {
     "pick": _effect_pick,
@@ -1327,6 +1409,8 @@ _USE_EFFECTS = {
     "slab": _effect_slab,
     "reinvigorate": _effect_reinvigorate,
     "cast": _effect_cast,
+    "overcharge": _effect_overcharge,
+    "long_shot": _effect_long_shot,
 }
 
 

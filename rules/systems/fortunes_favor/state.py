@@ -453,6 +453,6 @@ def speeds(state: Mapping[str, Any], statuses: Mapping[str, int] | None = None) 
         out = {k: max(5, v - 20) for k, v in out.items()}
     if {"Slowed", "Exhausted"} & now:
         out = {k: v // 2 for k, v in out.items()}
-    if {"Entangled", "Pinned", "Incapacitated"} & now:
-        out = dict.fromkeys(out, 0)
+    if {"Entangled", "Pinned", "Incapacitated"} & now or (state.get("feats") or {}).get("long_shot"):
+        out = dict.fromkeys(out, 0)  # Long Shot (Ranger 7): speed 0 while the range is doubled
     return out

@@ -667,8 +667,6 @@ COST_USES = [
     ("DEVOTED", 3, "Minor Intervention", {"fortunes_favor": 1}, (0, 1, 0), (1, "night")),
     ("DEVOTED", 7, "Divine Inspiration", {}, (0, 0, 0), (3, "rr")),
     ("ELEMENTALIST", 5, "Twin Attack", {}, (2, 0, 0), None),
-    ("HYPEMAN", 3, "Luck On Your Side", {"fortunes_favor": 1}, (0, 1, 0), None),
-    ("HYPEMAN", 3, "Toughen Up", {}, (2, 0, 0), None),
     ("HYPEMAN", 6, "Try Again Buddy", {"feats": {"hype": 3}}, (0, 0, 3), None),
     ("KNIGHT", 3, "Intercept", {}, (1, 0, 0), None),
     ("KNIGHT", 5, "Unstoppable", {"fortunes_favor": 1}, (0, 1, 0), None),
@@ -941,3 +939,67 @@ def test_devoted_3_minor_intervention_makes_the_next_test_one_step_better_exact_
         run(
             "feature", Sheet(state={**again.state, "fortunes_favor": 1}, name="Sable"), [], feature="Minor Intervention"
         )
+
+
+def test_hype_man_3_luck_on_your_side_a_third_d20_for_an_ally_with_favor_exact_odds():
+    """Hype Man 3, Luck On Your Side: your Fortune's Favor lets an ally rolling with Fortune's Favor roll another
+    d20 and keep the best."""
+    hype = make("HYPEMAN", 3, fortunes_favor=1)
+    ally = make("KNIGHT", 1, stats={"mettle": 2})
+    result = run("feature", hype, [], feature="Luck On Your Side", ally=ally)
+    assert result.state["fortunes_favor"] == 0
+    lucky = Sheet(state=result.other_states["ally"], name="Bryn")
+    counts = {"pass": 0, "mixed": 0, "fail": 0}
+    for faces in itertools.product(range(1, 21), repeat=3):
+        kept = max(faces)
+        counts["pass" if kept == 20 or kept + 2 >= 16 else "mixed" if kept != 1 and kept + 2 >= 11 else "fail"] += 1
+    want = {k: Fraction(v, 20**3) for k, v in counts.items()}
+    assert odds("test", lucky, stat="mettle", success=16, favor=True) == want
+    assert odds("test", lucky, stat="mettle", success=16) == oracle(2, 16, 11)  # no Fortune's Favor: one d20
+    rolled = run("test", lucky, [3, 9, 17], stat="mettle", success=16, favor=True)
+    assert rolled.total == 19 and rolled.outcome == "pass" and rolled.state["feats"]["boons"] == []
+    with pytest.raises(RulesError, match="Fortune's Favor"):
+        run("feature", then(result, hype), [], feature="Luck On Your Side", ally=ally)
+
+
+def test_hype_man_3_toughen_up_rerolls_the_allys_lowest_deflect_die_exact_odds():
+    """Hype Man 3, Toughen Up: 2 Stamina; the ally rerolls one deflect die and takes the new face (Lantern rerolls
+    the lowest when it is below the die's average)."""
+    hype = make("HYPEMAN", 3)
+    ally = make("BEASTMASTER", 3)  # deflect 1d4 a die
+    result = run("feature", hype, [], feature="Toughen Up", ally=ally)
+    assert result.state["stamina"] == hype.state["stamina"] - 2
+    tough = Sheet(state=result.other_states["ally"], name="Bryn")
+    unhurt = n = 0
+    for a, b in itertools.product(range(1, 5), repeat=2):
+        low = min(a, b)
+        for new in range(1, 5) if low < 2.5 else (low,):
+            weight = 4 if low >= 2.5 else 1
+            unhurt += weight * (a + b - low + new >= 6)
+            n += weight
+    assert odds("take_damage", tough, damage=6, deflect=2)["unhurt"] == Fraction(unhurt, n)
+    rolled = run("take_damage", tough, [1, 4, 3], damage=6, deflect=2)
+    assert rolled.total == 0 and "1 rerolled to 3" in rolled.summary and rolled.state["feats"]["boons"] == []
+    assert odds("test", tough, stat="mettle", success=15) == oracle(3, 15, 10)  # a test does not take it
+
+
+def test_spellsword_1_absorb_infusion_takes_the_infusion_dice_off_damage_exact_odds():
+    """Spellsword 1, the Absorb Infusion: with a shield, damage taken is reduced by the Infusion Dice (1d6)."""
+    sh = make("SPELLSWORD", 1, stats={"agility": 3}, shield="light", feats={"picks": {"Infusions": ["Absorb", "Bind"]}})
+    active = then(run("feature", sh, [], feature="Infusions", infusion="Absorb"), sh)
+    assert odds("take_damage", active, damage=5) == {"unhurt": Fraction(2, 6), "hurt": Fraction(4, 6)}
+    hit = run("take_damage", active, [3], damage=5)
+    assert hit.state["health"] == active.state["health"] - 2 and "Absorb: 3 off" in hit.summary
+    assert odds("take_damage", active, damage=5, absorb=False) == {"hurt": 1}
+    bare = then(
+        run(
+            "feature",
+            sh.__class__(state={**sh.state, "shield": "none"}, name="Sable"),
+            [],
+            feature="Infusions",
+            infusion="Absorb",
+        ),
+        sh,
+    )
+    with pytest.raises(RulesError, match="shield"):
+        odds("take_damage", bare, damage=5)

@@ -181,6 +181,7 @@ class ExchangeProcedure:
             s.bonus += attacker[0] - attack_bonus(state)
             s.notes.append(f"the attack is {attacker[1]}")
         s.extra = (*s.extra, *extras_.dice)
+        s.third_d20 = extras_.d20  # Luck On Your Side
         s.notes += target_notes + extras_.notes
         if p["ranged_in_melee"]:
             s.notes.append("ranged in melee: Misfortune")
@@ -264,13 +265,29 @@ class ExchangeProcedure:
         )
 
 
-def _deflect_dist(state: Mapping[str, Any], count: int) -> dict[int, Fraction]:
-    """Exact total of ``count`` deflect dice plus the flat bonus (a medium shield rerolls 1s once)."""
+def _deflect_one(state: Mapping[str, Any]) -> dict[int, Fraction]:
+    """One deflect die's faces (a medium shield rerolls 1s once)."""
     die = deflect_die(state)
     one = die_dist(die)
     if deflect_rerolls_ones(state):
         p = Fraction(1, die)
         one = {face: (p * p if face == 1 else p + p * p) for face in range(1, die + 1)}
+    return one
+
+
+def _roll_deflect_die(rng: RandomSource, state: Mapping[str, Any], label: str = "deflect") -> list[DieRoll]:
+    """One deflect die as rolled (a medium shield's rerolled 1 first, not kept)."""
+    size = deflect_die(state)
+    die = roll_die(rng, size, label)
+    if die.face == 1 and deflect_rerolls_ones(state):
+        return [DieRoll(die.sides, die.face, False, label), roll_die(rng, size, f"{label} reroll")]
+    return [die]
+
+
+def _deflect_dist(state: Mapping[str, Any], count: int, p: Mapping[str, Any] | None = None) -> dict[int, Fraction]:
+    """Exact total of ``count`` deflect dice plus the flat bonus, with the class features that change it
+    (Toughen Up's reroll, the Absorb Infusion's dice)."""
+    one = _deflect_one(state)
     total = {deflect_flat(state) if count else 0: Fraction(1)}
     for _ in range(count):
         nxt: dict[int, Fraction] = {}
@@ -278,7 +295,9 @@ def _deflect_dist(state: Mapping[str, Any], count: int) -> dict[int, Fraction]:
             for b, pb in one.items():
                 nxt[a + b] = nxt.get(a + b, Fraction(0)) + pa * pb
         total = nxt
-    return total
+    if count and features.toughened(state) is not None:
+        total = {deflect_flat(state) + k: v for k, v in features.reroll_lowest_dist(one, count).items()}
+    return features.add_dice_dist(total, features.absorb_dice(state, p or {}))
 
 
 def apply_damage(state: dict[str, Any], sheet: Sheet | None, amount: int) -> list[str]:
@@ -356,14 +375,14 @@ class TakeDamageProcedure:
         incoming = _incoming(state, p)
         if p.get("beast"):
             out = dict.fromkeys(("unhurt", "hurt", "down"), Fraction(0))
-            for total, pr in _deflect_dist(state, count).items():
+            for total, pr in _deflect_dist(state, count, p).items():
                 taken = max(0, incoming - total)
                 key = "unhurt" if taken == 0 else "down" if taken >= state["feats"]["beast_health"] else "hurt"
                 out[key] += pr
             return Odds(tuple((k, v) for k, v in out.items() if v), success_keys=("unhurt", "hurt"))
         out = dict.fromkeys(("unhurt", "hurt", "dying", "dead"), Fraction(0))
         shield = probe["feats"]["form_health"]
-        for total, pr in _deflect_dist(state, count).items():
+        for total, pr in _deflect_dist(state, count, p).items():
             taken = max(0, incoming - total)
             out[_outcome_after(probe, sheet, max(0, taken - shield)) if taken else "unhurt"] += pr
         return Odds(tuple((k, v) for k, v in out.items() if v), success_keys=("unhurt", "hurt"))
@@ -377,15 +396,20 @@ class TakeDamageProcedure:
         reduced = 0
         if count:
             notes += spend_stamina(state, DEFLECT_COST * count, f"deflecting with {count} {_dice(count)}")
-            size = deflect_die(state)
             for _ in range(count):
-                die = roll_die(rng, size, "deflect")
-                if die.face == 1 and deflect_rerolls_ones(state):
-                    dice.append(DieRoll(die.sides, die.face, False, "deflect"))
-                    die = roll_die(rng, size, "deflect reroll")
-                dice.append(die)
-                reduced += die.face
+                rolled = _roll_deflect_die(rng, state)
+                dice += rolled
+                reduced += rolled[-1].face
             reduced += deflect_flat(state)
+            change, again, said = features.toughen_up(
+                state, _deflect_one(state), [d for d in dice if d.kept], lambda: _roll_deflect_die(rng, state)[-1]
+            )
+            reduced, dice, notes = reduced + change, dice + again, notes + said
+        for sides in features.absorb_dice(state, p):  # the Absorb Infusion
+            die = roll_die(rng, sides, "Absorb")
+            dice.append(die)
+            reduced += die.face
+            notes.append(f"Absorb: {die.face} off")
         incoming = _incoming(state, p)
         notes = _incoming_notes(state, p) + notes
         taken = max(0, incoming - reduced)
@@ -438,6 +462,8 @@ def _damage_feature_params(sheet: Sheet | None) -> tuple[Param, ...]:
         )
     if features.has(state, "You Won't Be The One To Kill Me"):
         out.append(Param("sworn", "From the creature you named at your Last Stand", "bool", False))
+    if state["feats"]["infusion"] == "Absorb":
+        out.append(Param("absorb", "Absorb takes the Infusion Dice off it", "bool", True, help="Needs a shield."))
     return tuple(out)
 
 
@@ -877,6 +903,7 @@ class AreaAttackProcedure:
         s = setup(sheet, state, p, stat=state["attack_stat"], attack=True, extra_favor=extras_.favor)
         s.bonus = s.bonus - state["stats"][state["attack_stat"]] + attack_bonus(state) + extras_.bonus
         s.extra = (*s.extra, *extras_.dice)
+        s.third_d20 = extras_.d20  # Luck On Your Side
         s.notes += extras_.notes
         if cost:
             spend_stamina(dict(state, statuses=dict(state["statuses"])), cost, name)
@@ -886,7 +913,7 @@ class AreaAttackProcedure:
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
         _, s, targets, _ = self._setup(sheet, p)
-        chances = features.area_odds(s.bonus, s.mode, s.extra, targets)
+        chances = features.area_odds(s.bonus, s.mode, s.extra, targets, s.third_d20)
         hits = tuple(k for k in chances if k != "hit 0")
         return Odds(tuple(chances.items()), success_keys=hits)
 

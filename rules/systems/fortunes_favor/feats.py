@@ -15,7 +15,7 @@ from rules.data import fortunes_favor_extras as extras
 from rules.validation import boolean, bounded_int
 
 BOONS_MAX = 6
-BOON_ON = ("test", "attack", "any")
+BOON_ON = ("test", "attack", "any", "deflect")
 TEMP_HEALTH_MAX = 200
 
 
@@ -68,7 +68,7 @@ def validate_feats(raw: Any) -> dict[str, Any]:
             raise RulesError("A waiting bonus must be a set of named fields.")
         on = boon.get("on", "test")
         if on not in BOON_ON:
-            raise RulesError("A waiting bonus applies to a test, an attack or either.")
+            raise RulesError("A waiting bonus applies to a test, an attack, either, or a deflect.")
         out["boons"].append(
             {
                 "from": str(boon.get("from", ""))[:60],
@@ -80,6 +80,8 @@ def validate_feats(raw: Any) -> dict[str, Any]:
                 "on": on,
                 "step": boolean(boon.get("step", False), "One step better"),
                 "round": boolean(boon.get("round", False), "Until the next round"),
+                "d20": boolean(boon.get("d20", False), "Another d20"),
+                "reroll": boolean(boon.get("reroll", False), "A deflect die rerolled"),
             }
         )
     picks = merged["picks"]

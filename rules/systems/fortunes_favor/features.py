@@ -231,10 +231,20 @@ FEATURES: dict[tuple[str, str], Feature] = {
         "use", "when a hyped ally still fails: gain Fortune's Favor", effect="gain_favor"
     ),
     ("HYPEMAN", "Luck On Your Side"): Feature(
-        "use", "Fortune's Favor spent for an ally's extra d20 (the ally rolls it)", favor=True, ally=True
+        "boon",
+        "your Fortune's Favor: the ally's next roll, if it has Fortune's Favor, rolls a third d20 and keeps the "
+        "best (exact odds on their sheet)",
+        favor=True,
+        boon={"d20": True, "on": "any"},
+        ally=True,
     ),
     ("HYPEMAN", "Toughen Up"): Feature(
-        "use", "2 Stamina charged; the ally rerolls a deflect die", stamina=2, ally=True
+        "boon",
+        "2 Stamina: the ally's next deflect rerolls its lowest die when that is below the die's average, and "
+        "keeps the new face (exact odds on their Take damage)",
+        stamina=2,
+        boon={"reroll": True, "on": "deflect"},
+        ally=True,
     ),
     ("HYPEMAN", "Stat Up"): STAT_UP,
     ("HYPEMAN", "Bedtime Story"): Feature(
@@ -488,6 +498,7 @@ class TestExtras:
     boons: list[int] = field(default_factory=list)  # indexes into feats["boons"] consumed
     uses: str = ""  # the feature whose use per rest this roll counts
     step: bool = False  # Minor Intervention: the result one step better
+    d20: bool = False  # Luck On Your Side: a third d20 when the roll has Fortune's Favor
     notes: list[str] = field(default_factory=list)
     what: str = ""
 
@@ -527,7 +538,7 @@ def test_extras(
         x.favor += 1
         x.notes.append("Running on Pure Adrenaline: Fortune's Favor")
     for i, boon in enumerate(state["feats"]["boons"]):
-        wanted = boon["on"] == "any" or (boon["on"] == "attack") == attack
+        wanted = boon["on"] in ("any", "attack" if attack else "test")
         if not wanted or (boon["stats"] and stat_key not in boon["stats"]):
             continue
         x.boons.append(i)
@@ -537,12 +548,14 @@ def test_extras(
         if boon["favor"]:
             x.favor += 1
         x.step = x.step or boon["step"]
+        x.d20 = x.d20 or boon["d20"]
         parts = [
             f"{boon['bonus']:+d}" if boon["bonus"] else "",
             f"+{boon['dice']}d{boon['die']}" if boon["die"] else "",
         ]
         parts.append("Fortune's Favor" if boon["favor"] else "")
         parts.append("the result one step better" if boon["step"] else "")
+        parts.append("a third d20 with Fortune's Favor" if boon["d20"] else "")
         x.notes.append(f"{boon['from']}: {' '.join(p for p in parts if p)}")
     if x.hype > state["feats"]["hype"]:
         raise RulesError(f"{x.what} costs {x.hype} Hype; you have {state['feats']['hype']}.")
@@ -897,6 +910,79 @@ def on_rest(state: dict[str, Any], kind: str, healed: int, finished: bool) -> li
     return notes
 
 
+# --- deflecting: the Absorb Infusion and Toughen Up -------------------------------------------------------
+
+
+def absorb_dice(state: Mapping[str, Any], p: Mapping[str, Any]) -> tuple[int, ...]:
+    """Spellsword, the Absorb Infusion: with a shield, the Infusion Dice come off damage you take (when ticked)."""
+    if not p.get("absorb"):
+        return ()
+    if state["feats"]["infusion"] != "Absorb":
+        raise RulesError("Absorb works only while it is your active Infusion.")
+    if state["shield"] == "none":
+        raise RulesError("Absorb needs a shield.")
+    return infusion_dice(state)
+
+
+def toughened(state: Mapping[str, Any]) -> int | None:
+    """Toughen Up waiting on this sheet: the index of its boon, or None."""
+    return next((i for i, b in enumerate(state["feats"]["boons"]) if b["on"] == "deflect" and b["reroll"]), None)
+
+
+def _mean(one: Mapping[int, Fraction]) -> Fraction:
+    return sum((face * p for face, p in one.items()), Fraction(0))
+
+
+def reroll_lowest_dist(one: Mapping[int, Fraction], count: int) -> dict[int, Fraction]:
+    """The total of ``count`` dice of distribution ``one`` when the lowest is rolled again (and the new face kept)
+    if it is below the die's average (Toughen Up): exact, over (total, lowest) pairs."""
+    mean = _mean(one)
+    pairs: dict[tuple[int, int], Fraction] = {(0, 99): Fraction(1)}
+    for _ in range(count):
+        nxt: dict[tuple[int, int], Fraction] = {}
+        for (total, low), pa in pairs.items():
+            for face, pf in one.items():
+                key = (total + face, min(low, face))
+                nxt[key] = nxt.get(key, Fraction(0)) + pa * pf
+        pairs = nxt
+    out: dict[int, Fraction] = {}
+    for (total, low), pa in pairs.items():
+        if count and low < mean:
+            for face, pf in one.items():
+                out[total - low + face] = out.get(total - low + face, Fraction(0)) + pa * pf
+        else:
+            out[total] = out.get(total, Fraction(0)) + pa
+    return out
+
+
+def add_dice_dist(dist: Mapping[int, Fraction], dice: tuple[int, ...]) -> dict[int, Fraction]:
+    """``dist`` plus the sum of ``dice`` (each fair), exactly."""
+    out = dict(dist)
+    for sides in dice:
+        nxt: dict[int, Fraction] = {}
+        for total, pa in out.items():
+            for face in range(1, sides + 1):
+                nxt[total + face] = nxt.get(total + face, Fraction(0)) + pa / sides
+        out = nxt
+    return out
+
+
+def toughen_up(
+    state: dict[str, Any], one: Mapping[int, Fraction], kept: list[DieRoll], reroll: Any
+) -> tuple[int, list[DieRoll], list[str]]:
+    """Roll Toughen Up's reroll of the lowest deflect die (``reroll()`` rolls one as deflecting does) and use up
+    its boon: (the change to the total, the dice, notes)."""
+    index = toughened(state)
+    if index is None or not kept:
+        return 0, [], []
+    state["feats"]["boons"] = [b for i, b in enumerate(state["feats"]["boons"]) if i != index]
+    low = min(kept, key=lambda d: d.face)
+    if low.face >= _mean(one):
+        return 0, [], [f"Toughen Up: the lowest die ({low.face}) is kept"]
+    new = reroll()
+    return new.face - low.face, [new], [f"Toughen Up: {low.face} rerolled to {new.face}"]
+
+
 def absorb_form_health(state: dict[str, Any], amount: int) -> tuple[int, list[str]]:
     """A Big form's extra Health is lost first; what is left reaches Health."""
     feats = state["feats"]
@@ -1134,7 +1220,7 @@ class FeatureProcedure:
 
 
 # Boons that only an ally takes (Enhance and Minor Intervention may be your own).
-ALLY_ONLY = ("Hype Up", "Tag Team")
+ALLY_ONLY = ("Hype Up", "Tag Team", "Luck On Your Side", "Toughen Up")
 
 
 def step_up(outcome: str) -> str:
@@ -1445,10 +1531,13 @@ def parse_armors(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def area_odds(bonus: int, mode: str, extra: tuple[int, ...], targets: list[tuple[int, int]]) -> dict[str, Fraction]:
+def area_odds(
+    bonus: int, mode: str, extra: tuple[int, ...], targets: list[tuple[int, int]], third: bool = False
+) -> dict[str, Fraction]:
     """One attack roll against every target's defences (seed 003, AOE Exchange): the exact chance of hitting
-    each number of them. A natural 20 hits all, a natural 1 misses all (seed 003, Tests)."""
-    d20s = (20,) if mode == "plain" else (20, 20)
+    each number of them. A natural 20 hits all, a natural 1 misses all (seed 003, Tests). ``third``: Luck On
+    Your Side's third d20 with Fortune's Favor."""
+    d20s = (20,) if mode == "plain" else (20, 20, 20) if third and mode == "favor" else (20, 20)
     how = {"plain": "sum", "favor": "highest", "misfortune": "lowest"}[mode]
     kept = pool_dist(d20s, how)  # type: ignore[arg-type]
     more = pool_dist(extra, "sum")

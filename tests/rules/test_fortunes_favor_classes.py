@@ -1003,3 +1003,18 @@ def test_spellsword_1_absorb_infusion_takes_the_infusion_dice_off_damage_exact_o
     )
     with pytest.raises(RulesError, match="shield"):
         odds("take_damage", bare, damage=5)
+
+
+def test_elementalist_6_power_overwhelming_a_last_blast_of_three_times_the_dice_then_death():
+    """Elementalist 6, Power Overwhelming: during your Last Stand, end it with a 30 ft area attack: three times your
+    Base Damage dice (1d6 → 3d6) to those hit, half to those you Clash with or miss; you die."""
+    standing = make("ELEMENTALIST", 6, stats={"intellect": 3})
+    with pytest.raises(RulesError, match="choose one of"):  # offered only during a Last Stand
+        run("area_attack", standing, [15], armors="12, 30", feature="Power Overwhelming")
+    sh = make("ELEMENTALIST", 6, stats={"intellect": 3}, health=0, last_stand=1)
+    bonus = odds("area_attack", sh, armors="12, 30")
+    assert odds("area_attack", sh, armors="12, 30", feature="Power Overwhelming") == bonus
+    result = run("area_attack", sh, [15, 4, 5, 6], armors="12, 30", feature="Power Overwhelming")
+    assert result.outcome == "hit 1" and result.details["damage"] == 4 + 5 + 6 + 3
+    assert [d.sides for d in result.dice] == [20, 6, 6, 6]
+    assert "9 to each of the 1 not hit" in result.summary and result.state["dead"] is True

@@ -933,12 +933,15 @@ class AreaAttackProcedure:
         words = ", ".join(f"{armor}: {dict(EXCHANGE_KEYS)[r]}" for (armor, _), r in zip(targets, results, strict=True))
         summary = f"Area attack {total} against Armor {words}."
         damage = None
-        if hit:
-            dealt = features.roll_damage(rng, state, {}, "hit", kept, False)
+        final = p["feature"] == "Power Overwhelming"
+        if hit or final:
+            dealt = features.roll_damage(rng, state, {"maneuver": p["feature"]} if final else {}, "hit", kept, False)
             dice = (*dice, *dealt.dice)
             damage = dealt.total
             summary += f" {dealt.words[0]} to each target hit."
-        if any(r != "pass" for r in results):
+        if final:
+            summary += " " + features.final_blast(state, damage or 0, hit, len(results) - hit)
+        elif any(r != "pass" for r in results):
             summary += " Any Clash or Counter goes to one creature the GM picks."
         if nat1:
             summary += " A natural 1."

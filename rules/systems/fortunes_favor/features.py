@@ -215,7 +215,11 @@ FEATURES: dict[tuple[str, str], Feature] = {
         "after damage of your element hits you: the next damage you deal has Base Damage two steps up",
         effect="overcharge",
     ),
-    ("ELEMENTALIST", "Power Overwhelming"): _t("the dying blast ends the character: played by the table"),
+    ("ELEMENTALIST", "Power Overwhelming"): Feature(
+        "area",
+        "during your Last Stand: a last area attack on everyone within 30 ft, three times your Base Damage dice to "
+        "each hit and half to the rest; the character dies",
+    ),
     ("ELEMENTALIST", "Bursting Shot"): Feature(
         "attack", "Fortune's Favor spent: on a hit, enemies within 5 ft take half the damage (shown)", favor=True
     ),
@@ -683,6 +687,15 @@ def _roll_part(rng: RandomSource, pool: tuple[int, ...], label: str, hawk: bool,
 
 
 OVERCHARGE_STEPS = 2  # Elementalist 5, Overcharge: "2 dice steps"
+POWER_OVERWHELMING_TIMES = 3  # Elementalist 6, Power Overwhelming: three times your Base Damage dice
+
+
+def final_blast(state: dict[str, Any], damage: int, hits: int, others: int) -> str:
+    """Power Overwhelming: half the damage to every target not hit, and the character dies."""
+    state["dead"] = True
+    state["last_stand"] = 0
+    half = f"; {damage // 2} to each of the {others} not hit" if others else ""
+    return f"Power Overwhelming: {damage} to each of the {hits} hit{half}. The blast ends your Last Stand: dead."
 
 
 def roll_damage(
@@ -699,6 +712,8 @@ def roll_damage(
         steps -= 1
     if name in ("No Retreat, No Surrender", "Charger", "Weapon Master"):
         steps += 1
+    if name == "Power Overwhelming":  # three times the Base Damage dice
+        pool = pool * POWER_OVERWHELMING_TIMES
     overcharged = state["feats"]["overcharged"]
     if overcharged:  # Elementalist, Overcharge: spent on this damage
         steps += OVERCHARGE_STEPS
@@ -1558,7 +1573,7 @@ def area_choices(sheet: Sheet | None) -> tuple[tuple[str, str], ...]:
         state = _st(sheet)
     except RulesError:
         return ()
-    names = owned(state, "area")
+    names = [n for n in owned(state, "area") if n != "Power Overwhelming" or in_last_stand(state)]
     if "Spinning Lariat" in picked(state, "Signature Move"):
         names.append("Spinning Lariat")
     return tuple((n, n) for n in names)

@@ -1018,3 +1018,18 @@ def test_elementalist_6_power_overwhelming_a_last_blast_of_three_times_the_dice_
     assert result.outcome == "hit 1" and result.details["damage"] == 4 + 5 + 6 + 3
     assert [d.sides for d in result.dice] == [20, 6, 6, 6]
     assert "9 to each of the 1 not hit" in result.summary and result.state["dead"] is True
+
+
+def test_spellsword_1_disrupt_infusion_takes_the_infusion_dice_off_an_npcs_attack_roll():
+    """Spellsword 1, the Disrupt Infusion: an attack on you, once rolled, loses your Infusion Dice (1d6); whether
+    it then hits is read against your Armor with the lower total. A natural 20 still hits."""
+    sh = make("SPELLSWORD", 1, feats={"picks": {"Infusions": ["Disrupt", "Bind"]}})
+    plain = SYSTEM.npc_roll_at("attack", GOBLIN, sh, ScriptedRandom([12, 3]))
+    assert plain.total == 14
+    active = then(run("feature", sh, [], feature="Infusions", infusion="Disrupt"), sh)
+    cut = SYSTEM.npc_roll_at("attack", GOBLIN, active, ScriptedRandom([12, 3, 5]))
+    assert cut.total == 14 - 5 and "Disrupt: −5" in cut.summary and cut.dice[-1].sides == 6
+    assert armor(sh.state) == 12
+    assert SYSTEM.npc_attack_harm(plain, sh).lands and not SYSTEM.npc_attack_harm(cut, active).lands
+    crit = SYSTEM.npc_roll_at("attack", GOBLIN, active, ScriptedRandom([20, 3, 6]))
+    assert crit.outcome == "critical"

@@ -928,6 +928,11 @@ def on_rest(state: dict[str, Any], kind: str, healed: int, finished: bool) -> li
 # --- deflecting: the Absorb Infusion and Toughen Up -------------------------------------------------------
 
 
+def disrupt_dice(state: Mapping[str, Any]) -> tuple[int, ...]:
+    """Spellsword, the Disrupt Infusion while active: an attack roll against you loses the Infusion Dice."""
+    return infusion_dice(state) if state["feats"]["infusion"] == "Disrupt" else ()
+
+
 def absorb_dice(state: Mapping[str, Any], p: Mapping[str, Any]) -> tuple[int, ...]:
     """Spellsword, the Absorb Infusion: with a shield, the Infusion Dice come off damage you take (when ticked)."""
     if not p.get("absorb"):

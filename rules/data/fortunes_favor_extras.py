@@ -112,6 +112,15 @@ OPTIONS: dict[tuple[str, str], tuple[int, tuple[str, ...]]] = {
 INFUSION_DIE = 6  # Spellsword, Infusion Dice: 1d6
 INFUSION_DIE_POWER = 8  # Infusion of Power (level 6): 1d8
 HYPE_MAX = 3  # Hype Man, Build Hype: at most 3
+# Ultimate Tag Team: which maneuver each option replaces, its extra Stamina, and Protective Pelt's Armor.
+TAG_MOVES = {
+    "Entangling Strike": "Setup",
+    "Predator's Leap": "Setup",
+    "Protective Pelt": "Follow-up",
+    "Savage Rend": "Follow-up",
+}
+TAG_MOVE_STAMINA = 2
+PELT_ARMOR = 2
 
 # One line each on what an option does, for the feature's own select (Lantern's words, not the source's).
 OPTION_WORDS: dict[str, str] = {

@@ -1033,3 +1033,32 @@ def test_spellsword_1_disrupt_infusion_takes_the_infusion_dice_off_an_npcs_attac
     assert SYSTEM.npc_attack_harm(plain, sh).lands and not SYSTEM.npc_attack_harm(cut, active).lands
     crit = SYSTEM.npc_roll_at("attack", GOBLIN, active, ScriptedRandom([20, 3, 6]))
     assert crit.outcome == "critical"
+
+
+def test_beastmaster_5_ultimate_tag_team_maneuvers_ride_a_setup_or_follow_up_for_2_stamina_more():
+    """Beastmaster 5, Ultimate Tag Team: a picked maneuver takes the place of the Setup or Follow-up it names for
+    2 Stamina more; Protective Pelt gives you and the beast +2 Armor until the next round; Entangling Strike's
+    Mettle test is said on a hit; the attack's odds are the Setup's or Follow-up's own."""
+    sh = make(
+        "BEASTMASTER",
+        5,
+        stats={"heart": 2, "agility": 4},
+        feats={
+            "beast": "MEDIUM",
+            "beast_health": 14,
+            "picks": {"Ultimate Tag Team": ["Protective Pelt", "Entangling Strike"]},
+        },
+    )
+    with pytest.raises(RulesError, match="takes the place of a Follow-up"):
+        run("attack", sh, [15, 3, 5], armor=14, maneuver="Setup", tag_move="Protective Pelt")
+    assert odds("attack", sh, armor=14, maneuver="Follow-up", tag_move="Protective Pelt") == exchange_oracle(2, 14, 9)
+    pelt = run("attack", sh, [15, 3, 5], armor=14, maneuver="Follow-up", tag_move="Protective Pelt")
+    assert pelt.state["stamina"] == sh.state["stamina"] - 2 - 2
+    assert armor(pelt.state) == armor(sh.state) + 2 and "Protective Pelt: +2 Armor" in pelt.summary
+    later = then(run("new_round", then(pelt, sh), []), sh)
+    assert armor(later.state) == armor(sh.state)
+    entangle = run("attack", sh, [12, 2, 6], armor=12, maneuver="Setup", tag_move="Entangling Strike")
+    assert "Entangling Strike: the target tests Mettle (13/8)" in entangle.summary
+    tired = make("BEASTMASTER", 5, stamina=3, feats=sh.state["feats"])
+    with pytest.raises(RulesError, match="Stamina"):
+        odds("attack", tired, armor=14, maneuver="Follow-up", tag_move="Protective Pelt")

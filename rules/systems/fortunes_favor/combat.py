@@ -138,6 +138,7 @@ class ExchangeProcedure:
             Param("ranged_in_melee", "A ranged attack in melee range", "bool", False),
             Param("ranged", "A ranged attack", "bool", False, help="A Prone target gives ranged attacks Misfortune."),
             features.maneuver_param(sheet),
+            *features.tag_move_param(sheet),
             *_poison_param(sheet),
             *favor_params(pushing=False, helping=False),
             _dying_param(),

@@ -79,7 +79,7 @@ def _companion_facts(state: dict[str, Any]) -> dict[str, Any]:
             "name": b["name"],
             "health": feats["beast_health"],
             "health_max": beast_health_max(state),
-            "armor": b["armor"],
+            "armor": b["armor"] + (extras.PELT_ARMOR if feats["pelt"] else 0),
             "attack": f"{state['stats']['heart']:+d}",
             "damage": f"{count}d{die}{b['stats'][key]:+d}",
             "speeds": ", ".join(f"{k} {v} ft" for k, v in b["speeds"].items()),

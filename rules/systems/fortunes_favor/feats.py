@@ -35,6 +35,7 @@ def default_feats() -> dict[str, Any]:
         "reinvigorated": False,  # Shapeshifter, Reinvigorate: + Heart Armor until the next round
         "overcharged": False,  # Elementalist, Overcharge: the next damage dealt is two steps up
         "long_shot": False,  # Ranger, Long Shot: range doubled and speed 0 until the next round
+        "pelt": False,  # Beastmaster, Protective Pelt: +2 Armor for you and the beast until the next round
     }
 
 
@@ -107,4 +108,5 @@ def validate_feats(raw: Any) -> dict[str, Any]:
     out["reinvigorated"] = boolean(merged["reinvigorated"], "Reinvigorate")
     out["overcharged"] = boolean(merged["overcharged"], "Overcharge")
     out["long_shot"] = boolean(merged["long_shot"], "Long Shot")
+    out["pelt"] = boolean(merged["pelt"], "Protective Pelt")
     return out

@@ -107,8 +107,9 @@ FEATURES: dict[tuple[str, str], Feature] = {
     ("BEASTMASTER", "Stat Up"): STAT_UP,
     ("BEASTMASTER", "Ultimate Tag Team"): Feature(
         "use",
-        "pick the two maneuvers (kept on the sheet); using one costs 2 Stamina more, charged on use, and its rider "
-        "(Entangled, a free move, +2 Armor, bleeding) is played at the table",
+        "pick the two maneuvers (kept on the sheet); the Attack form's Setup or Follow-up then offers them for 2 "
+        "Stamina more: Protective Pelt gives you and the beast +2 Armor until the next round, the others' riders "
+        "(a Mettle test against Entangled, a half-speed move, bleeding) are said on a hit",
         stamina=2,
         effect="pick",
     ),
@@ -608,9 +609,50 @@ def maneuver_param(sheet: Sheet | None) -> Param:
     )
 
 
+def tag_move_param(sheet: Sheet | None) -> tuple[Param, ...]:
+    """Ultimate Tag Team: the picked maneuvers, offered on a Setup or Follow-up attack."""
+    if sheet is None:
+        return ()
+    try:
+        state = _st(sheet)
+    except RulesError:
+        return ()
+    moves = picked(state, "Ultimate Tag Team") if has(state, "Ultimate Tag Team") else []
+    if not moves:
+        return ()
+    choices = tuple((m, f"{m} ({extras.TAG_MOVES[m]}): {extras.OPTION_WORDS[m]}") for m in moves)
+    return (
+        Param(
+            "tag_move",
+            "Ultimate Tag Team maneuver",
+            "choice",
+            "",
+            choices=(("", "— none —"), *choices),
+            help=f"In place of the Setup or Follow-up it names, {extras.TAG_MOVE_STAMINA} Stamina more.",
+        ),
+    )
+
+
+def _tag_move(state: Mapping[str, Any], params: Mapping[str, Any]) -> str:
+    move = params.get("tag_move") or ""
+    if not move:
+        return ""
+    if move not in picked(state, "Ultimate Tag Team"):
+        raise RulesError(f"{move} is not one of your Ultimate Tag Team picks.")
+    if (params.get("maneuver") or "") != extras.TAG_MOVES[move]:
+        raise RulesError(f"{move} takes the place of a {extras.TAG_MOVES[move]}: pick that class feature.")
+    return move
+
+
+def _maneuver_stamina(state: Mapping[str, Any], f: Feature, params: Mapping[str, Any]) -> int:
+    return f.stamina + (extras.TAG_MOVE_STAMINA if _tag_move(state, params) else 0)
+
+
 def check_maneuver(state: Mapping[str, Any], params: Mapping[str, Any]) -> Feature | None:
     name = params.get("maneuver") or ""
     if not name:
+        if params.get("tag_move"):
+            raise RulesError("An Ultimate Tag Team maneuver takes the place of a Setup or Follow-up: pick one.")
         return None
     if name not in owned(state, "attack"):
         raise RulesError(f"{name} is not one of your attack features.")
@@ -621,8 +663,9 @@ def check_maneuver(state: Mapping[str, Any], params: Mapping[str, Any]) -> Featu
         raise RulesError(f"{name} spends your Fortune's Favor: it cannot also buy a second d20.")
     if name in ("Setup", "Follow-up") and not state["feats"]["beast"]:
         raise RulesError("Choose your beast first (Use a class feature: Beast Bond).")
-    if f.stamina:
-        spend_stamina(dict(state, statuses=dict(state["statuses"])), f.stamina, name)
+    cost = _maneuver_stamina(state, f, params)
+    if cost:
+        spend_stamina(dict(state, statuses=dict(state["statuses"])), cost, name)
     return f
 
 
@@ -632,8 +675,9 @@ def pay_maneuver(state: dict[str, Any], params: Mapping[str, Any]) -> list[str]:
         return []
     f = feature(state, name)
     notes: list[str] = []
-    if f.stamina:
-        notes += spend_stamina(state, f.stamina, name)
+    cost = _maneuver_stamina(state, f, params)
+    if cost:
+        notes += spend_stamina(state, cost, _tag_move(state, params) or name)
     if f.favor:
         state["fortunes_favor"] -= 1
         notes.append(f"{name}: Fortune's Favor spent")
@@ -799,7 +843,7 @@ def deals_on_clash(params: Mapping[str, Any]) -> bool:
 
 
 def attack_riders(
-    state: Mapping[str, Any], params: Mapping[str, Any], result: str, target: dict[str, Any] | None
+    state: dict[str, Any], params: Mapping[str, Any], result: str, target: dict[str, Any] | None
 ) -> list[str]:
     """What a maneuver does besides damage: Yoink's Prone, Driving Attack's push, Bursting Shot's splash,
     Setup/Follow-up when they miss."""
@@ -816,7 +860,21 @@ def attack_riders(
         notes.append("Bursting Shot: enemies within 5 ft of the target take half")
     if name == "Follow-up" and result != "hit":
         notes.append("the beast's Setup missed: no Follow-up")
+    move = params.get("tag_move") or ""
+    if move == "Protective Pelt":  # "You and your Beast each gain +2 Armor until the start of the next round"
+        state["feats"]["pelt"] = True
+        notes.append(f"Protective Pelt: +{extras.PELT_ARMOR} Armor for you and the beast until the next round")
+    elif move and result == "hit":
+        notes.append(f"{move}: {TAG_RIDERS[move]}")
     return notes
+
+
+# Ultimate Tag Team's riders on a hit that the table plays out (no number on a sheet Lantern holds).
+TAG_RIDERS = {
+    "Entangling Strike": "the target tests Mettle (13/8) or is Entangled until the next round",
+    "Predator's Leap": "you may move up to half your speed now",
+    "Savage Rend": "the target bleeds 1d4 at the start of each round until it spends an Action to stop it",
+}
 
 
 def attacker_for(state: Mapping[str, Any], params: Mapping[str, Any]) -> tuple[int, str] | None:
@@ -878,6 +936,9 @@ def on_new_round(state: dict[str, Any], sheet: Sheet | None) -> list[str]:
     if feats["long_shot"]:
         feats["long_shot"] = False
         notes.append("Long Shot ends")
+    if feats["pelt"]:
+        feats["pelt"] = False
+        notes.append("Protective Pelt ends")
     lasting = [b for b in feats["boons"] if not b["round"]]
     if len(lasting) < len(feats["boons"]):
         notes += [f"{b['from']} ends" for b in feats["boons"] if b["round"]]

@@ -316,6 +316,8 @@ def feat_armor(state: Mapping[str, Any], feats: Mapping[str, Any]) -> int:
         value += stat(state, "heart")
     if "Elemental Armor" in feats["picks"].get("Focused Training", []) and state["class"] == "ELEMENTALIST":
         value += stat(state, "intellect")
+    if feats.get("pelt"):  # Beastmaster, Ultimate Tag Team's Protective Pelt
+        value += extras.PELT_ARMOR
     return value
 
 

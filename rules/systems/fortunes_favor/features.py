@@ -609,15 +609,20 @@ def maneuver_param(sheet: Sheet | None) -> Param:
     )
 
 
+def sheet_state(sheet: Sheet | None) -> dict[str, Any] | None:
+    """The sheet's state for drawing a form, or None without a sheet or with one the rules cannot read."""
+    if sheet is None:
+        return None
+    try:
+        return _st(sheet)
+    except RulesError:
+        return None
+
+
 def tag_move_param(sheet: Sheet | None) -> tuple[Param, ...]:
     """Ultimate Tag Team: the picked maneuvers, offered on a Setup or Follow-up attack."""
-    if sheet is None:
-        return ()
-    try:
-        state = _st(sheet)
-    except RulesError:
-        return ()
-    moves = picked(state, "Ultimate Tag Team") if has(state, "Ultimate Tag Team") else []
+    state = sheet_state(sheet)
+    moves = picked(state, "Ultimate Tag Team") if state is not None and has(state, "Ultimate Tag Team") else []
     if not moves:
         return ()
     choices = tuple((m, f"{m} ({extras.TAG_MOVES[m]}): {extras.OPTION_WORDS[m]}") for m in moves)
@@ -1528,24 +1533,34 @@ def _effect_reinvigorate(state: dict[str, Any], name: str, option: str, rng: Ran
     return f"+{stat(state, 'heart')} Armor until the next round", "used", []
 
 
-def _check_overcharge(state: Mapping[str, Any], name: str, option: str) -> None:
-    if state["feats"]["overcharged"]:
-        raise RulesError("Overcharge already waits for your next damage.")
+# Uses that switch a mark on the sheet on until it is spent or the round ends: the feats field, the refusal while
+# it is on, what the use does, and its outcome.
+_MARKS = {
+    "overcharge": (
+        "overcharged",
+        "Overcharge already waits for your next damage.",
+        "your next damage's Base Damage is two steps up",
+        "charged",
+    ),
+    "long_shot": (
+        "long_shot",
+        "Long Shot is already on until the next round.",
+        "speed 0 and range doubled until the next round",
+        "used",
+    ),
+}
 
 
-def _effect_overcharge(state: dict[str, Any], name: str, option: str, rng: RandomSource) -> tuple[str, str, list]:
-    state["feats"]["overcharged"] = True
-    return "your next damage's Base Damage is two steps up", "charged", []
+def _check_mark(state: Mapping[str, Any], name: str, option: str) -> None:
+    key, refusal, _, _ = _MARKS[feature(state, name).effect]
+    if state["feats"][key]:
+        raise RulesError(refusal)
 
 
-def _check_long_shot(state: Mapping[str, Any], name: str, option: str) -> None:
-    if state["feats"]["long_shot"]:
-        raise RulesError("Long Shot is already on until the next round.")
-
-
-def _effect_long_shot(state: dict[str, Any], name: str, option: str, rng: RandomSource) -> tuple[str, str, list]:
-    state["feats"]["long_shot"] = True
-    return "speed 0 and range doubled until the next round", "used", []
+def _effect_mark(state: dict[str, Any], name: str, option: str, rng: RandomSource) -> tuple[str, str, list]:
+    key, _, words, outcome = _MARKS[feature(state, name).effect]
+    state["feats"][key] = True
+    return words, outcome, []
 
 
 def _effect_cast(state: dict[str, Any], name: str, option: str, rng: RandomSource) -> tuple[str, str, list]:
@@ -1560,8 +1575,8 @@ _EFFECT_CHECKS = {
     "infuse": _check_infuse,
     "reinvigorate": _check_reinvigorate,
     "cast": _check_cast,
-    "overcharge": _check_overcharge,
-    "long_shot": _check_long_shot,
+    "overcharge": _check_mark,
+    "long_shot": _check_mark,
 }
 _USE_EFFECTS = {
     "pick": _effect_pick,
@@ -1576,8 +1591,8 @@ _USE_EFFECTS = {
     "slab": _effect_slab,
     "reinvigorate": _effect_reinvigorate,
     "cast": _effect_cast,
-    "overcharge": _effect_overcharge,
-    "long_shot": _effect_long_shot,
+    "overcharge": _effect_mark,
+    "long_shot": _effect_mark,
 }
 
 

@@ -1,7 +1,7 @@
 """Fortune's Favor, issue 36 item 4: "Use a class feature" offers each feature's own options, each with a line on
 what it does, and a class with none shows no option at all. In Chromium, on a phone (375×812) and a desktop
-(1280×800): a Beastmaster 5 sees only beasts under Beast Bond and only the four maneuvers under Ultimate Tag Team,
-bonds a wolf and the sheet shows it; a Hype Man's form has no option select."""
+(1280×800): a Beastmaster 6 sees only the beasts beside Beast Bond, only the four maneuvers beside Ultimate Tag
+Team, nothing beside Shared Senses, and bonds a wolf; a Hype Man's form has no option select."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def _feature_form(page, character: Character):
 
 
 def _option_texts(select) -> list[str]:
-    return [text.strip() for text in select.locator("option").all_inner_texts()]
+    return [text.strip() for text in select.locator("option").all_text_contents()]
 
 
 @pytest.mark.parametrize("screen", list(SCREENS))
@@ -55,21 +55,29 @@ def test_each_feature_offers_only_its_own_options(new_page, django_user_model, s
     player = django_user_model.objects.create_user(f"opt_{screen}", password=PASSWORD)
     campaign = Campaign.objects.create(name="Fern Hollow", system="fortunes-favor")
     Membership.objects.create(campaign=campaign, user=player)
-    keeper = _character(player, campaign, "Keeper", "BEASTMASTER", 5)
+    keeper = _character(player, campaign, "Keeper", "BEASTMASTER", 6)
     cheer = _character(player, campaign, "Cheer", "HYPEMAN", 5)
     width, height = SCREENS[screen]
     page = new_page(width=width, height=height)
     log_in(page, player.username, PASSWORD)
 
     control, form = _feature_form(page, keeper)
+    feature = form.get_by_label("Feature:")
     beasts = form.get_by_label("Beast (Beast Bond)")
+    tag_moves = form.get_by_label("Tag team maneuver (Ultimate Tag Team)")
+    expect(feature).to_have_value("Beast Bond")
+    expect(beasts).to_be_visible()
+    expect(tag_moves).to_be_hidden()  # another feature's options show only beside that feature
     assert _option_texts(beasts) == [
         "Large beast (bear, tiger): Health 16, Armor 12, 1d8+Mettle",
         "Medium beast (wolf, panther): Health 6, Armor 15, 1d6+Agility",
         "Small flying beast (hawk, falcon): Health 4, Armor 15, 1d4+Agility",
         "Small ground beast (badger, snake): Health 4, Armor 15, 1d6+Agility",
     ]
-    maneuvers = _option_texts(form.get_by_label("Tag team maneuver (Ultimate Tag Team)"))
+    feature.select_option("Ultimate Tag Team")
+    expect(tag_moves).to_be_visible()
+    expect(beasts).to_be_hidden()
+    maneuvers = _option_texts(tag_moves)
     assert [m.split(":")[0] for m in maneuvers] == [
         "Pick Entangling Strike",
         "Pick Predator's Leap",
@@ -80,7 +88,11 @@ def test_each_feature_offers_only_its_own_options(new_page, django_user_model, s
     every = " ".join(_option_texts(form.locator("select")))
     for stranger in ("End the form", "Spinning Lariat", "Bigger Burst", "Absorb", "Big (bear, bull)"):
         assert stranger not in every
-    form.get_by_label("Feature:").select_option("Beast Bond")
+    feature.select_option("Shared Senses")  # a feature without options: no option select at all
+    expect(beasts).to_be_hidden()
+    expect(tag_moves).to_be_hidden()
+    feature.select_option("Beast Bond")
+    expect(beasts).to_be_visible()
     beasts.select_option(label="Medium beast (wolf, panther): Health 6, Armor 15, 1d6+Agility")
     expect(control.locator(".odds-box")).to_contain_text("No dice decide it")
     form.get_by_role("button", name="Apply").click()

@@ -1153,6 +1153,7 @@ def option_params(state: Mapping[str, Any], names: list[str]) -> tuple[Param, ..
                 choices[0][0],
                 choices=choices,
                 help=f"Read only when you use {' or '.join(features)}.",
+                when=("feature", tuple(features)),
             )
         )
     return tuple(out)

@@ -1062,3 +1062,18 @@ def test_beastmaster_5_ultimate_tag_team_maneuvers_ride_a_setup_or_follow_up_for
     tired = make("BEASTMASTER", 5, stamina=3, feats=sh.state["feats"])
     with pytest.raises(RulesError, match="Stamina"):
         odds("attack", tired, armor=14, maneuver="Follow-up", tag_move="Protective Pelt")
+
+
+def test_brawler_5_signature_move_crippling_strike_is_an_attack_charging_2_stamina_with_its_rider():
+    """Brawler 5, Signature Move (Crippling Strike): once picked, the Attack form offers it: 2 Stamina, the attack's
+    own odds, and on a melee hit the enemy's damage halved and its speed 0 until the round ends."""
+    sh = make("BRAWLER", 5)
+    with pytest.raises(RulesError, match="choose one of"):
+        run("attack", sh, [15, 4], armor=12, maneuver="Crippling Strike")  # not picked: not offered
+    sh = then(run("feature", sh, [], feature="Signature Move", move="Crippling Strike"), sh)
+    assert odds("attack", sh, armor=12, maneuver="Crippling Strike") == exchange_oracle(3, 12, 7)
+    hit = run("attack", sh, [15, 4], armor=12, maneuver="Crippling Strike")
+    assert hit.outcome == "hit" and hit.state["stamina"] == sh.state["stamina"] - 2
+    assert "Crippling Strike: on a hit the enemy deals half damage and cannot move" in hit.summary
+    missed = run("attack", sh, [2], armor=12, maneuver="Crippling Strike")
+    assert "Crippling Strike:" not in missed.summary.split("(")[0]

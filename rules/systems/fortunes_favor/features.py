@@ -141,8 +141,9 @@ FEATURES: dict[tuple[str, str], Feature] = {
     ("BRAWLER", "Stat Up"): STAT_UP,
     ("BRAWLER", "Signature Move"): Feature(
         "use",
-        "pick the move; Spinning Lariat is an area attack costing 1 Stamina + 1 per enemy; the other moves' "
-        "Stamina is charged on use and their riders played at the table",
+        "pick the move; Spinning Lariat is an area attack costing 1 Stamina + 1 per enemy; Crippling Strike and Top "
+        "Rope Takedown are then the Attack form's, charging their Stamina and saying their rider on a hit; Counter "
+        "Throw's Stamina is charged on use",
         effect="pick",
     ),
     ("BRAWLER", "Slab of Beef"): Feature(
@@ -419,9 +420,28 @@ def has(state: Mapping[str, Any], name: str) -> bool:
     return name in state["novice_features"] or name in state["veteran_features"]
 
 
+# Signature Move's melee moves (Brawler 5), taken on the Attack form once picked: their own Stamina (the "+1 per
+# size larger" is added by hand) and the rider a hit brings, said in the roll.
+SIGNATURE_ATTACKS: dict[str, Feature] = {
+    "Crippling Strike": Feature(
+        "attack",
+        "2 Stamina, melee: on a hit the enemy deals half damage and cannot move until the round ends",
+        stamina=2,
+    ),
+    "Top Rope Takedown": Feature(
+        "attack",
+        "1 Stamina, from an ally or something sturdy beside the target: on a hit, your attack stat against the "
+        "target's, and if you win it is knocked Prone",
+        stamina=1,
+    ),
+}
+
+
 def feature(state: Mapping[str, Any], name: str) -> Feature:
     if (state["class"], name) in FEATURES:
         return FEATURES[(state["class"], name)]
+    if name in SIGNATURE_ATTACKS:
+        return SIGNATURE_ATTACKS[name]
     if name in NOVICE:
         return NOVICE[name]
     return VETERAN[name]
@@ -438,6 +458,8 @@ def owned(state: Mapping[str, Any], kind: str) -> list[str]:
         if NOVICE[n].kind == kind or (kind == "test" and n in NOVICE_TEST_ALSO):
             out.append(n)
     out += [n for n in state["veteran_features"] if VETERAN[n].kind == kind]
+    if kind == "attack" and has(state, "Signature Move"):
+        out += [n for n in picked(state, "Signature Move") if n in SIGNATURE_ATTACKS]
     return out
 
 
@@ -865,6 +887,8 @@ def attack_riders(
         notes.append("Bursting Shot: enemies within 5 ft of the target take half")
     if name == "Follow-up" and result != "hit":
         notes.append("the beast's Setup missed: no Follow-up")
+    if name in SIGNATURE_ATTACKS and result == "hit":
+        notes.append(f"{name}: {SIGNATURE_ATTACKS[name].how.split(': ', 1)[1]}")
     move = params.get("tag_move") or ""
     if move == "Protective Pelt":  # "You and your Beast each gain +2 Armor until the start of the next round"
         state["feats"]["pelt"] = True

@@ -1120,7 +1120,7 @@ def after_damage(state: dict[str, Any]) -> list[str]:
 OPTION_FIELDS: dict[str, tuple[str, str]] = {
     "Beast Bond": ("beast", "Beast"),
     "Shape Changer": ("form", "Form"),
-    "Shift": ("shift", "Shift"),
+    "Shift": ("shift", "Take or end the form"),
     "Spellcasting": ("spell_level", "Spell level"),
     "Signature Move": ("move", "Signature move"),
     "Focused Training": ("training", "Focused training"),

@@ -77,7 +77,18 @@ def _field(param: rules_base.Param, name: str, table: list[tuple[str, str]], id_
             # A text the rules need is required, as characters.forms._field makes it.
             needed = f' minlength="{param.minimum}" required' if param.minimum else ""
             widget = f'<input type="text" name="{name}"{value} maxlength="200"{needed}{described} id="{field_id}">'
-    return f'<div class="field"><label for="{field_id}">{_label_text(param.label)}</label>{helptext}{widget}</div>'
+    label = f'<label for="{field_id}">{_label_text(param.label)}</label>'
+    return f'<div class="field"{_when(param, name)}>{label}{helptext}{widget}</div>'
+
+
+def _when(param: rules_base.Param, name: str) -> str:
+    """``Param.when`` as attributes static/js/lantern.js reads: the other input's name (with this one's prefix) and
+    the values, one a line, that show this field; without JavaScript it always shows."""
+    if not param.when:
+        return ""
+    other, values = param.when
+    field = name[: len(name) - len(param.name)] + other
+    return f' data-when-field="{escape(field)}" data-when-values="{escape(chr(10).join(values))}"'
 
 
 def _options(choices: Iterable[tuple[str, str]], default) -> str:

@@ -111,6 +111,9 @@ class Param:
     help: str = ""
     gm_only: bool = False
     resets: bool = False  # it costs something (a push): the form unticks it after each roll
+    # (another input's name, its values): the input matters only while that one holds one of them, so the form
+    # shows it only then (a class feature's own options beside the feature chosen)
+    when: tuple[str, tuple[str, ...]] | tuple[()] = ()
 
 
 @dataclass(frozen=True)

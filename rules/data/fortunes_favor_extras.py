@@ -112,3 +112,35 @@ OPTIONS: dict[tuple[str, str], tuple[int, tuple[str, ...]]] = {
 INFUSION_DIE = 6  # Spellsword, Infusion Dice: 1d6
 INFUSION_DIE_POWER = 8  # Infusion of Power (level 6): 1d8
 HYPE_MAX = 3  # Hype Man, Build Hype: at most 3
+# Ultimate Tag Team: which maneuver each option replaces, its extra Stamina, and Protective Pelt's Armor.
+TAG_MOVES = {
+    "Entangling Strike": "Setup",
+    "Predator's Leap": "Setup",
+    "Protective Pelt": "Follow-up",
+    "Savage Rend": "Follow-up",
+}
+TAG_MOVE_STAMINA = 2
+PELT_ARMOR = 2
+
+# One line each on what an option does, for the feature's own select (Lantern's words, not the source's).
+OPTION_WORDS: dict[str, str] = {
+    "Spinning Lariat": "an area attack on every enemy in reach, 1 Stamina + 1 per enemy",
+    "Crippling Strike": "2 Stamina: a melee hit halves the enemy's damage and holds it in place this round",
+    "Top Rope Takedown": "1 Stamina: your attack stat against the target's, and the winner knocks it Prone",
+    "Counter Throw": "1 Stamina: a Push counter throws the enemy up to 15 ft",
+    "Elemental Armor": "your Intellect is added to your Armor",
+    "Bolt Thrower": "your range is 30 ft longer",
+    "Bigger Burst": "Elemental Burst reaches 10 ft instead of 5",
+    "Entangling Strike": "a Setup: on a hit the target tests Mettle (13/8) or is Entangled until the next round",
+    "Predator's Leap": "a Setup: on a hit you may move half your speed at once",
+    "Protective Pelt": "a Follow-up: you and the beast have +2 Armor until the next round",
+    "Savage Rend": "a Follow-up: the target bleeds 1d4 each round until it spends an Action to stop it",
+    "Absorb": "with a shield: the Infusion Dice come off damage you take",
+    "Bind": "an enemy within 30 ft tests Mettle against 10 + the Infusion Dice or is held down",
+    "Bolster": "the Infusion Dice are added to your next Mettle or Agility test",
+    "Disrupt": "the Infusion Dice come off an attack roll made against you",
+    "Elemental Weapon": "a weapon of your element that deals your Base Damage for a minute",
+    "Launch": "a ranged attack reaches twice as far and adds the Infusion Dice to its damage",
+    "Sight": "you see the invisible, and in the dark, for ten minutes",
+    "Veil": "the Infusion Dice are added to your hiding and sneaking tests for a minute",
+}

@@ -28,6 +28,25 @@ document.addEventListener("htmx:afterRequest", (event) => {
   if (changed) form.dispatchEvent(new Event("change", { bubbles: true }));
 });
 
+// An input that matters only for some values of another (a class feature's own options beside the feature chosen:
+// Param.when) shows only then; hidden, it is disabled so the form does not send it.
+function syncWhen(root) {
+  root.querySelectorAll("[data-when-field]").forEach((field) => {
+    const form = field.closest("form");
+    const other = form && form.querySelector(`[name="${CSS.escape(field.dataset.whenField)}"]`);
+    if (!other) return;
+    const shown = field.dataset.whenValues.split("\n").includes(other.value);
+    field.hidden = !shown;
+    field.querySelectorAll("input, select, textarea").forEach((input) => { input.disabled = !shown; });
+  });
+}
+document.addEventListener("change", (event) => {
+  const form = event.target.closest && event.target.closest("form");
+  if (form) syncWhen(form);
+});
+document.addEventListener("DOMContentLoaded", () => syncWhen(document));
+document.addEventListener("htmx:load", (event) => syncWhen(event.detail.elt));
+
 // A roll control that could not load offers its page instead of "Loading…" (see .control-loader in the CSS).
 document.addEventListener("htmx:afterRequest", (event) => {
   const loader = event.detail.elt;

@@ -53,7 +53,7 @@ def test_beastmaster_1_beast_bond_from_the_sheet_shows_the_beast(as_user, player
     numbers and its Health track."""
     become(hero, "BEASTMASTER", 2)
     client = as_user(player)
-    post(client, *roll_form(client, hero, "feature", feature="Beast Bond", option="LARGE"), htmx)
+    post(client, *roll_form(client, hero, "feature", feature="Beast Bond", beast="LARGE"), htmx)
     hero.refresh_from_db()
     assert hero.state["feats"]["beast"] == "LARGE" and hero.state["feats"]["beast_health"] == 19
     page = client.get(hero.get_absolute_url())
@@ -116,3 +116,30 @@ def test_every_class_sheet_renders_its_features_within_the_query_budget(
     features = field_text(page, "data-ff", "class-features")
     for _, name, _, _ in data.CLASSES[cls]["features"]:
         assert name.replace("'", "") in features.replace("'", "").replace("’", "")
+
+
+@BOTH
+def test_use_a_class_feature_posts_each_features_own_options(as_user, player, hero, htmx):
+    """Issue 36 item 4. Beastmaster 5: the form drawn posts as it is (Beast Bond, the first beast) and bonds it; its
+    Ultimate Tag Team select picks a maneuver. Hype Man 5: no option select at all, and an option sent anyway is
+    refused with a sentence, changing nothing."""
+    become(hero, "BEASTMASTER", 5)
+    client = as_user(player)
+    url, fields = roll_form(client, hero, "feature")
+    assert fields["feature-feature"] == ["Beast Bond"] and fields["feature-beast"] == ["LARGE"]
+    assert fields["feature-tag_move"] == ["Entangling Strike"]
+    assert "feature-option" not in fields
+    post(client, url, fields, htmx)
+    hero.refresh_from_db()
+    assert hero.state["feats"]["beast"] == "LARGE"
+    post(client, *roll_form(client, hero, "feature", feature="Ultimate Tag Team", tag_move="Savage Rend"), htmx)
+    hero.refresh_from_db()
+    assert hero.state["feats"]["picks"] == {"Ultimate Tag Team": ["Savage Rend"]}
+
+    become(hero, "HYPEMAN", 5)
+    url, fields = roll_form(client, hero, "feature")
+    assert sorted(k for k in fields if k.startswith("feature-")) == ["feature-ally", "feature-feature"]
+    before = unchanged(hero)
+    response = post(client, url, {**fields, "feature-option": ["end"]}, htmx)
+    refused(response, htmx, "Use a class feature has no option option.")
+    assert unchanged(hero) == before

@@ -136,7 +136,7 @@ def test_docs_feature_table_is_current():
 
 def bonded(level=1, beast="MEDIUM", **kw) -> Sheet:
     sh = make("BEASTMASTER", level, **kw)
-    return then(run("feature", sh, [], feature="Beast Bond", option=beast), sh)
+    return then(run("feature", sh, [], feature="Beast Bond", beast=beast), sh)
 
 
 def test_beastmaster_1_beast_bond_gives_the_beast_its_own_track():
@@ -147,7 +147,7 @@ def test_beastmaster_1_beast_bond_gives_the_beast_its_own_track():
     assert (track.current, track.maximum) == (22, 22)
     assert SYSTEM.adjust(sh, "beast_health", -5)["feats"]["beast_health"] == 17
     with pytest.raises(RulesError):
-        run("feature", sh, [], feature="Beast Bond", option="MEDIUM")  # a living beast is not replaced
+        run("feature", sh, [], feature="Beast Bond", beast="MEDIUM")  # a living beast is not replaced
 
 
 def test_beastmaster_1_follow_up_beast_attacks_with_heart_exact_odds():
@@ -262,7 +262,7 @@ def test_brawler_5_spinning_lariat_area_attack_exact_odds_and_cost():
     """Brawler 5, Signature Move (Spinning Lariat): one AOE attack against every enemy in reach, 1 Stamina plus 1
     per enemy."""
     sh = make("BRAWLER", 5)
-    sh = then(run("feature", sh, [], feature="Signature Move", option="Spinning Lariat"), sh)
+    sh = then(run("feature", sh, [], feature="Signature Move", move="Spinning Lariat"), sh)
     assert odds("area_attack", sh, armors="12, 15, 18", feature="Spinning Lariat") == area_oracle(3, (12, 15, 18))
     result = run("area_attack", sh, [13, 4], armors="12, 15, 18", feature="Spinning Lariat")
     assert result.outcome == "hit 2" and result.details["damage"] == 4 + 3
@@ -334,10 +334,10 @@ def test_elementalist_1_elemental_burst_area_exact_odds_costs_1_stamina():
 def test_elementalist_3_focused_training_elemental_armor():
     """Elementalist 3, Focused Training (Elemental Armor): Intellect added to Armor."""
     sh = make("ELEMENTALIST", 3, stats={"intellect": 2, "agility": 1})
-    picked = then(run("feature", sh, [], feature="Focused Training", option="Elemental Armor"), sh)
+    picked = then(run("feature", sh, [], feature="Focused Training", training="Elemental Armor"), sh)
     assert armor(picked.state) == 10 + 1 + 2
     with pytest.raises(RulesError):
-        run("feature", picked, [], feature="Focused Training", option="Bolt Thrower")
+        run("feature", picked, [], feature="Focused Training", training="Bolt Thrower")
 
 
 # --- Hype Man ---------------------------------------------------------------------------------------------
@@ -507,8 +507,8 @@ def test_ranger_2_cunning_stalker_costs_1_stamina_for_plus_2():
 
 def shifted(level=1, form="BIG", **kw) -> Sheet:
     sh = make("SHIFTER", level, **kw)
-    sh = then(run("feature", sh, [], feature="Shape Changer", option=form), sh)
-    return then(run("feature", sh, [], feature="Shift", option=form), sh)
+    sh = then(run("feature", sh, [], feature="Shape Changer", form=form), sh)
+    return then(run("feature", sh, [], feature="Shift"), sh)
 
 
 def test_shapeshifter_1_shift_swaps_armor_and_damage_exact_odds_against_it():
@@ -562,11 +562,11 @@ def test_spellsword_1_infusions_pick_then_bolster_waits_with_1d6_exact_odds():
     the next Mettle or Agility test."""
     sh = make("SPELLSWORD", 1, stats={"agility": 2})
     for option in ("Bolster", "Launch"):
-        sh = then(run("feature", sh, [], feature="Infusions", option=option), sh)
+        sh = then(run("feature", sh, [], feature="Infusions", infusion=option), sh)
     assert sh.state["stamina"] == stamina_max(sh.state)  # picking is free
     with pytest.raises(RulesError, match="every pick"):
-        run("feature", sh, [], feature="Infusions", option="Veil")
-    active = then(run("feature", sh, [], feature="Infusions", option="Bolster"), sh)
+        run("feature", sh, [], feature="Infusions", infusion="Veil")
+    active = then(run("feature", sh, [], feature="Infusions", infusion="Bolster"), sh)
     assert active.state["stamina"] == stamina_max(sh.state) - 2
     assert odds("test", active, stat="agility", success=16) == oracle(2, 16, 11, extra=(6,))
     rested = run("rest", active, [], kind="breath", finish=False)
@@ -576,7 +576,7 @@ def test_spellsword_1_infusions_pick_then_bolster_waits_with_1d6_exact_odds():
 def test_spellsword_5_spell_weaver_infusion_dice_on_the_next_attack_exact_odds():
     """Spellsword 5, Spell Weaver: activating an Infusion adds the Infusion Dice to the next attack test."""
     sh = make("SPELLSWORD", 5, stats={"mettle": 3}, feats={"picks": {"Infusions": ["Sight", "Veil"]}})
-    woven = then(run("feature", sh, [], feature="Infusions", option="Sight"), sh)
+    woven = then(run("feature", sh, [], feature="Infusions", infusion="Sight"), sh)
     assert odds("attack", woven, armor=16) == exchange_oracle(3, 16, 11, extra=(6,))
     result = run("attack", woven, [10, 4, 5], armor=16)
     assert result.total == 17 and result.state["feats"]["boons"] == []
@@ -667,8 +667,6 @@ COST_USES = [
     ("DEVOTED", 3, "Minor Intervention", {"fortunes_favor": 1}, (0, 1, 0), (1, "night")),
     ("DEVOTED", 7, "Divine Inspiration", {}, (0, 0, 0), (3, "rr")),
     ("ELEMENTALIST", 5, "Twin Attack", {}, (2, 0, 0), None),
-    ("HYPEMAN", 3, "Luck On Your Side", {"fortunes_favor": 1}, (0, 1, 0), None),
-    ("HYPEMAN", 3, "Toughen Up", {}, (2, 0, 0), None),
     ("HYPEMAN", 6, "Try Again Buddy", {"feats": {"hype": 3}}, (0, 0, 3), None),
     ("KNIGHT", 3, "Intercept", {}, (1, 0, 0), None),
     ("KNIGHT", 5, "Unstoppable", {"fortunes_favor": 1}, (0, 1, 0), None),
@@ -783,22 +781,22 @@ def test_beastmaster_5_ultimate_tag_team_picks_two_then_costs_2_more():
     """Beastmaster 5, Ultimate Tag Team: pick two maneuvers (free); using one costs 2 Stamina more."""
     sh = make("BEASTMASTER", 5)
     for option in ("Savage Rend", "Protective Pelt"):
-        sh = then(run("feature", sh, [], feature="Ultimate Tag Team", option=option), sh)
+        sh = then(run("feature", sh, [], feature="Ultimate Tag Team", tag_move=option), sh)
     assert sh.state["stamina"] == stamina_max(sh.state)
     with pytest.raises(RulesError, match="every pick"):
-        run("feature", sh, [], feature="Ultimate Tag Team", option="Predator's Leap")
-    used = run("feature", sh, [], feature="Ultimate Tag Team", option="Savage Rend")
+        run("feature", sh, [], feature="Ultimate Tag Team", tag_move="Predator's Leap")
+    used = run("feature", sh, [], feature="Ultimate Tag Team", tag_move="Savage Rend")
     assert used.outcome == "used" and used.state["stamina"] == sh.state["stamina"] - 2
 
 
 def test_spellsword_3_infusion_training_and_6_infusion_of_power_add_picks():
     """Spellsword 3, Infusion Training: a third Infusion; Spellsword 6, Infusion of Power: a fourth, and 1d8."""
     sh = make("SPELLSWORD", 6, feats={"picks": {"Infusions": ["Bind", "Veil"]}})
-    sh = then(run("feature", sh, [], feature="Infusion Training", option="Sight"), sh)
-    sh = then(run("feature", sh, [], feature="Infusions", option="Launch"), sh)
+    sh = then(run("feature", sh, [], feature="Infusion Training", infusion="Sight"), sh)
+    sh = then(run("feature", sh, [], feature="Infusions", infusion="Launch"), sh)
     assert sh.state["feats"]["picks"]["Infusions"] == ["Bind", "Veil", "Sight", "Launch"]
     with pytest.raises(RulesError, match="every pick"):
-        run("feature", sh, [], feature="Infusions", option="Absorb")
+        run("feature", sh, [], feature="Infusions", infusion="Absorb")
     assert ff_features.infusion_dice(sh.state) == (8,)
 
 
@@ -831,5 +829,251 @@ def test_stat_up_at_4_and_stat_up_2_at_8(cls):
 def test_shapeshifter_1_shift_is_an_action_so_dying_it_costs_1_stamina_more():
     """Shapeshifter 1, Shift ("as an Action") with seed 003, Dying: 1 Stamina more at 0 Health, unless helped."""
     sh = make("SHIFTER", 1, health=0, stamina=4, feats={"form_choice": "MEDIUM"})
-    assert run("feature", sh, [], feature="Shift", option="MEDIUM").state["stamina"] == 2
-    assert run("feature", sh, [], feature="Shift", option="MEDIUM", ally_helps=True).state["stamina"] == 3
+    assert run("feature", sh, [], feature="Shift").state["stamina"] == 2
+    assert run("feature", sh, [], feature="Shift", ally_helps=True).state["stamina"] == 3
+
+
+# --- issue 35 item 6: features that changed a number, a roll or a resource but were still text ------------
+
+
+def test_brawler_1_tag_team_gives_the_ally_favor_on_their_next_attack_until_the_next_round():
+    """Brawler 1, Tag Team: after a melee hit the ally has Fortune's Favor on their next attack before the next
+    round (the ally's odds are the exact two-d20 ones, and the round's end takes it back)."""
+    brawler = make("BRAWLER", 1)
+    ally = make("KNIGHT", 1, stats={"mettle": 2})
+    with pytest.raises(RulesError, match="Tag Team helps an ally"):
+        run("feature", brawler, [], feature="Tag Team")
+    result = run("feature", brawler, [], feature="Tag Team", ally=ally)
+    tagged = Sheet(state=result.other_states["ally"], name="Bryn")
+    assert odds("attack", tagged, armor=14) == exchange_oracle(2, 14, 9, "favor")
+    assert odds("test", tagged, stat="mettle", success=15) == oracle(2, 15, 10)  # an attack's, not a test's
+    attacked = run("attack", tagged, [3, 17, 4], armor=14)
+    assert attacked.outcome == "hit" and attacked.state["feats"]["boons"] == []
+    later = then(run("new_round", tagged, []), tagged)
+    assert later.state["feats"]["boons"] == []
+    assert odds("attack", later, armor=14) == exchange_oracle(2, 14, 9)
+
+
+def test_devoted_1_spellcasting_charges_the_spells_level_in_stamina():
+    """Devoted 1, Spellcasting: a spell costs Stamina equal to its level; only levels up to yours."""
+    sh = make("DEVOTED", 3)
+    cast = run("feature", sh, [], feature="Spellcasting", spell_level="2")
+    assert cast.outcome == "cast" and cast.state["stamina"] == sh.state["stamina"] - 2
+    with pytest.raises(RulesError, match="Spell level"):
+        run("feature", sh, [], feature="Spellcasting", spell_level="4")
+    tired = make("DEVOTED", 3, stamina=1)
+    with pytest.raises(RulesError, match="Stamina"):
+        run("feature", tired, [], feature="Spellcasting", spell_level="3")
+
+
+def test_elementalist_5_overcharge_steps_the_next_damage_up_two():
+    """Elementalist 5, Overcharge: after damage of your element, the next damage dealt is two dice steps up
+    (1d6 → 1d10), once."""
+    sh = make("ELEMENTALIST", 5, stats={"intellect": 3})
+    charged = then(run("feature", sh, [], feature="Overcharge"), sh)
+    assert charged.state["feats"]["overcharged"] is True
+    with pytest.raises(RulesError, match="already"):
+        run("feature", charged, [], feature="Overcharge")
+    missed = then(run("attack", charged, [2], armor=16), charged)
+    assert missed.state["feats"]["overcharged"] is True  # no damage dealt: it still waits
+    hit = run("attack", missed, [15, 9], armor=14)
+    assert hit.details["damage"] == 9 + 3 and [d.sides for d in hit.dice] == [20, 10]
+    assert hit.state["feats"]["overcharged"] is False
+    plain = run("attack", then(hit, sh), [15, 6], armor=14)
+    assert [d.sides for d in plain.dice] == [20, 6]
+
+
+def test_ranger_2_wild_guide_adds_heart_to_the_off_road_march():
+    """Ranger 2, Wild Guide: the party adds your Heart to its daily pace off road."""
+    from rules.systems.fortunes_favor.travel import march_miles
+
+    assert march_miles(make("RANGER", 1, stats={"mettle": 3, "heart": 2}).state) == (18, 9)
+    assert march_miles(make("RANGER", 2, stats={"mettle": 3, "heart": 2}).state) == (18, 11)
+    assert march_miles(make("KNIGHT", 2, stats={"mettle": 3, "heart": 2}).state) == (18, 9)
+
+
+def test_ranger_7_long_shot_doubles_range_and_stops_you_until_the_next_round():
+    """Ranger 7, Long Shot: speed 0, range doubled, until the start of the next round."""
+    from rules.systems.fortunes_favor.display import _range_max
+    from rules.systems.fortunes_favor.state import speeds
+
+    sh = make("RANGER", 7)
+    top = _range_max(sh.state)
+    aimed = then(run("feature", sh, [], feature="Long Shot"), sh)
+    assert _range_max(aimed.state) == 2 * top and set(speeds(aimed.state).values()) == {0}
+    later = then(run("new_round", aimed, []), aimed)
+    assert _range_max(later.state) == top and speeds(later.state) == speeds(sh.state)
+
+
+def test_spellsword_1_veil_infusion_adds_the_infusion_dice_to_hiding_exact_odds():
+    """Spellsword 1, the Veil Infusion: while active, the Infusion Dice (1d6) on tests to hide or sneak."""
+    sh = make("SPELLSWORD", 1, stats={"agility": 2}, feats={"picks": {"Infusions": ["Veil", "Bind"]}})
+    with pytest.raises(RulesError, match="choose one of"):  # not offered while Veil is not active
+        odds("test", sh, stat="agility", success=15, situation="Veil")
+    veiled = then(run("feature", sh, [], feature="Infusions", infusion="Veil"), sh)
+    assert odds("test", veiled, stat="agility", success=15, situation="Veil") == oracle(2, 15, 10, extra=(6,))
+    rolled = run("test", veiled, [9, 4], stat="agility", success=15, situation="Veil")
+    assert rolled.total == 15 and rolled.outcome == "pass"
+    assert rolled.state["feats"]["infusion"] == "Veil"  # it lasts the minute, not one test
+
+
+def test_devoted_3_minor_intervention_makes_the_next_test_one_step_better_exact_odds():
+    """Devoted 3, Minor Intervention: once a day, Fortune's Favor: a Failure becomes Mixed and a Mixed a Success
+    (on your test or an ally's)."""
+    sh = make("DEVOTED", 3, stats={"heart": 1}, fortunes_favor=1)
+    ally = make("KNIGHT", 1, stats={"heart": 0})
+    result = run("feature", sh, [], feature="Minor Intervention", ally=ally)
+    assert result.state["fortunes_favor"] == 0 and result.state["feats"]["uses"] == {"Minor Intervention": 1}
+    helped = Sheet(state=result.other_states["ally"], name="Bryn")
+    plain = oracle(0, 15, 10)
+    assert odds("test", helped, stat="heart", success=15) == {
+        "pass": plain["pass"] + plain["mixed"],
+        "mixed": plain["fail"],
+        "fail": 0,  # nothing fails
+    }
+    rolled = run("test", helped, [4], stat="heart", success=15)
+    assert rolled.outcome == "mixed" and "Fail made Mixed" in rolled.summary
+    assert rolled.state["fortunes_favor"] == helped.state["fortunes_favor"]  # no Failure: no Fortune's Favor gained
+    again = then(result, sh)
+    with pytest.raises(RulesError, match="used up"):
+        run(
+            "feature", Sheet(state={**again.state, "fortunes_favor": 1}, name="Sable"), [], feature="Minor Intervention"
+        )
+
+
+def test_hype_man_3_luck_on_your_side_a_third_d20_for_an_ally_with_favor_exact_odds():
+    """Hype Man 3, Luck On Your Side: your Fortune's Favor lets an ally rolling with Fortune's Favor roll another
+    d20 and keep the best."""
+    hype = make("HYPEMAN", 3, fortunes_favor=1)
+    ally = make("KNIGHT", 1, stats={"mettle": 2})
+    result = run("feature", hype, [], feature="Luck On Your Side", ally=ally)
+    assert result.state["fortunes_favor"] == 0
+    lucky = Sheet(state=result.other_states["ally"], name="Bryn")
+    counts = {"pass": 0, "mixed": 0, "fail": 0}
+    for faces in itertools.product(range(1, 21), repeat=3):
+        kept = max(faces)
+        counts["pass" if kept == 20 or kept + 2 >= 16 else "mixed" if kept != 1 and kept + 2 >= 11 else "fail"] += 1
+    want = {k: Fraction(v, 20**3) for k, v in counts.items()}
+    assert odds("test", lucky, stat="mettle", success=16, favor=True) == want
+    assert odds("test", lucky, stat="mettle", success=16) == oracle(2, 16, 11)  # no Fortune's Favor: one d20
+    rolled = run("test", lucky, [3, 9, 17], stat="mettle", success=16, favor=True)
+    assert rolled.total == 19 and rolled.outcome == "pass" and rolled.state["feats"]["boons"] == []
+    with pytest.raises(RulesError, match="Fortune's Favor"):
+        run("feature", then(result, hype), [], feature="Luck On Your Side", ally=ally)
+
+
+def test_hype_man_3_toughen_up_rerolls_the_allys_lowest_deflect_die_exact_odds():
+    """Hype Man 3, Toughen Up: 2 Stamina; the ally rerolls one deflect die and takes the new face (Lantern rerolls
+    the lowest when it is below the die's average)."""
+    hype = make("HYPEMAN", 3)
+    ally = make("BEASTMASTER", 3)  # deflect 1d4 a die
+    result = run("feature", hype, [], feature="Toughen Up", ally=ally)
+    assert result.state["stamina"] == hype.state["stamina"] - 2
+    tough = Sheet(state=result.other_states["ally"], name="Bryn")
+    unhurt = n = 0
+    for a, b in itertools.product(range(1, 5), repeat=2):
+        low = min(a, b)
+        for new in range(1, 5) if low < 2.5 else (low,):
+            weight = 4 if low >= 2.5 else 1
+            unhurt += weight * (a + b - low + new >= 6)
+            n += weight
+    assert odds("take_damage", tough, damage=6, deflect=2)["unhurt"] == Fraction(unhurt, n)
+    rolled = run("take_damage", tough, [1, 4, 3], damage=6, deflect=2)
+    assert rolled.total == 0 and "1 rerolled to 3" in rolled.summary and rolled.state["feats"]["boons"] == []
+    assert odds("test", tough, stat="mettle", success=15) == oracle(3, 15, 10)  # a test does not take it
+
+
+def test_spellsword_1_absorb_infusion_takes_the_infusion_dice_off_damage_exact_odds():
+    """Spellsword 1, the Absorb Infusion: with a shield, damage taken is reduced by the Infusion Dice (1d6)."""
+    sh = make("SPELLSWORD", 1, stats={"agility": 3}, shield="light", feats={"picks": {"Infusions": ["Absorb", "Bind"]}})
+    active = then(run("feature", sh, [], feature="Infusions", infusion="Absorb"), sh)
+    assert odds("take_damage", active, damage=5) == {"unhurt": Fraction(2, 6), "hurt": Fraction(4, 6)}
+    hit = run("take_damage", active, [3], damage=5)
+    assert hit.state["health"] == active.state["health"] - 2 and "Absorb: 3 off" in hit.summary
+    assert odds("take_damage", active, damage=5, absorb=False) == {"hurt": 1}
+    bare = then(
+        run(
+            "feature",
+            sh.__class__(state={**sh.state, "shield": "none"}, name="Sable"),
+            [],
+            feature="Infusions",
+            infusion="Absorb",
+        ),
+        sh,
+    )
+    with pytest.raises(RulesError, match="shield"):
+        odds("take_damage", bare, damage=5)
+
+
+def test_elementalist_6_power_overwhelming_a_last_blast_of_three_times_the_dice_then_death():
+    """Elementalist 6, Power Overwhelming: during your Last Stand, end it with a 30 ft area attack: three times your
+    Base Damage dice (1d6 → 3d6) to those hit, half to those you Clash with or miss; you die."""
+    standing = make("ELEMENTALIST", 6, stats={"intellect": 3})
+    with pytest.raises(RulesError, match="choose one of"):  # offered only during a Last Stand
+        run("area_attack", standing, [15], armors="12, 30", feature="Power Overwhelming")
+    sh = make("ELEMENTALIST", 6, stats={"intellect": 3}, health=0, last_stand=1)
+    bonus = odds("area_attack", sh, armors="12, 30")
+    assert odds("area_attack", sh, armors="12, 30", feature="Power Overwhelming") == bonus
+    result = run("area_attack", sh, [15, 4, 5, 6], armors="12, 30", feature="Power Overwhelming")
+    assert result.outcome == "hit 1" and result.details["damage"] == 4 + 5 + 6 + 3
+    assert [d.sides for d in result.dice] == [20, 6, 6, 6]
+    assert "9 to each of the 1 not hit" in result.summary and result.state["dead"] is True
+
+
+def test_spellsword_1_disrupt_infusion_takes_the_infusion_dice_off_an_npcs_attack_roll():
+    """Spellsword 1, the Disrupt Infusion: an attack on you, once rolled, loses your Infusion Dice (1d6); whether
+    it then hits is read against your Armor with the lower total. A natural 20 still hits."""
+    sh = make("SPELLSWORD", 1, feats={"picks": {"Infusions": ["Disrupt", "Bind"]}})
+    plain = SYSTEM.npc_roll_at("attack", GOBLIN, sh, ScriptedRandom([12, 3]))
+    assert plain.total == 14
+    active = then(run("feature", sh, [], feature="Infusions", infusion="Disrupt"), sh)
+    cut = SYSTEM.npc_roll_at("attack", GOBLIN, active, ScriptedRandom([12, 3, 5]))
+    assert cut.total == 14 - 5 and "Disrupt: −5" in cut.summary and cut.dice[-1].sides == 6
+    assert armor(sh.state) == 12
+    assert SYSTEM.npc_attack_harm(plain, sh).lands and not SYSTEM.npc_attack_harm(cut, active).lands
+    crit = SYSTEM.npc_roll_at("attack", GOBLIN, active, ScriptedRandom([20, 3, 6]))
+    assert crit.outcome == "critical"
+
+
+def test_beastmaster_5_ultimate_tag_team_maneuvers_ride_a_setup_or_follow_up_for_2_stamina_more():
+    """Beastmaster 5, Ultimate Tag Team: a picked maneuver takes the place of the Setup or Follow-up it names for
+    2 Stamina more; Protective Pelt gives you and the beast +2 Armor until the next round; Entangling Strike's
+    Mettle test is said on a hit; the attack's odds are the Setup's or Follow-up's own."""
+    sh = make(
+        "BEASTMASTER",
+        5,
+        stats={"heart": 2, "agility": 4},
+        feats={
+            "beast": "MEDIUM",
+            "beast_health": 14,
+            "picks": {"Ultimate Tag Team": ["Protective Pelt", "Entangling Strike"]},
+        },
+    )
+    with pytest.raises(RulesError, match="takes the place of a Follow-up"):
+        run("attack", sh, [15, 3, 5], armor=14, maneuver="Setup", tag_move="Protective Pelt")
+    assert odds("attack", sh, armor=14, maneuver="Follow-up", tag_move="Protective Pelt") == exchange_oracle(2, 14, 9)
+    pelt = run("attack", sh, [15, 3, 5], armor=14, maneuver="Follow-up", tag_move="Protective Pelt")
+    assert pelt.state["stamina"] == sh.state["stamina"] - 2 - 2
+    assert armor(pelt.state) == armor(sh.state) + 2 and "Protective Pelt: +2 Armor" in pelt.summary
+    later = then(run("new_round", then(pelt, sh), []), sh)
+    assert armor(later.state) == armor(sh.state)
+    entangle = run("attack", sh, [12, 2, 6], armor=12, maneuver="Setup", tag_move="Entangling Strike")
+    assert "Entangling Strike: the target tests Mettle (13/8)" in entangle.summary
+    tired = make("BEASTMASTER", 5, stamina=3, feats=sh.state["feats"])
+    with pytest.raises(RulesError, match="Stamina"):
+        odds("attack", tired, armor=14, maneuver="Follow-up", tag_move="Protective Pelt")
+
+
+def test_brawler_5_signature_move_crippling_strike_is_an_attack_charging_2_stamina_with_its_rider():
+    """Brawler 5, Signature Move (Crippling Strike): once picked, the Attack form offers it: 2 Stamina, the attack's
+    own odds, and on a melee hit the enemy's damage halved and its speed 0 until the round ends."""
+    sh = make("BRAWLER", 5)
+    with pytest.raises(RulesError, match="choose one of"):
+        run("attack", sh, [15, 4], armor=12, maneuver="Crippling Strike")  # not picked: not offered
+    sh = then(run("feature", sh, [], feature="Signature Move", move="Crippling Strike"), sh)
+    assert odds("attack", sh, armor=12, maneuver="Crippling Strike") == exchange_oracle(3, 12, 7)
+    hit = run("attack", sh, [15, 4], armor=12, maneuver="Crippling Strike")
+    assert hit.outcome == "hit" and hit.state["stamina"] == sh.state["stamina"] - 2
+    assert "Crippling Strike: on a hit the enemy deals half damage and cannot move" in hit.summary
+    missed = run("attack", sh, [2], armor=12, maneuver="Crippling Strike")
+    assert "Crippling Strike:" not in missed.summary.split("(")[0]

@@ -15,8 +15,10 @@ from rules.dice import (
     DieRoll,
     FavorMode,
     RandomSource,
+    keep,
     pool_dist,
     roll_die,
+    roll_pool,
     three_outcome,
     three_outcome_odds,
     three_outcome_of,
@@ -53,6 +55,7 @@ class Setup:
     spend_favor: bool = False
     push: bool = False
     notes: list[str] = field(default_factory=list)
+    third_d20: bool = False  # Luck On Your Side: with Fortune's Favor, three d20 and the best kept
 
 
 def favor_params(*, pushing: bool = True, helping: bool = True) -> tuple[Param, ...]:
@@ -196,12 +199,28 @@ def check_affordable(state: Mapping[str, Any], s: Setup) -> None:
 
 
 def odds_of(s: Setup, success: int, failure: int) -> Odds:
-    chances = three_outcome_odds(s.bonus, success, failure, s.mode, s.extra)
+    if s.third_d20 and s.mode == "favor":
+        chances = dict.fromkeys(("pass", "mixed", "fail"), Fraction(0))
+        extra = pool_dist(s.extra, "sum")
+        for face, pf in pool_dist((20, 20, 20), "highest").items():
+            for e, pe in extra.items():
+                chances[three_outcome_of(face, face + e + s.bonus, success, failure)] += pf * pe
+    else:
+        chances = three_outcome_odds(s.bonus, success, failure, s.mode, s.extra)
     return Odds(tuple((k, chances[k]) for k in ("pass", "mixed", "fail")))
 
 
 def roll_test(rng: RandomSource, s: Setup, success: int, failure: int) -> tuple[tuple[DieRoll, ...], str, int, bool]:
     """Roll it: the dice, pass/mixed/fail, the total, and whether the kept d20 showed a natural 1."""
+    if s.third_d20 and s.mode == "favor":
+        d20s = keep(
+            (roll_die(rng, 20, "d20"), roll_die(rng, 20, "Fortune's Favor"), roll_die(rng, 20, "Luck On Your Side")),
+            "highest",
+        )
+        face = next(d.face for d in d20s if d.kept)
+        extra = roll_pool(rng, s.extra, "sum", ["extra"] * len(s.extra))[0]
+        total = face + s.bonus + sum(d.face for d in extra)
+        return d20s + extra, three_outcome_of(face, total, success, failure), total, face == 1
     dice, outcome, total = three_outcome(rng, s.bonus, success, failure, s.mode, s.extra)
     kept = next(d.face for d in dice if d.kept and d.sides == 20)
     return dice, outcome, total, kept == 1
@@ -256,20 +275,27 @@ class TestProcedure:
         s.bonus += extras.bonus
         s.extra = (*s.extra, *extras.dice)
         s.notes += extras.notes
+        s.third_d20 = extras.d20
         check_affordable(state, s)
         return state, s, success, failure, extras
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
-        _, s, success, failure = self._setup(sheet, p)
-        return odds_of(s, success, failure)
+        _, s, success, failure, extras = self._prepare(sheet, p)
+        odds = odds_of(s, success, failure)
+        return features.step_up_odds(odds) if extras.step else odds
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = clean_params(self, sheet, params)
         state, s, success, failure, extras = self._prepare(sheet, p)
-        odds = odds_of(s, success, failure)
+        odds = self.odds(sheet, p)
         notes = s.notes + pay(state, s) + features.pay_extras(state, extras)
         dice, outcome, total, nat1 = roll_test(rng, s, success, failure)
+        if extras.step and features.step_up(outcome) != outcome:
+            notes.append(
+                f"Minor Intervention: {OUTCOME_WORDS[outcome]} made {OUTCOME_WORDS[features.step_up(outcome)]}"
+            )
+            outcome = features.step_up(outcome)
         kept = next(d.face for d in dice if d.kept and d.sides == 20)
         what = "Luck test" if p["stat"] == "luck" else f"{STAT_NAMES[p['stat']]} test"
         summary = f"{what} ({needing(success, failure)}): {describe(outcome, total, nat1, kept)}."

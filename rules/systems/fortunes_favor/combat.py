@@ -135,6 +135,7 @@ class ExchangeProcedure:
             ),
             features.maneuver_param(sheet),
             *beasts.params(sheet),
+            *features.tag_move_param(sheet),
             *favor_params(pushing=False, helping=False),
             _dying_param(),
         )
@@ -176,6 +177,7 @@ class ExchangeProcedure:
             s.bonus += attacker[0] - attack_bonus(state)
             s.notes.append(f"the attack is {attacker[1]}")
         s.extra = (*s.extra, *extras_.dice)
+        s.third_d20 = extras_.d20  # Luck On Your Side
         s.notes += target_notes + extras_.notes
         if p["ranged_in_melee"]:
             s.notes.append("ranged in melee: Misfortune")
@@ -259,13 +261,29 @@ class ExchangeProcedure:
         )
 
 
-def _deflect_dist(state: Mapping[str, Any], count: int) -> dict[int, Fraction]:
-    """Exact total of ``count`` deflect dice plus the flat bonus (a medium shield rerolls 1s once)."""
+def _deflect_one(state: Mapping[str, Any]) -> dict[int, Fraction]:
+    """One deflect die's faces (a medium shield rerolls 1s once)."""
     die = deflect_die(state)
     one = die_dist(die)
     if deflect_rerolls_ones(state):
         p = Fraction(1, die)
         one = {face: (p * p if face == 1 else p + p * p) for face in range(1, die + 1)}
+    return one
+
+
+def _roll_deflect_die(rng: RandomSource, state: Mapping[str, Any], label: str = "deflect") -> list[DieRoll]:
+    """One deflect die as rolled (a medium shield's rerolled 1 first, not kept)."""
+    size = deflect_die(state)
+    die = roll_die(rng, size, label)
+    if die.face == 1 and deflect_rerolls_ones(state):
+        return [DieRoll(die.sides, die.face, False, label), roll_die(rng, size, f"{label} reroll")]
+    return [die]
+
+
+def _deflect_dist(state: Mapping[str, Any], count: int, p: Mapping[str, Any] | None = None) -> dict[int, Fraction]:
+    """Exact total of ``count`` deflect dice plus the flat bonus, with the class features that change it
+    (Toughen Up's reroll, the Absorb Infusion's dice)."""
+    one = _deflect_one(state)
     total = {deflect_flat(state) if count else 0: Fraction(1)}
     for _ in range(count):
         nxt: dict[int, Fraction] = {}
@@ -273,7 +291,9 @@ def _deflect_dist(state: Mapping[str, Any], count: int) -> dict[int, Fraction]:
             for b, pb in one.items():
                 nxt[a + b] = nxt.get(a + b, Fraction(0)) + pa * pb
         total = nxt
-    return total
+    if count and features.toughened(state) is not None:
+        total = {deflect_flat(state) + k: v for k, v in features.reroll_lowest_dist(one, count).items()}
+    return features.add_dice_dist(total, features.absorb_dice(state, p or {}))
 
 
 def apply_damage(state: dict[str, Any], sheet: Sheet | None, amount: int) -> list[str]:
@@ -341,7 +361,7 @@ class TakeDamageProcedure:
         _pay_deflect(paid, count)
         keys = ("unhurt", "hurt", "down") if p.get("beast") else ("unhurt", "hurt", "dying", "dead")
         out = dict.fromkeys(keys, Fraction(0))
-        for total, pr in _deflect_dist(state, count).items():
+        for total, pr in _deflect_dist(state, count, p).items():
             outcome, _, _ = _land(copy.deepcopy(paid), sheet, p, total)
             out[outcome] += pr
         return Odds(tuple((k, v) for k, v in out.items() if v), success_keys=("unhurt", "hurt"))
@@ -354,15 +374,20 @@ class TakeDamageProcedure:
         dice: list[DieRoll] = []
         reduced = 0
         if count:
-            size = deflect_die(state)
             for _ in range(count):
-                die = roll_die(rng, size, "deflect")
-                if die.face == 1 and deflect_rerolls_ones(state):
-                    dice.append(DieRoll(die.sides, die.face, False, "deflect"))
-                    die = roll_die(rng, size, "deflect reroll")
-                dice.append(die)
-                reduced += die.face
+                rolled = _roll_deflect_die(rng, state)
+                dice += rolled
+                reduced += rolled[-1].face
             reduced += deflect_flat(state)
+            change, again, said = features.toughen_up(
+                state, _deflect_one(state), [d for d in dice if d.kept], lambda: _roll_deflect_die(rng, state)[-1]
+            )
+            reduced, dice, notes = reduced + change, dice + again, notes + said
+        for sides in features.absorb_dice(state, p):  # the Absorb Infusion
+            die = roll_die(rng, sides, "Absorb")
+            dice.append(die)
+            reduced += die.face
+            notes.append(f"Absorb: {die.face} off")
         before = state["feats"]["beast_health"] if p.get("beast") else state["health"]
         outcome, taken, landed = _land(state, sheet, p, reduced)
         notes = _incoming_notes(state, p) + notes + landed
@@ -425,6 +450,8 @@ def _damage_feature_params(sheet: Sheet | None) -> tuple[Param, ...]:
         )
     if features.has(state, "You Won't Be The One To Kill Me"):
         out.append(Param("sworn", "From the creature you named at your Last Stand", "bool", False))
+    if state["feats"]["infusion"] == "Absorb":
+        out.append(Param("absorb", "Absorb takes the Infusion Dice off it", "bool", True, help="Needs a shield."))
     return tuple(out)
 
 
@@ -864,6 +891,7 @@ class AreaAttackProcedure:
         s = setup(sheet, state, p, stat=state["attack_stat"], attack=True, extra_favor=extras_.favor)
         s.bonus = s.bonus - state["stats"][state["attack_stat"]] + attack_bonus(state) + extras_.bonus
         s.extra = (*s.extra, *extras_.dice)
+        s.third_d20 = extras_.d20  # Luck On Your Side
         s.notes += extras_.notes
         if cost:
             spend_stamina(dict(state, statuses=dict(state["statuses"])), cost, name)
@@ -873,7 +901,7 @@ class AreaAttackProcedure:
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
         _, s, targets, _ = self._setup(sheet, p)
-        chances = features.area_odds(s.bonus, s.mode, s.extra, targets)
+        chances = features.area_odds(s.bonus, s.mode, s.extra, targets, s.third_d20)
         hits = tuple(k for k in chances if k != "hit 0")
         return Odds(tuple(chances.items()), success_keys=hits)
 
@@ -893,12 +921,15 @@ class AreaAttackProcedure:
         words = ", ".join(f"{armor}: {dict(EXCHANGE_KEYS)[r]}" for (armor, _), r in zip(targets, results, strict=True))
         summary = f"Area attack {total} against Armor {words}."
         damage = None
-        if hit:
-            dealt = features.roll_damage(rng, state, {}, "hit", kept, False)
+        final = p["feature"] == "Power Overwhelming"
+        if hit or final:
+            dealt = features.roll_damage(rng, state, {"maneuver": p["feature"]} if final else {}, "hit", kept, False)
             dice = (*dice, *dealt.dice)
             damage = dealt.total
             summary += f" {dealt.words[0]} to each target hit."
-        if any(r != "pass" for r in results):
+        if final:
+            summary += " " + features.final_blast(state, damage or 0, hit, len(results) - hit)
+        elif any(r != "pass" for r in results):
             summary += " Any Clash or Counter goes to one creature the GM picks."
         if nat1:
             summary += " A natural 1."

@@ -38,12 +38,15 @@ from rules.systems.fortunes_favor.travel import jumps, lift, march_miles
 
 
 def _range_max(state: dict[str, Any]) -> int:
-    """Base range: Brawler's Fighting Style doubles it with Agility; Bolt Thrower adds 30 ft."""
+    """Base range: Brawler's Fighting Style doubles it with Agility; Bolt Thrower adds 30 ft; Long Shot doubles it
+    until the next round."""
     top = int(cls(state)["range"][1])
     if state["class"] == "BRAWLER" and state["attack_stat"] == "agility":
         top *= 2
     if "Bolt Thrower" in state["feats"]["picks"].get("Focused Training", []):
         top += 30
+    if state["feats"]["long_shot"]:
+        top *= 2
     return top
 
 
@@ -76,7 +79,7 @@ def _companion_facts(state: dict[str, Any]) -> dict[str, Any]:
             "name": b["name"],
             "health": feats["beast_health"],
             "health_max": beast_health_max(state),
-            "armor": b["armor"],
+            "armor": b["armor"] + (extras.PELT_ARMOR if feats["pelt"] else 0),
             "attack": f"{state['stats']['heart']:+d}",
             "damage": f"{count}d{die}{b['stats'][key]:+d}",
             "speeds": ", ".join(f"{k} {v} ft" for k, v in b["speeds"].items()),

@@ -15,7 +15,7 @@ from rules.data import fortunes_favor_extras as extras
 from rules.validation import boolean, bounded_int
 
 BOONS_MAX = 6
-BOON_ON = ("test", "attack", "any")
+BOON_ON = ("test", "attack", "any", "deflect")
 TEMP_HEALTH_MAX = 200
 
 
@@ -33,6 +33,9 @@ def default_feats() -> dict[str, Any]:
         "infusion": "",  # Spellsword: the Infusion active now
         "slab": False,  # Brawler, Slab of Beef: damage halved until the next round
         "reinvigorated": False,  # Shapeshifter, Reinvigorate: + Heart Armor until the next round
+        "overcharged": False,  # Elementalist, Overcharge: the next damage dealt is two steps up
+        "long_shot": False,  # Ranger, Long Shot: range doubled and speed 0 until the next round
+        "pelt": False,  # Beastmaster, Protective Pelt: +2 Armor for you and the beast until the next round
     }
 
 
@@ -66,7 +69,7 @@ def validate_feats(raw: Any) -> dict[str, Any]:
             raise RulesError("A waiting bonus must be a set of named fields.")
         on = boon.get("on", "test")
         if on not in BOON_ON:
-            raise RulesError("A waiting bonus applies to a test, an attack or either.")
+            raise RulesError("A waiting bonus applies to a test, an attack, either, or a deflect.")
         out["boons"].append(
             {
                 "from": str(boon.get("from", ""))[:60],
@@ -76,6 +79,10 @@ def validate_feats(raw: Any) -> dict[str, Any]:
                 "favor": boolean(boon.get("favor", False), "Fortune's Favor"),
                 "stats": _names(boon.get("stats", []), "Stats", 4),
                 "on": on,
+                "step": boolean(boon.get("step", False), "One step better"),
+                "round": boolean(boon.get("round", False), "Until the next round"),
+                "d20": boolean(boon.get("d20", False), "Another d20"),
+                "reroll": boolean(boon.get("reroll", False), "A deflect die rerolled"),
             }
         )
     picks = merged["picks"]
@@ -99,4 +106,7 @@ def validate_feats(raw: Any) -> dict[str, Any]:
     out["infusion"] = infusion
     out["slab"] = boolean(merged["slab"], "Slab of Beef")
     out["reinvigorated"] = boolean(merged["reinvigorated"], "Reinvigorate")
+    out["overcharged"] = boolean(merged["overcharged"], "Overcharge")
+    out["long_shot"] = boolean(merged["long_shot"], "Long Shot")
+    out["pelt"] = boolean(merged["pelt"], "Protective Pelt")
     return out

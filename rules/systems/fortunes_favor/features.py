@@ -108,8 +108,9 @@ FEATURES: dict[tuple[str, str], Feature] = {
     ("BEASTMASTER", "Stat Up"): STAT_UP,
     ("BEASTMASTER", "Ultimate Tag Team"): Feature(
         "use",
-        "pick the two maneuvers (kept on the sheet); using one costs 2 Stamina more, charged on use, and its rider "
-        "(Entangled, a free move, +2 Armor, bleeding) is played at the table",
+        "pick the two maneuvers (kept on the sheet); the Attack form's Setup or Follow-up then offers them for 2 "
+        "Stamina more: Protective Pelt gives you and the beast +2 Armor until the next round, the others' riders "
+        "(a Mettle test against Entangled, a half-speed move, bleeding) are said on a hit",
         stamina=2,
         effect="pick",
     ),
@@ -126,7 +127,13 @@ FEATURES: dict[tuple[str, str], Feature] = {
         "sheet", "the attack stat is chosen (Mettle or Agility); Agility doubles range"
     ),
     ("BRAWLER", "Muscle Bound Body"): Feature("sheet", "unarmoured Armor is 10 + Mettle + Agility (at most 2)"),
-    ("BRAWLER", "Tag Team"): _t("moving the enemy and the ally's Fortune's Favor are played on the map"),
+    ("BRAWLER", "Tag Team"): Feature(
+        "boon",
+        "after your melee hit: the ally you name has Fortune's Favor on their next attack before the next round "
+        "(moving the enemy to them is the map's)",
+        boon={"favor": True, "on": "attack", "round": True},
+        ally=True,
+    ),
     ("BRAWLER", "Bravado"): Feature("test", "adds Mettle to tests to intimidate", bonus="mettle"),
     ("BRAWLER", "Counter Puncher"): Feature("use", "2 Stamina charged for a second Counter Action", stamina=2),
     ("BRAWLER", "Mix It Up"): Feature(
@@ -135,8 +142,9 @@ FEATURES: dict[tuple[str, str], Feature] = {
     ("BRAWLER", "Stat Up"): STAT_UP,
     ("BRAWLER", "Signature Move"): Feature(
         "use",
-        "pick the move; Spinning Lariat is an area attack costing 1 Stamina + 1 per enemy; the other moves' "
-        "Stamina is charged on use and their riders played at the table",
+        "pick the move; Spinning Lariat is an area attack costing 1 Stamina + 1 per enemy; Crippling Strike and Top "
+        "Rope Takedown are then the Attack form's, charging their Stamina and saying their rider on a hit; Counter "
+        "Throw's Stamina is charged on use",
         effect="pick",
     ),
     ("BRAWLER", "Slab of Beef"): Feature(
@@ -147,8 +155,11 @@ FEATURES: dict[tuple[str, str], Feature] = {
     ),
     ("BRAWLER", "Stat Up 2"): STAT_UP_2,
     # --- Devoted -------------------------------------------------------------------------------------------
-    ("DEVOTED", "Spellcasting"): _t(
-        "1b's spell list is not in the data Lantern holds; a spell's Stamina is spent by hand"
+    ("DEVOTED", "Spellcasting"): Feature(
+        "use",
+        "cast a spell of your level or lower: its level in Stamina is charged (which spell it is, from 1b's list, "
+        "and its effect are the table's)",
+        effect="cast",
     ),
     ("DEVOTED", "Holy Symbol"): _t("a hand rule for casting, checked by the table"),
     ("DEVOTED", "I've Studied the Word"): Feature(
@@ -165,10 +176,13 @@ FEATURES: dict[tuple[str, str], Feature] = {
         "boon", "1 Stamina: Fortune's Favor on your next test", stamina=1, boon={"favor": True, "on": "test"}
     ),
     ("DEVOTED", "Minor Intervention"): Feature(
-        "use",
-        "once a day, Fortune's Favor: the result one step better (the player marks the better result)",
+        "boon",
+        "once a day, Fortune's Favor: your or an ally's next test comes out one step better (a Failure Mixed, "
+        "a Mixed a Success); Lantern takes it before that roll, so use it when the test matters",
         favor=True,
         uses=(1, "night"),
+        boon={"step": True, "on": "test"},
+        ally=True,
     ),
     ("DEVOTED", "Stat Up"): STAT_UP,
     ("DEVOTED", "Shepherd of the Word"): Feature("test", "+3 to persuade others to your god's tenets", bonus=3),
@@ -199,8 +213,16 @@ FEATURES: dict[tuple[str, str], Feature] = {
     ("ELEMENTALIST", "Twin Attack"): Feature(
         "use", "2 Stamina charged; the two attacks are rolled one after the other", stamina=2
     ),
-    ("ELEMENTALIST", "Overcharge"): _t("which damage was of your element is the GM's call; step it up by hand"),
-    ("ELEMENTALIST", "Power Overwhelming"): _t("the dying blast ends the character: played by the table"),
+    ("ELEMENTALIST", "Overcharge"): Feature(
+        "use",
+        "after damage of your element hits you: the next damage you deal has Base Damage two steps up",
+        effect="overcharge",
+    ),
+    ("ELEMENTALIST", "Power Overwhelming"): Feature(
+        "area",
+        "during your Last Stand: a last area attack on everyone within 30 ft, three times your Base Damage dice to "
+        "each hit and half to the rest; the character dies",
+    ),
     ("ELEMENTALIST", "Bursting Shot"): Feature(
         "attack", "Fortune's Favor spent: on a hit, enemies within 5 ft take half the damage (shown)", favor=True
     ),
@@ -216,10 +238,20 @@ FEATURES: dict[tuple[str, str], Feature] = {
         "use", "when a hyped ally still fails: gain Fortune's Favor", effect="gain_favor"
     ),
     ("HYPEMAN", "Luck On Your Side"): Feature(
-        "use", "Fortune's Favor spent for an ally's extra d20 (the ally rolls it)", favor=True, ally=True
+        "boon",
+        "your Fortune's Favor: the ally's next roll, if it has Fortune's Favor, rolls a third d20 and keeps the "
+        "best (exact odds on their sheet)",
+        favor=True,
+        boon={"d20": True, "on": "any"},
+        ally=True,
     ),
     ("HYPEMAN", "Toughen Up"): Feature(
-        "use", "2 Stamina charged; the ally rerolls a deflect die", stamina=2, ally=True
+        "boon",
+        "2 Stamina: the ally's next deflect rerolls its lowest die when that is below the die's average, and "
+        "keeps the new face (exact odds on their Take damage)",
+        stamina=2,
+        boon={"reroll": True, "on": "deflect"},
+        ally=True,
     ),
     ("HYPEMAN", "Stat Up"): STAT_UP,
     ("HYPEMAN", "Bedtime Story"): Feature(
@@ -278,14 +310,18 @@ FEATURES: dict[tuple[str, str], Feature] = {
     ),
     ("RANGER", "Precision of the Hawk"): Feature("auto", "1s on attack damage dice are rerolled once"),
     ("RANGER", "Cunning Stalker"): Feature("test", "1 Stamina: +2 to a stealth test", bonus=2, stamina=1),
-    ("RANGER", "Wild Guide"): _t("the party's off-road pace is the travel roll's by hand (+ Heart miles)"),
+    ("RANGER", "Wild Guide"): Feature(
+        "sheet", "the off-road march on the sheet adds your Heart in miles (the party you guide goes as far)"
+    ),
     ("RANGER", "Quickdraw Counter"): _t("which weapon counters has no number"),
     ("RANGER", "Stat Up"): STAT_UP,
     ("RANGER", "Poisoned Blade"): Feature("attack", "a coated weapon adds 1d4 rot damage"),
     ("RANGER", "Final Hunt"): Feature(
         "auto", "during a Last Stand every attack adds Poisoned Blade's 1d4 and Predator's Sense is +6 (speed +10 ft)"
     ),
-    ("RANGER", "Long Shot"): _t("range doubling is read off the map"),
+    ("RANGER", "Long Shot"): Feature(
+        "use", "your speed drops to 0 and your range doubles on the sheet until the next round", effect="long_shot"
+    ),
     ("RANGER", "Stat Up 2"): STAT_UP_2,
     # --- Shapeshifter --------------------------------------------------------------------------------------
     ("SHIFTER", "Shape Changer"): Feature(
@@ -385,9 +421,28 @@ def has(state: Mapping[str, Any], name: str) -> bool:
     return name in state["novice_features"] or name in state["veteran_features"]
 
 
+# Signature Move's melee moves (Brawler 5), taken on the Attack form once picked: their own Stamina (the "+1 per
+# size larger" is added by hand) and the rider a hit brings, said in the roll.
+SIGNATURE_ATTACKS: dict[str, Feature] = {
+    "Crippling Strike": Feature(
+        "attack",
+        "2 Stamina, melee: on a hit the enemy deals half damage and cannot move until the round ends",
+        stamina=2,
+    ),
+    "Top Rope Takedown": Feature(
+        "attack",
+        "1 Stamina, from an ally or something sturdy beside the target: on a hit, your attack stat against the "
+        "target's, and if you win it is knocked Prone",
+        stamina=1,
+    ),
+}
+
+
 def feature(state: Mapping[str, Any], name: str) -> Feature:
     if (state["class"], name) in FEATURES:
         return FEATURES[(state["class"], name)]
+    if name in SIGNATURE_ATTACKS:
+        return SIGNATURE_ATTACKS[name]
     if name in NOVICE:
         return NOVICE[name]
     return VETERAN[name]
@@ -404,6 +459,8 @@ def owned(state: Mapping[str, Any], kind: str) -> list[str]:
         if NOVICE[n].kind == kind or (kind == "test" and n in NOVICE_TEST_ALSO):
             out.append(n)
     out += [n for n in state["veteran_features"] if VETERAN[n].kind == kind]
+    if kind == "attack" and has(state, "Signature Move"):
+        out += [n for n in picked(state, "Signature Move") if n in SIGNATURE_ATTACKS]
     return out
 
 
@@ -441,6 +498,8 @@ def test_situations(sheet: Sheet | None) -> tuple[tuple[str, str], ...]:
     for name in owned(state, "test"):
         f = feature(state, name)
         out.append((name, f"{name}: {f.how}"))
+    if state["feats"]["infusion"] == "Veil":
+        out.append(("Veil", f"Veil: {extras.OPTION_WORDS['Veil']}"))
     return tuple(out)
 
 
@@ -466,6 +525,8 @@ class TestExtras:
     hype: int = 0
     boons: list[int] = field(default_factory=list)  # indexes into feats["boons"] consumed
     uses: str = ""  # the feature whose use per rest this roll counts
+    step: bool = False  # Minor Intervention: the result one step better
+    d20: bool = False  # Luck On Your Side: a third d20 when the roll has Fortune's Favor
     notes: list[str] = field(default_factory=list)
     what: str = ""
 
@@ -476,6 +537,12 @@ def test_extras(
     """The bonuses class features give a test (or an attack test) now; refused before the odds if unaffordable."""
     x = TestExtras()
     name = params.get("situation") or ""
+    if name == "Veil":  # Spellsword, the Veil Infusion while active: the Infusion Dice on hiding and sneaking
+        if state["feats"]["infusion"] != "Veil":
+            raise RulesError("Veil adds only while it is your active Infusion.")
+        x.dice += infusion_dice(state)
+        x.notes.append(f"Veil: +{dice_label(infusion_dice(state), True)}")
+        name = ""
     if name:
         if name not in owned(state, "test"):
             raise RulesError(f"{name} is not one of your features for tests.")
@@ -499,7 +566,7 @@ def test_extras(
         x.favor += 1
         x.notes.append("Running on Pure Adrenaline: Fortune's Favor")
     for i, boon in enumerate(state["feats"]["boons"]):
-        wanted = boon["on"] == "any" or (boon["on"] == "attack") == attack
+        wanted = boon["on"] in ("any", "attack" if attack else "test")
         if not wanted or (boon["stats"] and stat_key not in boon["stats"]):
             continue
         x.boons.append(i)
@@ -508,11 +575,15 @@ def test_extras(
             x.dice += (boon["die"],) * boon["dice"]
         if boon["favor"]:
             x.favor += 1
+        x.step = x.step or boon["step"]
+        x.d20 = x.d20 or boon["d20"]
         parts = [
             f"{boon['bonus']:+d}" if boon["bonus"] else "",
             f"+{boon['dice']}d{boon['die']}" if boon["die"] else "",
         ]
         parts.append("Fortune's Favor" if boon["favor"] else "")
+        parts.append("the result one step better" if boon["step"] else "")
+        parts.append("a third d20 with Fortune's Favor" if boon["d20"] else "")
         x.notes.append(f"{boon['from']}: {' '.join(p for p in parts if p)}")
     if x.hype > state["feats"]["hype"]:
         raise RulesError(f"{x.what} costs {x.hype} Hype; you have {state['feats']['hype']}.")
@@ -561,9 +632,55 @@ def maneuver_param(sheet: Sheet | None) -> Param:
     )
 
 
+def sheet_state(sheet: Sheet | None) -> dict[str, Any] | None:
+    """The sheet's state for drawing a form, or None without a sheet or with one the rules cannot read."""
+    if sheet is None:
+        return None
+    try:
+        return _st(sheet)
+    except RulesError:
+        return None
+
+
+def tag_move_param(sheet: Sheet | None) -> tuple[Param, ...]:
+    """Ultimate Tag Team: the picked maneuvers, offered on a Setup or Follow-up attack."""
+    state = sheet_state(sheet)
+    moves = picked(state, "Ultimate Tag Team") if state is not None and has(state, "Ultimate Tag Team") else []
+    if not moves:
+        return ()
+    choices = tuple((m, f"{m} ({extras.TAG_MOVES[m]}): {extras.OPTION_WORDS[m]}") for m in moves)
+    return (
+        Param(
+            "tag_move",
+            "Ultimate Tag Team maneuver",
+            "choice",
+            "",
+            choices=(("", "— none —"), *choices),
+            help=f"In place of the Setup or Follow-up it names, {extras.TAG_MOVE_STAMINA} Stamina more.",
+        ),
+    )
+
+
+def _tag_move(state: Mapping[str, Any], params: Mapping[str, Any]) -> str:
+    move = params.get("tag_move") or ""
+    if not move:
+        return ""
+    if move not in picked(state, "Ultimate Tag Team"):
+        raise RulesError(f"{move} is not one of your Ultimate Tag Team picks.")
+    if (params.get("maneuver") or "") != extras.TAG_MOVES[move]:
+        raise RulesError(f"{move} takes the place of a {extras.TAG_MOVES[move]}: pick that class feature.")
+    return move
+
+
+def _maneuver_stamina(state: Mapping[str, Any], f: Feature, params: Mapping[str, Any]) -> int:
+    return f.stamina + (extras.TAG_MOVE_STAMINA if _tag_move(state, params) else 0)
+
+
 def check_maneuver(state: Mapping[str, Any], params: Mapping[str, Any]) -> Feature | None:
     name = params.get("maneuver") or ""
     if not name:
+        if params.get("tag_move"):
+            raise RulesError("An Ultimate Tag Team maneuver takes the place of a Setup or Follow-up: pick one.")
         return None
     if name not in owned(state, "attack"):
         raise RulesError(f"{name} is not one of your attack features.")
@@ -575,8 +692,9 @@ def check_maneuver(state: Mapping[str, Any], params: Mapping[str, Any]) -> Featu
     if name in ("Setup", "Follow-up") and not state["feats"]["beast"]:
         raise RulesError("Choose your beast first (Use a class feature: Beast Bond).")
     beasts.check(state, name)  # a Follow-up needs a beast with a Setup
-    if f.stamina:
-        spend_stamina(dict(state, statuses=dict(state["statuses"])), f.stamina, name)
+    cost = _maneuver_stamina(state, f, params)
+    if cost:
+        spend_stamina(dict(state, statuses=dict(state["statuses"])), cost, name)
     return f
 
 
@@ -586,8 +704,9 @@ def pay_maneuver(state: dict[str, Any], params: Mapping[str, Any]) -> list[str]:
         return []
     f = feature(state, name)
     notes: list[str] = []
-    if f.stamina:
-        notes += spend_stamina(state, f.stamina, name)
+    cost = _maneuver_stamina(state, f, params)
+    if cost:
+        notes += spend_stamina(state, cost, _tag_move(state, params) or name)
     if f.favor:
         state["fortunes_favor"] -= 1
         notes.append(f"{name}: Fortune's Favor spent")
@@ -640,8 +759,20 @@ def _roll_part(rng: RandomSource, pool: tuple[int, ...], label: str, hawk: bool,
     return total
 
 
+OVERCHARGE_STEPS = 2  # Elementalist 5, Overcharge: "2 dice steps"
+POWER_OVERWHELMING_TIMES = 3  # Elementalist 6, Power Overwhelming: three times your Base Damage dice
+
+
+def final_blast(state: dict[str, Any], damage: int, hits: int, others: int) -> str:
+    """Power Overwhelming: half the damage to every target not hit, and the character dies."""
+    state["dead"] = True
+    state["last_stand"] = 0
+    half = f"; {damage // 2} to each of the {others} not hit" if others else ""
+    return f"Power Overwhelming: {damage} to each of the {hits} hit{half}. The blast ends your Last Stand: dead."
+
+
 def roll_damage(
-    rng: RandomSource, state: Mapping[str, Any], params: Mapping[str, Any], result: str, kept: int, careful: bool
+    rng: RandomSource, state: dict[str, Any], params: Mapping[str, Any], result: str, kept: int, careful: bool
 ) -> Damage:
     """Seed 003 damage for an attack that deals it, with the class features that change it (in order: the
     maneuver's steps, Martyr, the dice with Precision of the Hawk, the stat, Lucky Shot's 2d6, rot from Poisoned
@@ -658,6 +789,12 @@ def roll_damage(
     if name == "Follow-up":  # the beast's Setup ability on your Follow-up (Menacing Attack, Raking Attack)
         more_steps, more_bonus, boost = beasts.setup_boost(state)
         steps, bonus = steps + more_steps, bonus + more_bonus
+    if name == "Power Overwhelming":  # three times the Base Damage dice
+        pool = pool * POWER_OVERWHELMING_TIMES
+    overcharged = state["feats"]["overcharged"]
+    if overcharged:  # Elementalist, Overcharge: spent on this damage
+        steps += OVERCHARGE_STEPS
+        state["feats"]["overcharged"] = False
     if steps:
         pool = ff_damage_step(pool, steps)
     hawk = has(state, "Precision of the Hawk")
@@ -670,6 +807,8 @@ def roll_damage(
         out.words.append(f"the beast's Setup {out.beast} ({dice_label(bpool, True)}{bbonus:+d})")
     total = _roll_part(rng, pool, "damage", hawk, out) + bonus
     how = [f"{dice_label(pool, True)}{bonus:+d}", *boost]
+    if overcharged:
+        how.append("Overcharge: two steps up")
     if hawk:
         how.append("1s rerolled")
     for mpool, mbonus, kind in more:
@@ -738,7 +877,7 @@ def deals_on_clash(params: Mapping[str, Any]) -> bool:
 
 
 def attack_riders(
-    state: Mapping[str, Any], params: Mapping[str, Any], result: str, target: dict[str, Any] | None
+    state: dict[str, Any], params: Mapping[str, Any], result: str, target: dict[str, Any] | None
 ) -> list[str]:
     """What a maneuver does besides damage: Yoink's Prone, Driving Attack's push, Bursting Shot's splash,
     Setup/Follow-up when they miss."""
@@ -755,7 +894,23 @@ def attack_riders(
         notes.append("Bursting Shot: enemies within 5 ft of the target take half")
     if name == "Follow-up" and result != "hit":
         notes.append("the beast's Setup missed: no Follow-up")
+    if name in SIGNATURE_ATTACKS and result == "hit":
+        notes.append(f"{name}: {SIGNATURE_ATTACKS[name].how.split(': ', 1)[1]}")
+    move = params.get("tag_move") or ""
+    if move == "Protective Pelt":  # "You and your Beast each gain +2 Armor until the start of the next round"
+        state["feats"]["pelt"] = True
+        notes.append(f"Protective Pelt: +{extras.PELT_ARMOR} Armor for you and the beast until the next round")
+    elif move and result == "hit":
+        notes.append(f"{move}: {TAG_RIDERS[move]}")
     return notes
+
+
+# Ultimate Tag Team's riders on a hit that the table plays out (no number on a sheet Lantern holds).
+TAG_RIDERS = {
+    "Entangling Strike": "the target tests Mettle (13/8) or is Entangled until the next round",
+    "Predator's Leap": "you may move up to half your speed now",
+    "Savage Rend": "the target bleeds 1d4 at the start of each round until it spends an Action to stop it",
+}
 
 
 def attacker_for(state: Mapping[str, Any], params: Mapping[str, Any]) -> tuple[int, str] | None:
@@ -819,6 +974,16 @@ def on_new_round(state: dict[str, Any], sheet: Sheet | None) -> list[str]:
     if feats["reinvigorated"]:
         feats["reinvigorated"] = False
         notes.append("Reinvigorate ends")
+    if feats["long_shot"]:
+        feats["long_shot"] = False
+        notes.append("Long Shot ends")
+    if feats["pelt"]:
+        feats["pelt"] = False
+        notes.append("Protective Pelt ends")
+    lasting = [b for b in feats["boons"] if not b["round"]]
+    if len(lasting) < len(feats["boons"]):
+        notes += [f"{b['from']} ends" for b in feats["boons"] if b["round"]]
+        feats["boons"] = lasting
     if state["last_stand"] and not state["dead"]:
         if has(state, "Luck Runs Out"):
             gain_favor(state, sheet)
@@ -862,6 +1027,84 @@ def on_rest(state: dict[str, Any], kind: str, healed: int, finished: bool) -> li
     return notes
 
 
+# --- deflecting: the Absorb Infusion and Toughen Up -------------------------------------------------------
+
+
+def disrupt_dice(state: Mapping[str, Any]) -> tuple[int, ...]:
+    """Spellsword, the Disrupt Infusion while active: an attack roll against you loses the Infusion Dice."""
+    return infusion_dice(state) if state["feats"]["infusion"] == "Disrupt" else ()
+
+
+def absorb_dice(state: Mapping[str, Any], p: Mapping[str, Any]) -> tuple[int, ...]:
+    """Spellsword, the Absorb Infusion: with a shield, the Infusion Dice come off damage you take (when ticked)."""
+    if not p.get("absorb"):
+        return ()
+    if state["feats"]["infusion"] != "Absorb":
+        raise RulesError("Absorb works only while it is your active Infusion.")
+    if state["shield"] == "none":
+        raise RulesError("Absorb needs a shield.")
+    return infusion_dice(state)
+
+
+def toughened(state: Mapping[str, Any]) -> int | None:
+    """Toughen Up waiting on this sheet: the index of its boon, or None."""
+    return next((i for i, b in enumerate(state["feats"]["boons"]) if b["on"] == "deflect" and b["reroll"]), None)
+
+
+def _mean(one: Mapping[int, Fraction]) -> Fraction:
+    return sum((face * p for face, p in one.items()), Fraction(0))
+
+
+def reroll_lowest_dist(one: Mapping[int, Fraction], count: int) -> dict[int, Fraction]:
+    """The total of ``count`` dice of distribution ``one`` when the lowest is rolled again (and the new face kept)
+    if it is below the die's average (Toughen Up): exact, over (total, lowest) pairs."""
+    mean = _mean(one)
+    pairs: dict[tuple[int, int], Fraction] = {(0, 99): Fraction(1)}
+    for _ in range(count):
+        nxt: dict[tuple[int, int], Fraction] = {}
+        for (total, low), pa in pairs.items():
+            for face, pf in one.items():
+                key = (total + face, min(low, face))
+                nxt[key] = nxt.get(key, Fraction(0)) + pa * pf
+        pairs = nxt
+    out: dict[int, Fraction] = {}
+    for (total, low), pa in pairs.items():
+        if count and low < mean:
+            for face, pf in one.items():
+                out[total - low + face] = out.get(total - low + face, Fraction(0)) + pa * pf
+        else:
+            out[total] = out.get(total, Fraction(0)) + pa
+    return out
+
+
+def add_dice_dist(dist: Mapping[int, Fraction], dice: tuple[int, ...]) -> dict[int, Fraction]:
+    """``dist`` plus the sum of ``dice`` (each fair), exactly."""
+    out = dict(dist)
+    for sides in dice:
+        nxt: dict[int, Fraction] = {}
+        for total, pa in out.items():
+            for face in range(1, sides + 1):
+                nxt[total + face] = nxt.get(total + face, Fraction(0)) + pa / sides
+        out = nxt
+    return out
+
+
+def toughen_up(
+    state: dict[str, Any], one: Mapping[int, Fraction], kept: list[DieRoll], reroll: Any
+) -> tuple[int, list[DieRoll], list[str]]:
+    """Roll Toughen Up's reroll of the lowest deflect die (``reroll()`` rolls one as deflecting does) and use up
+    its boon: (the change to the total, the dice, notes)."""
+    index = toughened(state)
+    if index is None or not kept:
+        return 0, [], []
+    state["feats"]["boons"] = [b for i, b in enumerate(state["feats"]["boons"]) if i != index]
+    low = min(kept, key=lambda d: d.face)
+    if low.face >= _mean(one):
+        return 0, [], [f"Toughen Up: the lowest die ({low.face}) is kept"]
+    new = reroll()
+    return new.face - low.face, [new], [f"Toughen Up: {low.face} rerolled to {new.face}"]
+
+
 def absorb_form_health(state: dict[str, Any], amount: int) -> tuple[int, list[str]]:
     """A Big form's extra Health is lost first; what is left reaches Health."""
     feats = state["feats"]
@@ -883,17 +1126,79 @@ def after_damage(state: dict[str, Any]) -> list[str]:
 # --- Use a class feature -----------------------------------------------------------------------------------
 
 
-def _option_choices(sheet: Sheet | None) -> tuple[tuple[str, str], ...]:
-    out: list[tuple[str, str]] = [("end", "End the form")]
-    out += [(k, v["name"]) for k, v in extras.FORMS.items()]
-    out += [(k, v["name"]) for k, v in extras.BEASTS.items()]
-    seen = set()
-    for (_, _), (_, options) in extras.OPTIONS.items():
-        for o in options:
-            if o not in seen:
-                seen.add(o)
-                out.append((o, o))
+# The features that take an option, each through a select of its own (issue 36): (the input's name, its label).
+# A feature offers only its own options, each with a line on what it does; a class with none shows no select.
+# Infusion Training picks from the Infusions' list, so the two share theirs.
+OPTION_FIELDS: dict[str, tuple[str, str]] = {
+    "Beast Bond": ("beast", "Beast"),
+    "Shape Changer": ("form", "Form"),
+    "Shift": ("shift", "Take or end the form"),
+    "Spellcasting": ("spell_level", "Spell level"),
+    "Signature Move": ("move", "Signature move"),
+    "Focused Training": ("training", "Focused training"),
+    "Ultimate Tag Team": ("tag_move", "Tag team maneuver"),
+    "Infusions": ("infusion", "Infusion"),
+    "Infusion Training": ("infusion", "Infusion"),
+}
+_PICKED_VERB = {"Infusions": "Activate", "Infusion Training": "Activate", "Focused Training": "Picked:"}
+
+
+def _beast_words(beast: Mapping[str, Any]) -> str:
+    count, die, key = beast["damage"]
+    return f"{beast['name']}: Health {beast['health'][0]}, Armor {beast['armor']}, {count}d{die}+{STAT_NAMES[key]}"
+
+
+def _form_words(form: Mapping[str, Any]) -> str:
+    base, key = form["armor"]
+    damage = " + ".join(f"{n}d{d}" + (f"+{STAT_NAMES[k]}" if k else "") for n, d, k in form["damage"])
+    return f"{form['name']}: Armor {base}+{STAT_NAMES[key]}, damage {damage}"
+
+
+def option_choices(state: Mapping[str, Any], name: str) -> tuple[tuple[str, str], ...]:
+    """The options one feature offers (value, a line on what it does)."""
+    if name == "Beast Bond":
+        return tuple((k, _beast_words(b)) for k, b in extras.BEASTS.items())
+    if name == "Shape Changer":
+        return tuple((k, _form_words(f)) for k, f in extras.FORMS.items())
+    if name == "Shift":
+        return (("take", "Take your form"), ("end", "End the form: back in your own shape"))
+    if name == "Spellcasting":
+        return tuple((str(n), f"A level {n} spell: {n} Stamina") for n in range(1, state["level"] + 1))
+    home = _pick_home(name)
+    _, options = extras.OPTIONS[(state["class"], home)]
+    have = picked(state, home)
+    verb = _PICKED_VERB.get(name, "Use")
+    return tuple((o, f"{verb if o in have else 'Pick'} {o}: {extras.OPTION_WORDS[o]}") for o in options)
+
+
+def option_params(state: Mapping[str, Any], names: list[str]) -> tuple[Param, ...]:
+    """One select per option-taking feature the character uses (shared ones once, naming each feature)."""
+    readers: dict[str, list[str]] = {}
+    for n in names:
+        if n in OPTION_FIELDS:
+            readers.setdefault(OPTION_FIELDS[n][0], []).append(n)
+    out = []
+    for key, features in readers.items():
+        choices = option_choices(state, features[0])
+        label = OPTION_FIELDS[features[0]][1]
+        out.append(
+            Param(
+                key,
+                f"{label} ({', '.join(features)})",
+                "choice",
+                choices[0][0],
+                choices=choices,
+                help=f"Read only when you use {' or '.join(features)}.",
+                when=("feature", tuple(features)),
+            )
+        )
     return tuple(out)
+
+
+def chosen_option(name: str, p: Mapping[str, Any]) -> str:
+    """The option the feature being used reads from its own select ("" for a feature that takes none)."""
+    key = OPTION_FIELDS.get(name, ("", ""))[0]
+    return str(p.get(key) or "") if key else ""
 
 
 @dataclass(frozen=True)
@@ -906,22 +1211,18 @@ class FeatureProcedure:
 
     def params(self, sheet: Sheet | None) -> tuple[Param, ...]:
         usable: tuple[tuple[str, str], ...] = ()
+        options: tuple[Param, ...] = ()
         if sheet is not None:
             try:
                 state = _st(sheet)
-                usable = tuple((n, n) for n in owned(state, "use") + owned(state, "boon"))
+                names = owned(state, "use") + owned(state, "boon")
+                usable = tuple((n, n) for n in names)
+                options = option_params(state, names)
             except RulesError:
-                usable = ()
+                usable, options = (), ()
         return (
             Param("feature", "Feature", "choice", usable[0][0] if usable else "", choices=usable or (("", "—"),)),
-            Param(
-                "option",
-                "Option",
-                "choice",
-                "",
-                choices=(("", "—"), *_option_choices(sheet)),
-                help="The form, beast, Infusion or move the feature picks or takes.",
-            ),
+            *options,
             Param("ally", "Ally at the table", "character", help="For a feature used on an ally."),
             Param(
                 "ally_helps",
@@ -948,7 +1249,7 @@ class FeatureProcedure:
         if not name or not has(state, name) or feature(state, name).kind not in ("use", "boon"):
             raise RulesError("Pick one of your class features to use.")
         f = feature(state, name)
-        option = p["option"] or ""
+        option = chosen_option(name, p)
         if f.uses and state["feats"]["uses"].get(name, 0) >= f.uses[0]:
             raise RulesError(f"{name} is used up until your next {REST_WORDS[f.uses[1]]}.")
         favor_needed = int(f.favor) + int(bool(p["spend_favor"]) and name == "Enhance")
@@ -958,8 +1259,8 @@ class FeatureProcedure:
             raise RulesError(f"{name} spends Fortune's Favor, and you have none.")
         if f.hype > state["feats"]["hype"]:
             raise RulesError(f"{name} costs {f.hype} Hype; you have {state['feats']['hype']}.")
-        if f.ally and f.kind == "boon" and name == "Hype Up" and p.get("ally") is None:
-            raise RulesError("Hype Up helps an ally: pick them.")
+        if f.ally and f.kind == "boon" and name in ALLY_ONLY and p.get("ally") is None:
+            raise RulesError(f"{name} helps an ally: pick them.")
         _EFFECT_CHECKS.get(f.effect, _no_check)(state, name, option)
         cost = use_cost(state, name, option) + _dying_extra(state, f, p)
         if cost:
@@ -1041,6 +1342,22 @@ class FeatureProcedure:
         )
 
 
+# Boons that only an ally takes (Enhance and Minor Intervention may be your own).
+ALLY_ONLY = ("Hype Up", "Tag Team", "Luck On Your Side", "Toughen Up")
+
+
+def step_up(outcome: str) -> str:
+    """Minor Intervention: a Failure becomes Mixed, a Mixed a Success."""
+    return {"fail": "mixed", "mixed": "pass"}.get(outcome, outcome)
+
+
+def step_up_odds(odds: Odds) -> Odds:
+    moved: dict[str, Fraction] = {k: Fraction(0) for k, _ in odds.outcomes}
+    for k, v in odds.outcomes:
+        moved[step_up(k)] += v
+    return Odds(tuple(moved.items()), success_keys=odds.success_keys)
+
+
 def _dying_extra(state: Mapping[str, Any], f: Feature, p: Mapping[str, Any]) -> int:
     """Seed 003, Dying: an Action at 0 Health costs 1 Stamina unless an ally helps within 5 ft."""
     return 1 if f.action and state["health"] == 0 and not p.get("ally_helps") else 0
@@ -1068,6 +1385,8 @@ def use_cost(state: Mapping[str, Any], name: str, option: str) -> int:
         return 0
     if name == "Signature Move":
         return OPTION_COSTS.get(option, 0)
+    if f.effect == "cast":
+        return int(option)
     return f.stamina
 
 
@@ -1133,6 +1452,12 @@ def _check_infuse(state: Mapping[str, Any], name: str, option: str) -> None:
     if option not in picked(state, "Infusions"):
         have = ", ".join(picked(state, "Infusions")) or "none yet"
         raise RulesError(f"Activate one of your picked Infusions ({have}); pick them with the option first.")
+
+
+def _check_cast(state: Mapping[str, Any], name: str, option: str) -> None:
+    """Spellcasting: a spell's level is at most yours (1b: only spells up to your level are learnt)."""
+    if not option.isdigit() or not 1 <= int(option) <= state["level"]:
+        raise RulesError(f"Pick the spell's level: 1 to {state['level']}, your level.")
 
 
 def _check_reinvigorate(state: Mapping[str, Any], name: str, option: str) -> None:
@@ -1245,6 +1570,40 @@ def _effect_reinvigorate(state: dict[str, Any], name: str, option: str, rng: Ran
     return f"+{stat(state, 'heart')} Armor until the next round", "used", []
 
 
+# Uses that switch a mark on the sheet on until it is spent or the round ends: the feats field, the refusal while
+# it is on, what the use does, and its outcome.
+_MARKS = {
+    "overcharge": (
+        "overcharged",
+        "Overcharge already waits for your next damage.",
+        "your next damage's Base Damage is two steps up",
+        "charged",
+    ),
+    "long_shot": (
+        "long_shot",
+        "Long Shot is already on until the next round.",
+        "speed 0 and range doubled until the next round",
+        "used",
+    ),
+}
+
+
+def _check_mark(state: Mapping[str, Any], name: str, option: str) -> None:
+    key, refusal, _, _ = _MARKS[feature(state, name).effect]
+    if state["feats"][key]:
+        raise RulesError(refusal)
+
+
+def _effect_mark(state: dict[str, Any], name: str, option: str, rng: RandomSource) -> tuple[str, str, list]:
+    key, _, words, outcome = _MARKS[feature(state, name).effect]
+    state["feats"][key] = True
+    return words, outcome, []
+
+
+def _effect_cast(state: dict[str, Any], name: str, option: str, rng: RandomSource) -> tuple[str, str, list]:
+    return f"a level {option} spell cast", "cast", []
+
+
 _EFFECT_CHECKS = {
     "pick": _check_options,
     "form_choice": _check_form,
@@ -1252,6 +1611,9 @@ _EFFECT_CHECKS = {
     "bond": _check_bond,
     "infuse": _check_infuse,
     "reinvigorate": _check_reinvigorate,
+    "cast": _check_cast,
+    "overcharge": _check_mark,
+    "long_shot": _check_mark,
 }
 _USE_EFFECTS = {
     "pick": _effect_pick,
@@ -1265,6 +1627,9 @@ _USE_EFFECTS = {
     "story": _effect_story,
     "slab": _effect_slab,
     "reinvigorate": _effect_reinvigorate,
+    "cast": _effect_cast,
+    "overcharge": _effect_mark,
+    "long_shot": _effect_mark,
 }
 
 
@@ -1299,10 +1664,13 @@ def parse_armors(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def area_odds(bonus: int, mode: str, extra: tuple[int, ...], targets: list[tuple[int, int]]) -> dict[str, Fraction]:
+def area_odds(
+    bonus: int, mode: str, extra: tuple[int, ...], targets: list[tuple[int, int]], third: bool = False
+) -> dict[str, Fraction]:
     """One attack roll against every target's defences (seed 003, AOE Exchange): the exact chance of hitting
-    each number of them. A natural 20 hits all, a natural 1 misses all (seed 003, Tests)."""
-    d20s = (20,) if mode == "plain" else (20, 20)
+    each number of them. A natural 20 hits all, a natural 1 misses all (seed 003, Tests). ``third``: Luck On
+    Your Side's third d20 with Fortune's Favor."""
+    d20s = (20,) if mode == "plain" else (20, 20, 20) if third and mode == "favor" else (20, 20)
     how = {"plain": "sum", "favor": "highest", "misfortune": "lowest"}[mode]
     kept = pool_dist(d20s, how)  # type: ignore[arg-type]
     more = pool_dist(extra, "sum")
@@ -1323,7 +1691,7 @@ def area_choices(sheet: Sheet | None) -> tuple[tuple[str, str], ...]:
         state = _st(sheet)
     except RulesError:
         return ()
-    names = owned(state, "area")
+    names = [n for n in owned(state, "area") if n != "Power Overwhelming" or in_last_stand(state)]
     if "Spinning Lariat" in picked(state, "Signature Move"):
         names.append("Spinning Lariat")
     return tuple((n, n) for n in names)

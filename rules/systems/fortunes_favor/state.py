@@ -316,6 +316,8 @@ def feat_armor(state: Mapping[str, Any], feats: Mapping[str, Any]) -> int:
         value += stat(state, "heart")
     if "Elemental Armor" in feats["picks"].get("Focused Training", []) and state["class"] == "ELEMENTALIST":
         value += stat(state, "intellect")
+    if feats.get("pelt"):  # Beastmaster, Ultimate Tag Team's Protective Pelt
+        value += extras.PELT_ARMOR
     return value
 
 
@@ -458,6 +460,6 @@ def speeds(state: Mapping[str, Any], statuses: Mapping[str, int] | None = None) 
         out = {k: max(5, v - 20) for k, v in out.items()}
     if {"Slowed", "Exhausted"} & now:
         out = {k: v // 2 for k, v in out.items()}
-    if {"Entangled", "Pinned", "Incapacitated"} & now:
-        out = dict.fromkeys(out, 0)
+    if {"Entangled", "Pinned", "Incapacitated"} & now or (state.get("feats") or {}).get("long_shot"):
+        out = dict.fromkeys(out, 0)  # Long Shot (Ranger 7): speed 0 while the range is doubled
     return out

@@ -19,7 +19,7 @@ from rules.dice import FF_DAMAGE_LADDER, DieRoll, RandomSource, ff_damage_step, 
 from rules.errors import RulesError
 from rules.systems.fortunes_favor.checks import OUTCOME_WORDS
 from rules.systems.fortunes_favor.checks import group_result as net_result
-from rules.systems.fortunes_favor.features import FEATURES, TARGET_STATUSES, VETERAN, target_situation
+from rules.systems.fortunes_favor.features import FEATURES, TARGET_STATUSES, VETERAN, disrupt_dice, target_situation
 from rules.systems.fortunes_favor.rest import AWAKE_LIMIT, StayAwakeProcedure
 from rules.systems.fortunes_favor.state import (
     HOURS_MAX,
@@ -114,11 +114,16 @@ def npc_roll_at(key: str, stats: Mapping[str, Any], sheet: Sheet | None, rng: Ra
     favor, misfortune, notes = target_situation(state["statuses"], key == "ranged_attack")
     net = favor - misfortune
     mode = "favor" if net > 0 else "misfortune" if net < 0 else "plain"
-    return npc_roll(key, stats, rng, mode, notes)
+    return npc_roll(key, stats, rng, mode, notes, disrupt_dice(state))
 
 
 def npc_roll(
-    key: str, stats: Mapping[str, Any], rng: RandomSource, mode: str = "plain", notes: Sequence[str] = ()
+    key: str,
+    stats: Mapping[str, Any],
+    rng: RandomSource,
+    mode: str = "plain",
+    notes: Sequence[str] = (),
+    disrupt: tuple[int, ...] = (),
 ) -> RollResult:
     """Seed 003, Exchanges: the attacker tests d20 + its attack bonus against the target's Armor (Success) and
     Counter (Failure): a clean hit deals its damage, a Mixed is a Clash, a Fail is Countered. A natural 20 always
@@ -141,6 +146,12 @@ def npc_roll(
     rolled, damage = roll_pool(rng, dice, "sum", ["damage"] * len(dice))
     damage = max(0, damage + int(stats["damage_bonus"]))
     total = d20.face + bonus
+    # the target's Disrupt Infusion (Spellsword): its Infusion Dice come off the attack roll
+    cut, less = roll_pool(rng, disrupt, "sum", ["Disrupt"] * len(disrupt)) if disrupt else ((), 0)
+    total -= less
+    rolled = (*rolled, *cut)
+    if disrupt:
+        notes = (*notes, f"the target's Disrupt: −{less}")
     if d20.face == 20:
         outcome, words = "critical", f"a natural 20: it hits, for double damage, {2 * damage}"
     elif d20.face == 1:
@@ -152,7 +163,8 @@ def npc_roll(
             f"a Clash if its Counter is {total} or less, otherwise Countered"
         )
     dice_words = _dice_words(dice) + (" (a step down: Engaged)" if key == "engaged_attack" else "")
-    summary = f"Attack d20 {d20.face} + {bonus} = {total}: {words}. Damage {dice_words} + {stats['damage_bonus']}."
+    shown = f"{bonus} − {less}" if disrupt else f"{bonus}"
+    summary = f"Attack d20 {d20.face} + {shown} = {total}: {words}. Damage {dice_words} + {stats['damage_bonus']}."
     if notes:
         summary += f" ({'; '.join(notes)})"
     dealt = 2 * damage if outcome == "critical" else damage

@@ -21,13 +21,18 @@ TERRAIN = (13, 8)  # seed 003, Treacherous Terrain: Mettle 13/8 each hour
 HEAVY_SWIM_CLIMB = (12, 7)  # seed 003: climbing or swimming in heavy armour
 FALL_BASE = 12  # seed 003, Falling: Agility 12/7, +2 per 5 ft past 10
 LUCK = {"likely": (10, 5), "unlikely": (15, 10), "very": (18, 13)}  # seed 003, Quick Retrieval
+WILD_GUIDE_LEVEL = 2  # Ranger, Wild Guide
 SIZES = ("miniscule", "tiny", "small", "medium", "large", "gigantic", "titanic", "colossal")
 
 
 def march_miles(state: Mapping[str, Any]) -> tuple[int, Fraction]:
-    """Miles a day: 15 + Mettle by road, half that off road (seed 003, Travel)."""
+    """Miles a day: 15 + Mettle by road, half that off road (seed 003, Travel); a Ranger's Wild Guide (level 2)
+    adds their Heart off road."""
     road = MARCH_BASE + stat(state, "mettle")
-    return road, Fraction(road, 2)
+    off = Fraction(road, 2)
+    if state["class"] == "RANGER" and state["level"] >= WILD_GUIDE_LEVEL:
+        off += max(0, stat(state, "heart"))
+    return road, off
 
 
 def jumps(state: Mapping[str, Any]) -> dict[str, int]:

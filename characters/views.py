@@ -40,6 +40,7 @@ from characters.sheet_view import (
     hand_dice_offer,
     odds_shown,
     picks,
+    quick_groups,
     roll_control,
     sheet_view,
     undo_offer,
@@ -219,11 +220,21 @@ def adjust(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     form = AdjustForm(request.POST)
     if not form.is_valid():
         return _respond(request, seat, "vitals", error="Change a track by a whole number between -1000 and 1000.")
+    key, delta, how = form.cleaned_data["key"], form.cleaned_data["delta"], request.POST.get("how", "")
+    change = {"by": request.user, "character_id": character.pk, "key": key, "delta": delta}
     try:
-        written = services.character_adjust(
-            character_id=character.pk, key=form.cleaned_data["key"], delta=form.cleaned_data["delta"], by=request.user
-        )
-    except RulesError as error:
+        if how == "rules":  # the rules' own procedure, as the Change box offered it
+            written = services.character_adjust_by_rules(**change)
+            return _respond(request, seat, "vitals", written=written, fresh=True, extra={"harm_done": written.row})
+        offer = services.adjust_offer(character, key, delta) if how != "plain" else None
+        if offer is not None:  # asked first, in place: nothing changes until the player picks
+            track = next(t for t in _rules_or_404(character).tracks(character.checked_sheet()) if t.key == key)
+            shown = {"key": key, "delta": delta, "label": track.label, "offer": offer}
+            return _respond(request, seat, "vitals", extra={"harm_offer": shown})
+        written = services.character_adjust(**change)
+    except Refusal as error:
+        if error.status == 404:
+            raise
         return _respond(request, seat, "vitals", error=str(error))
     return _respond(request, seat, "vitals", written=written, fresh=True)
 
@@ -264,6 +275,23 @@ def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     if needs and hand_dice_offer(character, gm):
         response.write(render_to_string("characters/_hand_needs.html", {"key": proc.key, "needs": needs, "oob": True}))
     return response
+
+
+@require_GET
+def quick(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
+    """One asking quick roll's form drawn again for the toggles as the player set them: each button's odds follow
+    them (Grit & Flesh's checks: the skill for it, the tools; seed 004, Attribute Checks)."""
+    character, proc, _gm = _procedure_of(request, pk, procedure)
+    rules = _rules_or_404(character)
+    try:
+        sheet = character.checked_sheet()
+    except RulesError as problem:
+        return HttpResponse(str(problem), status=422 if request.htmx else 400)
+    groups = quick_groups(character, rules, sheet, rules.quick_rolls(sheet), asked=request.GET)
+    group = next((g for g in groups if g.procedure == proc.key), None)
+    if group is None:
+        raise Http404
+    return render(request, "characters/_quick_group.html", {"character": character, "group": group})
 
 
 @require_GET

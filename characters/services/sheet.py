@@ -14,7 +14,7 @@ from campaigns.models import Campaign
 from characters import history
 from characters.models import NOTES_MAX, CatalogueItem, Change, Character, Item, Roll
 from characters.selectors import characters_editable_by
-from characters.services.rolls import _store_roll, mark_undone
+from characters.services.rolls import _store_roll, character_roll, mark_undone
 from characters.services.writes import (
     ITEMS_CHANGE,
     NAME_CHANGE,
@@ -276,7 +276,40 @@ def character_adjust(*, character_id: int, key: str, delta: int, by) -> Written:
     if not -1000 <= delta <= 1000:
         raise RulesError("Change a track by at most 1000 at a time.")
     state = rules.adjust(sheet, key, delta)
-    return _save_state(character, state, by=by, what=f"{track.label} {delta:+d}", read=sheet)
+    offer = _harm_offer(rules, sheet, key, delta)
+    # A plain change across a line the rules act on says what it left out (the Change box offered the rules').
+    skipped = f" by hand, without {offer.skipped}" if offer is not None else ""
+    return _save_state(character, state, by=by, what=f"{track.label} {delta:+d}{skipped}"[:200], read=sheet)
+
+
+def adjust_offer(character: Character, key: str, delta: int) -> rules_base.HarmOffer | None:
+    """What the rules would rather do than move ``key`` by ``delta`` by hand (``GameSystem.harm_offer``): their
+    procedure with its inputs, offered in place by the sheet's Change box; None when a plain change is all."""
+    rules = system_for(character.system)
+    try:
+        sheet = character.checked_sheet()
+    except RulesError:
+        return None
+    tracks = {track.key: track for track in rules.tracks(sheet)}
+    if key not in tracks or not tracks[key].adjustable or not -1000 <= delta <= 1000:
+        return None
+    return _harm_offer(rules, sheet, key, delta)
+
+
+def _harm_offer(rules, sheet: rules_base.Sheet, key: str, delta: int) -> rules_base.HarmOffer | None:
+    offer = rules.harm_offer(sheet, key, delta)
+    return offer if offer is not None and offer.procedure in rules.procedures() else None
+
+
+@transaction.atomic
+def character_adjust_by_rules(*, character_id: int, key: str, delta: int, by) -> Written:
+    """The Change box's change taken the rules' way (``adjust_offer``): their procedure rolled with its inputs,
+    as any roll of the sheet (logged, in the history, live); refused with a sentence when there is none now."""
+    character = Character.objects.filter(pk=character_id).first()
+    offer = adjust_offer(character, key, delta) if character is not None else None
+    if offer is None:
+        raise RulesError("That change crosses nothing the rules act on now: apply it as a plain change.")
+    return character_roll(character_id=character_id, procedure=offer.procedure, params=dict(offer.params), by=by)
 
 
 @transaction.atomic

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from rules.base import (
     CombatOrder,
     GameSystem,
+    HarmOffer,
     Item,
     Procedure,
     RulesError,
@@ -186,6 +187,15 @@ class FellDraft(GameSystem):
         else:
             state["fatigue"] = max(0, state["fatigue"] + delta)
         return state
+
+    def harm_offer(self, sheet: Sheet, key: str, delta: int) -> HarmOffer | None:
+        """Seed 000 (Harm and Death): harm past 0 HP comes off an ability's points, and a character with no HP
+        left is Dying: HP taken below 0 by hand is better taken as harm (the number is what got through, so no
+        protection)."""
+        state = _st(sheet)
+        if key != "hp" or delta >= 0 or state["hp"] + delta >= 0:
+            return None
+        return HarmOffer("take_harm", {"amount": -delta, "armour": False}, "the harm past 0 HP and Dying")
 
     def conditions(self, sheet: Sheet) -> tuple[str, ...]:
         state = _st(sheet)

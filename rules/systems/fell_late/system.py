@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from rules.base import (
     GameSystem,
+    HarmOffer,
     Procedure,
     RulesError,
     Sheet,
@@ -133,6 +134,14 @@ class FellLate(GameSystem):
             Track("coins", "Coin", state["coins"]),
         ]
         return tuple(out)
+
+    def harm_offer(self, sheet: Sheet, key: str, delta: int) -> HarmOffer | None:
+        """Seed 001 (Harm and Death): harm past 0 HP is critical harm, tested and perhaps deadly: HP taken below 0
+        by hand is better taken as harm (the number is what got through, so no armour)."""
+        state = st(sheet)
+        if key != "hp" or delta >= 0 or state["hp"] + delta >= 0:
+            return None
+        return HarmOffer("take_harm", {"amount": -delta, "armour": False}, "critical harm past 0 HP")
 
     def adjust(self, sheet: Sheet, key: str, delta: int) -> dict[str, Any]:
         """One track by ``delta``: HP within 0..max, an attribute die by ladder steps up to its original."""

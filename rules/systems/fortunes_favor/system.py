@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 from rules.base import (
     CatalogueEntry,
     GameSystem,
+    HarmOffer,
     Hireling,
     Procedure,
     RollResult,
@@ -170,6 +171,14 @@ class FortunesFavor(GameSystem):
             out.append(Track("form_health", "Form's Health", feats["form_health"]))
         out += [Track("coins", "Coin", state["coins"]), Track("hours_awake", "Hours awake", state["hours_awake"])]
         return tuple(out)
+
+    def harm_offer(self, sheet: Sheet, key: str, delta: int) -> HarmOffer | None:
+        """Seed 003 (Taking Damage): what 0 Health does is the rules' (the statuses it brings, the last stand):
+        Health lowered to 0 by hand is better taken as damage."""
+        state = _st(sheet)
+        if key != "health" or delta >= 0 or state["health"] + delta > 0:
+            return None
+        return HarmOffer("take_damage", {"damage": -delta}, "what 0 Health brings")
 
     def adjust(self, sheet: Sheet, key: str, delta: int) -> dict[str, Any]:
         """Change a track by ``delta``, clamped to its bounds; Stamina spent by hand breaks a rest."""

@@ -153,19 +153,22 @@ def _respond(
     extra: dict | None = None,
     written: services.Written | None = None,
     fresh: bool = False,
+    in_place: bool = False,
 ):
     """htmx: the region the form targets, plus the other regions the write changed (``written``: what the
     service returned) out of band, and nothing else; a plain POST goes back where it came from. ``fresh``: show
-    the row the write saved as it left it (and its change's Undo), rather than read it again."""
+    the row the write saved as it left it (and its change's Undo), rather than read it again. ``in_place``: a
+    question asked where the form was (the Change box's harm offer), drawn on the page for a plain POST too."""
     character = seat.character
     changed = written.regions if written is not None and written.character.pk == character.pk else frozenset()
     loaded = _reload(character, written if fresh else None)
     if not request.htmx:
-        if error:
+        if error or in_place:
             view = sheet_view(request.user, seat, log=_log_filter(request), **loaded)
             context = view.context(error=error, error_region=primary, csrf_token=get_token(request), **(extra or {}))
             context["since"] = drawn_at()
-            return _sheet_page(request, character, render_to_string("characters/sheet.html", context), status=400)
+            page = render_to_string("characters/sheet.html", context)
+            return _sheet_page(request, character, page, status=400 if error else 200)
         back = request.POST.get("next", "")
         if back and url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
             return redirect(back)  # e.g. a party save made from the GM's table goes back to the table
@@ -226,12 +229,10 @@ def adjust(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         if how == "rules":  # the rules' own procedure, as the Change box offered it
             written = services.character_adjust_by_rules(**change)
             return _respond(request, seat, "vitals", written=written, fresh=True, extra={"harm_done": written.row})
-        offer = services.adjust_offer(character, key, delta) if how != "plain" else None
-        if offer is not None:  # asked first, in place: nothing changes until the player picks
-            track = next(t for t in _rules_or_404(character).tracks(character.checked_sheet()) if t.key == key)
-            shown = {"key": key, "delta": delta, "label": track.label, "offer": offer}
-            return _respond(request, seat, "vitals", extra={"harm_offer": shown})
-        written = services.character_adjust(**change)
+        # Across a line the rules act on, asked first, in place: nothing changes until the player picks.
+        written = services.character_adjust(**change, ask=how != "plain")
+    except services.HarmOffered as asked:
+        return _respond(request, seat, "vitals", extra={"harm_offer": asked.shown}, in_place=True)
     except Refusal as error:
         if error.status == 404:
             raise

@@ -306,12 +306,6 @@ class SheetRules(Protocol):
         """Change one track by delta, clamped by the rules; returns the new state."""
         ...
 
-    def harm_offer(self, sheet: Sheet, key: str, delta: int) -> HarmOffer | None:
-        """When moving track ``key`` by ``delta`` by hand crosses a line the rules act on (0 HP, 0 Stamina, into
-        Flesh, stress with no empty slot), the procedure that does it by the rules: the sheet's Change box offers
-        it in place, and a plain change says what it left out. None: a plain change is all the rules ask."""
-        return None
-
     def slots(self, sheet: Sheet) -> SlotSummary: ...
 
     def conditions(self, sheet: Sheet) -> tuple[str, ...]:
@@ -566,6 +560,12 @@ class FightRules(SheetRules, Protocol):
     """NPCs in the encounter tracker and the hits between them and the party (issues 16, 26, 30): their stat
     blocks and rolls, an NPC's hit landing on a PC's sheet, a PC's on an NPC. Every member has a default: a
     system without them runs a fight where the GM types the damage."""
+
+    def harm_offer(self, sheet: Sheet, key: str, delta: int) -> HarmOffer | None:
+        """When moving track ``key`` by ``delta`` by hand crosses a line the rules act on (0 HP, 0 Stamina, into
+        Flesh, stress with no empty slot), the procedure that does it by the rules: the sheet's Change box offers
+        it in place, and a plain change says what it left out. None: a plain change is all the rules ask."""
+        return None
 
     def npc_fields(self) -> tuple[Param, ...]:
         """An NPC's or monster's stat block for the encounter tracker: "int" or "choice" params with their

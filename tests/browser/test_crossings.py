@@ -8,7 +8,8 @@ import random
 import pytest
 from playwright.sync_api import expect
 
-from campaigns.models import Campaign, Membership
+from campaigns import session
+from campaigns.models import Campaign, Membership, Npc
 from characters.models import Character, Roll
 from characters.services import character_create
 from tests.browser.conftest import log_in, show_part
@@ -94,3 +95,85 @@ def test_item_9_the_log_says_the_stamina_the_sheet_shows(new_page, django_user_m
     expect(page.locator("#log")).not_to_contain_text("-2/6")
     show_part(page, "sheet")
     expect(page.locator('#vitals [data-track="stamina"] [data-value]')).to_have_text("0")
+
+
+GOBLIN = {"stamina": 4, "av": 0, "damage": "6", "ml": 7}
+
+
+@VIEWPORTS
+def test_item_1_the_gm_voids_a_pcs_attack_and_goblin_1_is_whole_again(new_page, django_user_model, viewport):
+    """The newcomer's session: Wren's attack left Goblin 1 at 1 of 4; the GM voided it from the log's "Void…"
+    and Goblin 1 stayed at 1 while the page promised "whatever it changed is put back". The void page now says
+    Goblin 1 gets its hit back, the void gives it back, and the table shows 4 of 4 again."""
+    campaign, wren, username = _seat(django_user_model, "chaos-conquest", "Wren", viewport)
+    gm = django_user_model.objects.get(username=f"gm_{username[3:]}")
+    session.encounter_start(campaign_id=campaign.pk, name="Ambush", by=gm)
+    session.npc_add(campaign_id=campaign.pk, name="Goblin", stats=GOBLIN)
+    session.npc_add(campaign_id=campaign.pk, name="Goblin", stats=GOBLIN)
+    goblin = Npc.objects.get(campaign=campaign, name="Goblin 1")
+    player = django_user_model.objects.get(username=username)
+    attack = session.pc_attack(
+        character_id=wren.pk, procedure="attack", params={}, npc_id=goblin.pk, by=player, rng=random.Random(3)
+    ).row
+    goblin.refresh_from_db()
+    assert attack.hit is not None and goblin.stats["stamina"] < 4
+    page = new_page(*viewport)
+    log_in(page, gm.username, PASSWORD)
+    page.goto(f"/campaigns/{campaign.pk}/")
+    show_part(page, "fight")
+    stamina = page.locator('#encounter [data-npc="Goblin 1"] [data-stat="Stamina"] strong')
+    expect(stamina).to_have_text(str(goblin.stats["stamina"]))
+    show_part(page, "log")
+    page.locator(f'#log [data-roll="{attack.written.row.pk}"] a.roll-fix').click()
+    expect(page.locator("[data-void-also]")).to_contain_text("Goblin 1 gets back what the hit took")
+    page.get_by_label("Why").fill("wrong target")
+    page.get_by_role("button", name="Void this roll").click()
+    expect(page.locator(".messages")).to_contain_text("Goblin 1 has 4 Stamina again.")
+    expect(page.locator("[data-voided]")).to_contain_text("wrong target")
+    goblin.refresh_from_db()
+    assert goblin.stats["stamina"] == 4 and not goblin.defeated
+    page.goto(f"/campaigns/{campaign.pk}/")
+    show_part(page, "fight")
+    expect(page.locator('#encounter [data-npc="Goblin 1"] [data-stat="Stamina"] strong')).to_have_text("4")
+    expect(page.locator(f'#encounter [data-hit="{attack.hit.pk}"]')).to_have_count(0)
+
+
+@VIEWPORTS
+def test_item_2_the_change_box_offers_harm_by_the_rules_past_0_hp(new_page, django_user_model, viewport):
+    """The newcomer's session: Fell (draft) HP -20 in the Change box read "HP 0/4", no harm past 0, no Dying.
+    Now the box asks in place; "Apply as harm" takes it by the rules (the sheet shows their result and Dying
+    or Dead), and "Change the number only" stays for corrections, its history line saying what it skipped."""
+    _campaign, hero, username = _seat(django_user_model, "fell-draft", "Mira", viewport)
+    Character.objects.filter(pk=hero.pk).update(state={**hero.state, "hp": 4, "hp_max": 4})
+    page = new_page(*viewport)
+    log_in(page, username, PASSWORD)
+    page.goto(f"/characters/{hero.pk}/")
+    show_part(page, "sheet")
+    box = page.locator("form.adjust-by")
+    box.locator("#adjust-key").select_option(label="HP")
+    box.get_by_label("by how much (negative to lower)").fill("-20")
+    box.get_by_role("button", name="Apply", exact=True).click()
+    offer = page.locator("#vitals [data-harm-offer]")
+    expect(offer).to_contain_text("HP −20 crosses a line the rules act on")
+    expect(page.locator('#vitals [data-track="hp"] [data-value]')).to_have_text("4")  # nothing changed yet
+    offer.get_by_role("button", name="Change the number only").click()
+    expect(page.locator('#vitals [data-track="hp"] [data-value]')).to_have_text("0")
+    expect(page.locator("#vitals [data-harm-offer]")).to_have_count(0)
+    change = hero.changes.latest("pk")
+    assert change.what.startswith("HP -20 by hand, without ")
+    # Put back, then taken the rules' way.
+    Character.objects.filter(pk=hero.pk).update(state={**hero.state, "hp": 4, "hp_max": 4})
+    page.goto(f"/characters/{hero.pk}/")
+    show_part(page, "sheet")
+    box = page.locator("form.adjust-by")
+    box.locator("#adjust-key").select_option(label="HP")
+    box.get_by_label("by how much (negative to lower)").fill("-20")
+    box.get_by_role("button", name="Apply", exact=True).click()
+    page.locator("#vitals [data-harm-offer]").get_by_role("button", name="Apply as harm: −20 HP by the rules").click()
+    expect(page.locator("#vitals [data-harm-done]")).to_contain_text("By the rules:")
+    roll = Roll.objects.filter(character=hero, procedure="take_harm").get()
+    hero.refresh_from_db()
+    assert hero.state["hp"] == 0
+    expect(page.locator("#vitals .conditions")).to_be_visible()  # Dying, or Dead: the rules' harm past 0
+    show_part(page, "log")
+    expect(page.locator(f'#log [data-roll="{roll.pk}"]')).to_be_visible()

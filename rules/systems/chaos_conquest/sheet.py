@@ -18,7 +18,7 @@ from rules.systems.chaos_conquest.inventory import (
     _worn_weapons,
     armour_value,
 )
-from rules.systems.chaos_conquest.state import ATTRIBUTES, _scar_rolls, _st, validate_state
+from rules.systems.chaos_conquest.state import ATTRIBUTES, DAMAGE_MAX, _scar_rolls, _st, validate_state
 
 ADJUSTABLE: tuple[str, ...] = ("stamina", "stamina_max", "stress", *ATTRIBUTES, "av", "coins")
 
@@ -52,7 +52,7 @@ def harm_offer(sheet: Sheet, key: str, delta: int) -> HarmOffer | None:
     if state["status"] != "fine":
         return None
     if key == "stamina" and delta < 0 and state["stamina"] + delta <= 0:
-        return HarmOffer("take_damage", {"amount": -delta, "armour": False}, "the Death's door roll")
+        return HarmOffer("take_damage", {"amount": min(-delta, DAMAGE_MAX), "armour": False}, "the Death's door roll")
     if key == "stress" and delta > _free_slots(sheet, state):
         return HarmOffer("stress", {"amount": delta}, "dropping items or d6 damage for stress that does not fit")
     return None

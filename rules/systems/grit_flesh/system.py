@@ -23,7 +23,13 @@ from rules.systems.grit_flesh.advancement import GainXpProcedure, LevelUpProcedu
 from rules.systems.grit_flesh.checks import CheckProcedure, SaveProcedure
 from rules.systems.grit_flesh.combat import AttackProcedure, IncomingProcedure, InitiativeProcedure
 from rules.systems.grit_flesh.creation import apply_settings, create, creation_params
-from rules.systems.grit_flesh.damage import ComeRoundProcedure, RestProcedure, SurgeonProcedure, TakeDamageProcedure
+from rules.systems.grit_flesh.damage import (
+    DAMAGE_MAX,
+    ComeRoundProcedure,
+    RestProcedure,
+    SurgeonProcedure,
+    TakeDamageProcedure,
+)
 from rules.systems.grit_flesh.gear import (
     AfterFightProcedure,
     EmptyBubblesProcedure,
@@ -147,9 +153,13 @@ class GritFlesh(GameSystem):
         if delta >= 0 or key not in ("grit", "flesh"):
             return None
         if key == "grit" and state["grit"] + delta < 0:
-            return HarmOffer("damage", {"amount": -delta}, "the damage past Grit into Flesh and the save vs death")
+            return HarmOffer(
+                "damage", {"amount": min(-delta, DAMAGE_MAX)}, "the damage past Grit into Flesh and the save vs death"
+            )
         if key == "flesh" and state["flesh"] + delta <= 0:
-            return HarmOffer("damage", {"amount": -delta, "to_flesh": True}, "the save vs death at 0 Flesh")
+            return HarmOffer(
+                "damage", {"amount": min(-delta, DAMAGE_MAX), "to_flesh": True}, "the save vs death at 0 Flesh"
+            )
         return None
 
     def adjust(self, sheet: Sheet, key: str, delta: int) -> dict[str, Any]:

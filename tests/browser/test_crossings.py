@@ -138,6 +138,16 @@ def test_item_1_the_gm_voids_a_pcs_attack_and_goblin_1_is_whole_again(new_page, 
     expect(page.locator(f'#encounter [data-hit="{attack.hit.pk}"]')).to_have_count(0)
 
 
+def _change_box(page, hero, label: str, delta: int) -> None:
+    """The sheet's Change box, as a person uses it: the track picked, the amount typed, Apply."""
+    page.goto(f"/characters/{hero.pk}/")
+    show_part(page, "sheet")
+    box = page.locator("form.adjust-by")
+    box.locator("#adjust-key").select_option(label=label)
+    box.get_by_label("by how much (negative to lower)").fill(str(delta))
+    box.get_by_role("button", name="Apply", exact=True).click()
+
+
 @VIEWPORTS
 def test_item_2_the_change_box_offers_harm_by_the_rules_past_0_hp(new_page, django_user_model, viewport):
     """The newcomer's session: Fell (draft) HP -20 in the Change box read "HP 0/4", no harm past 0, no Dying.
@@ -147,12 +157,7 @@ def test_item_2_the_change_box_offers_harm_by_the_rules_past_0_hp(new_page, djan
     Character.objects.filter(pk=hero.pk).update(state={**hero.state, "hp": 4, "hp_max": 4})
     page = new_page(*viewport)
     log_in(page, username, PASSWORD)
-    page.goto(f"/characters/{hero.pk}/")
-    show_part(page, "sheet")
-    box = page.locator("form.adjust-by")
-    box.locator("#adjust-key").select_option(label="HP")
-    box.get_by_label("by how much (negative to lower)").fill("-20")
-    box.get_by_role("button", name="Apply", exact=True).click()
+    _change_box(page, hero, "HP", -20)
     offer = page.locator("#vitals [data-harm-offer]")
     expect(offer).to_contain_text("HP −20 crosses a line the rules act on")
     expect(page.locator('#vitals [data-track="hp"] [data-value]')).to_have_text("4")  # nothing changed yet
@@ -163,12 +168,7 @@ def test_item_2_the_change_box_offers_harm_by_the_rules_past_0_hp(new_page, djan
     assert change.what.startswith("HP -20 by hand, without ")
     # Put back, then taken the rules' way.
     Character.objects.filter(pk=hero.pk).update(state={**hero.state, "hp": 4, "hp_max": 4})
-    page.goto(f"/characters/{hero.pk}/")
-    show_part(page, "sheet")
-    box = page.locator("form.adjust-by")
-    box.locator("#adjust-key").select_option(label="HP")
-    box.get_by_label("by how much (negative to lower)").fill("-20")
-    box.get_by_role("button", name="Apply", exact=True).click()
+    _change_box(page, hero, "HP", -20)
     page.locator("#vitals [data-harm-offer]").get_by_role("button", name="Apply as harm: −20 HP by the rules").click()
     expect(page.locator("#vitals [data-harm-done]")).to_contain_text("By the rules:")
     roll = Roll.objects.filter(character=hero, procedure="take_harm").get()

@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaigns.models import Membership
+from campaigns.session import hits
 from characters import history as change_history
 from characters import services
 from characters.forms import RevertForm, VoidForm
@@ -60,7 +61,7 @@ def revert(request: HtmxHttpRequest, pk: int, change_id: int) -> HttpResponse:
     try:
         if not form.is_valid():
             raise RulesError(_first_error(form))
-        written = services.change_revert(
+        written, given_back = hits.change_revert(
             character_id=character.pk,
             change_id=change_id,
             by=request.user,
@@ -74,7 +75,7 @@ def revert(request: HtmxHttpRequest, pk: int, change_id: int) -> HttpResponse:
         return redirect("characters:history", pk=character.pk)
     if region:
         return _respond(request, seat, region, written=written)
-    messages.success(request, "Reverted: the history shows it as a new change.")
+    messages.success(request, " ".join(["Reverted: the history shows it as a new change.", *_given_back(given_back)]))
     return redirect("characters:history", pk=character.pk)
 
 
@@ -93,13 +94,20 @@ def roll_fix(request: HtmxHttpRequest, roll_id: int) -> HttpResponse:
             else:
                 if not form.is_valid():
                     raise RulesError(_first_error(form))
-                services.roll_void(roll_id=roll.pk, by=request.user, reason=form.cleaned_data["reason"])
-                messages.success(request, "Voided: it stays in every log, struck through.")
+                _roll, given_back = hits.roll_void(roll_id=roll.pk, by=request.user, reason=form.cleaned_data["reason"])
+                messages.success(
+                    request, " ".join(["Voided: it stays in every log, struck through.", *_given_back(given_back)])
+                )
         except RulesError as error:
             context = _fix_context(request, roll, form, str(error))
             return render(request, "characters/roll_fix.html", context, status=422)
         return redirect("characters:roll_fix", roll_id=roll.pk)
     return render(request, "characters/roll_fix.html", _fix_context(request, roll, form))
+
+
+def _given_back(words: list[str]) -> list[str]:
+    """The NPCs a void or a revert gave back what the roll's hits took, as the message's sentences."""
+    return [f"{w}." for w in words]
 
 
 def _fix_context(request, roll: Roll, form, error: str = "") -> dict[str, Any]:
@@ -110,4 +118,5 @@ def _fix_context(request, roll: Roll, form, error: str = "") -> dict[str, Any]:
     gm = campaign.memberships.filter(user=request.user, role=Membership.Role.GM).exists()
     view = "gm" if gm else "roller" if roll.roller_id == request.user.pk else "peer"
     context = {"roll": roll, "form": form, "error": error, "campaign": campaign, "system_id": campaign.system}
+    context["also_back"] = hits.void_preview(roll) if roll.voided_at is None else []
     return {**context, "roll_view": view}

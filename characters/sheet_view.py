@@ -113,7 +113,8 @@ class SheetView:
     # item's (with "inventory", by item id: the procedure and the input that names the item)
     stat_rolls: Mapping[str, rules_base.QuickRoll] | None = None
     item_rolls: Mapping[str, tuple[str, str]] | None = None
-    quick_rolls: tuple[rules_base.QuickRoll, ...] = ()
+    quick_rolls: tuple[rules_base.QuickRoll, ...] = ()  # those that ask nothing: a button each
+    quick_groups: list[QuickGroup] = field(default_factory=list)  # those that ask: one form per roll
     visibility_form: Form | None = None
     odds_updates: list[dict] | None = None
 
@@ -232,7 +233,9 @@ def sheet_view(
         view.errand_forms = [_closed_control(p, base) for p in players if p.key in rules_base.ERRANDS]
         # The GM's rolls (NPC reactions, morale...) stand apart from the player's.
         view.gm_roll_forms = [_closed_control(p, base) for p in offered if p.gm_only]
-        view.quick_rolls = rules.quick_rolls(sheet)
+        quick = rules.quick_rolls(sheet)
+        view.quick_rolls = tuple(q for q in quick if not q.asks)
+        view.quick_groups = quick_groups(character, rules, sheet, quick)
         view.visibility_form = VisibilityForm()
     # Only the roll panel (its GM-only rolls and inputs) asks who the GM is.
     if can_edit and panel is not None and wanted & {"details", "odds"}:
@@ -287,6 +290,56 @@ def _panel_odds(character: Character, rules, sheet, panel: QueryDict, gm: bool) 
             shown = OddsShown(error=str(problem), settled=isinstance(problem, Settled))
         updates.append({"procedure": procedure, **vars(shown)})
     return updates
+
+
+@dataclass(frozen=True)
+class QuickButton:
+    """One button of a quick group: its roll, the one input its button posts (name, value), its odds now."""
+
+    quick: rules_base.QuickRoll
+    name: str
+    value: str
+    odds: rules_base.Odds | None
+
+
+@dataclass(frozen=True)
+class QuickGroup:
+    """The quick rolls of one procedure that ask yes/no questions (``QuickRoll.asks``): one form, its toggles
+    (name as posted, label, ticked) and a button per roll, each with its odds at the toggles as they stand."""
+
+    procedure: str
+    toggles: tuple[tuple[str, str, bool], ...]
+    buttons: tuple[QuickButton, ...]
+
+
+def quick_groups(
+    character: Character, rules, sheet: rules_base.Sheet, quick: Iterable[rules_base.QuickRoll], asked=None
+) -> list[QuickGroup]:
+    """The asking quick rolls, a form per procedure. ``asked``: the toggles as the player set them (a QueryDict
+    of ``<procedure>-<input>`` as the form sends them), else as the rules tick them at first. Each roll's one
+    input that is not asked (the attribute) rides on its button, so the form works without JavaScript."""
+    by_procedure: dict[str, list[rules_base.QuickRoll]] = {}
+    for q in quick:
+        if q.asks:
+            by_procedure.setdefault(q.procedure, []).append(q)
+    groups = []
+    for key, rolls in by_procedure.items():
+        procedure = rules.procedures().get(key)
+        if procedure is None:
+            continue
+        labels = {p.name: p.label for p in procedure.params(sheet)}
+        first = rolls[0]
+        ticked = {
+            name: bool(first.params.get(name)) if asked is None else f"{key}-{name}" in asked for name in first.asks
+        }
+        buttons = []
+        for q in rolls:
+            (name, value), *_ = [(n, v) for n, v in q.params.items() if n not in q.asks] or [("", "")]
+            shown = odds_shown(character, procedure, sheet, {**q.params, **ticked})
+            buttons.append(QuickButton(q, f"{key}-{name}" if name else "", str(value), shown.odds))
+        toggles = tuple((f"{key}-{name}", labels.get(name, name), ticked[name]) for name in first.asks)
+        groups.append(QuickGroup(key, toggles, tuple(buttons)))
+    return groups
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ urlpatterns = [
     path("<id:pk>/odds/<str:procedure>/", views.odds, name="odds"),
     path("<id:pk>/roll/<str:procedure>/", views.roll, name="roll"),
     path("<id:pk>/control/<str:procedure>/", views.control, name="control"),
+    path("<id:pk>/quick/<str:procedure>/", views.quick, name="quick"),
     path("<id:pk>/items/", views.item_add, name="item_add"),
     path("<id:pk>/catalogue/", views.catalogue, name="catalogue"),
     path("<id:pk>/items/<id:item_id>/", views.item_update, name="item_update"),

@@ -40,6 +40,7 @@ from characters.sheet_view import (
     hand_dice_offer,
     odds_shown,
     picks,
+    quick_groups,
     roll_control,
     sheet_view,
     undo_offer,
@@ -152,19 +153,22 @@ def _respond(
     extra: dict | None = None,
     written: services.Written | None = None,
     fresh: bool = False,
+    in_place: bool = False,
 ):
     """htmx: the region the form targets, plus the other regions the write changed (``written``: what the
     service returned) out of band, and nothing else; a plain POST goes back where it came from. ``fresh``: show
-    the row the write saved as it left it (and its change's Undo), rather than read it again."""
+    the row the write saved as it left it (and its change's Undo), rather than read it again. ``in_place``: a
+    question asked where the form was (the Change box's harm offer), drawn on the page for a plain POST too."""
     character = seat.character
     changed = written.regions if written is not None and written.character.pk == character.pk else frozenset()
     loaded = _reload(character, written if fresh else None)
     if not request.htmx:
-        if error:
+        if error or in_place:
             view = sheet_view(request.user, seat, log=_log_filter(request), **loaded)
             context = view.context(error=error, error_region=primary, csrf_token=get_token(request), **(extra or {}))
             context["since"] = drawn_at()
-            return _sheet_page(request, character, render_to_string("characters/sheet.html", context), status=400)
+            page = render_to_string("characters/sheet.html", context)
+            return _sheet_page(request, character, page, status=400 if error else 200)
         back = request.POST.get("next", "")
         if back and url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
             return redirect(back)  # e.g. a party save made from the GM's table goes back to the table
@@ -219,11 +223,19 @@ def adjust(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     form = AdjustForm(request.POST)
     if not form.is_valid():
         return _respond(request, seat, "vitals", error="Change a track by a whole number between -1000 and 1000.")
+    key, delta, how = form.cleaned_data["key"], form.cleaned_data["delta"], request.POST.get("how", "")
+    change = {"by": request.user, "character_id": character.pk, "key": key, "delta": delta}
     try:
-        written = services.character_adjust(
-            character_id=character.pk, key=form.cleaned_data["key"], delta=form.cleaned_data["delta"], by=request.user
-        )
-    except RulesError as error:
+        if how == "rules":  # the rules' own procedure, as the Change box offered it
+            written = services.character_adjust_by_rules(**change)
+            return _respond(request, seat, "vitals", written=written, fresh=True, extra={"harm_done": written.row})
+        # Across a line the rules act on, asked first, in place: nothing changes until the player picks.
+        written = services.character_adjust(**change, ask=how != "plain")
+    except services.HarmOffered as asked:
+        return _respond(request, seat, "vitals", extra={"harm_offer": asked.shown}, in_place=True)
+    except Refusal as error:
+        if error.status == 404:
+            raise
         return _respond(request, seat, "vitals", error=str(error))
     return _respond(request, seat, "vitals", written=written, fresh=True)
 
@@ -264,6 +276,23 @@ def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     if needs and hand_dice_offer(character, gm):
         response.write(render_to_string("characters/_hand_needs.html", {"key": proc.key, "needs": needs, "oob": True}))
     return response
+
+
+@require_GET
+def quick(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
+    """One asking quick roll's form drawn again for the toggles as the player set them: each button's odds follow
+    them (Grit & Flesh's checks: the skill for it, the tools; seed 004, Attribute Checks)."""
+    character, proc, _gm = _procedure_of(request, pk, procedure)
+    rules = _rules_or_404(character)
+    try:
+        sheet = character.checked_sheet()
+    except RulesError as problem:
+        return HttpResponse(str(problem), status=422 if request.htmx else 400)
+    groups = quick_groups(character, rules, sheet, rules.quick_rolls(sheet), asked=request.GET)
+    group = next((g for g in groups if g.procedure == proc.key), None)
+    if group is None:
+        raise Http404
+    return render(request, "characters/_quick_group.html", {"character": character, "group": group})
 
 
 @require_GET

@@ -564,6 +564,12 @@ class FightRules(SheetRules, Protocol):
     blocks and rolls, an NPC's hit landing on a PC's sheet, a PC's on an NPC. Every member has a default: a
     system without them runs a fight where the GM types the damage."""
 
+    def harm_offer(self, sheet: Sheet, key: str, delta: int) -> HarmOffer | None:
+        """When moving track ``key`` by ``delta`` by hand crosses a line the rules act on (0 HP, 0 Stamina, into
+        Flesh, stress with no empty slot), the procedure that does it by the rules: the sheet's Change box offers
+        it in place, and a plain change says what it left out. None: a plain change is all the rules ask."""
+        return None
+
     def npc_fields(self) -> tuple[Param, ...]:
         """An NPC's or monster's stat block for the encounter tracker: "int" or "choice" params with their
         bounds. The first is the track damage lowers; the app refuses values outside them."""
@@ -770,6 +776,16 @@ BOUGHT_IN_THE_PICKER = frozenset({"buy"})
 
 
 @dataclass(frozen=True)
+class HarmOffer:
+    """A change by hand the rules would rather make themselves (``SheetRules.harm_offer``): their procedure with
+    its inputs filled in, and what a plain change leaves out, in a few words ("critical harm and Dying")."""
+
+    procedure: str  # a key of procedures()
+    params: Mapping[str, Any]
+    skipped: str
+
+
+@dataclass(frozen=True)
 class QuickRoll:
     """A one-tap roll: a procedure with its inputs filled in, shown beside the stat it uses."""
 
@@ -777,13 +793,19 @@ class QuickRoll:
     procedure: str
     params: Mapping[str, Any] = field(default_factory=dict)
     stat: str = ""  # the stat it sits beside ("BOD", "STR"); "" for the bar above the panel
+    # Yes/no inputs the bar asks with a toggle each, ticked at first as ``params`` says, rather than fixing them
+    # (Grit & Flesh's "the skill for it?" and "the tools?": the sheet cannot know what a task calls for).
+    asks: tuple[str, ...] = ()
 
     @property
     def posted(self) -> tuple[tuple[str, str], ...]:
         """The inputs as its button posts them, the way the roll panel's form would: a yes sends "on", a no
-        sends nothing (so an unticked box reads as no, and never as the text "False")."""
+        sends nothing (so an unticked box reads as no, and never as the text "False"). The asked ones are the
+        toggles' to send."""
         out: list[tuple[str, str]] = []
         for name, value in self.params.items():
+            if name in self.asks:
+                continue
             if isinstance(value, bool):
                 if value:
                     out.append((name, CHECKBOX_ON))

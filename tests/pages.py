@@ -191,6 +191,11 @@ def quick_roll_fields(response, stat: str) -> tuple[str, dict[str, list[str]]]:
         fields: dict[str, list[str]] = {}
         for name, value in reader.fields:
             fields.setdefault(name, []).append(value)
+        # A quick group's form holds a button per roll: the one beside ``stat`` posts its own input.
+        button = re.search(rf'<button[^>]*\bdata-quick="{re.escape(stat)}"[^>]*>', form)
+        named = button and re.search(r'\bname="([^"]*)"[^>]*\bvalue="([^"]*)"', button.group(0))
+        if named:
+            fields[html.unescape(named.group(1))] = [html.unescape(named.group(2))]
         return action, fields
     raise AssertionError(f"no quick roll beside {stat} on the page")
 

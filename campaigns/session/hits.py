@@ -21,8 +21,10 @@ from campaigns.session.common import _lock_campaign, _system
 from campaigns.session.encounters import _publish_fight, _take
 from characters import locking
 from characters.models import Change, Character, Roll
-from characters.selectors import characters_editable_by
-from characters.services import change_revert, character_roll
+from characters.selectors import characters_editable_by, rolls_visible_to
+from characters.services import change_revert as sheet_change_revert
+from characters.services import character_roll
+from characters.services import roll_void as characters_roll_void
 from characters.services.rolls import _bump, roll_lock_ids
 from characters.services.writes import Written
 from rules import base as rules_base
@@ -197,21 +199,98 @@ def hit_undo(*, campaign_id: int, hit_id: int, by) -> TableWritten:
     if hit.character_id is not None:
         if hit.change_id is None or Change.objects.filter(reverts_id=hit.change_id).exists():
             raise CampaignError(f"“{hit.words}” was undone already, on the sheet.")
-        change_revert(character_id=hit.character_id, change_id=hit.change_id, by=by, reason=UNDO_REASON)
+        sheet_change_revert(character_id=hit.character_id, change_id=hit.change_id, by=by, reason=UNDO_REASON)
         _remember(hit.encounter_id, str(hit.character_id), None)
     else:
-        assert hit.npc_id is not None  # a hit is on a character or on an NPC
-        npc = Npc.objects.select_for_update().get(pk=hit.npc_id)
-        _give_back(system, npc, hit)
+        _npc_hit_back(system, hit, by)
         roll = Roll.objects.select_for_update().filter(pk=hit.roll_id or 0, undone=False).first()
-        if roll is not None:  # its line in every log says so, and its attacker's sheet no longer tells it
+        if roll is not None:  # its line in every log says so
             roll.undone = True
             _bump(roll, "undone")
             regions += ("rolls",)
-            _remember(hit.encounter_id, f"{roll.character_id}:dealt", None)
+        return written(campaign, regions + _publish_fight(campaign.pk), hit)
     hit.undone_at, hit.undone_by = timezone.now(), by
     hit.save(update_fields=["undone_at", "undone_by"])
     return written(campaign, regions + _publish_fight(campaign.pk), hit)
+
+
+def _npc_hit_back(system, hit: FightHit, by) -> str:
+    """A PC's hit on an NPC taken back (the hit locked, its NPC locked here, after the characters): the NPC gets
+    back what it took, the hit leaves the Undo list, its attacker's sheet no longer tells it. What the NPC has
+    now, in words ("Goblin 1: Stamina 4")."""
+    assert hit.npc_id is not None  # a hit is on a character or on an NPC
+    npc = Npc.objects.select_for_update().get(pk=hit.npc_id)
+    _give_back(system, npc, hit)
+    hit.undone_at, hit.undone_by = timezone.now(), by
+    hit.save(update_fields=["undone_at", "undone_by"])
+    attacker = Roll.objects.filter(pk=hit.roll_id or 0).values_list("character_id", flat=True).first()
+    if attacker is not None:
+        _remember(hit.encounter_id, f"{attacker}:dealt", None)
+    track = system.npc_fields()[0]
+    return f"{npc.name} has {npc.stats.get(track.name, 0)} {track.label} again"
+
+
+def pending_npc_hits(roll_id: int) -> list[FightHit]:
+    """A roll's hits on NPCs not yet taken back, oldest first (what voiding or undoing it gives back)."""
+    return list(FightHit.objects.filter(roll_id=roll_id, npc__isnull=False, undone_at__isnull=True).order_by("pk"))
+
+
+def void_preview(roll: Roll) -> list[str]:
+    """What voiding this roll does beyond its own sheet, in a sentence each, for its void page: the NPCs its hits
+    get back to, and the hits already taken back at the table (they stay as they are)."""
+    hits = FightHit.objects.filter(roll_id=roll.pk, npc__isnull=False).select_related("npc").order_by("pk")
+    words = []
+    for hit in hits:
+        assert hit.npc is not None
+        if hit.undone_at is not None:
+            words.append(f"{hit.npc.name}: that hit was undone at the table already, so it stays as it is now.")
+        else:
+            words.append(f"{hit.npc.name} gets back what the hit took (“{hit.words}”).")
+    return words
+
+
+@transaction.atomic
+def roll_void(*, roll_id: int, by, reason: str) -> tuple[Roll, list[str]]:
+    """Void a roll as ``characters.services.roll_void`` does (struck from the log, what it changed on sheets put
+    back, its waiting offers declined) and give back what its hits took from NPCs of a fight: a void puts back
+    all the roll did. The roll and a sentence per NPC given back.
+
+    The app's one lock order: the roller and the campaign (when the roll hit an NPC), the characters (in the
+    sheet's void), then the hits and their NPCs."""
+    found = rolls_visible_to(by).filter(pk=roll_id).values_list("campaign_id", flat=True).first()
+    campaign = None
+    if found is not None and pending_npc_hits(roll_id):
+        campaign = _lock_campaign(found, roller=by)
+    roll = characters_roll_void(roll_id=roll_id, by=by, reason=reason)
+    return roll, _hits_back(campaign, roll_id, by)
+
+
+@transaction.atomic
+def change_revert(*, character_id: int, change_id: int, by, reason: str, expected_version: int | None = None):
+    """Revert a change from the sheet's history (``characters.services.change_revert``); when a roll made it
+    and that roll hit NPCs of a fight, they get back what it took too, as the roll's Undo at the table would.
+    What the sheet's revert wrote, and a sentence per NPC given back."""
+    roll_id = Change.objects.filter(pk=change_id, character_id=character_id).values_list("roll_id", flat=True).first()
+    campaign = None
+    if roll_id and pending_npc_hits(roll_id):
+        found = Character.objects.filter(pk=character_id).values_list("campaign_id", flat=True).first()
+        if found is not None and characters_editable_by(by).filter(pk=character_id).exists():
+            campaign = _lock_campaign(found, roller=by)
+    done = sheet_change_revert(
+        character_id=character_id, change_id=change_id, by=by, reason=reason, expected_version=expected_version
+    )
+    return done, _hits_back(campaign, roll_id, by) if roll_id else []
+
+
+def _hits_back(campaign: Campaign | None, roll_id: int, by) -> list[str]:
+    if campaign is None:
+        return []
+    system = _system(campaign)
+    hits = list(FightHit.objects.select_for_update().filter(pk__in=[h.pk for h in pending_npc_hits(roll_id)]))
+    words = [_npc_hit_back(system, hit, by) for hit in sorted(hits, key=lambda h: h.pk)]
+    if words:
+        _publish_fight(campaign.pk)
+    return words
 
 
 def _give_back(system, npc: Npc, hit: FightHit) -> None:

@@ -39,7 +39,10 @@ def roll_void(*, roll_id: int, by, reason: str) -> Roll:
     reason = clean_name(reason)[:150]
     if not reason:
         raise RulesError("Say in a few words why you void it.")
-    changes = list(Change.objects.filter(roll_id=roll_id).values_list("pk", "character_id"))
+    # A change that put nothing on record (a roll whose state came out as it was) has nothing to put back.
+    changes = list(
+        Change.objects.filter(roll_id=roll_id).exclude(before={}, after={}).values_list("pk", "character_id")
+    )
     locking.lock_roller(by)
     locking.lock_characters({c for _, c in changes} | ({character_id} if character_id else set()))
     roll = Roll.objects.select_for_update().get(pk=roll_id)

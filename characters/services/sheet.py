@@ -14,7 +14,7 @@ from campaigns.models import Campaign
 from characters import history
 from characters.models import NOTES_MAX, CatalogueItem, Change, Character, Item, Roll
 from characters.selectors import characters_editable_by
-from characters.services.rolls import _store_roll, mark_undone
+from characters.services.rolls import _store_roll, character_roll, mark_undone
 from characters.services.writes import (
     ITEMS_CHANGE,
     NAME_CHANGE,
@@ -263,9 +263,22 @@ def character_set_campaign(*, character_id: int, campaign: Campaign | None, by) 
     )
 
 
+class HarmOffered(Exception):  # noqa: N818 - an answer, not a failure: the Change box asks before changing
+    """The Change box's change crosses a line the rules act on: nothing was written, and ``shown`` is what the
+    box asks in place (the track's key and label, the delta, the rules' ``HarmOffer``)."""
+
+    def __init__(self, shown: dict[str, Any]) -> None:
+        super().__init__(shown["offer"].skipped)
+        self.shown = shown
+
+
 @transaction.atomic
-def character_adjust(*, character_id: int, key: str, delta: int, by) -> Written:
-    """+/- on a track (HP, stress, Stamina...): the rules clamp it and refuse what they must."""
+def character_adjust(*, character_id: int, key: str, delta: int, by, ask: bool = False) -> Written:
+    """+/- on a track (HP, stress, Stamina...): the rules clamp it and refuse what they must.
+
+    Across a line the rules act on (``GameSystem.harm_offer``: 0 HP, 0 Stamina...), ``ask`` raises HarmOffered
+    and writes nothing, for the Change box to offer the rules' way; otherwise the plain change is applied and its
+    history line says what it left out."""
     character = _lock(character_id, with_rows=True)
     rules = system_for(character.system)
     sheet = character.checked_sheet()
@@ -275,8 +288,33 @@ def character_adjust(*, character_id: int, key: str, delta: int, by) -> Written:
         raise RulesError(f"{character.system_name} sheets have no {key} to change.")
     if not -1000 <= delta <= 1000:
         raise RulesError("Change a track by at most 1000 at a time.")
+    offer = _harm_offer(rules, sheet, key, delta)
+    if offer is not None and ask:
+        raise HarmOffered({"key": key, "delta": delta, "label": track.label, "offer": offer})
     state = rules.adjust(sheet, key, delta)
-    return _save_state(character, state, by=by, what=f"{track.label} {delta:+d}", read=sheet)
+    # A plain change across a line the rules act on says what it left out (the Change box offered the rules').
+    skipped = f" by hand, without {offer.skipped}" if offer is not None else ""
+    return _save_state(character, state, by=by, what=f"{track.label} {delta:+d}{skipped}"[:200], read=sheet)
+
+
+def _harm_offer(rules, sheet: rules_base.Sheet, key: str, delta: int) -> rules_base.HarmOffer | None:
+    offer = rules.harm_offer(sheet, key, delta)
+    return offer if offer is not None and offer.procedure in rules.procedures() else None
+
+
+@transaction.atomic
+def character_adjust_by_rules(*, character_id: int, key: str, delta: int, by) -> Written:
+    """The Change box's change taken the rules' way (``GameSystem.harm_offer``): their procedure rolled with its
+    inputs, as any roll of the sheet (logged, in the history, live); refused with a sentence when the change
+    crosses nothing now (the sheet moved on since the box asked)."""
+    character = _lock(character_id)
+    rules = system_for(character.system)
+    sheet = character.checked_sheet()
+    track = next((t for t in rules.tracks(sheet) if t.key == key and t.adjustable), None)
+    offer = _harm_offer(rules, sheet, key, delta) if track is not None and -1000 <= delta <= 1000 else None
+    if offer is None:
+        raise RulesError("That change crosses nothing the rules act on now: apply it as a plain change.")
+    return character_roll(character_id=character_id, procedure=offer.procedure, params=dict(offer.params), by=by)
 
 
 @transaction.atomic

@@ -115,6 +115,13 @@ def reads_as_success(odds) -> bool:
 
 
 @register.filter
+def signed(value) -> str:
+    """A change as a person reads it: "+3", "−20" (a true minus sign), "0"."""
+    number = int(value)
+    return f"+{number}" if number > 0 else f"−{-number}" if number < 0 else "0"
+
+
+@register.filter
 def ago(moment) -> str:
     """How long ago, in the fewest words: "just now", "3 minutes ago", "2 days ago"."""
     if moment is None:

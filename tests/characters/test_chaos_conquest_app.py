@@ -376,9 +376,15 @@ def test_damage_to_deaths_door_then_the_dying_are_treated(as_user, player, gm, h
 def test_stamina_lowered_by_hand_to_zero_puts_them_on_deaths_door_and_the_d6_decides(
     as_user, player, hero, monkeypatch, htmx
 ):
-    """seed 002, Stamina & Death: at 0 stamina roll a d6; 1-3 dies."""
+    """seed 002, Stamina & Death: at 0 stamina roll a d6; 1-3 dies. The Change box asks first whether to take it
+    as damage by the rules (issue 36, item 2); "Change the number only" is this plain change."""
     client = as_user(player)
-    response = post(client, reverse("characters:adjust", args=[hero.pk]), {"key": "stamina", "delta": "-6"}, htmx)
+    url = reverse("characters:adjust", args=[hero.pk])
+    asked = post(client, url, {"key": "stamina", "delta": "-6"}, htmx)
+    assert asked.status_code == 200 and 'data-harm-offer="take_damage"' in asked.content.decode()
+    hero.refresh_from_db()
+    assert hero.state["status"] == "fine"
+    response = post(client, url, {"key": "stamina", "delta": "-6", "how": "plain"}, htmx)
     assert response.status_code == (200 if htmx else 302)
     hero.refresh_from_db()
     assert (hero.state["stamina"], hero.state["status"]) == (0, "deaths_door")
@@ -626,11 +632,14 @@ def test_pushing_with_no_empty_slot_is_refused(as_user, player, hero, htmx):
 
 @BOTH
 def test_stress_by_hand_when_every_slot_is_full_is_refused(as_user, player, hero, htmx):
+    """Seed 002, Inventory & Stress: the Change box offers Take stress (issue 36, item 2); the plain change is
+    refused with the sentence saying why."""
     set_state(hero, stress=9)
     before = unchanged(hero)
-    response = post(
-        as_user(player), reverse("characters:adjust", args=[hero.pk]), {"key": "stress", "delta": "1"}, htmx
-    )
+    url = reverse("characters:adjust", args=[hero.pk])
+    asked = post(as_user(player), url, {"key": "stress", "delta": "1"}, htmx)
+    assert asked.status_code == 200 and 'data-harm-offer="stress"' in asked.content.decode()
+    response = post(as_user(player), url, {"key": "stress", "delta": "1", "how": "plain"}, htmx)
     refused(response, htmx, "Only 0 empty slot(s) for 1 stress. Drop an item first, or use Take stress")
     assert unchanged(hero) == before
 

@@ -7,6 +7,7 @@ exact odds, damage into the save vs death, gear bubbles, the table's settings an
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from django.urls import reverse
@@ -145,7 +146,7 @@ def test_check_odds_show_cannot_succeed_and_automatic(as_user, player, hero):
         (["climbing"], [], {"check-skill": ["on"]}, {"pass", "fail"}),  # its skill: d20 ≤ DEX
         ([], ["rope and hooks"], {"check-tools": ["on"]}, {"pass", "fail"}),  # its tools: d20 ≤ DEX
         (["climbing"], ["rope and hooks"], {"check-skill": ["on"]}, {"pass", "fail"}),  # a roll, never automatic
-        ([], [], {}, {"cannot_succeed"}),  # neither: the seed says it cannot succeed
+        ([], [], {"check-skill": ["on"]}, {"pass", "fail"}),  # neither listed: the skill toggle starts ticked
     ],
 )
 def test_seed_004_attribute_checks_a_quick_check_claims_only_what_the_sheet_has(
@@ -169,6 +170,41 @@ def test_seed_004_attribute_checks_a_quick_check_claims_only_what_the_sheet_has(
     assert response.status_code == 200, text_of(response)
     roll = Roll.objects.filter(character=hero).latest("pk")
     assert roll.outcome in outcomes and "without a roll" not in roll.summary
+
+
+@pytest.mark.parametrize(
+    ("ticked", "shown", "outcome"),
+    [
+        ({"check-skill": "on"}, "3/5", {"pass", "fail"}),  # the skill: d20 at or under DEX 12
+        ({"check-tools": "on"}, "3/5", {"pass", "fail"}),  # the tools: the same roll
+        ({"check-skill": "on", "check-tools": "on"}, "1/1", {"automatic"}),  # both: no roll
+        ({}, "0/1", {"cannot_succeed"}),  # neither: it cannot succeed
+    ],
+)
+def test_seed_004_attribute_checks_the_quick_checks_ask_skill_and_tools_and_their_odds_follow(
+    as_user, player, hero, ticked, shown, outcome
+):
+    """Issue 36, item 3 (seed 004, Attribute Checks: neither skill nor tools cannot succeed, one of them rolls
+    d20 under the attribute, both succeed outright): a sheet listing no skill or tools once had six quick Check
+    buttons that all answered "cannot succeed". The quick checks now ask "the skill?" and "the tools?" with a
+    toggle each; the buttons' odds follow the toggles (characters:quick draws the form again), and the roll
+    takes what the toggles say."""
+    hero.state = known_state(skills=[], tools=[])
+    hero.save(update_fields=["state"])
+    client = as_user(player)
+    page = client.get(hero.get_absolute_url()).content.decode()
+    assert page.count('data-ask="check-') == 2 and 'data-quick-group="check"' in page
+    redrawn = client.get(reverse("characters:quick", args=[hero.pk, "check"]), {"panel": "check", **ticked}, **HTMX)
+    assert redrawn.status_code == 200
+    button = re.search(r'<button[^>]*data-quick="DEX"[^>]*>.*?</button>', redrawn.content.decode(), re.S).group(0)
+    assert f'data-odds="{shown}"' in button
+    for name in ("check-skill", "check-tools"):
+        assert (f'name="{name}" data-ask="{name}" checked' in redrawn.content.decode()) == (name in ticked)
+    url, fields = quick_roll_fields(client.get(hero.get_absolute_url()), "DEX")
+    fields = {k: v for k, v in fields.items() if k not in ("check-skill", "check-tools")}
+    response = client.post(url, {**fields, **ticked}, **HTMX)
+    assert response.status_code == 200, text_of(response)
+    assert Roll.objects.filter(character=hero).latest("pk").outcome in outcome
 
 
 @BOTH

@@ -520,6 +520,17 @@ def test_any_damage_to_the_dying_kills_seed_002_stamina_and_death():
     assert result.state["status"] == "dead" and result.odds.of("dies") == 1
 
 
+def test_the_log_says_the_stamina_the_sheet_shows_never_below_0_seed_002_stamina_and_death():
+    """Seed 002, Stamina & Death: harm past 0 sends a PC to Death's door; the state counts it (-2), and the roll's
+    line says the stamina the sheet's track shows (0 of 6), not "stamina -2/6" (issue 36, item 9)."""
+    s = sheet(pc(stamina=2, stamina_max=6))
+    result = P["take_damage"].roll(s, {"amount": 4}, ScriptedRandom([6]))
+    assert result.state["stamina"] == -2
+    track = next(t for t in SYSTEM.tracks(sheet(dict(result.state))) if t.key == "stamina")
+    assert track.shown == 0
+    assert "4 damage: stamina 0/6." in result.summary and "-2" not in result.summary
+
+
 def test_doomed_dies_on_one_to_five_and_the_doom_is_then_spent_seed_002_scars():
     s = sheet(pc(stamina=2, doomed=True))
     odds = P["take_damage"].odds(s, {"amount": 4})

@@ -16,7 +16,7 @@ from rules.data import chaos_conquest as data
 from rules.dice import DieRoll, RandomSource, roll_dice, roll_die, sum_dist
 from rules.errors import Settled
 from rules.systems.chaos_conquest.inventory import _free_slots, _item_keys, _item_slots, _slots_max, armour_value
-from rules.systems.chaos_conquest.state import ATTRIBUTE_MAX, STAMINA_FLOOR, _lower, _st
+from rules.systems.chaos_conquest.state import ATTRIBUTE_MAX, STAMINA_FLOOR, _lower, _st, shown_stamina
 
 
 class _Effects:
@@ -135,7 +135,7 @@ def _hurt(
         words.append(f"{amount} damage while bleeding out: dead.")
         return
     body["stamina"] = max(STAMINA_FLOOR, body["stamina"] - amount)
-    words.append(f"{amount} damage: stamina {body['stamina']}/{body['stamina_max']}.")
+    words.append(f"{amount} damage: stamina {shown_stamina(body)}/{body['stamina_max']}.")
     if body["stamina"] <= 0:
         if door:
             _door(body, rng, dice, words)

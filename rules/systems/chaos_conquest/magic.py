@@ -28,7 +28,15 @@ from rules.systems.chaos_conquest.effects import (
 )
 from rules.systems.chaos_conquest.inventory import _item_keys
 from rules.systems.chaos_conquest.saves import _push_kills, _roll_save, _Save, _save_params, _save_setup, save_chance
-from rules.systems.chaos_conquest.state import POWER_MAX, STAMINA_FLOOR, _data, _lower, _raise_base, _st
+from rules.systems.chaos_conquest.state import (
+    POWER_MAX,
+    STAMINA_FLOOR,
+    _data,
+    _lower,
+    _raise_base,
+    _st,
+    shown_stamina,
+)
 
 
 def power_cost(power: int) -> int:
@@ -199,7 +207,7 @@ class CastProcedure:
         fx = _Effects(sheet)
         st = fx.state
         st["stamina"] = max(STAMINA_FLOOR, st["stamina"] - c.cost)
-        fx.say(f"{c.spell} at Power {c.power}: {c.cost} stamina (now {st['stamina']}).")
+        fx.say(f"{c.spell} at Power {c.power}: {c.cost} stamina (now {shown_stamina(st)}).")
         strained = False
         if c.scroll:
             fx.use_one(c.item)

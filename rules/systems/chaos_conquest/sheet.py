@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.base import RulesError, Sheet, Track
+from rules.base import HarmOffer, RulesError, Sheet, Track
 from rules.errors import Settled
 from rules.systems.chaos_conquest.advancement import xp_for_level
 from rules.systems.chaos_conquest.inventory import (
@@ -18,7 +18,7 @@ from rules.systems.chaos_conquest.inventory import (
     _worn_weapons,
     armour_value,
 )
-from rules.systems.chaos_conquest.state import ATTRIBUTES, _scar_rolls, _st, validate_state
+from rules.systems.chaos_conquest.state import ATTRIBUTES, DAMAGE_MAX, _scar_rolls, _st, validate_state
 
 ADJUSTABLE: tuple[str, ...] = ("stamina", "stamina_max", "stress", *ATTRIBUTES, "av", "coins")
 
@@ -41,6 +41,21 @@ def tracks(sheet: Sheet) -> tuple[Track, ...]:
         Track("coins", "Coins (pennies)", state["coins"]),
     ]
     return tuple(out)
+
+
+def harm_offer(sheet: Sheet, key: str, delta: int) -> HarmOffer | None:
+    """Seed 002 (Stamina & Death; Inventory & Stress): stamina at 0 or lower sends a PC to Death's door, a d6
+    that may kill; stress with no empty slot drops items or deals d6 damage a stress. Stamina taken to 0 by hand,
+    or more stress than there are empty slots, is better done by those rules (the number is what got through,
+    so no armour)."""
+    state = _st(sheet)
+    if state["status"] != "fine":
+        return None
+    if key == "stamina" and delta < 0 and state["stamina"] + delta <= 0:
+        return HarmOffer("take_damage", {"amount": min(-delta, DAMAGE_MAX), "armour": False}, "the Death's door roll")
+    if key == "stress" and delta > _free_slots(sheet, state):
+        return HarmOffer("stress", {"amount": delta}, "dropping items or d6 damage for stress that does not fit")
+    return None
 
 
 def adjust(sheet: Sheet, key: str, delta: int) -> dict[str, Any]:

@@ -191,6 +191,12 @@ def _st(sheet: Sheet) -> dict[str, Any]:
     return sheet_state(sheet, validate_state)
 
 
+def shown_stamina(body: Mapping[str, Any]) -> int:
+    """Stamina as the sheet's track shows it (``Track.shown``: never below 0), for the words of a log line: the
+    state counts harm past 0 (Death's door reads it), a person never reads -2 stamina."""
+    return max(0, int(body["stamina"]))
+
+
 def _cur(state: Mapping[str, Any], attribute: str) -> int:
     return int(state["attributes"][attribute]["current"])
 

@@ -56,7 +56,7 @@ from rules.systems.chaos_conquest.npcs import MoraleProcedure, ReactionProcedure
 from rules.systems.chaos_conquest.rest import RestProcedure, StressProcedure
 from rules.systems.chaos_conquest.saves import OpposedSaveProcedure, PartySaveProcedure, SaveProcedure
 from rules.systems.chaos_conquest.settings import SETTINGS
-from rules.systems.chaos_conquest.sheet import adjust, conditions, tracks
+from rules.systems.chaos_conquest.sheet import adjust, conditions, harm_offer, tracks
 from rules.systems.chaos_conquest.state import _default_state, _helper_state, _st, validate_hireling, validate_state
 from rules.systems.chaos_conquest.table import (
     LIGHTS,
@@ -139,6 +139,7 @@ class ChaosConquest(GameSystem):
     create = staticmethod(create)
     tracks = staticmethod(tracks)
     adjust = staticmethod(adjust)
+    harm_offer = staticmethod(harm_offer)
     slots = staticmethod(slots)
     conditions = staticmethod(conditions)
     procedures = returns(PROCEDURES)

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from rules.base import (
     CombatOrder,
     GameSystem,
+    HarmOffer,
     Item,
     Procedure,
     RulesError,
@@ -67,6 +68,7 @@ from rules.systems.fell_draft.rest import DeprivationProcedure, DyingProcedure, 
 from rules.systems.fell_draft.settings import SETTINGS
 from rules.systems.fell_draft.state import (
     ABILITIES,
+    HARM_MAX,
     MAX_PROTECTION,
     _default_state,
     _is_dead,
@@ -186,6 +188,17 @@ class FellDraft(GameSystem):
         else:
             state["fatigue"] = max(0, state["fatigue"] + delta)
         return state
+
+    def harm_offer(self, sheet: Sheet, key: str, delta: int) -> HarmOffer | None:
+        """Seed 000 (Harm and Death): harm past 0 HP is critical harm, off an ability's points, with a test that
+        leaves you dying on a failure: HP taken below 0 by hand is better taken as harm (the number is what got
+        through, so no protection)."""
+        state = _st(sheet)
+        if key != "hp" or delta >= 0 or state["hp"] + delta >= 0:
+            return None
+        return HarmOffer(
+            "take_harm", {"amount": min(-delta, HARM_MAX), "armour": False}, "critical harm past 0 HP and its test"
+        )
 
     def conditions(self, sheet: Sheet) -> tuple[str, ...]:
         state = _st(sheet)

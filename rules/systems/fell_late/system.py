@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from rules.base import (
     GameSystem,
+    HarmOffer,
     Procedure,
     RulesError,
     Sheet,
@@ -46,7 +47,16 @@ from rules.systems.fell_late.magic import CastProcedure, ChooseDrawbackProcedure
 from rules.systems.fell_late.npcs import LeverageProcedure, LuckProcedure, MoraleProcedure, ReactionProcedure
 from rules.systems.fell_late.rest import DeprivationProcedure, RestProcedure
 from rules.systems.fell_late.settings import SETTINGS
-from rules.systems.fell_late.state import ATTRIBUTES, HP_MAX, MAX_ARMOUR, default_state, st, step, validate_state
+from rules.systems.fell_late.state import (
+    ATTRIBUTES,
+    HARM_MAX,
+    HP_MAX,
+    MAX_ARMOUR,
+    default_state,
+    st,
+    step,
+    validate_state,
+)
 from rules.systems.fell_late.table import (
     LIGHTS,
     NPC_FIELDS,
@@ -133,6 +143,14 @@ class FellLate(GameSystem):
             Track("coins", "Coin", state["coins"]),
         ]
         return tuple(out)
+
+    def harm_offer(self, sheet: Sheet, key: str, delta: int) -> HarmOffer | None:
+        """Seed 001 (Harm and Death): harm past 0 HP is critical harm, tested and perhaps deadly: HP taken below 0
+        by hand is better taken as harm (the number is what got through, so no armour)."""
+        state = st(sheet)
+        if key != "hp" or delta >= 0 or state["hp"] + delta >= 0:
+            return None
+        return HarmOffer("take_harm", {"amount": min(-delta, HARM_MAX), "armour": False}, "critical harm past 0 HP")
 
     def adjust(self, sheet: Sheet, key: str, delta: int) -> dict[str, Any]:
         """One track by ``delta``: HP within 0..max, an attribute die by ladder steps up to its original."""

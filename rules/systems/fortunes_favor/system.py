@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 from rules.base import (
     CatalogueEntry,
     GameSystem,
+    HarmOffer,
     Hireling,
     Procedure,
     RollResult,
@@ -24,6 +25,7 @@ from rules.data.fortunes_favor_extras import HYPE_MAX
 from rules.dice import RandomSource, roll_die
 from rules.systems.fortunes_favor.checks import ContestProcedure, GroupTestProcedure, TestProcedure
 from rules.systems.fortunes_favor.combat import (
+    DAMAGE_MAX,
     ActionProcedure,
     AreaAttackProcedure,
     ExchangeProcedure,
@@ -170,6 +172,14 @@ class FortunesFavor(GameSystem):
             out.append(Track("form_health", "Form's Health", feats["form_health"]))
         out += [Track("coins", "Coin", state["coins"]), Track("hours_awake", "Hours awake", state["hours_awake"])]
         return tuple(out)
+
+    def harm_offer(self, sheet: Sheet, key: str, delta: int) -> HarmOffer | None:
+        """Seed 003 (Taking Damage; Dying): damage down to 0 Health leaves you Dying, and the rules' Take damage is
+        where deflect dice and what lessens damage count: Health lowered to 0 by hand is better taken that way."""
+        state = _st(sheet)
+        if key != "health" or delta >= 0 or state["health"] + delta > 0:
+            return None
+        return HarmOffer("take_damage", {"damage": min(-delta, DAMAGE_MAX)}, "deflect dice and what lessens damage")
 
     def adjust(self, sheet: Sheet, key: str, delta: int) -> dict[str, Any]:
         """Change a track by ``delta``, clamped to its bounds; Stamina spent by hand breaks a rest."""

@@ -142,12 +142,15 @@ OUTCOME_LABELS = {
 
 
 def quick_rolls(sheet: Sheet) -> tuple[QuickRoll, ...]:
-    """A quick check claims only what the sheet lists: its skill if it has one, else its tools, never both
-    (both would succeed without a roll); with neither it claims nothing, and the seed says it cannot succeed."""
+    """Seed 004 (Attribute Checks): whether a check can succeed turns on the skill and the tools the task calls
+    for, which only the table knows, so the quick checks ask both with a toggle each. They start from what the
+    sheet lists: its skill if it has one, else its tools, never both (both would succeed without a roll); a
+    sheet listing neither starts with the skill ticked, the usual case of a task the character knows, and the
+    player unticks what they lack (neither: the seed says it cannot succeed)."""
     state = st_of(sheet)
-    has = {"skill": bool(state["skills"]), "tools": not state["skills"] and bool(state["tools"])}
+    has = {"skill": bool(state["skills"]) or not state["tools"], "tools": not state["skills"] and bool(state["tools"])}
     checks = tuple(
-        QuickRoll(f"Check {k}", "check", {"attribute": k, **has}, stat=k)
+        QuickRoll(f"Check {k}", "check", {"attribute": k, **has}, stat=k, asks=("skill", "tools"))
         for k, _ in ordered_attributes(state, sheet.settings)
     )
     return (QuickRoll("Saving throw", "save", {}, stat="ST"), *checks)

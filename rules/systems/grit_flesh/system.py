@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from rules.base import (
     GameSystem,
+    HarmOffer,
     Procedure,
     RulesError,
     Sheet,
@@ -22,7 +23,13 @@ from rules.systems.grit_flesh.advancement import GainXpProcedure, LevelUpProcedu
 from rules.systems.grit_flesh.checks import CheckProcedure, SaveProcedure
 from rules.systems.grit_flesh.combat import AttackProcedure, IncomingProcedure, InitiativeProcedure
 from rules.systems.grit_flesh.creation import apply_settings, create, creation_params
-from rules.systems.grit_flesh.damage import ComeRoundProcedure, RestProcedure, SurgeonProcedure, TakeDamageProcedure
+from rules.systems.grit_flesh.damage import (
+    DAMAGE_MAX,
+    ComeRoundProcedure,
+    RestProcedure,
+    SurgeonProcedure,
+    TakeDamageProcedure,
+)
 from rules.systems.grit_flesh.gear import (
     AfterFightProcedure,
     EmptyBubblesProcedure,
@@ -138,6 +145,22 @@ class GritFlesh(GameSystem):
             Track("coins", "Gold", state["coins"]),
             Track("xp", "XP", state["xp"]),
         )
+
+    def harm_offer(self, sheet: Sheet, key: str, delta: int) -> HarmOffer | None:
+        """Seed 004 (Grit and Flesh): damage past Grit goes into Flesh, and Flesh at 0 calls the save vs death:
+        Grit lowered past 0, or Flesh to 0, by hand is better taken as damage."""
+        state = st_of(sheet)
+        if delta >= 0 or key not in ("grit", "flesh"):
+            return None
+        if key == "grit" and state["grit"] + delta < 0:
+            return HarmOffer(
+                "damage", {"amount": min(-delta, DAMAGE_MAX)}, "the damage past Grit into Flesh and the save vs death"
+            )
+        if key == "flesh" and state["flesh"] + delta <= 0:
+            return HarmOffer(
+                "damage", {"amount": min(-delta, DAMAGE_MAX), "to_flesh": True}, "the save vs death at 0 Flesh"
+            )
+        return None
 
     def adjust(self, sheet: Sheet, key: str, delta: int) -> dict[str, Any]:
         """+/- by hand: Grit and Flesh within 0..max, a gear bubble filled or cleared (never a sixth), gold

@@ -626,3 +626,33 @@ def test_every_odds_sum_to_one_within_bounds(st_, ac, score, grit, flesh, amount
     ):
         assert sum(p for _, p in result.outcomes) == 1
         assert all(0 < p <= 1 for _, p in result.outcomes)
+
+
+# --- issue 35 item 7: the odds refuse what the roll refuses ---------------------------------------------------
+
+
+def test_coming_round_shows_odds_only_to_the_out_cold():
+    """Seed 004 (Grit and Flesh): only a character out cold after a passed save vs death comes round; awake, the
+    odds refuse with the roll's own sentence (they showed "awake" for a roll then refused), dead, likewise."""
+    awake = sheet()
+    for ask in (lambda: odds("come_round", awake), lambda: roll("come_round", awake, [])):
+        with pytest.raises(RulesError, match="You are not out cold"):
+            ask()
+    dead = sheet(make_state(dead=True, flesh=0, grit=0))
+    for ask in (lambda: odds("come_round", dead), lambda: roll("come_round", dead, [])):
+        with pytest.raises(RulesError, match="The dead do not wake"):
+            ask()
+    out = sheet(make_state(out_rounds=3, flesh=0, grit=0))
+    assert dict(odds("come_round", out).outcomes) == {"awake": 1}
+    assert roll("come_round", out, []).outcome == "awake"
+
+
+@pytest.mark.parametrize(("key", "what"), [("check", "make checks"), ("attack", "attack")])
+def test_out_cold_a_check_or_an_attack_shows_no_odds(key, what):
+    """Seed 004 (Grit and Flesh): out cold, nobody acts until they come round; the odds refuse with the roll's
+    sentence rather than show a chance of a roll that is then refused."""
+    out = sheet(make_state(out_rounds=2, flesh=0, grit=0), items=[weapon()])
+    params = {"weapon": "1"} if key == "attack" else {}
+    for ask in (lambda: odds(key, out, **params), lambda: roll(key, out, [10, 3], **params)):
+        with pytest.raises(RulesError, match=f"Out cold, nobody can {what}"):
+            ask()

@@ -294,6 +294,14 @@ def test_a_feint_gives_two_attacks_with_advantage_next_round():
     assert two.outcome == "crit" and two.state is not None and two.state["feint"] is False
 
 
+def test_both_of_a_feints_hits_land_on_an_npc():
+    """Seed 004 (Special Attacks; Grit and Flesh): both attacks after a feint that hit deal their damage to the NPC
+    aimed at, each by its own kind (issue 35 item 8: a mutant that dropped the second hit passed the suite)."""
+    after = sheet(state=make_state(av=12, feint=True), items=[weapon()])
+    two = roll("attack", after, [14, 1, 3, 4], weapon="1", target_ac=0)  # a crit for 1+2, then a hit for 4+2
+    assert [(h.amount, h.ignore_armour) for h in SYSTEM.hits_on_npc(two)] == [(3, True), (6, False)]
+
+
 def _seed_feint_beyond_range_odds(av: int, ac: int) -> dict[str, Fraction]:
     """Seed 004, Ranged Attacks and Special Attacks, counted face by face: two attacks, each rolling twice
     and keeping the worse; the better attack stands (ranked miss < blocked < hit < crit, spec §004.11.3 with

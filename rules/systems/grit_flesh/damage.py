@@ -71,7 +71,7 @@ class ComeRoundProcedure:
         if state["dead"]:
             raise Settled("The dead do not wake.")
         if not state["out_rounds"]:
-            raise RulesError("You are not out cold.")
+            raise Settled("You are not out cold.")  # the state answers it: the sheet says so, not an error
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         clean_params(self, sheet, params)

@@ -219,3 +219,18 @@ def test_npcs_of_one_kind_are_numbered_and_names_stay_unique(cc, gm, as_user):
     assert names == ["Goblin 1", "Ogre", "Goblin 3", "Goblin 4"] and len(set(names)) == len(names)
     page = text_of(client.get(reverse("campaigns:detail", args=[cc.pk])))
     assert "Goblin 1" in page and "Goblin 3" in page
+
+
+def test_an_npc_holds_ten_statuses_and_the_eleventh_is_refused(cc, gm):
+    """Issue 35 item 8 (a mutant of the cap, 10 → 11, passed the suite): ten statuses on one NPC are kept, the
+    eleventh is refused with a sentence and changes nothing."""
+    session.encounter_start(campaign_id=cc.pk, name="Ambush", by=gm)
+    ghoul = session.npc_add(campaign_id=cc.pk, name="Ghoul", stats={}).row
+    for n in range(10):
+        session.npc_status(campaign_id=cc.pk, npc_id=ghoul.pk, name=f"Hex {n}", rounds=2)
+    ghoul.refresh_from_db()
+    assert len(ghoul.statuses) == 10
+    with pytest.raises(session.CampaignError, match="ten statuses already"):
+        session.npc_status(campaign_id=cc.pk, npc_id=ghoul.pk, name="One too many", rounds=2)
+    ghoul.refresh_from_db()
+    assert [s["name"] for s in ghoul.statuses] == [f"Hex {n}" for n in range(10)]

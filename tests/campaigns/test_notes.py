@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from campaigns import session
 from campaigns.models import GmNote
 from tests.conftest import make_character
 from tests.pages import HTMX, form_fields, text_of
@@ -78,3 +79,24 @@ def test_notes_urls_permissions(who, notes, summary_read, write, cc, wren, as_us
     cc.refresh_from_db()
     assert (cc.summary == "changed") == (who == "gm")
     assert GmNote.objects.exists() == (who == "gm")
+
+
+def test_only_the_gms_pages_hear_that_a_note_changed(cc, wren, gm, player, other_player, monkeypatch):
+    """Issue 35 item 8 (a mutant of who hears it passed the suite): a GM note's live signal goes to the campaign's GMs
+    alone, every time (on the campaign and on a character); the summary's goes to the whole table."""
+    from live import events
+
+    heard: list[tuple[list, list[int] | None]] = []
+    real = events.push
+
+    def recording(campaign_id, *parts, audience=None):
+        heard.append(([list(p) for p in parts], None if audience is None else sorted(audience)))
+        return real(campaign_id, *parts, audience=audience)
+
+    monkeypatch.setattr(events, "push", recording)
+    session.note_save(campaign_id=cc.pk, character_id=None, text=SECRET)
+    session.note_save(campaign_id=cc.pk, character_id=wren.pk, text=SECRET)
+    assert heard == [([["table", ["notes"]]], [gm.pk])] * 2
+    heard.clear()
+    session.summary_save(campaign_id=cc.pk, text="We reached the barrow.")
+    assert heard == [([["table", ["summary"]]], None)]

@@ -274,3 +274,29 @@ def test_a_character_away_from_a_table_has_no_npc_to_attack(player, as_user):
     assert "npc_target" not in fields
     response = as_user(player).post(url, {**fields, "npc_target": ["1"]}, **HTMX)
     assert response.status_code == 422 and "Only a character at a table" in text_of(response)
+
+
+def test_a_feints_second_hit_lands_on_the_npc_too(gm, player):
+    """Grit & Flesh, seed 004 (Special Attacks): after a feint the next attack is two attacks, and each hit's damage
+    comes off the NPC aimed at (issue 35 item 8: a mutant that dropped the second hit passed the suite)."""
+    campaign, wren, goblin = _fight("grit-flesh", gm, player)
+    Character.objects.filter(pk=wren.pk).update(state={**wren.state, "feint": True})
+    wren.refresh_from_db()
+    sheet = wren.checked_sheet()
+    procedure = SYSTEMS["grit-flesh"].procedures()["attack"]
+    weapon = procedure.params(sheet)[0].default
+    av, ac = sheet.state["av"] + 2, int(goblin.stats["ac"])  # the feint's advantage: +2 AV
+    assert ac + 1 < av, "a face that hits is needed"
+    session.pc_attack(
+        character_id=wren.pk,
+        procedure="attack",
+        params={"weapon": weapon},
+        npc_id=goblin.pk,
+        by=player,
+        rng=dice.ScriptedRandom([ac + 1, 2, ac + 1, 5]),
+    )
+    # Each hit: its damage die plus the weapon's bonus and the feint's +2 (seed 004, Special Attacks).
+    bonus = 2 + next(int(i.data.get("damage_bonus", 0)) for i in sheet.items if str(i.id) == weapon)
+    goblin.refresh_from_db()
+    taken = sum(_weak("grit-flesh")[k] - goblin.stats[k] for k in ("grit", "flesh"))
+    assert taken == (2 + bonus) + (5 + bonus)

@@ -732,6 +732,18 @@ def test_a_nights_rest_eats_a_ration_for_d8_stamina_and_less_stress_seed_002_res
     assert odds.of("+6 stamina") == Fraction(3, 8)  # a 6, 7 or 8 all top up the 6 missing
 
 
+@pytest.mark.parametrize(
+    ("face", "outcome"), [(1, "+1 stamina"), (5, "+5 stamina"), (6, "+6 stamina"), (8, "+6 stamina")]
+)
+def test_a_nights_rest_lands_on_the_outcome_its_odds_name_seed_002_rest(face, outcome):
+    """Seed 002 (Rest & Healing): a night's d8 of stamina, capped by what is missing; the roll is named as its odds
+    name it (issue 35 item 7: every night's rest read "rested", an outcome its odds never showed)."""
+    s = sheet(pc(stamina=2, stamina_max=8, stress=2), [RATIONS])
+    odds = P["rest"].odds(s, {"kind": "night"})
+    result = P["rest"].roll(s, {"kind": "night"}, ScriptedRandom([face]))
+    assert result.outcome == outcome and odds.of(outcome) > 0
+
+
 def test_an_interrupted_night_gives_nothing_back_seed_002_camp():
     s = sheet(pc(stamina=2, stamina_max=8, stress=2), [RATIONS])
     result = P["rest"].roll(s, {"kind": "night", "interrupted": True}, ScriptedRandom([]))

@@ -748,6 +748,45 @@ def test_npc_attack_rolls_its_steel_die_against_protection():
     assert proc("npc_attack").gm_only
 
 
+def test_npc_attack_odds_count_the_chance_of_going_down():
+    """Seed 000 (Attacks; Harm and Death): harm past HP is critical harm, and a failed critical harm test leaves the
+    character dying. The odds of an NPC's attack on this sheet count it, as its roll lands on it (issue 35 item 7:
+    they showed only the steel die's harm). HP 4, protection 2, a d8: a 7 or 8 passes HP; on an 8 (2 critical
+    harm) the BOD d6 must beat DN 2, so dying is 1/8 x 1/6."""
+    sheet = make_sheet(make_state(hp=4), items=[CHAINMAIL])
+    odds = proc("npc_attack").odds(sheet, {"steel": "8"})
+    assert dict(odds.outcomes) == {
+        "no harm": Fraction(1, 4),
+        **{f"{n} harm": Fraction(1, 8) for n in range(1, 6)},
+        "6 harm": Fraction(1, 8) * Fraction(5, 6),
+        "dying": Fraction(1, 48),
+    }
+    for faces, outcome in (([2], "no harm"), ([7], "5 harm"), ([8, 2], "6 harm"), ([8, 1], "dying")):
+        result = proc("npc_attack").roll(sheet, {"steel": "8"}, ScriptedRandom(faces))
+        assert result.outcome == outcome and result.odds == odds
+
+
+def test_npc_attack_on_the_dead_or_dying_shows_what_the_roll_does():
+    """Seed 000 (Harm and Death): the dead stay dead and the dying stay dying whatever the die shows."""
+    dead = make_sheet(make_state(hp=0, dead=True))
+    assert dict(proc("npc_attack").odds(dead, {}).outcomes) == {"dead": 1}
+    assert proc("npc_attack").roll(dead, {}, ScriptedRandom([3])).outcome == "dead"
+    dying = make_sheet(make_state(hp=0, dying=True))
+    # A d6 of critical harm on BOD 6 points: a 6 leaves none (dead), anything less leaves them dying still.
+    assert dict(proc("npc_attack").odds(dying, {}).outcomes) == {"dying": Fraction(5, 6), "dead": Fraction(1, 6)}
+    assert proc("npc_attack").roll(dying, {}, ScriptedRandom([1])).outcome == "dying"
+    assert proc("npc_attack").roll(dying, {}, ScriptedRandom([6])).outcome == "dead"
+
+
+def test_the_dead_see_no_odds_of_advancing():
+    """Seed 000 (Advancement): the dead do not advance; the odds refuse with the roll's sentence rather than show
+    the HP a roll that is then refused would give."""
+    dead = make_sheet(make_state(hp=0, dead=True))
+    for ask in (lambda: proc("advance").odds(dead, {}), lambda: proc("advance").roll(dead, {}, ScriptedRandom([]))):
+        with pytest.raises(RulesError, match="The dead do not advance"):
+            ask()
+
+
 # --- rest, deprivation ----------------------------------------------------------------------------
 
 

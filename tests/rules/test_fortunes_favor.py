@@ -370,6 +370,16 @@ def test_group_test_from_the_table():
     assert result.outcome == "pass"
 
 
+def test_a_group_test_with_nothing_counted_shows_no_odds():
+    """Seed 003, Group Tests: the group's result comes from its members' counted results; with none counted the odds
+    refuse with the roll's sentence (issue 35 item 7: they showed "mixed" for a roll then refused)."""
+    proc = SYSTEM.table_procedures()["group_test"]
+    for ask in (lambda: proc.odds(None, {}), lambda: proc.roll(None, {}, random.Random(0))):
+        with pytest.raises(RulesError, match="Count at least one member's result"):
+            ask()
+    assert dict(proc.odds(None, {"passes": 1}).outcomes) == {"pass": 1}
+
+
 # --- combat ----------------------------------------------------------------------------------------
 
 

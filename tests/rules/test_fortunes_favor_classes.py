@@ -1077,3 +1077,82 @@ def test_brawler_5_signature_move_crippling_strike_is_an_attack_charging_2_stami
     assert "Crippling Strike: on a hit the enemy deals half damage and cannot move" in hit.summary
     missed = run("attack", sh, [2], armor=12, maneuver="Crippling Strike")
     assert "Crippling Strike:" not in missed.summary.split("(")[0]
+
+
+# --- issue 35 item 8: one-line mutants of the class features that passed the suite, each pinned ----------------
+
+
+def _damage_dice(result) -> list[int]:
+    """The sides of the attacker's own damage dice (not the beast's, not a reroll's first face)."""
+    return [d.sides for d in result.dice if d.label == "damage" and d.kept]
+
+
+def test_beastmaster_1_setup_takes_your_damage_exactly_one_step_down():
+    """Beastmaster 1, Setup: your damage one step down, 1d6 → 1d4 (the die rolled is a d4, not the d6 or a d8)."""
+    sh = bonded(stats={"agility": 3})
+    result = run("attack", sh, [12, 4, 1], armor=12, maneuver="Setup")
+    assert _damage_dice(result) == [4] and result.details["damage"] == 4 + 3
+    plain = run("attack", sh, [12, 6], armor=12)
+    assert _damage_dice(plain) == [6] and plain.details["damage"] == 6 + 3
+
+
+def test_ranger_1_precision_of_the_hawk_rerolls_a_one_and_nothing_else():
+    """Ranger 1, Precision of the Hawk: only a 1 on a damage die is rerolled; a 2 stands (one die, no reroll)."""
+    sh = make("RANGER", 1, stats={"agility": 2})
+    result = run("attack", sh, [15, 2], armor=12)
+    assert result.details["damage"] == 2 + 2 and [d.face for d in result.dice if "reroll" in d.label] == []
+    one = run("attack", sh, [15, 1, 2], armor=12)
+    assert one.details["damage"] == 2 + 2 and [d.face for d in one.dice if "reroll" in d.label] == [2]
+
+
+def test_beastmaster_3_ferocity_needs_fortunes_favor_spent():
+    """Beastmaster 3, Ferocity: the Follow-up lands on a missed Setup only with Fortune's Favor spent on the attack;
+    without it a miss brings no Follow-up (no beast die is rolled)."""
+    sh = bonded(level=3, stats={"agility": 3}, fortunes_favor=1)
+    missed = run("attack", sh, [2], armor=15, maneuver="Setup")
+    assert missed.outcome == "countered" and "beast_damage" not in missed.details
+
+
+def test_beastmaster_7_friends_till_the_end_follows_up_on_a_miss_only_in_a_last_stand():
+    """Beastmaster 7, Friends Till the End: during your Last Stand the beast's Follow-up lands though the Setup
+    missed; outside one, a miss is a miss."""
+    sh = bonded(level=7, stats={"agility": 3})
+    missed = run("attack", sh, [2], armor=15, maneuver="Setup")
+    assert "beast_damage" not in missed.details
+    standing = Sheet(state={**sh.state, "last_stand": 1}, name=sh.name)
+    last = run("attack", standing, [2, 3], armor=15, maneuver="Setup")
+    assert last.outcome == "countered" and "beast_damage" in last.details
+
+
+def test_beastmaster_1_a_beast_at_0_health_does_not_follow_up():
+    """Beastmaster 1, Beast Bond: a beast at 0 Health does nothing, so a Setup that hits brings no Follow-up."""
+    sh = bonded(stats={"agility": 3})
+    down = Sheet(state={**sh.state, "feats": {**sh.state["feats"], "beast_health": 0}}, name=sh.name)
+    try:
+        result = run("attack", down, [12, 2], armor=12, maneuver="Setup")
+    except RulesError:
+        return  # a Setup refused while the beast is down is as good: it does not follow up
+    assert result.outcome == "hit" and "beast_damage" not in result.details
+
+
+def test_devoted_6_martyr_steps_damage_up_only_in_a_last_stand():
+    """Devoted 6, Martyr: the step up is for a Last Stand alone; a Devoted 6 standing, or a Devoted 5 in a Last Stand
+    (no Martyr yet), rolls the class's 1d6."""
+    for sh in (make("DEVOTED", 6), make("DEVOTED", 5, last_stand=1)):
+        result = run("attack", sh, [15, 6], armor=12)
+        assert _damage_dice(result) == [6] and result.details["damage"] == 6 + 2
+
+
+def test_shapeshifter_6_natures_wrath_adds_rot_only_in_a_last_stand():
+    """Shapeshifter 6, Nature's Wrath: the 2d6 rot is for a Last Stand alone; a Shapeshifter 6 standing, or a
+    Shapeshifter 5 in a Last Stand, rolls no rot."""
+    for sh in (make("SHIFTER", 6), make("SHIFTER", 5, last_stand=1)):
+        result = run("attack", sh, [15, 3], armor=12)
+        assert result.details["damage"] == 3 + 2 and not [d for d in result.dice if d.label == "rot"]
+
+
+def test_spellsword_7_limit_break_doubles_the_infusion_dice_only_in_a_last_stand():
+    """Spellsword 7, Limit Break: two Infusion Dice during a Last Stand alone; a Spellsword 7 standing, or a
+    Spellsword 6 in a Last Stand (no Limit Break yet), has the one 1d8 of Infusion of Power."""
+    assert ff_features.infusion_dice(make("SPELLSWORD", 7).state) == (8,)
+    assert ff_features.infusion_dice(make("SPELLSWORD", 6, last_stand=1).state) == (8,)

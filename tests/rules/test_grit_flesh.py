@@ -294,6 +294,14 @@ def test_a_feint_gives_two_attacks_with_advantage_next_round():
     assert two.outcome == "crit" and two.state is not None and two.state["feint"] is False
 
 
+def test_both_of_a_feints_hits_land_on_an_npc():
+    """Seed 004 (Special Attacks; Grit and Flesh): both attacks after a feint that hit deal their damage to the NPC
+    aimed at, each by its own kind (issue 35 item 8: a mutant that dropped the second hit passed the suite)."""
+    after = sheet(state=make_state(av=12, feint=True), items=[weapon()])
+    two = roll("attack", after, [14, 1, 3, 4], weapon="1", target_ac=0)  # a crit for 1+2, then a hit for 4+2
+    assert [(h.amount, h.ignore_armour) for h in SYSTEM.hits_on_npc(two)] == [(3, True), (6, False)]
+
+
 def _seed_feint_beyond_range_odds(av: int, ac: int) -> dict[str, Fraction]:
     """Seed 004, Ranged Attacks and Special Attacks, counted face by face: two attacks, each rolling twice
     and keeping the worse; the better attack stands (ranked miss < blocked < hit < crit, spec §004.11.3 with
@@ -626,3 +634,33 @@ def test_every_odds_sum_to_one_within_bounds(st_, ac, score, grit, flesh, amount
     ):
         assert sum(p for _, p in result.outcomes) == 1
         assert all(0 < p <= 1 for _, p in result.outcomes)
+
+
+# --- issue 35 item 7: the odds refuse what the roll refuses ---------------------------------------------------
+
+
+def test_coming_round_shows_odds_only_to_the_out_cold():
+    """Seed 004 (Grit and Flesh): only a character out cold after a passed save vs death comes round; awake, the
+    odds refuse with the roll's own sentence (they showed "awake" for a roll then refused), dead, likewise."""
+    awake = sheet()
+    for ask in (lambda: odds("come_round", awake), lambda: roll("come_round", awake, [])):
+        with pytest.raises(RulesError, match="You are not out cold"):
+            ask()
+    dead = sheet(make_state(dead=True, flesh=0, grit=0))
+    for ask in (lambda: odds("come_round", dead), lambda: roll("come_round", dead, [])):
+        with pytest.raises(RulesError, match="The dead do not wake"):
+            ask()
+    out = sheet(make_state(out_rounds=3, flesh=0, grit=0))
+    assert dict(odds("come_round", out).outcomes) == {"awake": 1}
+    assert roll("come_round", out, []).outcome == "awake"
+
+
+@pytest.mark.parametrize(("key", "what"), [("check", "make checks"), ("attack", "attack")])
+def test_out_cold_a_check_or_an_attack_shows_no_odds(key, what):
+    """Seed 004 (Grit and Flesh): out cold, nobody acts until they come round; the odds refuse with the roll's
+    sentence rather than show a chance of a roll that is then refused."""
+    out = sheet(make_state(out_rounds=2, flesh=0, grit=0), items=[weapon()])
+    params = {"weapon": "1"} if key == "attack" else {}
+    for ask in (lambda: odds(key, out, **params), lambda: roll(key, out, [10, 3], **params)):
+        with pytest.raises(RulesError, match=f"Out cold, nobody can {what}"):
+            ask()

@@ -164,6 +164,7 @@ class RestProcedure:
             fx.say(f"Restored {worn[key].name}.")
         if spent:
             fx.say(f"Spent {spent} Supply.")
+        outcome = "rested"
         if p["kind"] == "night":
             ration = _ration(sheet.items)
             assert ration is not None
@@ -182,4 +183,5 @@ class RestProcedure:
                 st["stamina"] += gain
                 st["stress"] = max(0, st["stress"] - 1)
                 fx.say(f"Slept two watches: d8 = {die.face}, +{gain} stamina; one stress lifted.")
-        return fx.result(self, "rested", odds, shown_inputs(p))
+                outcome = f"+{gain} stamina"  # named as the odds name it, so the roll lands on its odds
+        return fx.result(self, outcome, odds, shown_inputs(p))

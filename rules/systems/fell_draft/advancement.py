@@ -53,6 +53,8 @@ class AdvanceProcedure:
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         clean_params(self, sheet, params)  # refuses inputs it does not take
         state = _st(sheet)
+        if _is_dead(state):  # as the roll refuses (issue 35 item 7): no odds for a roll refused
+            raise Settled("The dead do not advance.")
         dice = {ab: _die_of(state, ab) for ab in ABILITIES}
         dist: dict[int, Fraction] = {}
         combos: list[tuple[dict[str, int], Fraction]] = [({}, Fraction(1))]

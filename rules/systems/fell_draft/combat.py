@@ -42,13 +42,36 @@ from rules.systems.fell_draft.pools import Pool, PoolDie, _net, _roll_pool, shif
 from rules.systems.fell_draft.state import HARM_MAX, MAX_PROTECTION, _is_dead, _st
 
 
-def _harm_odds(pool: Pool, armour: int) -> Odds:
+def _harm_key(amount: int) -> str:
+    return "no harm" if amount == 0 else f"{amount} harm"
+
+
+def _harm_dist(pool: Pool, armour: int) -> dict[int, Fraction]:
     """Seed 000 (Attacks): highest steel die minus protection, never below 0."""
     dist: dict[int, Fraction] = {}
     for value, p in (pool_dist(pool.sides, "highest") if pool.dice else {0: Fraction(1)}).items():
         harm = max(0, value - armour)
         dist[harm] = dist.get(harm, Fraction(0)) + p
-    outcomes = tuple((("no harm" if h == 0 else f"{h} harm"), p) for h, p in sorted(dist.items()))
+    return dist
+
+
+def _harm_odds(pool: Pool, armour: int) -> Odds:
+    outcomes = tuple((_harm_key(h), p) for h, p in sorted(_harm_dist(pool, armour).items()))
+    return Odds(outcomes, success_keys=tuple(k for k, _ in outcomes if k != "no harm"))
+
+
+def npc_attack_odds(sheet: Sheet, pool: Pool, ability: str, reduce_die: bool) -> Odds:
+    """Seed 000 (Attacks; Harm and Death): what an NPC's steel die does to this character, as its roll names it: the
+    harm that leaves them up, or "dying" (critical harm, its test failed: or dying already) or "dead". Each amount's
+    chance of going down is ``harm_odds``', the Take harm roll's own (issue 35 item 7: they were left out)."""
+    dying = bool(_st(sheet)["dying"])
+    dist: dict[str, Fraction] = {}
+    for amount, p in sorted(_harm_dist(pool, protection(sheet)).items()):
+        for key, q in harm_odds(sheet, amount, ability, reduce_die).outcomes:
+            named = key if key == "dead" else "dying" if key == "dying" or dying else _harm_key(amount)
+            dist[named] = dist.get(named, Fraction(0)) + p * q
+    down = tuple(k for k in ("dying", "dead") if k in dist)
+    outcomes = tuple((k, q) for k, q in dist.items() if k not in down) + tuple((k, dist[k]) for k in down)
     return Odds(outcomes, success_keys=tuple(k for k, _ in outcomes if k != "no harm"))
 
 
@@ -292,12 +315,12 @@ class NpcAttackProcedure:
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
-        return _harm_odds(self._pool(p), protection(sheet))
+        return npc_attack_odds(sheet, self._pool(p), p["ability"], p["reduce_die"])
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = clean_params(self, sheet, params)
         pool = self._pool(p)
-        odds = _harm_odds(pool, protection(sheet))
+        odds = npc_attack_odds(sheet, pool, p["ability"], p["reduce_die"])
         dice, best = _roll_pool(rng, pool)
         amount = max(0, best - protection(sheet))
         result = _harm_result(self, sheet, p, amount, rng, dice)
@@ -305,7 +328,7 @@ class NpcAttackProcedure:
         return RollResult(
             self.key,
             self.label,
-            result.outcome,
+            result.outcome if result.outcome in ("dead", "dying") else _harm_key(amount),
             summary,
             result.dice,
             amount,

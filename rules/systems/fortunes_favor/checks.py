@@ -413,14 +413,19 @@ class GroupTestProcedure:
             Param("fails", "Fails", "int", 0, 0, 50),
         )
 
-    def odds(self, sheet: Sheet | None, params: Mapping[str, Any]) -> Odds:
-        p = clean_params(self, sheet, params)
-        return Odds(((group_result(p["passes"], p["mixed"], p["fails"]), Fraction(1)),))
-
-    def roll(self, sheet: Sheet | None, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
+    def _counted(self, sheet: Sheet | None, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The counts, refused when there are none: the odds refuse as the roll does (issue 35 item 7)."""
         p = clean_params(self, sheet, params)
         if not p["passes"] + p["mixed"] + p["fails"]:
             raise RulesError("Count at least one member's result.")
+        return p
+
+    def odds(self, sheet: Sheet | None, params: Mapping[str, Any]) -> Odds:
+        p = self._counted(sheet, params)
+        return Odds(((group_result(p["passes"], p["mixed"], p["fails"]), Fraction(1)),))
+
+    def roll(self, sheet: Sheet | None, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
+        p = self._counted(sheet, params)
         outcome = group_result(p["passes"], p["mixed"], p["fails"])
         summary = (
             f"Group test: {p['passes']} passed, {p['mixed']} mixed, {p['fails']} failed: "

@@ -1274,6 +1274,8 @@ class FeatureProcedure:
             heart = stat(state, "heart")
             dist = pool_dist((4, 4), "sum")
             return Odds(tuple((f"heal {k + heart}", v) for k, v in sorted(dist.items())), success_keys=())
+        if f.effect == "cast":  # the roll lands on "cast" (_effect_cast): the odds name the same outcome
+            return Odds((("cast", Fraction(1)),), success_keys=("cast",))
         return Odds((("used", Fraction(1)),), success_keys=("used",))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:

@@ -48,6 +48,7 @@ class CheckProcedure:
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
         state = st_of(sheet)
+        refuse_if_down(state, "make checks")  # as the roll refuses (issue 35 item 7): no odds for a roll refused
         if p["attribute"] not in state["attributes"]:
             raise RulesError("This sheet has no attributes to check.")
         if p["skill"] and p["tools"]:

@@ -185,6 +185,7 @@ class AttackProcedure:
 
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         p = clean_params(self, sheet, params)
+        refuse_if_down(st_of(sheet), "attack")  # as the roll refuses (issue 35 item 7): no odds for a roll refused
         _, av, ac, keep, _, attacks = self._setup(sheet, p)
         return attack_odds(av, ac, keep, attacks)
 

@@ -66,17 +66,22 @@ class ComeRoundProcedure:
     def params(self, sheet: Sheet) -> tuple[Param, ...]:
         return ()
 
+    def _check(self, state: Mapping[str, Any]) -> None:
+        """Only the out cold come round: the odds refuse as the roll does (issue 35 item 7)."""
+        if state["dead"]:
+            raise Settled("The dead do not wake.")
+        if not state["out_rounds"]:
+            raise Settled("You are not out cold.")  # the state answers it: the sheet says so, not an error
+
     def odds(self, sheet: Sheet, params: Mapping[str, Any]) -> Odds:
         clean_params(self, sheet, params)
+        self._check(st_of(sheet))
         return Odds((("awake", Fraction(1)),), success_keys=("awake",))
 
     def roll(self, sheet: Sheet, params: Mapping[str, Any], rng: RandomSource) -> RollResult:
         p = clean_params(self, sheet, params)
         state = st_of(sheet)
-        if state["dead"]:
-            raise Settled("The dead do not wake.")
-        if not state["out_rounds"]:
-            raise RulesError("You are not out cold.")
+        self._check(state)
         rounds = state["out_rounds"]
         state.update(out_rounds=0, flesh=max(1, state["flesh"]))
         summary = f"After {rounds} round{'s' if rounds != 1 else ''} you come round with {state['flesh']} Flesh."

@@ -34,7 +34,7 @@ def track_text(response, key: str) -> str:
     """A track of the Vitals region as a person reads it: "2/5", or "37" when it has no maximum."""
     page = response.content.decode()
     value = r'<span data-value>(-?\d+)</span>(?:<span class="muted">/(\d+)</span>)?'
-    match = re.search(rf'data-track="{key}">.*?{value}', page, re.S)
+    match = re.search(rf'data-track="{key}"[^>]*>.*?{value}', page, re.S)
     assert match, f"no track {key} on the page"
     return match.group(1) + (f"/{match.group(2)}" if match.group(2) else "")
 

@@ -156,8 +156,11 @@ def browser():
     problem = check_driver(list(compute_driver_executable()))
     if problem:
         _browser_unavailable(problem)
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # Every expectation waits this long at most: a generous bound that only stops a hang, never a claim about
+    # speed (issue 35, item 19: no test bounds wall-clock time; tests/test_no_wall_clock_bounds.py).
+    expect.set_options(timeout=15_000)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield browser

@@ -72,18 +72,19 @@ def _wait_listening(process: subprocess.Popen, port: int, log: Path) -> None:
     pytest.fail(f"the server did not start: {log.read_text()}")
 
 
-def _stop(process: subprocess.Popen) -> float:
-    started = time.monotonic()
+def _stop(process: subprocess.Popen) -> bool:
+    """Whether the process ended by itself once told to (within a generous 30 s that only stops a hang)."""
     process.terminate()
     try:
-        process.wait(timeout=10)
+        process.wait(timeout=30)
+        return True
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
-    return time.monotonic() - started
+        return False
 
 
-def test_the_dev_server_streams_within_a_second_and_stops_with_streams_open(campaign, player, tmp_path):
+def test_the_dev_server_streams_and_stops_with_streams_open(campaign, player, tmp_path):
     path, cookie = reverse("campaigns:events", args=[campaign.pk]), session_cookie(player)
     env, port, log = _server_env(tmp_path), _free_port(), tmp_path / "uvicorn.log"
     # As in the Makefile's `run`: the reloader supervises a worker process.
@@ -92,17 +93,17 @@ def test_the_dev_server_streams_within_a_second_and_stops_with_streams_open(camp
         _wait_listening(server, port, log)
         with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
             sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: sessionid={cookie}\r\n\r\n".encode())
-            started, received = time.monotonic(), b""
-            sock.settimeout(1.0)
-            while b": open" not in received and time.monotonic() - started < 1.0:
-                received += sock.recv(4096)
-            elapsed = time.monotonic() - started
+            received = b""
+            sock.settimeout(30)  # only stops a hang: how fast it streams is measured in bench/
+            while b": open" not in received:
+                chunk = sock.recv(4096)
+                assert chunk, received
+                received += chunk
             assert b"200 OK" in received, received
             assert b"text/event-stream" in received
-            assert b": open" in received
-            assert elapsed < 1.0
-            # An open stream must not hold up a restart or shutdown beyond the graceful timeout.
-            assert _stop(server) < 5
+            # An open stream must not hold up a restart or shutdown: without the graceful timeout the server
+            # waits for the stream forever.
+            assert _stop(server)
     finally:
         _stop(server)
 

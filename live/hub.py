@@ -507,3 +507,28 @@ def claim_single_process() -> None:
             "or set DATABASE_URL to PostgreSQL for several."
         ) from None
     _process_lock = handle
+
+
+def claim_run() -> IO[str] | None:
+    """On SQLite, `make run`'s lock on ``<database file>-run.lock``, held from its first step to its last.
+
+    The serving lock above is taken only when the server's worker starts, after `make run` has migrated and
+    loaded its demo: a second `make run` checking in between found nothing held, went on, and one of the two
+    servers then hung in uvicorn's reloader. The caller keeps the returned handle open (its command's process
+    inherits it) for as long as that `make run` lasts. None when there is nothing to hold (PostgreSQL).
+    """
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] != "django.db.backends.sqlite3" or sys.platform == "win32":
+        return None
+    import fcntl
+
+    handle = Path(f"{database['NAME']}-run.lock").open("a")  # noqa: SIM115 - held for the caller's command
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise ImproperlyConfigured(
+            f"{_ONE_PROCESS} Another server process already serves {database['NAME']}, or a `make run` is "
+            "starting to: stop it first, or set DATABASE_URL to PostgreSQL for several."
+        ) from None
+    return handle

@@ -20,36 +20,34 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
+from psycopg.conninfo import make_conninfo
 
 from live import hub
 
 
 def _postgres_problem(database: dict) -> str | None:
     """A sentence if PostgreSQL cannot be reached or has no such database; None when it is there."""
-    where = {
-        "host": database["HOST"] or "127.0.0.1",
-        "port": database["PORT"] or 5432,
-        "user": database["USER"] or None,
-        "password": database["PASSWORD"] or None,
-        "connect_timeout": 10,
-    }
+    host, port = database["HOST"] or "127.0.0.1", database["PORT"] or 5432
+    server = make_conninfo(
+        host=host, port=port, user=database["USER"] or None, password=database["PASSWORD"] or None, connect_timeout=10
+    )
     name = database["NAME"]
     try:
-        psycopg.connect(dbname=name, **where).close()
+        psycopg.connect(server, dbname=name).close()
         return None
     except psycopg.OperationalError as error:
         problem = str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
     try:
-        with psycopg.connect(dbname="postgres", **where) as maintenance:
+        with psycopg.connect(server, dbname="postgres") as maintenance:
             exists = maintenance.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
     except psycopg.Error:
         exists = True  # PostgreSQL itself is out of reach: say why, not that the database is missing
-    address = f"{where['host']}:{where['port']}"
+    address = f"{host}:{port}"
     if not exists:
         user = f" -U {database['USER']}" if database["USER"] else ""
         return (
             f'The database "{name}" does not exist on the PostgreSQL server at {address}: create it with '
-            f"`createdb -h {where['host']} -p {where['port']}{user} {name}`, then run this again."
+            f"`createdb -h {host} -p {port}{user} {name}`, then run this again."
         )
     return f"PostgreSQL at {address} refused the connection to the database {name!r} ({problem}): check DATABASE_URL."
 

@@ -39,11 +39,11 @@ def _postgres_problem(database: dict) -> str | None:
         problem = str(error).strip().splitlines()[-1] if str(error).strip() else type(error).__name__
     try:
         with psycopg.connect(server, dbname="postgres") as maintenance:
-            exists = maintenance.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+            missing = maintenance.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is None
     except psycopg.Error:
-        exists = True  # PostgreSQL itself is out of reach: say why, not that the database is missing
+        missing = False  # PostgreSQL itself is out of reach: say why, not that the database is missing
     address = f"{host}:{port}"
-    if not exists:
+    if missing:
         user = f" -U {database['USER']}" if database["USER"] else ""
         return (
             f'The database "{name}" does not exist on the PostgreSQL server at {address}: create it with '

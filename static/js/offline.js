@@ -47,25 +47,43 @@
 
   // --- the queue: one IndexedDB store, in the order the changes were made ----------------------------------------
   let dbPromise = null;
+  // The browser closed the store under this page (logout's Clear-Site-Data, or another person's page on this device
+  // deleting it): this person's changes are gone from the device on purpose, so there is nothing left to read or
+  // keep. Without this, the next use threw "The database connection is closing", uncaught (issue 36, item 12).
+  let wiped = false;
   function db() {
     dbPromise = dbPromise || new Promise((resolve, reject) => {
       const open = indexedDB.open(DB_PREFIX + user, 1);
       open.onupgradeneeded = () => open.result.createObjectStore("changes", { keyPath: "seq", autoIncrement: true });
-      open.onsuccess = () => resolve(open.result);
+      open.onsuccess = () => {
+        const database = open.result;
+        database.onclose = () => { wiped = true; };
+        database.onversionchange = () => { wiped = true; database.close(); };
+        resolve(database);
+      };
       open.onerror = () => reject(open.error);
     });
     return dbPromise;
   }
   async function store(mode, work) {
     const database = await db();
+    if (wiped) return undefined;
     return new Promise((resolve, reject) => {
-      const tx = database.transaction("changes", mode);
+      let tx;
+      try {
+        tx = database.transaction("changes", mode);
+      } catch (error) {
+        if (error.name !== "InvalidStateError") throw error;
+        wiped = true; // closing: see above
+        resolve(undefined);
+        return;
+      }
       const result = work(tx.objectStore("changes"));
       tx.oncomplete = () => resolve(result && result.result);
       tx.onerror = () => reject(tx.error);
     });
   }
-  const allChanges = () => store("readonly", (s) => s.getAll());
+  const allChanges = async () => (await store("readonly", (s) => s.getAll())) || [];
   const putChange = (change) => store("readwrite", (s) => s.put(change));
   const dropChange = (seq) => store("readwrite", (s) => s.delete(seq));
 

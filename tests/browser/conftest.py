@@ -179,11 +179,16 @@ def new_page(browser, live_url, transactional_db):
         )
         context.set_default_timeout(10_000)
         contexts.append(context)
-        return context.new_page()
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(f"{page.url}: {error}"))
+        return page
 
+    errors: list[str] = []
     yield open_page
     for context in contexts:
         context.close()
+    # No page may raise an uncaught script error (issue 36, item 12: two of them showed in a session's console).
+    assert errors == [], "uncaught JavaScript errors: " + "; ".join(errors)
 
 
 def sign_up(page, username: str, password: str = "lantern-light-42") -> None:

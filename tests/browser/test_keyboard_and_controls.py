@@ -16,6 +16,16 @@ from tests.browser.test_play_surface import _table as play_table
 SIZES = {"phone": (375, 812), "desktop": (1280, 800)}
 
 
+def _opened(new_page, django_user_model, size: str, who: str, where: str):
+    """The play table in C&C; ``who`` (gm_play or player_play) logged in on a page of ``size`` at ``where``, a
+    path made from the campaign and the hero. The page, the campaign, the hero and the player."""
+    campaign, hero, _, player = play_table(django_user_model, system="chaos-conquest")
+    page = new_page(*SIZES[size])
+    log_in(page, who, PASSWORD)
+    page.goto(where.format(campaign=campaign.pk, hero=hero.pk))
+    return page, campaign, hero, player
+
+
 def _errors(page) -> list[str]:
     """Every uncaught error of the page's scripts from now on (what the console shows in red)."""
     seen: list[str] = []
@@ -63,10 +73,7 @@ def test_the_main_pages_raise_no_uncaught_script_error(new_page, django_user_mod
 
 @pytest.mark.parametrize("size", SIZES)
 def test_the_game_clock_has_one_control_that_says_its_unit_and_bound(new_page, django_user_model, size):
-    campaign, _, _, _ = play_table(django_user_model, system="chaos-conquest")
-    gm = new_page(*SIZES[size])
-    log_in(gm, "gm_play", PASSWORD)
-    gm.goto(f"/campaigns/{campaign.pk}/")
+    gm, campaign, _, _ = _opened(new_page, django_user_model, size, "gm_play", "/campaigns/{campaign}/")
     # The strip has no number of minutes of its own: it leads to the Time part's control (on a phone the strip
     # shows in the Time part).
     show_part(gm, "time")
@@ -117,10 +124,7 @@ IN_ROLL_FORM = "!!(document.activeElement && document.activeElement.closest('for
 
 @pytest.mark.parametrize("size", SIZES)
 def test_skip_links_lead_into_the_roll_form_and_the_vitals(new_page, django_user_model, size):
-    campaign, hero, _, _ = play_table(django_user_model, system="chaos-conquest")
-    page = new_page(*SIZES[size])
-    log_in(page, "player_play", PASSWORD)
-    page.goto(f"/characters/{hero.pk}/")
+    page, _, _, _ = _opened(new_page, django_user_model, size, "player_play", "/characters/{hero}/")
     expect(page.locator(".roll-panel form[data-roll-form]").first).to_be_attached()
     # By Tab alone the first roll form is dozens of stops away (36 when reported). The skip link is the second
     # stop, shown when focused; Enter lands in the Roll part's open form.
@@ -140,10 +144,7 @@ def test_skip_links_lead_into_the_roll_form_and_the_vitals(new_page, django_user
 
 @pytest.mark.parametrize("size", SIZES)
 def test_enter_on_an_open_roll_summary_goes_into_its_form(new_page, django_user_model, size):
-    campaign, hero, _, _ = play_table(django_user_model, system="chaos-conquest")
-    page = new_page(*SIZES[size])
-    log_in(page, "player_play", PASSWORD)
-    page.goto(f"/characters/{hero.pk}/")
+    page, _, _, _ = _opened(new_page, django_user_model, size, "player_play", "/characters/{hero}/")
     show_part(page, "roll")
     control = page.locator(".roll-panel details.roll-control[open]").first
     expect(control).to_be_visible()
@@ -173,10 +174,7 @@ def test_enter_on_an_open_roll_summary_goes_into_its_form(new_page, django_user_
 
 @pytest.mark.parametrize("size", SIZES)
 def test_either_save_on_the_settings_page_keeps_the_other_change(new_page, django_user_model, size):
-    campaign, _, _, _ = play_table(django_user_model, system="chaos-conquest")
-    gm = new_page(*SIZES[size])
-    log_in(gm, "gm_play", PASSWORD)
-    gm.goto(f"/campaigns/{campaign.pk}/settings/")
+    gm, campaign, _, _ = _opened(new_page, django_user_model, size, "gm_play", "/campaigns/{campaign}/settings/")
     scars = gm.get_by_label("Scars lower attributes for good")
     expect(scars).to_be_checked()
     # A rule changed, then the dice, and the dice setting's own Save: both are saved.
@@ -202,10 +200,7 @@ def test_either_save_on_the_settings_page_keeps_the_other_change(new_page, djang
 
 @pytest.mark.parametrize("size", SIZES)
 def test_the_seat_buttons_name_what_they_show(new_page, django_user_model, size):
-    campaign, _, _, player = play_table(django_user_model, system="chaos-conquest")
-    gm = new_page(*SIZES[size])
-    log_in(gm, "gm_play", PASSWORD)
-    gm.goto(f"/campaigns/{campaign.pk}/")
+    gm, campaign, _, player = _opened(new_page, django_user_model, size, "gm_play", "/campaigns/{campaign}/")
     show_part(gm, "notes")  # the members, on a phone
     gm.evaluate("document.querySelectorAll('main details').forEach(d => d.open = true)")
     make_gm = gm.get_by_role("button", name="Make GM… player_play")

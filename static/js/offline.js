@@ -23,11 +23,12 @@
         const assets = [...document.querySelectorAll("link[rel=stylesheet], script[src], link[rel=icon], link[rel=apple-touch-icon]")]
           .map((tag) => tag.href || tag.src);
         const pages = /^\/characters\/(\d+\/)?$/.test(location.pathname) ? [location.href] : [];
-        registration.active.postMessage({ type: "keep", pages, assets });
-      });
+        // The worker may be gone by now (logout's Clear-Site-Data unregisters it): then there is nothing to keep.
+        if (registration.active) registration.active.postMessage({ type: "keep", pages, assets });
+      }).catch(() => {}); // the cache storage cleared under the page (logout): the same
     }, () => {});
   }
-  forgetOthers();
+  forgetOthers().catch(() => {}); // best effort: the next page of this device tries again
 
   async function forgetOthers() {
     // Logged out (or another person logged in on this device): their kept pages and changes go.
@@ -390,7 +391,10 @@
   // Logging out with changes still waiting discards them: ask first.
   document.addEventListener("submit", async (event) => {
     const form = event.target;
-    if (!(form instanceof HTMLFormElement) || !form.action.endsWith("/accounts/logout/") || form.dataset.confirmed) return;
+    // The attribute, not form.action: a form with a field named "action" (a roll's fix: apply or void) shadows the
+    // property with that field, and .endsWith on it threw on every such submit (issue 36, item 12).
+    const action = form instanceof HTMLFormElement ? new URL(form.getAttribute("action") || "", location.href).pathname : "";
+    if (!action.endsWith("/accounts/logout/") || form.dataset.confirmed) return;
     event.preventDefault();
     const waiting = (await allChanges()).filter((c) => c.state === "waiting").length;
     if (waiting && !window.confirm(`${waiting} change${waiting > 1 ? "s" : ""} made offline ${waiting > 1 ? "have" : "has"} not been sent yet. Log out and discard ${waiting > 1 ? "them" : "it"}?`)) return;

@@ -9,6 +9,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from campaigns.models import Membership
+from characters.models import Roll
 from tests.browser.conftest import log_in, show_part
 from tests.browser.test_play_surface import PASSWORD
 from tests.browser.test_play_surface import _table as play_table
@@ -63,6 +64,13 @@ def test_the_main_pages_raise_no_uncaught_script_error(new_page, django_user_mod
         for path in ("/campaigns/", "/characters/", "/characters/new/", f"/characters/{hero.pk}/history/"):
             page.goto(path)
             expect(page.locator("main")).to_be_visible()
+    # The GM voids the player's quick roll on its own page: a form with a field named "action" (the submit
+    # listener read form.action, which that field shadows, and threw).
+    roll = Roll.objects.filter(character=hero).exclude(procedure="creation").latest("pk")
+    gm.goto(f"/characters/rolls/{roll.pk}/")
+    gm.get_by_label("Why").fill("wrong attribute")
+    gm.get_by_role("button", name="Void this roll").click()
+    expect(gm.locator("[data-voided]")).to_contain_text("wrong attribute")
     player.goto(f"/characters/{hero.pk}/")
     expect(player.locator("#vitals")).to_be_visible()
     assert gm_errors + player_errors == []

@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 RELOAD_DIRS := --reload-dir config --reload-dir rules --reload-dir accounts --reload-dir campaigns \
 	--reload-dir characters --reload-dir live --reload-dir templates --reload-include '*.html'
 
-.PHONY: run test lint format bench bench-live bench-compare clean
+.PHONY: run serve-checked test lint format bench bench-live bench-compare clean
 
 # Without Debian's python3-venv, `python3 -m venv` fails half-way and leaves a .venv with no pip in it: a venv
 # without pip is made afresh, and a failure says which package is missing.
@@ -27,10 +27,15 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/pip
 
 # The ASGI server streams the live table's events; plain `runserver` (WSGI) cannot.
 # On SQLite a second server would refuse in its worker while the reloader waits on: stop before that.
+# check_one_server says in a sentence when the database is missing, refuses while another server serves the
+# SQLite file, and runs the rest (serve-checked, not meant to be run by itself) holding `make run`'s lock, so a
+# second `make run` stops at once even while the first is still migrating.
 # The webhook worker (a process of its own, docs/production.md) runs beside it and stops with it: the trap ends
 # it when the server exits or make is interrupted (background jobs of a script ignore Ctrl-C by themselves).
 run: $(VENV)/.installed-run
-	$(BIN)/python manage.py check_one_server
+	$(BIN)/python manage.py check_one_server $(MAKE) --no-print-directory serve-checked
+
+serve-checked:
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py demo
 	$(BIN)/python manage.py webhook_worker --no-reload --interval 0.2 & worker=$$!; \

@@ -5,6 +5,7 @@ from django import forms
 from accounts import names
 from campaigns.backup import MAX_FILE_BYTES
 from campaigns.models import Campaign, system_choices
+from campaigns.session.clock import CLOCK_COUNT_MAX
 from config.converters import MAX_ID
 
 
@@ -138,11 +139,38 @@ class EncounterForm(forms.Form):
     name = forms.CharField(max_length=100, required=False, label="Encounter", initial="Encounter")
 
 
+class UnitSelect(forms.Select):
+    """The system's time units, each option carrying its length in seconds and its short name, so the page can
+    say what the count comes to before the GM lets it pass ("60 minutes = 6 turns", static/js/lantern.js)."""
+
+    def __init__(self, units) -> None:
+        super().__init__()
+        self.units = {unit.key: unit for unit in units}
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        unit = self.units.get(str(value))
+        if unit is not None:
+            option["attrs"]["data-seconds"] = str(unit.length)
+            option["attrs"]["data-name"] = unit.label.split(" (")[0].lower()
+        return option
+
+
+class CountField(forms.IntegerField):
+    """The browser is told the clock's bounds (1 to CLOCK_COUNT_MAX); the field itself takes any number it can
+    hold, so clock_advance says what is wrong in its own words."""
+
+    def widget_attrs(self, widget):
+        return {**super().widget_attrs(widget), "min": 1, "max": CLOCK_COUNT_MAX, "class": "short"}
+
+
 def time_form(units, *, data=None):
-    """The GM's clock: how many of which of the system's time units pass."""
+    """The game clock's one control (issue 36, item 7): how many of which of the system's time units pass, the
+    bound said in the label and kept by the browser. The server's own bounds stay wide, so that whatever comes
+    is refused by clock_advance with its sentence ("at most 30")."""
     fields = {
-        "unit": forms.ChoiceField(choices=[(u.key, u.label) for u in units], label="Unit"),
-        "count": forms.IntegerField(min_value=-(10**6), max_value=10**6, initial=1, label="How many"),
+        "unit": forms.ChoiceField(choices=[(u.key, u.label) for u in units], label="Unit", widget=UnitSelect(units)),
+        "count": CountField(min_value=-(10**6), max_value=10**6, initial=1, label=f"How many (1 to {CLOCK_COUNT_MAX})"),
     }
     return type("TimeForm", (forms.Form,), fields)(data=data, auto_id="id_time_%s")
 

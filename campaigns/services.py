@@ -219,6 +219,17 @@ def campaign_change_settings(*, campaign_id: int, values: Mapping[str, Any], by)
 
 
 @transaction.atomic
+@transaction.atomic
+def campaign_save_settings_page(
+    *, campaign_id: int, values: Mapping[str, Any], hand_dice: str | None, by
+) -> tuple[TableWritten, RuleSettingChange | None]:
+    """The settings page's one form (issue 36, item 12): the rule settings and, when sent, the dice setting, saved
+    together or, when either is refused, neither; so neither Save button drops the other's change unsaid."""
+    written = campaign_change_settings(campaign_id=campaign_id, values=values, by=by)
+    dice = None if hand_dice is None else campaign_set_hand_dice(campaign_id=campaign_id, value=hand_dice, by=by)
+    return written, dice
+
+
 def campaign_set_hand_dice(*, campaign_id: int, value: str, by) -> RuleSettingChange | None:
     """The GM decides who may type in dice rolled at the table (Campaign.HandDice). Only rolls made from now on
     read it: a roll keeps whether it was rolled by hand (Roll.by_hand), whatever the table says later."""

@@ -359,15 +359,19 @@ def rule_settings(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         if membership is None or not membership.is_gm:
             raise Http404
         try:
-            written = services.campaign_change_settings(
-                campaign_id=campaign.pk, values=settings_from_post(campaign, request.POST), by=request.user
+            written, dice = services.campaign_save_settings_page(
+                campaign_id=campaign.pk,
+                values=settings_from_post(campaign, request.POST),
+                hand_dice=request.POST.get("hand_dice"),
+                by=request.user,
             )
         except services.CampaignError as problem:
             error, status = str(problem), 400
         else:
             if not request.htmx:
-                if written.row:
-                    messages.success(request, "; ".join(f"{c.label}: {c.before} → {c.after}" for c in written.row))
+                changes = [*written.row, *([dice] if dice is not None else [])]
+                if changes:
+                    messages.success(request, "; ".join(f"{c.label}: {c.before} → {c.after}" for c in changes))
                 return redirect("campaigns:settings", pk=campaign.pk)
             campaign = written.campaign  # as the write left it: no reading back
     elif request.method != "GET":

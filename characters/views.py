@@ -102,7 +102,16 @@ def _sheet_body(user, seat: Seat, *, log: str) -> tuple[str, bool]:
 
 def _sheet_page(request, character: Character, body: str, *, status: int = 200) -> HttpResponse:
     return render(
-        request, "characters/sheet_page.html", {"character": character, "body": mark_safe(body)}, status=status
+        request,
+        "characters/sheet_page.html",
+        # The body is drawn once for every viewer of its kind: what it holds says which skip links lead somewhere.
+        {
+            "character": character,
+            "body": mark_safe(body),
+            "skip_to_roll": 'id="roll-panel"' in body,
+            "skip_to_vitals": 'id="vitals"' in body,
+        },
+        status=status,
     )  # noqa: S308 - drawn by our templates
 
 

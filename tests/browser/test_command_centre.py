@@ -120,11 +120,11 @@ def test_the_gm_rolls_odds_follow_typing(new_page, django_user_model):
     target.fill("")
     target.press_sequentially("4")  # no Tab, no change event
     odds = roll.locator(".odds-box")
-    expect(odds).to_contain_text("%", timeout=2000)
+    expect(odds).to_contain_text("%")
     before = odds.inner_text()
     roll.get_by_label("Modifier").fill("")
     roll.get_by_label("Modifier").press_sequentially("2")
-    expect(odds).not_to_have_text(before, timeout=2000)
+    expect(odds).not_to_have_text(before)
 
 
 def test_a_request_reaches_a_player_on_the_gear_part_within_two_seconds(new_page, django_user_model):
@@ -137,11 +137,11 @@ def test_a_request_reaches_a_player_on_the_gear_part_within_two_seconds(new_page
     player.goto(f"/characters/{heroes[0].pk}/")
     show_part(player, "gear")
     player.mouse.wheel(0, 2000)
-    expect(gm.locator('[data-username="player_wren"][data-present]')).to_be_visible(timeout=3000)
+    expect(gm.locator('[data-username="player_wren"][data-present]')).to_be_visible()
 
     gm.locator("#request-form").get_by_role("button", name="Ask").click()
     toast = player.locator("#request-toast")
-    expect(toast).to_be_in_viewport(timeout=2000)
+    expect(toast).to_be_in_viewport()
     expect(toast).to_contain_text("The GM asks for a roll")
     expect(player.locator('.section-tabs a[data-part="roll"] .tab-badge')).to_have_text("1")
     toast.get_by_role("button", name="Roll it").click()

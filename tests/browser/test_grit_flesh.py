@@ -52,7 +52,7 @@ def test_a_grit_and_flesh_character_fills_a_bubble_and_faces_the_save_vs_death(n
     expect(player_page.locator('[data-track="bubbles"] [data-value]')).to_have_text("1")
     show_part(player_page, "sheet")
     expect(player_page.locator('[data-gf="bubbles"]')).to_have_text("1 of 5 filled")
-    expect(card.locator('[data-track="bubbles"] [data-value]')).to_have_text("1", timeout=1500)
+    expect(card.locator('[data-track="bubbles"] [data-value]')).to_have_text("1")
 
     # Four more fill them all; a sixth is refused in words and changes nothing.
     show_part(player_page, "sheet")
@@ -65,7 +65,7 @@ def test_a_grit_and_flesh_character_fills_a_bubble_and_faces_the_save_vs_death(n
     expect(player_page.locator('[data-track="bubbles"] [data-value]')).to_have_text("5")
     tamsin.refresh_from_db()
     assert tamsin.state["bubbles"] == 5
-    expect(card.locator('[data-track="bubbles"] [data-value]')).to_have_text("5", timeout=1500)
+    expect(card.locator('[data-track="bubbles"] [data-value]')).to_have_text("5")
 
     # A hit of Grit + Flesh: Grit empties, the rest spills into Flesh, and at 0 Flesh the save vs death is rolled.
     show_part(player_page, "roll")
@@ -85,9 +85,9 @@ def test_a_grit_and_flesh_character_fills_a_bubble_and_faces_the_save_vs_death(n
     expect(player_page.locator(f'[data-banner="{banner}"]')).to_be_visible()
 
     # The GM's card follows without a reload.
-    expect(card.locator('[data-track="flesh"] [data-value]')).to_have_text("0", timeout=1500)
-    expect(card.locator('[data-track="grit"] [data-value]')).to_have_text("0", timeout=1500)
-    expect(card).to_contain_text("Dead" if roll.outcome == "dead" else "Out cold", timeout=1500)
+    expect(card.locator('[data-track="flesh"] [data-value]')).to_have_text("0")
+    expect(card.locator('[data-track="grit"] [data-value]')).to_have_text("0")
+    expect(card).to_contain_text("Dead" if roll.outcome == "dead" else "Out cold")
 
 
 def test_seed_004_a_quick_check_rolls_the_d20_the_panel_shows(new_page, django_user_model):

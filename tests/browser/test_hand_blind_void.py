@@ -71,7 +71,7 @@ def test_a_roll_typed_in_by_hand_shows_marked_on_the_gms_page_and_another_player
     assert roll.dice[0]["face"] == 3
     for page in (gm_page, other_page):
         line = page.locator(f'#log [data-roll="{roll.pk}"]')
-        expect(line.locator("[data-hand]")).to_have_text("rolled by hand", timeout=2000)
+        expect(line.locator("[data-hand]")).to_have_text("rolled by hand")
 
 
 def test_a_blind_roll_shows_its_result_live_to_the_gm_alone(new_page, django_user_model):
@@ -91,9 +91,9 @@ def test_a_blind_roll_shows_its_result_live_to_the_gm_alone(new_page, django_use
     player.locator("#sheet-requests [data-answer]").click()
     expect(player.locator("#sheet-requests")).to_contain_text("rolled blind")
     roll = Roll.objects.get(visibility="blind")
-    expect(gm_page.locator(f'#log [data-roll="{roll.pk}"][data-outcome="{roll.outcome}"]')).to_be_visible(timeout=2000)
+    expect(gm_page.locator(f'#log [data-roll="{roll.pk}"][data-outcome="{roll.outcome}"]')).to_be_visible()
     own = player.locator(f'#log [data-roll="{roll.pk}"]')
-    expect(own).to_contain_text("rolled blind: the GM has the result", timeout=2000)
+    expect(own).to_contain_text("rolled blind: the GM has the result")
     expect(own.locator(".dice")).to_have_count(0)
     expect(player.locator(f'[data-roll="{roll.pk}"][data-outcome]')).to_have_count(0)
     other_page.wait_for_timeout(500)
@@ -109,7 +109,7 @@ def test_a_void_strikes_the_line_live_on_the_gms_page_and_another_players(new_pa
     expect(player.locator("#result-test .roll-result")).to_be_visible()
     roll = Roll.objects.exclude(procedure="creation").get()
     for page in (gm_page, other_page):
-        expect(page.locator(f'#log [data-roll="{roll.pk}"]')).to_be_visible(timeout=2000)
+        expect(page.locator(f'#log [data-roll="{roll.pk}"]')).to_be_visible()
 
     fixer = new_page(**PHONE)  # the GM corrects it from a second phone tab, through the line's link
     log_in(fixer, "gm_hand", PASSWORD)
@@ -121,5 +121,5 @@ def test_a_void_strikes_the_line_live_on_the_gms_page_and_another_players(new_pa
     expect(fixer.locator("[data-voided]")).to_contain_text("Voided by gm_hand: wrong attribute")
     for page in (gm_page, other_page, player):
         line = page.locator(f'#log [data-roll="{roll.pk}"].voided')
-        expect(line).to_contain_text("Voided by gm_hand: wrong attribute", timeout=2000)
+        expect(line).to_contain_text("Voided by gm_hand: wrong attribute")
         expect(page.locator(f'#log [data-roll="{roll.pk}"]')).to_have_count(1)

@@ -37,17 +37,17 @@ def test_the_gm_sees_a_players_hp_change_and_roll_within_a_second(new_page, djan
     log_in(player_page, "player_live", PASSWORD)
     player_page.goto(f"/characters/{hero.pk}/")
     # the player's arrival shows on the GM's page (presence)
-    expect(gm_page.locator('[data-username="player_live"][data-present]')).to_be_visible(timeout=3000)
+    expect(gm_page.locator('[data-username="player_live"][data-present]')).to_be_visible()
 
     player_page.get_by_role("button", name="HP minus one").click()
     expect(player_page.locator("#vitals [data-track=hp] [data-value]")).to_have_text(str(hero.state["hp"] - 1))
-    expect(card_hp).to_have_text(str(hero.state["hp"] - 1), timeout=1000)
+    expect(card_hp).to_have_text(str(hero.state["hp"] - 1))
 
     show_part(player_page, "roll")
     player_page.locator("details[data-procedure=test] button", has_text="Roll").click()
     expect(player_page.locator("#result-test .roll-result")).to_be_visible()
     roll_id = player_page.locator("#result-test [data-roll]").get_attribute("data-roll")
-    expect(gm_page.locator(f'#log [data-roll="{roll_id}"]')).to_be_visible(timeout=1000)
+    expect(gm_page.locator(f'#log [data-roll="{roll_id}"]')).to_be_visible()
 
     # the player's connection drops; meanwhile the GM changes their HP; on return the page is current
     player_page.close()
@@ -76,7 +76,7 @@ def test_a_gm_only_roll_never_reaches_another_players_page(new_page, django_user
     gm_page.locator("#gm-roll").get_by_label("What is it for?").fill("open luck")
     gm_page.locator("#gm-visibility").select_option("public")
     gm_page.locator("#gm-roll").get_by_role("button", name="Roll").click()
-    expect(other_page.locator("#log")).to_contain_text("open luck", timeout=1000)
+    expect(other_page.locator("#log")).to_contain_text("open luck")
     expect(other_page.locator("#log")).not_to_contain_text("secret luck")
 
 
@@ -117,8 +117,8 @@ def test_other_open_pages_follow_a_change_without_a_single_request(new_page, dja
     roll_id = player.locator("#result-test [data-roll]").get_attribute("data-roll")
     for name, page in watchers.items():
         where = f"#card-{hero.pk}" if name.endswith("table") else "#vitals"
-        expect(page.locator(f"{where} [data-track=hp] [data-value]")).to_have_text(str(hp - 1), timeout=2000)
-        expect(page.locator(f'#log [data-roll="{roll_id}"]')).to_have_count(1, timeout=2000)
+        expect(page.locator(f"{where} [data-track=hp] [data-value]")).to_have_text(str(hp - 1))
+        expect(page.locator(f'#log [data-roll="{roll_id}"]')).to_have_count(1)
     player.wait_for_timeout(500)  # anything a page would ask for late
     assert {name: urls for name, urls in asked.items() if name != "player" and urls} == {}
     assert [url.split(" ")[0] for url in asked["player"]] == ["POST", "POST"]

@@ -137,7 +137,7 @@ def test_three_hp_changes_made_offline_apply_in_order_live_on_the_gms_table(new_
     made = Change.objects.filter(character=wren, version__gt=version).order_by("version")
     assert [(c.what, c.by_id, c.version) for c in made] == [("HP -1", player.pk, version + n) for n in (1, 2, 3)]
     card_hp = gm.locator(f"#card-{wren.pk} [data-track=hp] [data-value]")
-    expect(card_hp).to_have_text(str(start - 3), timeout=3000)  # pushed live to the GM's table
+    expect(card_hp).to_have_text(str(start - 3))  # pushed live to the GM's table
     expect(page.locator("#offline-queue")).to_have_count(0)
     expect(page.locator("#offline-banner")).to_have_count(0)
     expect(page.locator("[data-track=hp] [data-value]").first).to_have_text(str(start - 3))

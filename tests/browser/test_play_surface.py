@@ -114,7 +114,7 @@ def test_the_gm_reverts_a_death_and_the_players_sheet_follows_live(new_page, dja
     gm_page = new_page(*SIZES["desktop"])
     log_in(gm_page, "gm_play", PASSWORD)
     gm_page.goto(f"/campaigns/{campaign.pk}/")
-    expect(gm_page.locator('[data-username="player_play"][data-present]')).to_be_visible(timeout=3000)
+    expect(gm_page.locator('[data-username="player_play"][data-present]')).to_be_visible()
     gm_page.goto(f"/characters/{hero.pk}/history/")
     death = gm_page.locator("[data-change]").first
     expect(death).to_contain_text("Stress +1")
@@ -124,8 +124,8 @@ def test_the_gm_reverts_a_death_and_the_players_sheet_follows_live(new_page, dja
     expect(gm_page.locator(".message")).to_contain_text("Reverted")
 
     # The player's open sheet follows without a reload.
-    expect(player_page.locator("[data-cc-status]")).to_have_attribute("data-cc-status", "fine", timeout=1500)
-    expect(player_page.locator("#vitals [data-track=stress] [data-value]")).to_have_text("9", timeout=1500)
+    expect(player_page.locator("[data-cc-status]")).to_have_attribute("data-cc-status", "fine")
+    expect(player_page.locator("#vitals [data-track=stress] [data-value]")).to_have_text("9")
 
 
 def test_the_log_on_the_sheet_filters_the_tables_rolls(new_page, django_user_model):
@@ -198,8 +198,8 @@ def test_a_closed_roll_control_loads_once_when_opened_and_its_odds_follow_the_sh
     for left in ("2", "1"):
         gm_page.get_by_role("button", name="HP minus one").click()
         expect(gm_page.locator("#vitals [data-track=hp] [data-value]")).to_have_text(left)
-    expect(page.locator("#vitals [data-track=hp] [data-value]")).to_have_text("1", timeout=3000)
-    expect(line).to_have_attribute("data-odds-standing", "1/1", timeout=3000)
+    expect(page.locator("#vitals [data-track=hp] [data-value]")).to_have_text("1")
+    expect(line).to_have_attribute("data-odds-standing", "1/1")
     harm.get_by_role("button", name="Apply", exact=True).click()
     expect(harm.locator(".roll-result")).to_contain_text("harm", ignore_case=True)
     assert len(loads) == 1, loads

@@ -53,10 +53,10 @@ def test_the_gm_sees_each_characters_odds_sends_and_the_player_sees_theirs(new_p
     form.get_by_role("button", name="Ask").click()
 
     prompt = player.locator("#sheet-requests form.roll-request")
-    expect(prompt).to_be_visible(timeout=2000)
+    expect(prompt).to_be_visible()
     expect(prompt.locator(".odds-box .odds")).to_have_text(wren_odds)
     prompt.get_by_role("button", name=re.compile("^Roll Save")).click()
-    expect(gm.locator('#requests [data-answer="Wren"]')).to_have_attribute("data-state", "rolled", timeout=3000)
+    expect(gm.locator('#requests [data-answer="Wren"]')).to_have_attribute("data-state", "rolled")
 
 
 def test_the_darkness_chip_reaches_the_players_open_save_live(new_page, django_user_model):
@@ -73,12 +73,12 @@ def test_the_darkness_chip_reaches_the_players_open_save_live(new_page, django_u
     gm = new_page(width=1280, height=800)
     log_in(gm, "gm_c", PASSWORD)
     gm.goto(f"/campaigns/{campaign.pk}/")
-    expect(gm.locator('[data-username="player_wren"][data-present]')).to_be_visible(timeout=3000)
+    expect(gm.locator('[data-username="player_wren"][data-present]')).to_be_visible()
     gm.get_by_role("button", name="The party is in the dark").click()
     chip = save.locator('.chip[data-condition="table-light"]')
-    expect(chip).to_contain_text("Dark: ", timeout=3000)
+    expect(chip).to_contain_text("Dark: ")
     expect(chip).to_contain_text("to succeed")
     if os.environ.get("LANTERN_SHOT"):
         save.screenshot(path=os.environ["LANTERN_SHOT"].replace(".png", "-chip.png"))
     gm.get_by_role("button", name="Back in daylight").click()
-    expect(save.locator(".chip")).to_have_count(0, timeout=3000)
+    expect(save.locator(".chip")).to_have_count(0)

@@ -51,7 +51,7 @@ def test_a_session_run_from_the_table_reaches_every_sheet_live(new_page, django_
         page.goto(f"/characters/{hero.pk}/")
         players[hero.name] = page
     for username in ("player_wren", "player_ash"):
-        expect(gm.locator(f'[data-username="{username}"][data-present]')).to_be_visible(timeout=3000)
+        expect(gm.locator(f'[data-username="{username}"][data-present]')).to_be_visible()
 
     # The GM asks everyone for a DEX save; each player answers from the sheet in one tap.
     form = gm.locator("#request-form")
@@ -62,11 +62,11 @@ def test_a_session_run_from_the_table_reaches_every_sheet_live(new_page, django_
     expect(gm.locator("#requests")).to_contain_text("Attribute DEX")
     for name, page in players.items():
         request = page.locator("#sheet-requests form.roll-request")
-        expect(request).to_contain_text("Attribute DEX", timeout=2000)
+        expect(request).to_contain_text("Attribute DEX")
         request.get_by_role("button", name="Roll Save").click()
         expect(page.locator("#sheet-requests [data-answered]")).to_be_visible()
-        expect(gm.locator(f'#requests [data-answer="{name}"]')).to_have_attribute("data-state", "rolled", timeout=1000)
-    expect(gm.locator("#requests .group-result")).to_contain_text("The party", timeout=1000)
+        expect(gm.locator(f'#requests [data-answer="{name}"]')).to_have_attribute("data-state", "rolled")
+    expect(gm.locator("#requests .group-result")).to_contain_text("The party")
 
     # Two rounds of a fight with one ghoul: damage, a morale prompt, the GM's morale roll.
     encounter = gm.locator("#encounter")
@@ -84,14 +84,14 @@ def test_a_session_run_from_the_table_reaches_every_sheet_live(new_page, django_
     expect(ghoul.locator("[data-prompt]")).to_contain_text("morale check")
     expect(ghoul).to_contain_text("Stamina 3")
     ghoul.get_by_role("button", name="Ghoul: Morale").click()
-    expect(gm.locator("#log")).to_contain_text("Ghoul: Morale", timeout=3000)
+    expect(gm.locator("#log")).to_contain_text("Ghoul: Morale")
     encounter.get_by_role("button", name="Next round").click()
     expect(encounter.locator("[data-encounter-round]")).to_have_text("2")
 
     # Ending it asks each player for the end-of-combat roll (C&C wear and ammunition).
     encounter.get_by_role("button", name="End the fight").click()
     for page in players.values():
-        expect(page.locator("#sheet-requests")).to_contain_text("End of combat", timeout=2000)
+        expect(page.locator("#sheet-requests")).to_contain_text("End of combat")
 
     # Three turns pass: Wren's lit torch burns down on her sheet without a reload.
     wren_page = players["Wren"]
@@ -101,7 +101,7 @@ def test_a_session_run_from_the_table_reaches_every_sheet_live(new_page, django_
     time.get_by_label("How many").fill("3")
     time.get_by_role("button", name="Let time pass").click()
     # The fight's two 20-second rounds burned a minute of it already (a fight's minutes burn light too).
-    expect(wren_page.locator('[data-item="Pitch torch"]')).to_contain_text("burned 31", timeout=2000)
+    expect(wren_page.locator('[data-item="Pitch torch"]')).to_contain_text("burned 31")
     expect(time.locator("[data-light]")).to_contain_text("Daylight")
 
     # Underground, the party's light counts: bright with the torch, then darkness on every sheet, live, once it
@@ -113,5 +113,5 @@ def test_a_session_run_from_the_table_reaches_every_sheet_live(new_page, django_
     time.get_by_label("How many").fill("3")
     time.get_by_role("button", name="Let time pass").click()
     expect(time.locator("[data-light]")).to_contain_text("Darkness")
-    expect(wren_page.locator('[data-banner="light-darkness"]')).to_be_visible(timeout=2000)
-    expect(players["Ash"].locator('[data-banner="light-darkness"]')).to_have_count(1, timeout=2000)
+    expect(wren_page.locator('[data-banner="light-darkness"]')).to_be_visible()
+    expect(players["Ash"].locator('[data-banner="light-darkness"]')).to_have_count(1)

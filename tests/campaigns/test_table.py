@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 
 from characters.models import Roll
+from rules import SYSTEMS
 from tests.conftest import make_character
 from tests.pages import form_fields, text_of
 
@@ -88,12 +89,15 @@ def test_the_clock_shows_the_encounter_trackers_rounds_and_counts_game_time(camp
     campaign.refresh_from_db()
     fought = campaign.game_minutes  # two rounds, rounded up to whole minutes
     assert campaign.round == 0 and fought >= 1
-    clock_url = reverse("campaigns:clock", args=[campaign.pk])
-    fields = form_fields(client.get(campaign.get_absolute_url()), clock_url, action="advance", minutes="90")
-    response = client.post(clock_url, fields, **HX)
-    assert "Not in combat" in text_of(response)
+    # Game time passes through the clock's one control, in the Time part, in the system's units (issue 36, item 7).
+    unit = SYSTEMS[campaign.system].time_units()[0]
+    time_url = reverse("campaigns:time_advance", args=[campaign.pk])
+    fields = form_fields(client.get(campaign.get_absolute_url()), time_url, unit=unit.key, count="3")
+    client.post(time_url, fields, **HX)
+    clock = client.get(reverse("campaigns:region", args=[campaign.pk, "clock"]))
+    assert "Not in combat" in text_of(clock)
     campaign.refresh_from_db()
-    assert (campaign.round, campaign.game_minutes) == (0, fought + 90)
+    assert (campaign.round, campaign.game_minutes) == (0, fought + 3 * unit.minutes)
 
 
 @pytest.mark.parametrize(

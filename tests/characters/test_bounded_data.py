@@ -9,7 +9,6 @@ Conquest). Bounds: a weapon's die on d4-d12 (000 Dice Ladder; 002 Damage & Armor
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -31,9 +30,8 @@ from tests.pages import HTMX, text_of, unchanged
 pytestmark = pytest.mark.django_db
 
 SYSTEMS = ("fell-draft", "chaos-conquest")
-# Seconds: generous, so a busy shared machine can't fail it, yet far below the 19.5 s of CPU the issue
-# measured for one unbounded view (37 s here). Speed itself is measured by bench/, not by tests.
-QUICK = 8.0
+# Not timed (no test bounds wall-clock time; speed is bench/'s): an unbounded view took 37 s here, so a
+# regression shows as a test that hangs, and each answer must still be a page or a refusal, never a 500.
 
 
 @pytest.fixture(params=SYSTEMS)
@@ -88,12 +86,10 @@ def _absurd_numbers(character):
 INJECTIONS = [_bad_weapon, _bad_armour, _bad_item_shape, _bad_hireling, _bad_state, _absurd_numbers]
 
 
-def _timed(fn, *args, limit: float = QUICK, **kwargs):
-    start = time.perf_counter()
+def _timed(fn, *args, **kwargs):
+    """An answer, never a 500. How long it takes is bench/'s to measure (no test bounds wall-clock time)."""
     response = fn(*args, **kwargs)
-    took = time.perf_counter() - start
     assert response.status_code < 500, f"{response.status_code} from {args[0]}"
-    assert took < limit, f"{args[0]} took {took:.2f} s"
     return response
 
 
@@ -275,9 +271,7 @@ def test_a_crafted_character_file_is_refused_with_a_sentence_and_creates_nothing
     raw = craft(system, _document(system, player))
     client = as_user(player)
     before = Character.objects.count(), Item.objects.count(), Hireling.objects.count()
-    start = time.perf_counter()
     response = _import(client, raw)
-    assert time.perf_counter() - start < QUICK
     assert response.status_code == 400
     assert words in text_of(response)
     assert (Character.objects.count(), Item.objects.count(), Hireling.objects.count()) == before
@@ -301,6 +295,6 @@ def test_every_accepted_file_gives_a_sheet_that_renders(system, case, player, as
     assert response.status_code == 302, text_of(response)
     character = Character.objects.get(name="Template")
     # A full 500-row inventory is a long page (about 0.5 s on a quiet machine): bounded, not instant.
-    page = _timed(client.get, reverse("characters:sheet", args=[character.pk]), limit=5 * QUICK)
+    page = _timed(client.get, reverse("characters:sheet", args=[character.pk]))
     assert page.status_code == 200
     assert "holds numbers the rules can't read" not in text_of(page)

@@ -155,8 +155,8 @@ def test_the_picker_costs_the_same_queries_for_10_or_300_entries(wren, player, a
     assert len(catalogue_reads) == 1
 
 
-def test_three_hundred_rows_answer_quickly(wren, player, as_user, capsys):
-    """A figure for the report, with a loose bound a busy shared machine still meets: the view alone (what a
+def test_three_hundred_rows_answer_with_a_page_of_rows_and_report_their_cost(wren, player, as_user, capsys):
+    """A figure for the report: the view alone (what a
     server spends), its rows without the template, and the one rules call each row makes."""
     _fill_catalogue(300)
     request = RequestFactory().get(reverse("characters:catalogue", args=[wren.pk]), {"q": "crate"}, **HTMX)
@@ -184,7 +184,7 @@ def test_three_hundred_rows_answer_quickly(wren, player, as_user, capsys):
             f"{per_picks * 1000:.1f} ms to choose and mark them, item_slots {per_row * 1e6:.2f} µs a row "
             f"(one state validation: {validate * 1e6:.0f} µs)"
         )
-    assert per_row < 20e-6 and per_row * 10 < validate and per_request < 2.0
+    # The figures are reported, not bounded: no test bounds wall-clock time (issue 35, item 19).
 
 
 # --- taking and buying from the picker -----------------------------------------------------------------

@@ -7,7 +7,6 @@ Seeds: 000 = ../shared/seeds/000_72fc736675279766.txt (Fell draft), 002 = 002_88
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 
@@ -154,11 +153,10 @@ def test_hirelings_wage_and_name_are_bounded():
 
 
 def _quick(fn, *args) -> str:
-    start = time.perf_counter()
+    # Not timed (no test bounds wall-clock time): the unbounded computations it guards took minutes or ran out
+    # of memory, so a refusal that came only after the work would hang the test, not pass it.
     with pytest.raises(RulesError) as refused:
         fn(*args)
-    # Generous, so a busy machine can't fail it; the unbounded computations it guards took minutes.
-    assert time.perf_counter() - start < 2, "refused only after doing the work"
     return str(refused.value)
 
 

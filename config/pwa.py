@@ -1,7 +1,7 @@
 """The installable app (issue 29): its manifest, its service worker served from the root, and logout that
 leaves nothing of the person on the device.
 
-The worker is a hand-written file (static/js/sw.js, about 100 lines: no library; what it does fits in one screen)
+The worker is a hand-written file (static/js/sw.js, about 125 lines: no library; what it does fits in one screen)
 served here rather than from /static/ because a worker controls only the paths under its own URL: at /sw.js
 it may keep the sheets (/characters/...) for offline reading."""
 

@@ -38,6 +38,7 @@ def test_the_strip_and_the_players_sheet_follow_the_turn(new_page, django_user_m
     gm.locator("#encounter").get_by_role("button", name="Start a fight").click()
     strip = gm.locator("#clock")
     expect(strip.locator("[data-whose-turn]")).to_contain_text("The party's turn")
+    expect(strip.locator("[data-whose-turn]")).to_be_visible()  # on a phone too: the strip heads the fight part
     expect(strip.locator("[data-turn-order] li")).to_have_count(2)
     expect(strip.locator("[data-turn-order] [aria-current=step]")).to_contain_text("The party acts")
 

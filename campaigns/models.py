@@ -235,6 +235,12 @@ class Encounter(models.Model):
         now = [step for step in self.steps() if step.now and step.side]
         return now[0] if now else None
 
+    @property
+    def step_after(self) -> Step | None:
+        """The step after the one whose turn it is, in this round (None: it is the round's last)."""
+        steps = self.steps()
+        return steps[self.turn + 1] if self.step_now is not None and self.turn + 1 < len(steps) else None
+
 
 @dataclass(frozen=True)
 class Step:

@@ -39,15 +39,17 @@ def test_the_strip_and_the_players_sheet_follow_the_turn(new_page, django_user_m
     strip = gm.locator("#clock")
     expect(strip.locator("[data-whose-turn]")).to_contain_text("The party's turn")
     expect(strip.locator("[data-whose-turn]")).to_be_visible()  # on a phone too: the strip heads the fight part
-    expect(strip.locator("[data-turn-order] li")).to_have_count(2)
-    expect(strip.locator("[data-turn-order] [aria-current=step]")).to_contain_text("The party acts")
+    expect(strip.locator("[data-whose-turn]")).to_contain_text("(1 of 2)")
+    expect(strip.locator("[data-turn-now]")).to_have_text("The party acts, as a group")
+    expect(strip.locator("[data-turn-next]")).to_have_text("The enemies act")
 
     turn = sheet.locator("#sheet-fight [data-your-turn]")
     expect(turn).to_contain_text("Your turn")  # the fight reached the open sheet: no reload
     expect(turn).to_be_visible()
 
     strip.get_by_role("button", name="Next turn").click()
-    expect(strip.locator("[data-whose-turn]")).to_contain_text("The enemies act")
+    expect(strip.locator("[data-turn-now]")).to_have_text("The enemies act")
+    expect(strip.locator("[data-whose-turn]")).to_contain_text("Not the party's turn (2 of 2)")
     expect(turn).to_contain_text("Not your turn yet")
 
     strip.get_by_role("button", name="Next turn").click()  # past the enemies: round 2, the party's turn again

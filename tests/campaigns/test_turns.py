@@ -40,12 +40,14 @@ def test_the_gm_moves_the_turn_from_the_strip_and_the_players_sheet_says_when_it
     gm_client, player_client = as_user(gm), as_user(player)
     session.encounter_start(campaign_id=campaign.pk, name="Wolves", by=gm)
     strip = _clock(gm_client, campaign)
-    assert "The party's turn: The party acts, as a group" in strip and "Next turn" in strip
+    assert "The party's turn (1 of 2): The party acts, as a group · next: The enemies act" in strip
+    assert "Next turn" in strip
     assert "Your turn" in _sheet_fight(player_client, campaign, hero)
 
     response = _next_turn(gm_client, campaign)
     assert response.status_code == 200, text_of(response)
-    assert "Not the party's turn: The enemies act" in text_of(response)  # the strip's answer is the clock itself
+    # the strip's answer is the clock itself
+    assert "Not the party's turn (2 of 2): The enemies act" in text_of(response)
     assert (Encounter.objects.get().round, Encounter.objects.get().turn) == (1, 1)
     shown = _sheet_fight(player_client, campaign, hero)
     assert "Not your turn yet" in shown and "The enemies act" in shown and "Your turn" not in shown
@@ -75,9 +77,9 @@ def test_the_strip_says_how_the_rounds_count_as_game_time(cc, wren, gm, as_user)
     session.encounter_start(campaign_id=cc.pk, name="Ghouls", by=gm, rng=random.Random(1))
     session.encounter_next_round(campaign_id=cc.pk, by=gm, rng=random.Random(2))
     strip = _clock(as_user(gm), cc)
-    assert "2 rounds of the fight: 40 seconds more, on the clock when it ends" in strip
+    assert "(+40 seconds for 2 rounds, when the fight ends)" in strip
     session.encounter_next_round(campaign_id=cc.pk, by=gm, rng=random.Random(3))
-    assert "3 rounds of the fight: 1 minute more" in _clock(as_user(gm), cc)
+    assert "(+1 minute for 3 rounds, when the fight ends)" in _clock(as_user(gm), cc)
 
 
 def test_next_turn_with_no_fight_or_from_a_player_changes_nothing(campaign, hero, gm, player, as_user):
@@ -100,4 +102,4 @@ def test_moving_the_turn_pushes_the_strip_and_every_sheet(campaign, hero, gm, pl
     assert 'id="sheet-fight"' in sheet and "Not your turn yet" in sheet
     for user in (gm, player):
         table = out[user.pk, "table"]
-        assert 'id="clock"' in table and "aria-current" in table and "The enemies act" in table
+        assert 'id="clock"' in table and "data-whose-turn" in table and "The enemies act" in table

@@ -500,8 +500,8 @@ class TableRules(SheetRules, Protocol):
     def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
         """Who acts in what order this round, step by step, and which side each step is (``CombatOrder.sides``:
         the table moves the turn along them and tells each player when it is theirs); both sides acting at once
-        is one step of ``BOTH``. Dice rolled are logged as the GM's. No default: every system says its order."""
-        ...
+        is one step of ``BOTH``. Dice rolled are logged as the GM's. Default: the party first, then the enemies."""
+        return CombatOrder(("The party acts", "The enemies act"), "The party acts first.", sides=(PARTY, ENEMIES))
 
     # How much game time one combat round takes; ending an encounter adds them, and the clock says so meanwhile.
     combat_round_seconds: int = 10

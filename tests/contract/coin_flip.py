@@ -4,8 +4,8 @@ It is registered for a test with ``rules.registered(SYSTEM)`` and has no templat
 line in ``characters/`` or ``campaigns/``: if it plays, renders a sheet and a table card and passes the
 contract suite, then docs/adding-a-system.md tells the truth. It is the smallest whole system: every member it
 writes is a required one of ``rules.base.GameSystem`` (the core ``SheetRules``, ``Economy``'s ``coin_label`` and
-``catalogue``, ``HiredHelp``'s ``hire``, ``TableRules``' ``combat_order``) or one the contract suite exercises
-(``private_fields``, ``rule_settings``, ``creation_params``, ``hireling_limit``); everything else, the whole of
+``catalogue``, ``HiredHelp``'s ``hire``) or one the contract suite exercises (``private_fields``, ``rule_settings``,
+``creation_params``, ``hireling_limit``, ``combat_order``: whose turn, heads or tails); everything else, the whole of
 ``Presentation`` and ``FightRules`` included, is the capabilities' defaults.
 """
 

@@ -40,11 +40,17 @@ class MemberForm(forms.Form):
 
 
 class ClockForm(forms.Form):
-    """The GM moves the table's clock by minutes of game time (rounds belong to the encounter tracker; the old
-    round actions stay known so that a stale page gets a sentence, not a bare "invalid choice")."""
+    """The GM moves the table's clock by minutes of game time, or a running fight's turn to its next step (rounds
+    belong to the encounter tracker; the old round actions stay known so that a stale page gets a sentence, not a
+    bare "invalid choice")."""
 
     action = forms.ChoiceField(
-        choices=[("next_round", "Next round"), ("end_combat", "End combat"), ("advance", "Advance time")]
+        choices=[
+            ("next_round", "Next round"),
+            ("end_combat", "End combat"),
+            ("advance", "Advance time"),
+            ("next_turn", "Next turn"),
+        ]
     )
     minutes = forms.IntegerField(min_value=1, max_value=60 * 24 * 30, required=False)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -12,6 +13,7 @@ from django.db import models
 from django.urls import reverse
 
 from rules import SYSTEM_NAMES, SYSTEMS
+from rules.base import BOTH, PARTY_ACTS
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -204,6 +206,10 @@ class Encounter(models.Model):
     active = models.BooleanField(default=True)
     order = models.JSONField(default=list, blank=True)  # this round's steps, in the system's words
     order_summary = models.CharField(max_length=300, blank=True)
+    # Who acts at each step (rules.base.CombatOrder.sides: "party", "enemies", "both", "world"), and the step whose
+    # turn it is now (an index into ``order``; the GM moves it on). Empty for a fight started before turns existed.
+    sides = models.JSONField(default=list, blank=True)
+    turn = models.PositiveSmallIntegerField(default=0)
     started_at = models.DateTimeField(auto_now_add=True)
     # What hit each PC last in this fight, for their sheet: {"<character id>": "Goblin 1 hit you for 5"}.
     hits = models.JSONField(default=dict, blank=True)
@@ -216,6 +222,42 @@ class Encounter(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def steps(self) -> list[Step]:
+        """This round's order as the strip and the sheets show it: each step's words, who acts, whether it is now."""
+        sides = self.sides if len(self.sides) == len(self.order) else [""] * len(self.order)
+        pairs = zip(self.order, sides, strict=True)
+        return [Step(str(words), str(side), i == self.turn) for i, (words, side) in enumerate(pairs)]
+
+    @property
+    def step_now(self) -> Step | None:
+        """The step whose turn it is (None: a fight that kept no sides, so nobody's turn is known)."""
+        now = [step for step in self.steps() if step.now and step.side]
+        return now[0] if now else None
+
+    @property
+    def step_after(self) -> Step | None:
+        """The step after the one whose turn it is, in this round (None: it is the round's last)."""
+        steps = self.steps()
+        return steps[self.turn + 1] if self.step_now is not None and self.turn + 1 < len(steps) else None
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a round's order (Encounter.steps): its words, who acts (rules.base.SIDES), whether it is now."""
+
+    words: str
+    side: str
+    now: bool
+
+    @property
+    def party_acts(self) -> bool:
+        """The players act at this step: alone, or with the enemies at once."""
+        return self.side in PARTY_ACTS
+
+    @property
+    def both(self) -> bool:
+        return self.side == BOTH
 
 
 class Npc(models.Model):

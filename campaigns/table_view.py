@@ -35,8 +35,16 @@ def _base(campaign: Campaign, membership: Membership) -> Context:
 
 
 def clock_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
-    """The round and the game time live on the campaign row itself: nothing more to read."""
-    return _base(campaign, membership)
+    """The round and the game time (on the campaign row itself); in a fight, the round's order and whose turn it
+    is (the running encounter), and how the rounds count as game time (the system's round length)."""
+    context = _base(campaign, membership)
+    if not campaign.round:
+        return context
+    encounter = campaign.encounters.filter(active=True).first()
+    system = SYSTEMS.get(campaign.system)
+    if encounter is None or system is None:
+        return context
+    return {**context, "encounter": encounter, "fight_seconds": encounter.round * system.combat_round_seconds}
 
 
 def party_context(

@@ -9,7 +9,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns import services, table_view
+from campaigns import services, session, table_view
 from campaigns.forms import BackupForm, CampaignForm, ClockForm, JoinForm, MemberForm
 from campaigns.models import Campaign
 from campaigns.selectors import campaigns_of, campaigns_run_by, membership_of, my_campaigns, seats_of
@@ -101,9 +101,14 @@ def move_clock(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     error = ""
     if form.is_valid():
         try:
-            campaign = services.campaign_move_clock(
-                campaign_id=campaign.pk, action=form.cleaned_data["action"], minutes=form.cleaned_data["minutes"] or 0
-            ).campaign
+            if form.cleaned_data["action"] == "next_turn":  # the fight's turn, moved from the clock on the GM's strip
+                campaign = session.encounter_next_turn(campaign_id=campaign.pk, by=request.user).campaign
+            else:
+                campaign = services.campaign_move_clock(
+                    campaign_id=campaign.pk,
+                    action=form.cleaned_data["action"],
+                    minutes=form.cleaned_data["minutes"] or 0,
+                ).campaign
         except services.CampaignError as problem:
             error = str(problem)
     else:

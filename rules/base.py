@@ -501,10 +501,13 @@ class TableRules(SheetRules, Protocol):
         return None
 
     def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
-        """Who acts in what order this round (dice rolled are logged as the GM's). Default: the party first."""
-        return CombatOrder(("The party acts", "The enemies act"), "The party acts first.")
+        """Who acts in what order this round, step by step, and which side each step is (``CombatOrder.sides``:
+        the table moves the turn along them and tells each player when it is theirs); both sides acting at once
+        is one step of ``BOTH``. Dice rolled are logged as the GM's. Default: the party first, then the enemies."""
+        return CombatOrder(("The party acts", "The enemies act"), "The party acts first.", sides=(PARTY, ENEMIES))
 
-    combat_round_seconds: int = 10  # how much game time one combat round takes; ending an encounter adds them
+    # How much game time one combat round takes; ending an encounter adds them, and the clock says so meanwhile.
+    combat_round_seconds: int = 10
 
     def end_of_combat(self) -> str | None:
         """The character procedure every PC rolls when an encounter ends (C&C weapon wear and ammunition):
@@ -697,13 +700,30 @@ class NpcHit:
     ignore_armour: bool = False
 
 
+# Who acts at one step of a round (CombatOrder.sides): the party, the enemies, both sides at once, or neither (the
+# surroundings: fire spreading, a bridge giving way). The table moves the turn step by step; a player's sheet says
+# "your turn" at a step of the party's or of both sides'.
+PARTY, ENEMIES, BOTH, WORLD = "party", "enemies", "both", "world"
+SIDES = (PARTY, ENEMIES, BOTH, WORLD)
+PARTY_ACTS = frozenset({PARTY, BOTH})
+
+
 @dataclass(frozen=True)
 class CombatOrder:
-    """One round's order (GameSystem.combat_order): its steps in order, a sentence, any dice rolled."""
+    """One round's order (GameSystem.combat_order): its steps in order, who acts at each (``sides``, one of
+    ``SIDES`` per step), a sentence, any dice rolled. Both sides acting at once is one step of ``BOTH``."""
 
     steps: tuple[str, ...]
     summary: str
     dice: tuple[DieRoll, ...] = ()
+    sides: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if len(self.sides) != len(self.steps) or not self.steps:
+            raise ValueError(f"a combat order names who acts at each of its {len(self.steps)} steps")
+        unknown = sorted(set(self.sides) - set(SIDES))
+        if unknown:
+            raise ValueError(f"no side called {', '.join(unknown)}")
 
 
 @dataclass(frozen=True)

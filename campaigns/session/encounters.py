@@ -114,9 +114,9 @@ def encounter_start(*, campaign_id: int, name: str, by, rng: RandomSource | None
         raise CampaignError("A fight is already running: end it before starting another.")
     title = clean_name(str(name or ""))[:100] or "Encounter"
     order = system.combat_order(1, rng or dice.system_random())
-    encounter = Encounter.objects.create(
-        campaign=campaign, name=title, order=list(order.steps), order_summary=order.summary[:300]
-    )
+    encounter = Encounter(campaign=campaign, name=title)
+    _set_order(encounter, order)
+    encounter.save()
     campaign.round = 1
     campaign.save(update_fields=["round"])
     regions = _refresh_conditions(campaign)  # every sheet knows a fight is running (the tracker starts the rounds)
@@ -470,8 +470,8 @@ def encounter_next_round(*, campaign_id: int, by, rng: RandomSource | None = Non
         raise CampaignError("This fight has run 10000 rounds: end it.")
     encounter.round += 1
     order = system.combat_order(encounter.round, rng or dice.system_random())
-    encounter.order, encounter.order_summary = list(order.steps), order.summary[:300]
-    encounter.save(update_fields=["round", "order", "order_summary"])
+    _set_order(encounter, order)
+    encounter.save(update_fields=["round", "order", "order_summary", "sides", "turn"])
     for npc in encounter.npcs.select_for_update().exclude(statuses=[]).order_by("pk"):
         left = [{**s, "rounds": s["rounds"] - 1} for s in npc.statuses if s["rounds"] > 1]
         ended = [s["name"] for s in npc.statuses if s["rounds"] <= 1]
@@ -486,6 +486,26 @@ def encounter_next_round(*, campaign_id: int, by, rng: RandomSource | None = Non
     campaign.save(update_fields=["round", "clock_note"])
     regions = _log_order(campaign, order, encounter.round, by)
     return written(campaign, regions + _publish_fight(campaign.pk), encounter)
+
+
+def _set_order(encounter: Encounter, order: rules_base.CombatOrder) -> None:
+    """A round's order on the fight (saved by the caller): its steps, who acts at each, the first step's turn."""
+    encounter.order, encounter.order_summary = list(order.steps), order.summary[:300]
+    encounter.sides, encounter.turn = list(order.sides), 0
+
+
+@transaction.atomic
+def encounter_next_turn(*, campaign_id: int, by, rng: RandomSource | None = None) -> TableWritten:
+    """The GM moves the turn to the next step of the round's order (rules.base ``combat_order``: who acts at each);
+    after its last step comes the next round (``encounter_next_round``), whose first step is the turn. Every open
+    page shows whose turn it is (the clock on the table page, the fight on each sheet). The row is the encounter."""
+    campaign = _lock_campaign(campaign_id, roller=by)
+    encounter = Encounter.objects.select_for_update().filter(pk=_active(campaign).pk).get()
+    if encounter.turn + 1 >= len(encounter.order):
+        return encounter_next_round(campaign_id=campaign.pk, by=by, rng=rng)
+    encounter.turn += 1
+    encounter.save(update_fields=["turn"])
+    return written(campaign, _publish_fight(campaign.pk), encounter)
 
 
 @transaction.atomic

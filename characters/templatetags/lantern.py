@@ -142,6 +142,16 @@ def game_time(minutes, seconds=0) -> str:
 
 
 @register.filter
+def seconds_words(seconds) -> str:
+    """Game seconds as a person says them: "40 seconds", "2 minutes", "1 minute 30 seconds"."""
+    minutes, rest = divmod(int(seconds or 0), 60)
+    parts = [f"{minutes} minute{'s' if minutes != 1 else ''}"] if minutes else []
+    if rest or not minutes:
+        parts.append(f"{rest} second{'s' if rest != 1 else ''}")
+    return " ".join(parts)
+
+
+@register.filter
 def attr_pk(obj):
     return getattr(obj, "pk", "")
 

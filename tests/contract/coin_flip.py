@@ -5,8 +5,8 @@ line in ``characters/`` or ``campaigns/``: if it plays, renders a sheet and a ta
 contract suite, then docs/adding-a-system.md tells the truth. It is the smallest whole system: every member it
 writes is a required one of ``rules.base.GameSystem`` (the core ``SheetRules``, ``Economy``'s ``coin_label`` and
 ``catalogue``, ``HiredHelp``'s ``hire``) or one the contract suite exercises (``private_fields``, ``rule_settings``,
-``creation_params``, ``hireling_limit``); everything else, the whole of ``Presentation``, ``TableRules`` and
-``FightRules`` included, is the capabilities' defaults.
+``creation_params``, ``hireling_limit``, ``combat_order``: whose turn, heads or tails); everything else, the whole of
+``Presentation`` and ``FightRules`` included, is the capabilities' defaults.
 """
 
 from __future__ import annotations
@@ -17,7 +17,11 @@ from fractions import Fraction
 from typing import Any
 
 from rules.base import (
+    BOTH,
+    ENEMIES,
+    PARTY,
     CatalogueEntry,
+    CombatOrder,
     Creation,
     GameSystem,
     Hireling,
@@ -201,6 +205,14 @@ class CoinFlip(GameSystem):
             CatalogueEntry("Lucky charm", "gear", 5, slots=1, group="Trinkets"),
             CatalogueEntry("Anvil", "gear", 1, slots=6, group="Junk"),
         )
+
+    def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
+        """A coin each round: heads, the flippers act first, then the others; tails, both sides at once."""
+        coin = roll_die(rng, 2, "order")
+        if coin.face == 1:
+            steps = ("The flippers act", "The others act")
+            return CombatOrder(steps, f"Round {round_number}: heads.", (coin,), (PARTY, ENEMIES))
+        return CombatOrder(("Everyone acts at once",), f"Round {round_number}: tails.", (coin,), (BOTH,))
 
     def hireling_limit(self, sheet: Sheet) -> int:
         return 1

@@ -21,11 +21,24 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rules
+from campaigns import session
 from characters import services
 from characters.forms import raw_params
 from characters.models import CatalogueItem, Character, Item
 from characters.views import REGIONS
-from rules.base import CHECKBOX_ON, Odds, RulesError, Sheet, check_params, check_sheet
+from rules.base import (
+    BOTH,
+    CHECKBOX_ON,
+    ENEMIES,
+    PARTY_ACTS,
+    SIDES,
+    WORLD,
+    Odds,
+    RulesError,
+    Sheet,
+    check_params,
+    check_sheet,
+)
 from tests.pages import form_fields, quick_roll_fields, text_of
 
 REAL_SYSTEMS = list(rules.SYSTEMS)
@@ -271,6 +284,33 @@ def test_a_round_and_a_fights_end_leave_a_valid_sheet(system, hero, minutes):
         changed = {item.id: item for item in result.items_changed}
         items = tuple(changed.get(item.id, item) for item in after.items if item.id not in removed)
         system.validate_sheet(after.with_state(after.state, items))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_every_round_orders_whose_turn_each_step_is(system, seed):
+    """GameSystem.combat_order (issue 36, item 6): every round names who acts at each step, from the sides the
+    table knows, and the party acts at exactly one step (alone, or with the enemies at once); a step of both sides
+    is the round's only step of anyone's."""
+    for round_number in (1, 2, 3):
+        order = system.combat_order(round_number, random.Random(seed))
+        assert order.steps and len(order.sides) == len(order.steps) and set(order.sides) <= set(SIDES)
+        assert sum(side in PARTY_ACTS for side in order.sides) == 1, order
+        acting = [side for side in order.sides if side != WORLD]
+        assert BOTH not in acting or acting == [BOTH], order
+        assert ENEMIES in acting or BOTH in acting, f"nobody fights the party in {order}"
+
+
+def test_the_gm_moves_the_turn_along_the_systems_order_then_to_the_next_round(system, table, hero, gm):
+    """Through the registry alone: each "next turn" moves to the next step of the order, the last to round 2."""
+    started = session.encounter_start(campaign_id=table.pk, name="Ambush", by=gm, rng=random.Random(3)).row
+    order = system.combat_order(1, random.Random(3))
+    assert (started.order, started.sides, started.turn) == (list(order.steps), list(order.sides), 0)
+    for step in range(1, len(order.steps)):
+        moved = session.encounter_next_turn(campaign_id=table.pk, by=gm).row
+        assert (moved.round, moved.turn) == (1, step)
+        assert moved.step_now is not None and moved.step_now.side == order.sides[step]
+    after = session.encounter_next_turn(campaign_id=table.pk, by=gm, rng=random.Random(5)).row
+    assert (after.round, after.turn, after.sides) == (2, 0, list(system.combat_order(2, random.Random(5)).sides))
 
 
 class _NpcBlock:

@@ -55,6 +55,16 @@ def test_combat_order_is_a_d6_each_side(party, enemies, first):
     assert order.steps[0].startswith(first) and len(order.dice) == 2
 
 
+@pytest.mark.parametrize(
+    ("party", "enemies", "sides"), [(6, 1, ("party", "enemies")), (2, 5, ("enemies", "party")), (4, 4, ("both",))]
+)
+def test_whose_turn_higher_d6_first_a_tie_both_at_once_seed_002_combat(party, enemies, sides):
+    """Seed 002, Combat, "Establish combat order" (issue 36, item 6): the side with the higher d6 has the first
+    turn; on a tie both sides act at once, one step for everyone. A round is 20 seconds (seed 002, Time)."""
+    assert SYSTEM.combat_order(3, ScriptedRandom([party, enemies])).sides == sides
+    assert SYSTEM.combat_round_seconds == 20
+
+
 def test_turns_burn_torches_and_lanterns_go_dark():
     """Equipment.md, Light: a torch burns 6 turns, a lantern 24 on its oil."""
     sheet = Sheet(state=SYSTEM.default_state(), items=(TORCH, LANTERN))

@@ -19,6 +19,12 @@ def test_the_party_acts_first_as_a_group_with_no_dice():
     assert order.steps[0] == "The party acts, as a group" and order.dice == ()
 
 
+def test_whose_turn_the_party_then_the_enemies_seed_000_combat():
+    """Seed 000, Combat (issue 36, item 6): the PCs' step comes first and is the party's, then the enemies'."""
+    for round_number in (1, 2, 7):
+        assert SYSTEM.combat_order(round_number, ScriptedRandom([])).sides == ("party", "enemies")
+
+
 def test_npc_harm_takes_protection_off_and_calls_morale_at_half():
     """Seed 000, Combat (harm − protection) and Morale (a lone enemy at half its HP: a WIL contest)."""
     start = {"hp": 6, "protection": 1, "steel_die": "6", "wil_die": "6"}

@@ -38,6 +38,12 @@ def test_the_party_acts_first_as_a_group_and_surprise_is_for_round_one():
     assert "DEX" not in SYSTEM.combat_order(2, ScriptedRandom([])).summary
 
 
+def test_whose_turn_the_party_then_the_enemies_seed_001_turns_and_rounds():
+    """Seed 001, Turns and Rounds (issue 36, item 6): PCs act first and as a group, every round; then the enemies."""
+    for round_number in (1, 2, 7):
+        assert SYSTEM.combat_order(round_number, ScriptedRandom([])).sides == ("party", "enemies")
+
+
 def test_harm_less_armour_goes_to_hp_then_calls_for_the_str_test():
     """Seed 001, Attacks and Armor (spec §001.6 [REC]: armour off the whole harm once); Harm and Death."""
     ogre = {**GOBLIN, "hp": 5, "armour": 2, "str_die": "8"}

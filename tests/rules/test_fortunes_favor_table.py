@@ -123,6 +123,13 @@ def test_every_round_runs_the_three_phases_without_dice():
     assert SYSTEM.end_of_combat() is None  # the seed asks for nothing when a fight ends
 
 
+def test_whose_turn_surroundings_then_players_then_enemies_seed_003_combat():
+    """Seed 003, Combat (issue 36, item 6): the surroundings' step is nobody's turn, then every player's, then the
+    enemies'; a round is 30 seconds of game time."""
+    assert SYSTEM.combat_order(1, ScriptedRandom([])).sides == ("world", "party", "enemies")
+    assert SYSTEM.combat_round_seconds == 30
+
+
 # --- time: seed 003, A Night's Rest (sleep deprivation); Treacherous Terrain; Statuses; Quick Retrieval -------
 
 

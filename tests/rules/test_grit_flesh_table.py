@@ -87,6 +87,14 @@ def test_initiative_d6_each_round(face, first):
     assert order.summary.startswith("Round 3")
 
 
+@pytest.mark.parametrize(
+    ("face", "sides"), [(2, ("party", "enemies")), (4, ("party", "enemies")), (5, ("enemies", "party"))]
+)
+def test_whose_turn_follows_the_initiative_die_seed_004_combat_rounds(face, sides):
+    """Seed 004, Combat Rounds (issue 36, item 6): an even d6 gives the players the first turn, odd the enemies."""
+    assert SYSTEM.combat_order(2, ScriptedRandom([face])).sides == sides
+
+
 def test_time_units_and_burning_lights():
     """House reading (the seed gives no burn times): a torch 6 turns, a lantern 24 on a filling."""
     assert [u.key for u in SYSTEM.time_units()] == ["round", "turn", "hour", "sleep", "day", "week"]

@@ -12,6 +12,9 @@ from types import MappingProxyType
 from typing import Any
 
 from rules.base import (
+    BOTH,
+    ENEMIES,
+    PARTY,
     AttackHarm,
     Banner,
     CombatOrder,
@@ -139,15 +142,16 @@ def hits_on_npc(result: RollResult) -> tuple[NpcHit, ...]:
 def combat_order(round_number: int, rng: RandomSource) -> CombatOrder:
     """Seed 002, Combat: each round a d6 for each side; higher acts first, a tie acts at once."""
     party, enemies = roll_die(rng, 6, "party"), roll_die(rng, 6, "enemies")
+    sides: tuple[str, ...]
     if party.face == enemies.face:
         steps: tuple[str, ...] = ("Both sides act at once: all damage lands before anyone falls",)
-        words = "both sides act at once"
+        words, sides = "both sides act at once", (BOTH,)
     elif party.face > enemies.face:
-        steps, words = ("The party acts", "The enemies act"), "the party acts first"
+        steps, words, sides = ("The party acts", "The enemies act"), "the party acts first", (PARTY, ENEMIES)
     else:
-        steps, words = ("The enemies act", "The party acts"), "the enemies act first"
+        steps, words, sides = ("The enemies act", "The party acts"), "the enemies act first", (ENEMIES, PARTY)
     return CombatOrder(
-        steps, f"Round {round_number}: party {party.face}, enemies {enemies.face}: {words}.", (party, enemies)
+        steps, f"Round {round_number}: party {party.face}, enemies {enemies.face}: {words}.", (party, enemies), sides
     )
 
 

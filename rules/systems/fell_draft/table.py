@@ -10,7 +10,21 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from rules.base import AttackHarm, Banner, CombatOrder, Item, NpcHarm, NpcHit, Odds, Param, RollResult, Sheet, TimeUnit
+from rules.base import (
+    ENEMIES,
+    PARTY,
+    AttackHarm,
+    Banner,
+    CombatOrder,
+    Item,
+    NpcHarm,
+    NpcHit,
+    Odds,
+    Param,
+    RollResult,
+    Sheet,
+    TimeUnit,
+)
 from rules.clock import Lights, boundaries, burn, lit
 from rules.dice import LADDER, RandomSource, roll_die
 from rules.errors import RulesError
@@ -24,7 +38,10 @@ NPC_FIELDS: tuple[Param, ...] = (
     Param("wil_die", "WIL or hit die", "choice", "6", choices=DIE_CHOICES, help="Its side of a morale contest."),
 )
 NPC_ROLLS = MappingProxyType({"attack": "Attack"})
-ORDER = CombatOrder(("The party acts, as a group", "The enemies act"), "The party acts first, as a group.")
+# Seed 000, Combat: the PCs act first, as a group, then their foes.
+ORDER = CombatOrder(
+    ("The party acts, as a group", "The enemies act"), "The party acts first, as a group.", sides=(PARTY, ENEMIES)
+)
 
 
 def npc_damage(

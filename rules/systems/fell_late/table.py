@@ -13,7 +13,21 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from rules.base import AttackHarm, Banner, CombatOrder, Item, NpcHarm, NpcHit, Odds, Param, RollResult, Sheet, TimeUnit
+from rules.base import (
+    ENEMIES,
+    PARTY,
+    AttackHarm,
+    Banner,
+    CombatOrder,
+    Item,
+    NpcHarm,
+    NpcHit,
+    Odds,
+    Param,
+    RollResult,
+    Sheet,
+    TimeUnit,
+)
 from rules.clock import LightProcedure, Lights, boundaries, burn, lit
 from rules.dice import RandomSource, adv_dis_pool, pool_dist, roll_die, roll_pool
 from rules.errors import RulesError
@@ -169,9 +183,13 @@ def hits_on_npc(result: RollResult) -> tuple[NpcHit, ...]:
 
 
 # Seed 001, Turns and Rounds: PCs act first and as a group; a surprised side's DEX contest is for round 1 only.
-ORDER = CombatOrder(("The party acts, as a group", "The enemies act"), "The party acts first, as a group.")
+ORDER = CombatOrder(
+    ("The party acts, as a group", "The enemies act"), "The party acts first, as a group.", sides=(PARTY, ENEMIES)
+)
 FIRST_ROUND = CombatOrder(
-    ORDER.steps, "The party acts first, as a group. Anyone surprised rolls a DEX contest to act this round."
+    ORDER.steps,
+    "The party acts first, as a group. Anyone surprised rolls a DEX contest to act this round.",
+    sides=ORDER.sides,
 )
 
 

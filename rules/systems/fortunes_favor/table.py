@@ -13,7 +13,21 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
-from rules.base import AttackHarm, CombatOrder, GroupResult, NpcHarm, NpcHit, Odds, Param, RollResult, Sheet, TimeUnit
+from rules.base import (
+    ENEMIES,
+    PARTY,
+    WORLD,
+    AttackHarm,
+    CombatOrder,
+    GroupResult,
+    NpcHarm,
+    NpcHit,
+    Odds,
+    Param,
+    RollResult,
+    Sheet,
+    TimeUnit,
+)
 from rules.clock import boundaries
 from rules.dice import FF_DAMAGE_LADDER, DieRoll, RandomSource, ff_damage_step, roll_die, roll_pool
 from rules.errors import RulesError
@@ -228,7 +242,9 @@ ROUND_SECONDS = 30
 def combat_order(round_number: int, rng: RandomSource) -> CombatOrder:
     """Seed 003, Combat: the same three phases every round, no dice."""
     return CombatOrder(
-        ROUND_PHASES, f"Round {round_number}: the surroundings, then every player in any order, then every enemy."
+        ROUND_PHASES,
+        f"Round {round_number}: the surroundings, then every player in any order, then every enemy.",
+        sides=(WORLD, PARTY, ENEMIES),
     )
 
 

@@ -27,6 +27,8 @@ from types import MappingProxyType
 from typing import Any
 
 from rules.base import (
+    ENEMIES,
+    PARTY,
     AttackHarm,
     CombatOrder,
     Hireling,
@@ -164,10 +166,10 @@ def combat_order(round_number: int, rng: RandomSource) -> CombatOrder:
     odd, the enemies do."""
     die = roll_die(rng, 6, "initiative")
     if die.face % 2 == 0:
-        steps, words = ("The players act", "The enemies act"), "even: the players go first"
+        steps, words, sides = ("The players act", "The enemies act"), "even: the players go first", (PARTY, ENEMIES)
     else:
-        steps, words = ("The enemies act", "The players act"), "odd: the enemies go first"
-    return CombatOrder(steps, f"Round {round_number}: initiative d6 = {die.face}, {words}.", (die,))
+        steps, words, sides = ("The enemies act", "The players act"), "odd: the enemies go first", (ENEMIES, PARTY)
+    return CombatOrder(steps, f"Round {round_number}: initiative d6 = {die.face}, {words}.", (die,), sides)
 
 
 # --- time (seed 004, Rest and Healing; Hiring Helpers; Corrupted Spells) -------------------------------------

@@ -84,9 +84,12 @@ class LogoutView(auth_views.LogoutView):
         return response
 
 
-def _mark_user(request: HttpRequest, response: HttpResponse) -> HttpResponse:
-    user = getattr(request, "user", None)
-    if user is not None and user.is_authenticated and response.get("Content-Type", "").startswith("text/html"):
+def _is_html(response: HttpResponse) -> bool:
+    return response.get("Content-Type", "").startswith("text/html")
+
+
+def _mark_user(response: HttpResponse, user) -> HttpResponse:
+    if user is not None and user.is_authenticated:
         response["X-Lantern-User"] = str(user.pk)
     return response
 
@@ -94,15 +97,23 @@ def _mark_user(request: HttpRequest, response: HttpResponse) -> HttpResponse:
 @sync_and_async_middleware
 def user_header(get_response: Callable) -> Callable:
     """Tells the service worker whose page this is (``X-Lantern-User``), so a kept sheet goes into that
-    person's own cache and nobody else's. Async-capable like the security headers' middleware."""
+    person's own cache and nobody else's. Async-capable like the security headers' middleware.
+
+    A request refused before any view (an unknown URL, a forged CSRF token) arrives here with the user still
+    unread: the async branch asks ``request.auser()``, never the lazy ``request.user``, whose session query would
+    run inside the event loop and turn every such 404 and 403 into a 500 (issue 35, item 9)."""
     if iscoroutinefunction(get_response):
 
         async def middleware(request: HttpRequest) -> HttpResponse:
-            return _mark_user(request, await get_response(request))
+            response = await get_response(request)
+            if not _is_html(response) or not hasattr(request, "auser"):
+                return response
+            return _mark_user(response, await request.auser())
 
         return markcoroutinefunction(middleware)
 
     def middleware_sync(request: HttpRequest) -> HttpResponse:
-        return _mark_user(request, get_response(request))
+        response = get_response(request)
+        return _mark_user(response, getattr(request, "user", None)) if _is_html(response) else response
 
     return middleware_sync

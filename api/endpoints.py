@@ -6,7 +6,6 @@ declarations, and plain Django views underneath (our middleware, settings and te
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal
 
 from django.db.models import Prefetch
@@ -27,6 +26,7 @@ from characters import services
 from characters.forms import raw_params
 from characters.models import Character, Roll
 from config.converters import MAX_ID
+from config.json_body import NOT_AN_OBJECT, MalformedJson, json_object
 from rules import SYSTEMS, RulesError
 from rules.base import CHECKBOX_ON
 from rules.errors import Refusal, Settled
@@ -36,10 +36,7 @@ class ObjectParser(Parser):
     """A body is one JSON object: a list or a bare number is refused like text that is not JSON (a 400)."""
 
     def parse_body(self, request: HttpRequest) -> dict[str, Any]:
-        body = json.loads(request.body)
-        if not isinstance(body, dict):
-            raise ValueError("not a JSON object")
-        return body
+        return json_object(request.body)  # MalformedJson: ninja's 400, answered with its sentence (http_error)
 
 
 api = NinjaAPI(
@@ -281,8 +278,10 @@ def refused(request: HttpRequest, exc: Refusal) -> HttpResponse:
 
 @api.exception_handler(HttpError)
 def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
-    if exc.status_code == 400 and exc.message.startswith("Cannot parse request body"):  # ninja's, for bad JSON
-        return _error(request, "Send the body as a JSON object.", 400)
+    if exc.status_code == 400 and isinstance(exc.__cause__, MalformedJson):  # ninja's, for a body json_object refused
+        return _error(request, str(exc.__cause__), 400)
+    if exc.status_code == 400 and exc.message.startswith("Cannot parse request body"):
+        return _error(request, NOT_AN_OBJECT, 400)
     return _error(request, exc.message, exc.status_code)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+from django.db import OperationalError
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.utils import timezone
@@ -25,6 +26,7 @@ from campaigns.table import party_cards, roll_log
 from characters import services
 from characters.forms import raw_params
 from characters.models import Character, Roll
+from config.busy import busy_answer, is_busy
 from config.converters import MAX_ID
 from config.json_body import NOT_AN_OBJECT, MalformedJson, json_object
 from rules import SYSTEMS, RulesError
@@ -283,6 +285,14 @@ def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     if exc.status_code == 400 and exc.message.startswith("Cannot parse request body"):
         return _error(request, NOT_AN_OBJECT, 400)
     return _error(request, exc.message, exc.status_code)
+
+
+@api.exception_handler(OperationalError)
+def busy(request: HttpRequest, exc: OperationalError) -> HttpResponse:
+    """ninja hands an error it has no handler for to Django (a 500 page); busy is the API's 503 with its sentence."""
+    if not is_busy(exc):
+        raise exc
+    return busy_answer(request)
 
 
 @api.exception_handler(AuthenticationError)

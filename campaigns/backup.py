@@ -382,16 +382,23 @@ def _die(value) -> dict[str, Any]:
 
 def _inputs(value) -> dict[str, Any]:
     """A log line's inputs: names to a yes/no, a number, a short text, or a list of those (a pick of words)."""
-    inputs = file_mapping(value, "roll's inputs")
-    if len(inputs) > INPUTS_MAX:
-        raise RulesError(f"A line of the roll log has {len(inputs):,} inputs; at most {INPUTS_MAX}.")
-    for name, given in inputs.items():
-        _text(name, "roll's inputs", 60)
+    inputs = _named(value, "inputs", INPUTS_MAX)
+    for given in inputs.values():
         for item in (
             file_list(given, "roll's inputs", INPUTS_MAX, holder="an input") if isinstance(given, list) else [given]
         ):
             _plain(item)
     return inputs
+
+
+def _named(value, what: str, most: int) -> dict[str, Any]:
+    """A log line's object of short names (its inputs, its odds' outcomes), at most ``most`` of them."""
+    named = file_mapping(value, f"roll's {what}")
+    if len(named) > most:
+        raise RulesError(f"A line of the roll log has {len(named):,} {what}; at most {most}.")
+    for name in named:
+        _text(name, f"roll's {what}", 60)
+    return named
 
 
 def _plain(value) -> None:
@@ -409,13 +416,9 @@ def _plain(value) -> None:
 
 def _odds(value) -> dict[str, str]:
     """A log line's odds: each outcome's exact chance as a fraction ("3/4")."""
-    odds = file_mapping(value, "roll's odds")
-    if len(odds) > ODDS_MAX:
-        raise RulesError(f"A line of the roll log has {len(odds):,} outcomes; at most {ODDS_MAX}.")
-    for outcome, chance in odds.items():
-        _text(outcome, "roll's odds", 60)
-        if not (isinstance(chance, str) and FRACTION.fullmatch(chance)):
-            raise RulesError("A line of the roll log has odds that are not fractions such as 3/4.")
+    odds = _named(value, "odds", ODDS_MAX)
+    if not all(isinstance(chance, str) and FRACTION.fullmatch(chance) for chance in odds.values()):
+        raise RulesError("A line of the roll log has odds that are not fractions such as 3/4.")
     return odds
 
 

@@ -14,11 +14,11 @@ session read at the start of a request), whenever Django would otherwise send it
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 
 from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.utils.deprecation import MiddlewareMixin
 from django.views import defaults
 from psycopg_pool import PoolTimeout
 
@@ -54,13 +54,7 @@ def busy_answer(request: HttpRequest) -> HttpResponse:
     return response
 
 
-class BusyMiddleware:
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
-
+class BusyMiddleware(MiddlewareMixin):
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         return busy_answer(request) if is_busy(exception) else None
 

@@ -25,6 +25,7 @@ from django.urls import reverse
 
 from campaigns.backup import export_campaign
 from campaigns.models import Campaign
+from rules import SYSTEMS
 from tests.campaigns.test_backup import _table_in_play
 from tests.pages import text_of
 
@@ -109,11 +110,12 @@ def _restore(client: Client, raw: bytes, path: Path) -> list[str]:
     return problems
 
 
+@pytest.mark.parametrize("system", sorted(SYSTEMS))
 def test_every_leaf_of_a_backup_replaced_by_something_crafted_is_refused_or_restores_a_table_that_draws(
-    gm, player, other_player, stranger
+    system, gm, player, other_player, stranger
 ):
-    # Chaos & Conquest: the deepest sheet (4 levels), gear, a fight with NPCs and statuses, hits, a log with dice.
-    document = export_campaign(_table_in_play("chaos-conquest", gm, player, other_player), gm)
+    # Each system's sheet (Chaos & Conquest's nests 4 deep), gear, a fight with NPCs and statuses, hits, a log.
+    document = export_campaign(_table_in_play(system, gm, player, other_player), gm)
     client = Client()
     client.force_login(stranger)
     for part in ("table", "characters", "rolls"):

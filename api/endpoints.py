@@ -6,11 +6,11 @@ declarations, and plain Django views underneath (our middleware, settings and te
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db import OperationalError
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.utils import timezone
@@ -28,7 +28,9 @@ from campaigns.table import party_cards, roll_log
 from characters import services
 from characters.forms import raw_params
 from characters.models import Character, Roll
+from config.busy import busy_answer, is_busy
 from config.converters import MAX_ID
+from config.json_body import NOT_AN_OBJECT, MalformedJson, json_object
 from rules import SYSTEMS, RulesError
 from rules.base import CHECKBOX_ON
 from rules.errors import Refusal, Settled
@@ -38,10 +40,7 @@ class ObjectParser(Parser):
     """A body is one JSON object: a list or a bare number is refused like text that is not JSON (a 400)."""
 
     def parse_body(self, request: HttpRequest) -> dict[str, Any]:
-        body = json.loads(request.body)
-        if not isinstance(body, dict):
-            raise ValueError("not a JSON object")
-        return body
+        return json_object(request.body)  # MalformedJson: ninja's 400, answered with its sentence (http_error)
 
 
 api = NinjaAPI(
@@ -286,8 +285,10 @@ def refused(request: HttpRequest, exc: Refusal) -> HttpResponse:
 
 @api.exception_handler(HttpError)
 def http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
-    if exc.status_code == 400 and exc.message.startswith("Cannot parse request body"):  # ninja's, for bad JSON
-        return _error(request, "Send the body as a JSON object.", 400)
+    if exc.status_code == 400 and isinstance(exc.__cause__, MalformedJson):  # ninja's, for a body json_object refused
+        return _error(request, str(exc.__cause__), 400)
+    if exc.status_code == 400 and exc.message.startswith("Cannot parse request body"):
+        return _error(request, NOT_AN_OBJECT, 400)
     return _error(request, exc.message, exc.status_code)
 
 
@@ -298,6 +299,14 @@ def too_big(request: HttpRequest, exc: RequestDataTooBig) -> HttpResponse:
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     said = f" of {limit:,} bytes" if limit else ""
     return _error(request, f"The body is over the limit{said}: send less.", 413)
+
+
+@api.exception_handler(OperationalError)
+def busy(request: HttpRequest, exc: OperationalError) -> HttpResponse:
+    """ninja hands an error it has no handler for to Django (a 500 page); busy is the API's 503 with its sentence."""
+    if not is_busy(exc):
+        raise exc
+    return busy_answer(request)
 
 
 @api.exception_handler(AuthenticationError)

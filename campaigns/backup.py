@@ -11,6 +11,8 @@ changes stay behind: a request expires within the session, and a history's undo 
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -36,6 +38,7 @@ from characters.transfer import (
     save_character,
 )
 from rules import RulesError, system_for
+from rules.dice import MAX_DICE, MAX_SIDES
 
 FORMAT = "lantern-campaign"
 FORMAT_VERSION = 1
@@ -46,6 +49,14 @@ ROLLS_KEPT = 5_000  # the newest lines of the roll log a backup keeps
 NOTE_MAX = 5_000  # GmNote.text and Campaign.summary
 WORDS_MAX = 300  # an encounter's order summary, a hit's words, an NPC's prompt
 ROLL_TEXT = {"label": 200, "procedure": 60, "outcome": 60, "summary": 500, "void_reason": 200}
+# A log line's dice, inputs and odds, as the app writes them (rules.dice.DieRoll.as_dict, the roll's inputs as
+# rules.base.shown_inputs keeps them, characters.services.rolls.odds_as_json), with room.
+DIE_KEYS = ("sides", "face", "kept", "label")
+INPUTS_MAX = 60  # inputs of one roll, and values in one input's list
+INPUT_TEXT = 300
+INPUT_NUMBER = 10**9
+ODDS_MAX = 20  # outcomes of one roll
+FRACTION = re.compile(r"[0-9]{1,40}/[1-9][0-9]{0,39}")
 
 
 def export_campaign(campaign: Campaign, gm) -> dict[str, Any]:
@@ -343,9 +354,9 @@ def _roll(row, characters: int) -> dict[str, Any]:
     return {
         "character": character,
         **texts,
-        "inputs": file_mapping(row.get("inputs", {}), "roll's inputs"),
-        "dice": file_list(row.get("dice"), "roll's dice", 200, holder="a campaign"),
-        "odds": file_mapping(row.get("odds", {}), "roll's odds"),
+        "inputs": _inputs(row.get("inputs", {})),
+        "dice": [_die(die) for die in file_list(row.get("dice"), "roll's dice", 2 * MAX_DICE, holder="a log line")],
+        "odds": _odds(row.get("odds", {})),
         "total": total,
         "visibility": row["visibility"],
         "by_hand": _flag(row.get("by_hand", False), "rolled by hand"),
@@ -354,6 +365,61 @@ def _roll(row, characters: int) -> dict[str, Any]:
         "voided_at": None if row.get("voided_at") is None else _time(row["voided_at"]),
         "at": _time(row.get("at")),
     }
+
+
+def _die(value) -> dict[str, Any]:
+    """One die of a log line: its sides and face are whole numbers the log draws as such, its label a short text."""
+    die = file_mapping(value, "roll's dice")
+    if set(die) - set(DIE_KEYS):
+        raise RulesError("A die in the roll log holds more than its sides, face, label and whether it was kept.")
+    return {
+        "sides": _whole(die.get("sides"), "roll log's die sides", MAX_SIDES),
+        "face": _whole(die.get("face"), "roll log's die face", MAX_SIDES),
+        "kept": _flag(die.get("kept", True), "roll log's mark of a kept die"),
+        "label": _text(die.get("label", ""), "roll log's die label", 60),
+    }
+
+
+def _inputs(value) -> dict[str, Any]:
+    """A log line's inputs: names to a yes/no, a number, a short text, or a list of those (a pick of words)."""
+    inputs = _named(value, "inputs", INPUTS_MAX)
+    for given in inputs.values():
+        for item in (
+            file_list(given, "roll's inputs", INPUTS_MAX, holder="an input") if isinstance(given, list) else [given]
+        ):
+            _plain(item)
+    return inputs
+
+
+def _named(value, what: str, most: int) -> dict[str, Any]:
+    """A log line's object of short names (its inputs, its odds' outcomes), at most ``most`` of them."""
+    named = file_mapping(value, f"roll's {what}")
+    if len(named) > most:
+        raise RulesError(f"A line of the roll log has {len(named):,} {what}; at most {most}.")
+    for name in named:
+        _text(name, f"roll's {what}", 60)
+    return named
+
+
+def _plain(value) -> None:
+    if value is None or isinstance(value, bool):
+        return
+    if isinstance(value, int) and -INPUT_NUMBER <= value <= INPUT_NUMBER:
+        return
+    if isinstance(value, float) and math.isfinite(value) and abs(value) <= INPUT_NUMBER:
+        return
+    if isinstance(value, str):
+        _text(value, "roll's inputs", INPUT_TEXT)
+        return
+    raise RulesError("A line of the roll log has an input that is not a number, a word or yes or no.")
+
+
+def _odds(value) -> dict[str, str]:
+    """A log line's odds: each outcome's exact chance as a fraction ("3/4")."""
+    odds = _named(value, "odds", ODDS_MAX)
+    if not all(isinstance(chance, str) and FRACTION.fullmatch(chance) for chance in odds.values()):
+        raise RulesError("A line of the roll log has odds that are not fractions such as 3/4.")
+    return odds
 
 
 def _text(value, what: str, most: int) -> str:

@@ -8,7 +8,6 @@ edit (as for every write)."""
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -20,6 +19,7 @@ from characters.models import NOTES_MAX, OfflineChange, Roll
 from characters.selectors import character_for
 from characters.services import offline
 from config.htmx import HtmxHttpRequest
+from config.json_body import MalformedJson, json_object
 from rules import RulesError, system_for
 
 MAX_BODY = 20_000  # notes are at most 2,000 characters; a hand roll's inputs a few hundred
@@ -57,11 +57,9 @@ def _read(request, seat) -> tuple[str, int, str, dict[str, Any]]:
     if len(request.body) > MAX_BODY:
         raise BadChange("That change is too long to be one the sheet made.")
     try:
-        data = json.loads(request.body)
-    except (ValueError, UnicodeDecodeError):
-        raise BadChange("Send the change as JSON.") from None
-    if not isinstance(data, dict):
-        raise BadChange("Send the change as a JSON object.")
+        data = json_object(request.body)
+    except MalformedJson as problem:
+        raise BadChange(str(problem)) from None
     key, version, kind = data.get("key"), data.get("version"), data.get("kind")
     if not isinstance(key, str) or not KEY.fullmatch(key):
         raise BadChange("A kept change needs its key: 8 to 64 letters, digits or dashes.")

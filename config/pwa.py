@@ -92,9 +92,12 @@ class LogoutView(auth_views.LogoutView):
 USER_COOKIE = "lantern_user"
 
 
-def _mark_user(request: HttpRequest, response: HttpResponse) -> HttpResponse:
-    user = getattr(request, "user", None)
-    if user is not None and user.is_authenticated and response.get("Content-Type", "").startswith("text/html"):
+def _is_html(response: HttpResponse) -> bool:
+    return response.get("Content-Type", "").startswith("text/html")
+
+
+def _mark_user(request: HttpRequest, response: HttpResponse, user) -> HttpResponse:
+    if user is not None and user.is_authenticated and _is_html(response):
         response["X-Lantern-User"] = str(user.pk)
     _user_cookie(request, response, user)
     return response
@@ -125,15 +128,22 @@ def _user_cookie(request: HttpRequest, response: HttpResponse, user) -> None:
 @sync_and_async_middleware
 def user_header(get_response: Callable) -> Callable:
     """Tells the service worker whose page this is (``X-Lantern-User``), so a kept sheet goes into that
-    person's own cache and nobody else's. Async-capable like the security headers' middleware."""
+    person's own cache and nobody else's. Async-capable like the security headers' middleware.
+
+    A request refused before any view (an unknown URL, a forged CSRF token) arrives here with the user still
+    unread: the async branch asks ``request.auser()``, never the lazy ``request.user``, whose session query would
+    run inside the event loop and turn every such 404 and 403 into a 500 (issue 35, item 9)."""
     if iscoroutinefunction(get_response):
 
         async def middleware(request: HttpRequest) -> HttpResponse:
-            return _mark_user(request, await get_response(request))
+            response = await get_response(request)
+            if not hasattr(request, "auser"):
+                return response
+            return _mark_user(request, response, await request.auser())
 
         return markcoroutinefunction(middleware)
 
     def middleware_sync(request: HttpRequest) -> HttpResponse:
-        return _mark_user(request, get_response(request))
+        return _mark_user(request, get_response(request), getattr(request, "user", None))
 
     return middleware_sync

@@ -138,6 +138,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     # After htmx's (it reads request.htmx): a service's refusal that escaped its view answers 4xx, not 500.
     "config.refusals.RefusalMiddleware",
+    "config.busy.BusyMiddleware",  # the database too busy to answer in time: a 503 to try again, not a 500
     "config.security.SecurityHeadersMiddleware",
     "config.pwa.user_header",  # whose page: the service worker keeps it in that person's cache (issue 29)
     # Last, as django-axes asks: it turns a refused login into the lockout page.

@@ -36,3 +36,5 @@ urlpatterns = [
     path("manifest.webmanifest", pwa.manifest, name="manifest"),
     path("sw.js", pwa.service_worker, name="service_worker"),
 ]
+
+handler500 = "config.busy.server_error"  # a busy database is a 503 to try again; anything else Django's 500

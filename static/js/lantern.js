@@ -55,6 +55,14 @@ document.addEventListener("htmx:afterRequest", (event) => {
   loader.removeAttribute("aria-busy");
 });
 
+// Busy (config/busy.py): the server's 503 says "try again in a moment" in the page's message area, where a refused
+// request's sentence goes (htmx 2 swaps no 5xx by itself). Only ours: it names where it goes (HX-Retarget).
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const xhr = event.detail.xhr;
+  if (xhr.status !== 503 || !xhr.getResponseHeader("HX-Retarget")) return;
+  event.detail.shouldSwap = true; // still an error: nothing happened, so nothing that follows a success runs
+});
+
 // A region another page changed flashes where it lands; the same content arriving again does not.
 function liveRefresh(event) {
   const trigger = event.detail.requestConfig && event.detail.requestConfig.triggeringEvent;

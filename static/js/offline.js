@@ -378,6 +378,7 @@
         break; // still no connection: try again on the next "online"
       }
       if (response.status === 403) break; // signed out meanwhile: kept until they sign in again
+      if (response.status === 503) break; // the server is busy: nothing was saved, kept for the next try
       const answer = await response.json().catch(() => ({}));
       if (response.ok) {
         applied += 1;

@@ -91,12 +91,12 @@ def validate_feats(raw: Any) -> dict[str, Any]:
     out["picks"] = {str(k)[:60]: _names(v, str(k), 8) for k, v in picks.items()}
     for key in ("form", "form_choice"):
         value = merged[key]
-        if value != "" and value not in extras.FORMS:
+        if not isinstance(value, str) or (value != "" and value not in extras.FORMS):  # a list is no key either
             raise RulesError(f"There is no form called {str(value)[:40]}.")
         out[key] = value
     out["form_health"] = bounded_int(merged["form_health"], "Form Health", 0, TEMP_HEALTH_MAX)
     beast = merged["beast"]
-    if beast != "" and beast not in extras.BEASTS:
+    if not isinstance(beast, str) or (beast != "" and beast not in extras.BEASTS):
         raise RulesError(f"There is no beast called {str(beast)[:40]}.")
     out["beast"] = beast
     out["beast_health"] = bounded_int(merged["beast_health"], "Beast Health", 0, TEMP_HEALTH_MAX)

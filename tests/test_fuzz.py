@@ -251,7 +251,7 @@ def _fuzz(world: World, name: str, route: str) -> None:
 
 def test_no_request_to_any_url_ends_in_a_server_error(world):
     # If the pages stop rendering their forms, the fuzz would go blind: check it sees them.
-    for name in ["characters:roll", "characters:adjust", "characters:item_add", "campaigns:clock", "signup"]:
+    for name in ["characters:roll", "characters:adjust", "characters:item_add", "campaigns:time_advance", "signup"]:
         assert world.forms.get(name), f"no form on the crawled pages posts to {name}"
     assert world.path_values.get(("characters:roll", "procedure")), "no roll links on the sheets"
     # One test over every route, so the cast and the crawl of their pages are built once.

@@ -222,7 +222,7 @@ document.addEventListener("htmx:oobBeforeSwap", (event) => {
   }
   // Someone is filling in a form here and the push shows nothing new (the push of their own last change, whose
   // answer they have): keep the page's, and what they typed.
-  if (beingFilledIn(target) && fresh.textContent.trim() === target.textContent.trim()) {
+  if (beingFilledIn(target) && drawnText(fresh) === drawnText(target)) {
     event.detail.shouldSwap = false;
     return;
   }
@@ -231,6 +231,14 @@ document.addEventListener("htmx:oobBeforeSwap", (event) => {
     inUse.set(target.id, whatIsInUse(target));
   }
 });
+
+// A region's words as the server draws them: without what the page writes into <output> as a person types (the
+// time control's "30 minutes = 3 turns"), which a pushed copy never has.
+function drawnText(region) {
+  const copy = region.cloneNode(true);
+  copy.querySelectorAll("output").forEach((out) => out.remove());
+  return copy.textContent.trim();
+}
 
 function beingFilledIn(region) {
   const active = document.activeElement;

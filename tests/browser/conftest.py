@@ -180,7 +180,7 @@ def new_page(browser, live_url, transactional_db):
         context.set_default_timeout(10_000)
         contexts.append(context)
         page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(f"{page.url}: {error}"))
+        page.on("pageerror", lambda error: errors.append(f"{page.url}: {error} {error.stack}"))
         return page
 
     errors: list[str] = []

@@ -229,8 +229,23 @@ document.addEventListener("htmx:oobBeforeSwap", (event) => {
   if (target.id) {
     target.dataset.before = target.textContent;
     inUse.set(target.id, whatIsInUse(target));
+    const stays = [...target.querySelectorAll("[data-stays]")].map((said) => said.outerHTML);
+    if (stays.length) staying.set(target.id, stays);
   }
 });
+// What the person's own answer said in a region (the harm the rules just did, data-stays) stays when a push of
+// that region lands after it: the push is drawn for every viewer and never carries it.
+const staying = new Map();
+function putStaying(landed) {
+  const stays = staying.get(landed.id);
+  staying.delete(landed.id);
+  if (!stays || landed.querySelector("[data-stays]")) return;
+  const heading = landed.querySelector("h2");
+  const holder = document.createElement("template");
+  holder.innerHTML = stays.join("");
+  if (heading) heading.after(holder.content);
+  else landed.prepend(holder.content);
+}
 
 // A region's words as the server draws them: without what the page writes into <output> as a person types (the
 // time control's "30 minutes = 3 turns"), which a pushed copy never has.
@@ -260,6 +275,7 @@ document.addEventListener("htmx:oobAfterSwap", (event) => {
     putBack(landed, inUse.get(landed.id));
     inUse.delete(landed.id);
   }
+  if (landed.id && staying.has(landed.id)) putStaying(landed);
   const before = event.detail.target && event.detail.target.dataset.before;
   if (landed.id && before !== undefined && before !== landed.textContent) flash(landed);
   if (landed.id === "default-odds") applyDefaultOdds(landed);

@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from django.db.models import F
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from campaigns import session
@@ -154,7 +156,10 @@ def test_item_2_the_change_box_offers_harm_by_the_rules_past_0_hp(new_page, djan
     Now the box asks in place; "Apply as harm" takes it by the rules (the sheet shows their result and Dying
     or Dead), and "Change the number only" stays for corrections, its history line saying what it skipped."""
     _campaign, hero, username = _seat(django_user_model, "fell-draft", "Mira", viewport)
-    Character.objects.filter(pk=hero.pk).update(state={**hero.state, "hp": 4, "hp_max": 4})
+    # As a write would: a new version (the pages and the kept regions tell sheets apart by it).
+    Character.objects.filter(pk=hero.pk).update(
+        state={**hero.state, "hp": 4, "hp_max": 4}, version=F("version") + 1, updated_at=timezone.now()
+    )
     page = new_page(*viewport)
     log_in(page, username, PASSWORD)
     _change_box(page, hero, "HP", -20)
@@ -167,7 +172,10 @@ def test_item_2_the_change_box_offers_harm_by_the_rules_past_0_hp(new_page, djan
     change = hero.changes.latest("pk")
     assert change.what.startswith("HP -20 by hand, without ")
     # Put back, then taken the rules' way.
-    Character.objects.filter(pk=hero.pk).update(state={**hero.state, "hp": 4, "hp_max": 4})
+    # As a write would: a new version (the pages and the kept regions tell sheets apart by it).
+    Character.objects.filter(pk=hero.pk).update(
+        state={**hero.state, "hp": 4, "hp_max": 4}, version=F("version") + 1, updated_at=timezone.now()
+    )
     _change_box(page, hero, "HP", -20)
     page.locator("#vitals [data-harm-offer]").get_by_role("button", name="Apply as harm: −20 HP by the rules").click()
     expect(page.locator("#vitals [data-harm-done]")).to_contain_text("By the rules:")

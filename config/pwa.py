@@ -97,7 +97,7 @@ def _is_html(response: HttpResponse) -> bool:
 
 
 def _mark_user(request: HttpRequest, response: HttpResponse, user) -> HttpResponse:
-    if user is not None and user.is_authenticated and _is_html(response):
+    if _is_html(response) and user is not None and user.is_authenticated:
         response["X-Lantern-User"] = str(user.pk)
     _user_cookie(request, response, user)
     return response
@@ -137,8 +137,8 @@ def user_header(get_response: Callable) -> Callable:
 
         async def middleware(request: HttpRequest) -> HttpResponse:
             response = await get_response(request)
-            if not hasattr(request, "auser"):
-                return response
+            if not hasattr(request, "auser") or getattr(request, "auth", None) is not None:
+                return response  # no session here, or an API call (its token says who): no session to read
             return _mark_user(request, response, await request.auser())
 
         return markcoroutinefunction(middleware)

@@ -21,7 +21,7 @@ from typing import Any
 from rules.base import Param, RulesError, Sheet
 from rules.data import fortunes_favor_extras as extras
 from rules.dice import ff_damage_step
-from rules.systems.fortunes_favor.state import _st, stat
+from rules.systems.fortunes_favor.state import readable_state, stat
 
 SETUP, FOLLOW_UP = "Setup", "Follow-up"
 STEPS = {"Heavy Blow": 1, "Menacing Attack": 1}  # damage steps up, always
@@ -89,11 +89,8 @@ def setup_boost(state: Mapping[str, Any]) -> tuple[int, int, list[str]]:
 
 def params(sheet: Sheet | None) -> tuple[Param, ...]:
     """Surprise Strike's situation, offered to a Beastmaster whose beast has it."""
-    if sheet is None:
-        return ()
-    try:
-        state = _st(sheet)
-    except RulesError:
+    state = readable_state(sheet)
+    if state is None:
         return ()
     if ability(state, FOLLOW_UP) not in UNSEEN_STEPS:
         return ()

@@ -41,6 +41,7 @@ from rules.systems.fortunes_favor.state import (
     gain_favor,
     health_max,
     is_dead,
+    readable_state,
     setting,
     spend_stamina,
     stamina_cost,
@@ -437,11 +438,8 @@ def _land(state: dict[str, Any], sheet: Sheet, p: Mapping[str, Any], reduced: in
 
 def _damage_feature_params(sheet: Sheet | None) -> tuple[Param, ...]:
     """Take damage's class-feature inputs, offered to the characters who have them."""
-    if sheet is None:
-        return ()
-    try:
-        state = _st(sheet)
-    except RulesError:
+    state = readable_state(sheet)
+    if state is None:
         return ()
     out = []
     if state["feats"]["beast"]:

@@ -36,6 +36,7 @@ from rules.systems.fortunes_favor.state import (
     gain_favor,
     health_max,
     is_dead,
+    readable_state,
     spend_stamina,
     stat,
     validate_state,
@@ -488,11 +489,8 @@ def infusion_dice(state: Mapping[str, Any]) -> tuple[int, ...]:
 
 def test_situations(sheet: Sheet | None) -> tuple[tuple[str, str], ...]:
     """The class features that may add to a test, for the test form's choice."""
-    if sheet is None:
-        return ()
-    try:
-        state = _st(sheet)
-    except RulesError:
+    state = readable_state(sheet)
+    if state is None:
         return ()
     out = []
     for name in owned(state, "test"):
@@ -612,11 +610,8 @@ def pay_extras(state: dict[str, Any], x: TestExtras) -> list[str]:
 
 
 def maneuver_choices(sheet: Sheet | None) -> tuple[tuple[str, str], ...]:
-    if sheet is None:
-        return ()
-    try:
-        state = _st(sheet)
-    except RulesError:
+    state = readable_state(sheet)
+    if state is None:
         return ()
     return tuple((n, f"{n}: {feature(state, n).how}") for n in owned(state, "attack"))
 
@@ -1687,11 +1682,8 @@ def area_odds(
 
 
 def area_choices(sheet: Sheet | None) -> tuple[tuple[str, str], ...]:
-    if sheet is None:
-        return ()
-    try:
-        state = _st(sheet)
-    except RulesError:
+    state = readable_state(sheet)
+    if state is None:
         return ()
     names = [n for n in owned(state, "area") if n != "Power Overwhelming" or in_last_stand(state)]
     if "Spinning Lariat" in picked(state, "Signature Move"):

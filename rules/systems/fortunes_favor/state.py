@@ -226,6 +226,17 @@ def _st(sheet: Sheet) -> dict[str, Any]:
     return sheet_state(sheet, validate_state)
 
 
+def readable_state(sheet: Sheet | None) -> dict[str, Any] | None:
+    """The sheet's state for the inputs a form offers, or None when there is no sheet or the rules can't read it
+    (the form then offers none of a character's own choices)."""
+    if sheet is None:
+        return None
+    try:
+        return _st(sheet)
+    except RulesError:
+        return None
+
+
 # --- derived numbers (rules-spec §003.2, from the source's PlayerCharacter.tsx) --------------------------
 
 

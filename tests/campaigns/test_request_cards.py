@@ -107,3 +107,31 @@ def test_the_ask_button_names_the_roll_it_asks_for(cc, wren, gm, as_user):
     assert "Ask for Save" in text_of(page)
     fields = as_user(gm).get(reverse("campaigns:request_fields", args=[cc.pk]), {"procedure": "rest"})
     assert "Ask for Rest" in text_of(fields) and "Ask for Save" not in text_of(fields)
+
+
+def test_a_blind_request_that_ended_folds_without_its_outcome_for_players_and_with_it_for_the_gm(
+    cc, wren, gm, player, as_user
+):
+    """Blind crossing the Ended fold: the player's list says "rolled blind", the GM's shows the outcome."""
+    import random
+
+    session.request_create(
+        campaign_id=cc.pk,
+        procedure="save",
+        fixed={"attribute": "DEX"},
+        character_ids=[wren.pk],
+        minutes=10,
+        by=gm,
+        blind=True,
+    )
+    asked = RollRequest.objects.get()
+    session.request_answer(request_id=asked.pk, character_id=wren.pk, params={}, by=player, rng=random.Random(3))
+    RollRequest.objects.filter(pk=asked.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
+    outcome = asked.answers.get().outcome
+    players = as_user(player).get(reverse("campaigns:requests", args=[cc.pk])).content.decode()
+    ended = players.split('id="requests-ended"')[1]
+    assert "rolled blind" in ended and f'data-outcome="{outcome}"' not in players
+    gms = as_user(gm).get(reverse("campaigns:requests", args=[cc.pk])).content.decode()
+    assert f'data-outcome="{outcome}"' in gms.split('id="requests-ended"')[1]
+    sheet = as_user(player).get(reverse("campaigns:sheet_requests", args=[cc.pk, wren.pk]))
+    assert "rolled blind" in text_of(sheet) and outcome not in text_of(sheet).split("Answered")[1].lower()

@@ -10,7 +10,7 @@ from django.dispatch import receiver
 
 from accounts.tokens import tokens_revoke_all
 from campaigns.models import Membership
-from live.events import revoke_streams, session_hash
+from live.relay import revoke_streams, session_hash
 
 PASSWORD_CHANGED = "_lantern_password_changed"
 

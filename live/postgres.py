@@ -80,7 +80,7 @@ class PgListener:
             log.warning("Ignoring a NOTIFY that is not JSON: %r", raw[:200])
             return
         if isinstance(payload, dict):
-            self.hub.dispatch(payload)
+            self.hub.heard(payload)
 
 
 class PgPresence:

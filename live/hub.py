@@ -326,6 +326,7 @@ class Hub:
             lost = oldest is not None and cursor < oldest - 1  # pruned away
             if cursor > top or lost or top - cursor > REPLAY_MAX:  # a cursor from elsewhere, or too far behind
                 self._whole_page(campaign_id, queue)
+        jobs: list[PushJob] = []
         for entry in entries:
             # Streams that came meanwhile with an older cursor are not among them: their own read follows.
             behind = frozenset(
@@ -338,10 +339,14 @@ class Hub:
             if not behind:
                 continue
             self._control(campaign_id, entry.events, behind)
-            await self._push_one(loop, PushJob(campaign_id, entry.events, only=behind, cursor=entry.cursor))
-            for queue in behind:
+            job = PushJob(campaign_id, entry.events, only=behind, cursor=entry.cursor)
+            # Entries for the same streams are drawn together (a page catching up: one draw, not one per entry).
+            jobs[-1:] = [jobs[-1].joined(job)] if jobs and jobs[-1].joins(job) else [*jobs[-1:], job]
+        for job in jobs:
+            await self._push_one(loop, job)
+            for queue in job.only or ():
                 if self._cursors.get(queue) is not None:  # not sent back to its whole page meanwhile
-                    self._cursors[queue] = entry.cursor
+                    self._cursors[queue] = job.cursor
         if len(entries) == REPLAY_MAX:
             self._queue_read(campaign_id)  # more than one read's worth: the rest next
 

@@ -7,6 +7,9 @@ between a commit and its publishing (a crashed process) costs latency only: the 
 
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 from asgiref.sync import sync_to_async
 from django.db import connections
@@ -39,6 +42,26 @@ async def adjust(character_id: int, by) -> int:
     return await sync_to_async(_adjust, thread_sensitive=False)(character_id, by)
 
 
+def _roll(character_id: int, by) -> tuple[int, int]:
+    """A public roll through the service (its own entry): its id and the journal's cursor it was given."""
+    try:
+        written = services.character_roll(
+            character_id=character_id, procedure="test", params={}, by=by, rng=random.Random(5)
+        )
+        return written.row.pk, journal.head(written.character.campaign_id)
+    finally:
+        connections.close_all()
+
+
+async def roll(character_id: int, by) -> tuple[int, int]:
+    return await sync_to_async(_roll, thread_sensitive=False)(character_id, by)
+
+
+def lines(html: str) -> list[int]:
+    """The roll lines a push brings, by roll id, as they land."""
+    return [int(found) for found in re.findall(r'<li id="roll-(\d+)"', html)]
+
+
 async def pushes(stream: Stream, quiet: float = 0.6) -> list[tuple[int | None, str]]:
     """Every push until the stream is quiet: (its id, its HTML)."""
     out = []
@@ -67,13 +90,14 @@ def test_a_page_gets_exactly_the_entries_written_after_it_was_drawn(campaign, gm
     gm_cookie = session_cookie(gm)
 
     async def scenario():
-        first = await adjust(hero.pk, player)
-        await adjust(hero.pk, player)
-        last = await adjust(hero.pk, player)
+        _, first = await roll(hero.pk, player)
+        second, _ = await roll(hero.pk, player)
+        third, last = await roll(hero.pk, player)
         stream = await _stream(campaign, gm_cookie, hero, after=first).open()
         got = await pushes(stream)
-        assert [cursor for cursor, _ in got] == [first + 1, last]  # not the first, each later one once
-        assert all('id="vitals"' in html for _, html in got)
+        # Caught up in one push, up to the last cursor: each later roll's line once, not the first one's.
+        assert [cursor for cursor, _ in got] == [last]
+        assert sorted(lines(got[0][1])) == [second, third]
         await stream.close()
 
     run(scenario())
@@ -97,15 +121,18 @@ def test_a_reconnect_resumes_from_its_last_event_id_without_gap_or_duplicate(cam
     gm_cookie = session_cookie(gm)
 
     async def scenario():
-        head = await adjust(hero.pk, player)
+        _, head = await roll(hero.pk, player)
         stream = await _stream(campaign, gm_cookie, hero, after=head).open()
-        seen = await adjust(hero.pk, player)
-        assert [cursor for cursor, _ in await pushes(stream)] == [seen]
+        had, seen = await roll(hero.pk, player)
+        got = await pushes(stream)
+        assert [cursor for cursor, _ in got] == [seen] and lines(got[0][1]) == [had]
         await stream.close()
-        missed = [await adjust(hero.pk, player) for _ in range(3)]  # while the page was away
+        missed = [await roll(hero.pk, player) for _ in range(3)]  # while the page was away
         # The browser sends the last id it had; the page's own ?after= (older) loses to it.
         back = await _stream(campaign, gm_cookie, hero, after=head, last_event_id=seen).open()
-        assert [cursor for cursor, _ in await pushes(back)] == missed
+        got = await pushes(back)
+        assert [cursor for cursor, _ in got] == [missed[-1][1]]
+        assert sorted(lines(got[0][1])) == [pk for pk, _ in missed]  # no gap, and not the one it had
         await back.close()
 
     run(scenario())

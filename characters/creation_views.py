@@ -17,8 +17,8 @@ from characters.models import Character
 from characters.selectors import characters_editable_by
 from characters.transfer import export_character, import_character, parse_document
 from characters.views import _first_error
-from config.converters import parse_id
-from config.htmx import HtmxHttpRequest
+from core.converters import parse_id
+from core.htmx import HtmxHttpRequest
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules import base as rules_base
 

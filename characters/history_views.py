@@ -19,7 +19,7 @@ from characters.models import Roll
 from characters.selectors import rolls_visible_to
 from characters.sheet_view import reverted_by
 from characters.views import _editable, _first_error, _respond, _visible
-from config.htmx import HtmxHttpRequest
+from core.htmx import HtmxHttpRequest
 from rules import SYSTEMS, RulesError
 
 

@@ -45,7 +45,7 @@ from characters.sheet_view import (
     sheet_view,
     undo_offer,
 )
-from config.htmx import HtmxHttpRequest
+from core.htmx import HtmxHttpRequest
 from live.hub import CSRF_SLOT, drawn_at
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules import base as rules_base
@@ -356,7 +356,7 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         else:
             written = services.character_roll(character_id=character.pk, procedure=procedure, params=params, **how)
     except Refusal as error:
-        if error.status == 404:  # the character went under the lock: a 404, as if it never was (config.refusals)
+        if error.status == 404:  # the character went under the lock: a 404, as if it never was (core.refusals)
             raise
         return _roll_answer(request, seat, error=str(error), settled=isinstance(error, Settled))
     return _roll_answer(request, seat, written)

@@ -12,7 +12,7 @@ from accounts.names import clean_name
 from campaigns.models import Campaign, Membership
 from characters.models import NOTES_MAX, Character, Hireling, Item, Roll
 from characters.selectors import rolls_visible_to
-from characters.services import MAX_HIRELINGS, MAX_ITEMS, _record, check_character_room
+from characters.services import MAX_HIRELINGS, MAX_ITEMS, check_character_room, record_change
 from rules import RulesError, system_for
 from rules import base as rules_base
 
@@ -212,7 +212,7 @@ def save_character(checked: CheckedCharacter, *, owner, what: str, campaign: Cam
     # let a character gather (hirelings, spells, shields), which the writes check one at a time: or nothing is saved.
     sheet = checked.rules.validate_sheet(character.to_sheet())
     checked.rules.check_limits(sheet)
-    _record(character, by=owner, what=what)
+    record_change(character, by=owner, what=what)
     return character
 
 

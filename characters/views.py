@@ -205,7 +205,7 @@ def _reload(character: Character, written: services.Written | None = None) -> Lo
     changes) stay loaded, where a plain refresh_from_db() would drop them and read them again.
 
     ``written``: what the service returned; its row (read under its lock) is copied rather than read again, and
-    its items and hirelings, read along under the lock (``services._lock(with_rows=True)``: the write left
+    its items and hirelings, read along under the lock (``services.lock(with_rows=True)``: the write left
     them), and the change it made go to the sheet as they are."""
     fresh = written.character if written is not None else None
     if fresh is None or fresh.pk != character.pk:

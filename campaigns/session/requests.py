@@ -15,7 +15,7 @@ from django.utils import timezone
 from campaigns.announce import announce
 from campaigns.models import RollRequest, RollRequestAnswer
 from campaigns.services import CampaignError, TableWritten, written
-from campaigns.session.common import _lock_campaign, _system
+from campaigns.session.common import lock_campaign, table_system
 from characters import locking
 from characters.models import Character, Roll
 from characters.selectors import characters_editable_by
@@ -136,8 +136,8 @@ def request_create(
     """The GM asks these characters for a roll; ``fixed``: the inputs the GM sets (the rest stay open). ``blind``:
     the players roll without seeing the results (Roll.Visibility.BLIND); only the GM sees them. The row is the
     request."""
-    campaign = _lock_campaign(campaign_id)
-    system = _system(campaign)
+    campaign = lock_campaign(campaign_id)
+    system = table_system(campaign)
     proc = requestable(system).get(procedure)
     if proc is None:
         raise CampaignError(f"{system.name} has no roll a player makes called {procedure!r}.")
@@ -221,7 +221,7 @@ def request_answer(
         raise RulesError("The GM cancelled that request.")
     if not request.is_open(timezone.now()):
         raise RulesError("That request has expired: ask the GM for a new one.")
-    system = _system(request.campaign)
+    system = table_system(request.campaign)
     proc = system.procedures().get(request.procedure)
     if proc is None:
         raise RulesError(f"{system.name} no longer has that roll.")

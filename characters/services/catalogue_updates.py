@@ -26,7 +26,7 @@ from accounts.names import clean_name
 from campaigns.selectors import campaigns_run_by
 from characters import history, locking
 from characters.models import CatalogueItem, Character, Item
-from characters.services.writes import ITEMS_CHANGE, Written, _lock, _touch
+from characters.services.writes import ITEMS_CHANGE, Written, lock, touch
 from rules import RulesError, system_for
 from rules import base as rules_base
 
@@ -199,7 +199,7 @@ def _refresh(character_id: int, entry_ids: set[int] | None, by) -> Written | Non
     """One character's copies of these entries (all entries: None) brought up to date, as one inventory write:
     locked, each copy held to the rules, the whole sheet checked, one history entry, its pages updated. None when
     nothing was behind. A RulesError rolls this character's write back."""
-    character = _lock(character_id)
+    character = lock(character_id)
     rows = character.items.filter(catalogue_item__isnull=False).select_related("catalogue_item")
     if entry_ids is not None:
         rows = rows.filter(catalogue_item_id__in=entry_ids)
@@ -226,7 +226,7 @@ def _refresh(character_id: int, entry_ids: set[int] | None, by) -> Written | Non
     if not after:
         return None
     what = "Catalogue update: " + "; ".join(names)
-    return _touch(character, ITEMS_CHANGE, by=by, what=what, before={"items": before}, after={"items": after})
+    return touch(character, ITEMS_CHANGE, by=by, what=what, before={"items": before}, after={"items": after})
 
 
 def push(character_ids: Iterable[int], by, entry_ids: set[int] | None = None) -> PushReport:

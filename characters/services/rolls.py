@@ -23,13 +23,13 @@ from characters.services.writes import (
     OFFERS_CHANGE,
     Written,
     _announce,
-    _check_room,
-    _check_version,
-    _item_row,
-    _lock,
-    _next_position,
-    _save_state,
-    _touch,
+    check_room,
+    check_version,
+    item_row,
+    lock,
+    next_position,
+    save_state,
+    touch,
 )
 from live import events
 from rules import RulesError, dice, system_for
@@ -163,8 +163,8 @@ def character_roll(
     if character is None:
         raise locking.Gone("That character is gone.")
     proc = _procedure(system_for(character.system), procedure)
-    _check_version(character, expected_version)
-    gm = _is_gm(by, character.campaign_id)
+    check_version(character, expected_version)
+    gm = is_gm(by, character.campaign_id)
     _check_dice_allowed(character, gm=gm, hand=hand is not None)
     blind = visibility == Roll.Visibility.BLIND
     if blind and character.campaign_id is None:
@@ -197,7 +197,7 @@ def character_roll(
     if on_result is not None:  # a caller that acts on what the dice did (a PC's attack on the tracker's NPCs)
         on_result(result)
     if blind:
-        roll = _store_roll(character, result, by=by, visibility=visibility, by_hand=hand is not None)
+        roll = store_roll(character, result, by=by, visibility=visibility, by_hand=hand is not None)
         _hold(roll, character, result)
         return Written(character, frozenset(), None).adding(("log",), row=roll)
     changes = _changes_to_others(result, others)
@@ -205,12 +205,12 @@ def character_roll(
     if offered:
         who = ", ".join(f"{c.name}'s player" for c in offered)
         result = replace(result, summary=f"{result.summary} Offered to {who} and the GM to apply.".strip())
-    roll = _store_roll(character, result, by=by, visibility=visibility, by_hand=hand is not None)
+    roll = store_roll(character, result, by=by, visibility=visibility, by_hand=hand is not None)
     applied = _apply_result(character, result, by=by, roll=roll)
     for name, new_state in changes.items():
         other = others[name]
         if other.pk in editable:
-            _save_state(
+            save_state(
                 other, new_state, by=by, what=f"{result.label} by {character.name}{_HAND[roll.by_hand]}", roll=roll
             )
         else:
@@ -232,7 +232,7 @@ def character_pass_time(
 ) -> rules_base.RollResult:
     """What game time passing does to one sheet (lights burning down, food eaten, deprivation): applied like a
     roll's changes, so it is checked, kept in the history and seen live on the sheet."""
-    character = _lock(character_id)
+    character = lock(character_id)
     rules = system_for(character.system)
     sheet = character.checked_sheet()
     result = rules.advance_time(sheet, unit, count, start_minutes, rng or dice.system_random(), start_seconds)
@@ -247,7 +247,7 @@ def character_table_effect(
 ) -> rules_base.RollResult:
     """What the table does to one sheet (a new combat round, a fight ending): ``effect(system, sheet)`` reads the
     locked, checked sheet and the result is applied like a roll's changes: checked, in the history, live."""
-    character = _lock(character_id)
+    character = lock(character_id)
     result = effect(system_for(character.system), character.checked_sheet())
     if result.state is not None or _changes_items(result):
         _apply_result(character, result, by=by)
@@ -306,15 +306,15 @@ def offer_apply(*, offer_id: int, by) -> Written:
         )
     state = {k: v for k, v in current.items() if k not in offer.before or k in offer.after}
     state.update(offer.after)
-    _resolve_offer(offer, str(OfferedChange.Status.APPLIED), by)
-    return _save_state(target, state, by=by, what=f"Applied {offer.label}", also=OFFERS_CHANGE, roll=offer.roll_id)
+    resolve_offer(offer, str(OfferedChange.Status.APPLIED), by)
+    return save_state(target, state, by=by, what=f"Applied {offer.label}", also=OFFERS_CHANGE, roll=offer.roll_id)
 
 
 @transaction.atomic
 def offer_decline(*, offer_id: int, by) -> Written:
     target, offer = _lock_offer(offer_id, by)
-    _resolve_offer(offer, str(OfferedChange.Status.DECLINED), by)
-    return _touch(target, OFFERS_CHANGE, by=by, what=f"Declined {offer.label}", check=False)
+    resolve_offer(offer, str(OfferedChange.Status.DECLINED), by)
+    return touch(target, OFFERS_CHANGE, by=by, what=f"Declined {offer.label}", check=False)
 
 
 def _lock_offer(offer_id: int, by) -> tuple[Character, OfferedChange]:
@@ -323,7 +323,7 @@ def _lock_offer(offer_id: int, by) -> tuple[Character, OfferedChange]:
     found = OfferedChange.objects.filter(pk=offer_id).values_list("character_id", flat=True).first()
     if found is None or not characters_editable_by(by).filter(pk=found).exists():
         raise RulesError("That offer is not yours to answer.")
-    target = _lock(found)
+    target = lock(found)
     offer = OfferedChange.objects.select_for_update().filter(pk=offer_id, character=target).first()
     if offer is None:
         raise RulesError("That offer is not yours to answer.")
@@ -332,7 +332,7 @@ def _lock_offer(offer_id: int, by) -> tuple[Character, OfferedChange]:
     return target, offer
 
 
-def _resolve_offer(offer: OfferedChange, status: str, by) -> None:
+def resolve_offer(offer: OfferedChange, status: str, by) -> None:
     offer.status = status
     offer.resolved_by = by
     offer.resolved_at = timezone.now()
@@ -365,9 +365,9 @@ def _apply_result(
         what += _HAND[roll.by_hand]
         record["roll"] = roll
     if result.state is not None:
-        return _save_state(character, result.state, by=by, what=what, also=regions, **record)
+        return save_state(character, result.state, by=by, what=what, also=regions, **record)
     if regions:
-        return _touch(character, regions, by=by, what=what, **record)
+        return touch(character, regions, by=by, what=what, **record)
     return None
 
 
@@ -389,9 +389,9 @@ def _apply_items(character: Character, result: rules_base.RollResult) -> tuple[l
         )
     added: list[Item] = []
     if result.items_added:
-        _check_room(character, len(result.items_added))
-        start = _next_position(character)
-        added = [_item_row(character, item, start + i) for i, item in enumerate(result.items_added)]
+        check_room(character, len(result.items_added))
+        start = next_position(character)
+        added = [item_row(character, item, start + i) for i, item in enumerate(result.items_added)]
         for row in added:  # one by one: history needs each new row's id
             row.save()
     for hireling in map(system_for(character.system).validate_hireling, result.hirelings_changed):
@@ -409,7 +409,7 @@ def odds_as_json(odds: rules_base.Odds | None) -> dict[str, str]:
     return {key: f"{p.numerator}/{p.denominator}" for key, p in odds.outcomes}
 
 
-def _store_roll(
+def store_roll(
     character: Character | None,
     result: rules_base.RollResult,
     *,
@@ -444,7 +444,7 @@ def push_roll_line(roll: Roll) -> None:
         events.push(roll.campaign_id, ["roll", roll.pk], audience=_roll_audience(roll))
 
 
-def _bump(roll: Roll, *fields: str) -> None:
+def bump_roll(roll: Roll, *fields: str) -> None:
     roll.revision += 1
     roll.save(update_fields=[*fields, "revision"])
     push_roll_line(roll)
@@ -455,7 +455,7 @@ def mark_undone(change: Change) -> None:
     roll = Roll.objects.select_for_update().filter(pk=change.roll_id, undone=False).first() if change.roll_id else None
     if roll is not None:
         roll.undone = True
-        _bump(roll, "undone")
+        bump_roll(roll, "undone")
 
 
 def _roll_audience(roll: Roll) -> list[int] | None:
@@ -475,7 +475,7 @@ def _roll_audience(roll: Roll) -> list[int] | None:
 _HAND = {False: "", True: " (rolled by hand)"}
 
 
-def _is_gm(user, campaign_id: int | None) -> bool:
+def is_gm(user, campaign_id: int | None) -> bool:
     if campaign_id is None or not user.is_authenticated:
         return False
     return Membership.objects.filter(campaign_id=campaign_id, user=user, role=Membership.Role.GM).exists()
@@ -538,7 +538,7 @@ def store_free_roll(
         result = roll_by_hand(lambda source: procedure.roll(None, params, source), hand)
     else:
         result = procedure.roll(None, params, dice.system_random())  # table rolls take no sheet
-    return _store_roll(None, result, by=by, visibility=visibility, campaign=campaign, by_hand=hand is not None)
+    return store_roll(None, result, by=by, visibility=visibility, campaign=campaign, by_hand=hand is not None)
 
 
 def _check_roll_rate(by) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 
@@ -177,7 +178,7 @@ def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0) -> T
 
 
 @transaction.atomic
-def campaign_change_settings(*, campaign_id: int, values: Mapping[str, Any], by) -> TableWritten:
+def campaign_change_settings(*, campaign_id: int, values: Mapping[str, Any], by: User) -> TableWritten:
     """The GM sets some of the table's rule settings; every roll and odds from now on follows them.
 
     The whole set is checked by the system (a readable refusal changes nothing), each setting that really
@@ -221,7 +222,7 @@ def campaign_change_settings(*, campaign_id: int, values: Mapping[str, Any], by)
 @transaction.atomic
 @transaction.atomic
 def campaign_save_settings_page(
-    *, campaign_id: int, values: Mapping[str, Any], hand_dice: str | None, by
+    *, campaign_id: int, values: Mapping[str, Any], hand_dice: str | None, by: User
 ) -> tuple[TableWritten, RuleSettingChange | None]:
     """The settings page's one form (issue 36, item 12): the rule settings and, when sent, the dice setting, saved
     together or, when either is refused, neither; so neither Save button drops the other's change unsaid."""
@@ -230,7 +231,7 @@ def campaign_save_settings_page(
     return written, dice
 
 
-def campaign_set_hand_dice(*, campaign_id: int, value: str, by) -> RuleSettingChange | None:
+def campaign_set_hand_dice(*, campaign_id: int, value: str, by: User) -> RuleSettingChange | None:
     """The GM decides who may type in dice rolled at the table (Campaign.HandDice). Only rolls made from now on
     read it: a roll keeps whether it was rolled by hand (Roll.by_hand), whatever the table says later."""
     campaign = _lock_campaign(campaign_id)

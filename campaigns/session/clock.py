@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from campaigns.announce import announce
@@ -16,7 +17,9 @@ CLOCK_COUNT_MAX = 30  # units at a time: a month of days, or three hours of turn
 
 
 @transaction.atomic
-def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSource | None = None) -> TableWritten:
+def clock_advance(
+    *, campaign_id: int, unit: str, count: int, by: User, rng: RandomSource | None = None
+) -> TableWritten:
     """Move the game clock by ``count`` of the system's ``unit``: every sheet at the table burns its lights and
     eats at the system's rhythm (live on each sheet), and the system's checks are rolled as the GM's. The row
     is what happened, a sentence each."""

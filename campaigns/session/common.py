@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
+
 from campaigns.conditions import refresh_conditions
 from campaigns.models import Campaign
 from campaigns.services import CampaignError
@@ -36,7 +38,7 @@ def table_in_order(campaign: Campaign) -> list[Character]:
     return sorted(locking.lock_table(campaign), key=lambda c: (c.name, c.pk))
 
 
-def on_every_sheet(campaign: Campaign, effect, by) -> list[str]:
+def on_every_sheet(campaign: Campaign, effect, by: User) -> list[str]:
     """The table's ``effect(system, sheet)`` applied to every PC's sheet; what it did, a sentence each. A sheet
     the rules cannot read is named and left alone."""
     words = []

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from accounts.names import clean_name
@@ -76,7 +77,7 @@ def _active(campaign: Campaign) -> Encounter:
     return encounter
 
 
-def _log_order(campaign: Campaign, order: rules_base.CombatOrder, round_number: int, by) -> tuple[str, ...]:
+def _log_order(campaign: Campaign, order: rules_base.CombatOrder, round_number: int, by: User) -> tuple[str, ...]:
     """The round's order in the log when dice made it; the regions that announced."""
     if not order.dice:
         return ()
@@ -86,7 +87,7 @@ def _log_order(campaign: Campaign, order: rules_base.CombatOrder, round_number: 
     return ("rolls",)
 
 
-def store_made(campaign: Campaign, result: rules_base.RollResult, *, by, visibility: str) -> None:
+def store_made(campaign: Campaign, result: rules_base.RollResult, *, by: User, visibility: str) -> None:
     """A roll the rules made already (a check as time passes, the round's order), logged as the GM's."""
 
     def made(rng: RandomSource) -> rules_base.RollResult:
@@ -107,7 +108,7 @@ def publish_fight(campaign_id: int) -> tuple[str, ...]:
 
 
 @transaction.atomic
-def encounter_start(*, campaign_id: int, name: str, by, rng: RandomSource | None = None) -> TableWritten:
+def encounter_start(*, campaign_id: int, name: str, by: User, rng: RandomSource | None = None) -> TableWritten:
     campaign = lock_campaign(campaign_id, roller=by)
     system = table_system(campaign)
     if campaign.encounters.filter(active=True).exists():
@@ -193,7 +194,7 @@ def npc_damage(
     npc_id: int,
     amount: int,
     ignore_armour: bool = False,
-    by=None,
+    by: User,
     visibility: str = "public",
     rng: RandomSource | None = None,
 ) -> TableWritten:
@@ -211,7 +212,7 @@ def npc_damage(
     return written(campaign, rolled + publish_fight(campaign.pk), harm)
 
 
-def harm_npc(campaign: Campaign, system, npc: Npc, harm: rules_base.NpcHarm, *, by, visibility: str) -> None:
+def harm_npc(campaign: Campaign, system, npc: Npc, harm: rules_base.NpcHarm, *, by: User, visibility: str) -> None:
     """What ``harm`` (the rules' ``npc_damage``) does to the NPC row (saved by the caller): its stats, its
     prompts, its defeat; the dice the rules rolled at the moment of harm, logged as the GM's."""
     _, npc.stats = clean_npc(system, npc.name, harm.stats)
@@ -239,7 +240,7 @@ class NpcRolled:
 
 @transaction.atomic
 def npc_roll(
-    *, campaign_id: int, npc_id: int, key: str, visibility: str, by, target_id: int | None = None
+    *, campaign_id: int, npc_id: int, key: str, visibility: str, by: User, target_id: int | None = None
 ) -> TableWritten:
     """An NPC's roll (attack, morale...): the GM's, in the log, never a character's. An attack with a target
     (a PC at the table) names it, and what lands goes to that PC's sheet through the sheet's own harm procedure
@@ -328,7 +329,7 @@ def pc_attack_npcs(
     character_id: int,
     npc_ids: list[int],
     choices: Mapping[str, Any],
-    by,
+    by: User,
     visibility: str = "public",
     rng: RandomSource | None = None,
 ) -> TableWritten:
@@ -412,7 +413,7 @@ def _target(campaign: Campaign, target_id: int | None) -> Character | None:
     return target
 
 
-def _land(target: Character, harm: rules_base.AttackHarm, npc: Npc, visibility: str, by) -> Roll | None:
+def _land(target: Character, harm: rules_base.AttackHarm, npc: Npc, visibility: str, by: User) -> Roll | None:
     """What landed goes to the target's sheet through its own harm procedure, named as the NPC's hit. A system
     with no such procedure leaves the number to the GM (the NPC's prompt says so)."""
     if not harm.lands:
@@ -461,7 +462,7 @@ def npc_remove(*, campaign_id: int, npc_id: int) -> TableWritten:
 
 
 @transaction.atomic
-def encounter_next_round(*, campaign_id: int, by, rng: RandomSource | None = None) -> TableWritten:
+def encounter_next_round(*, campaign_id: int, by: User, rng: RandomSource | None = None) -> TableWritten:
     """The next round: the system's order for it, and statuses one round shorter (gone at 0)."""
     campaign = lock_campaign(campaign_id, roller=by)
     system = table_system(campaign)
@@ -495,7 +496,7 @@ def _set_order(encounter: Encounter, order: rules_base.CombatOrder) -> None:
 
 
 @transaction.atomic
-def encounter_next_turn(*, campaign_id: int, by, rng: RandomSource | None = None) -> TableWritten:
+def encounter_next_turn(*, campaign_id: int, by: User, rng: RandomSource | None = None) -> TableWritten:
     """The GM moves the turn to the next step of the round's order (rules.base ``combat_order``: who acts at each);
     after its last step comes the next round (``encounter_next_round``), whose first step is the turn. Every open
     page shows whose turn it is (the clock on the table page, the fight on each sheet). The row is the encounter."""
@@ -509,7 +510,7 @@ def encounter_next_turn(*, campaign_id: int, by, rng: RandomSource | None = None
 
 
 @transaction.atomic
-def encounter_end(*, campaign_id: int, by, rng: RandomSource | None = None) -> TableWritten:
+def encounter_end(*, campaign_id: int, by: User, rng: RandomSource | None = None) -> TableWritten:
     """End the fight: its rounds become game time, and each PC is asked for the system's end-of-combat roll.
 
     The row is a ``FightEnded``: the encounter, the minutes added and the request made.

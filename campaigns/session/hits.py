@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -75,7 +76,7 @@ def pc_attack(
     procedure: str,
     params: Mapping[str, Any],
     npc_id: int,
-    by,
+    by: User,
     visibility: str = str(Roll.Visibility.PUBLIC),
     expected_version: int | None = None,
     hand: str | None = None,
@@ -176,7 +177,7 @@ def undoable_hits(campaign: Campaign, encounter_id: int, limit: int = 8) -> list
 
 
 @transaction.atomic
-def hit_undo(*, campaign_id: int, hit_id: int, by) -> TableWritten:
+def hit_undo(*, campaign_id: int, hit_id: int, by: User) -> TableWritten:
     """Undo one hit of a fight from the table: an NPC's hit on a PC is reverted through the sheet's history
     (its track back, logged there, the roll marked undone); a PC's hit on an NPC gives the NPC back what the hit
     took. The GM undoes any; a player only a hit on their own character (as they may revert its changes).
@@ -214,7 +215,7 @@ def hit_undo(*, campaign_id: int, hit_id: int, by) -> TableWritten:
     return written(campaign, regions + publish_fight(campaign.pk), hit)
 
 
-def _npc_hit_back(system, hit: FightHit, by) -> str:
+def _npc_hit_back(system, hit: FightHit, by: User) -> str:
     """A PC's hit on an NPC taken back (the hit locked, its NPC locked here, after the characters): the NPC gets
     back what it took, the hit leaves the Undo list, its attacker's sheet no longer tells it. What the NPC has
     now, in words ("Goblin 1: Stamina 4")."""
@@ -250,7 +251,7 @@ def void_preview(roll: Roll) -> list[str]:
 
 
 @transaction.atomic
-def roll_void(*, roll_id: int, by, reason: str) -> tuple[Roll, list[str]]:
+def roll_void(*, roll_id: int, by: User, reason: str) -> tuple[Roll, list[str]]:
     """Void a roll as ``characters.services.roll_void`` does (struck from the log, what it changed on sheets put
     back, its waiting offers declined) and give back what its hits took from NPCs of a fight: a void puts back
     all the roll did. The roll and a sentence per NPC given back.
@@ -266,7 +267,7 @@ def roll_void(*, roll_id: int, by, reason: str) -> tuple[Roll, list[str]]:
 
 
 @transaction.atomic
-def change_revert(*, character_id: int, change_id: int, by, reason: str, expected_version: int | None = None):
+def change_revert(*, character_id: int, change_id: int, by: User, reason: str, expected_version: int | None = None):
     """Revert a change from the sheet's history (``characters.services.change_revert``); when a roll made it
     and that roll hit NPCs of a fight, they get back what it took too, as the roll's Undo at the table would.
     What the sheet's revert wrote, and a sentence per NPC given back."""
@@ -282,7 +283,7 @@ def change_revert(*, character_id: int, change_id: int, by, reason: str, expecte
     return done, _hits_back(campaign, roll_id, by) if roll_id else []
 
 
-def _hits_back(campaign: Campaign | None, roll_id: int, by) -> list[str]:
+def _hits_back(campaign: Campaign | None, roll_id: int, by: User) -> list[str]:
     if campaign is None:
         return []
     system = table_system(campaign)

@@ -9,6 +9,7 @@ from datetime import timedelta
 from fractions import Fraction
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -130,7 +131,7 @@ def request_create(
     fixed: Mapping[str, Any],
     character_ids: Sequence[int],
     minutes: int,
-    by,
+    by: User,
     blind: bool = False,
 ) -> TableWritten:
     """The GM asks these characters for a roll; ``fixed``: the inputs the GM sets (the rest stay open). ``blind``:
@@ -190,7 +191,7 @@ def _announce_request(campaign_id: int, request_id: int, character_ids: Sequence
 
 @transaction.atomic
 def request_answer(
-    *, request_id: int, character_id: int, params: Mapping[str, Any], by, rng=None, hand: str | None = None
+    *, request_id: int, character_id: int, params: Mapping[str, Any], by: User, rng=None, hand: str | None = None
 ) -> TableWritten:
     """A player answers a request for one of their characters: the normal roll, the GM's inputs forced. ``hand``:
     the faces of dice rolled at the table, where the table allows them (character_roll checks it); a blind request

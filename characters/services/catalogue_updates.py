@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from accounts.names import clean_name
@@ -195,7 +196,7 @@ class PushReport:
     skipped: list[tuple[Character, str]] = field(default_factory=list)
 
 
-def _refresh(character_id: int, entry_ids: set[int] | None, by) -> Written | None:
+def _refresh(character_id: int, entry_ids: set[int] | None, by: User) -> Written | None:
     """One character's copies of these entries (all entries: None) brought up to date, as one inventory write:
     locked, each copy held to the rules, the whole sheet checked, one history entry, its pages updated. None when
     nothing was behind. A RulesError rolls this character's write back."""
@@ -229,7 +230,7 @@ def _refresh(character_id: int, entry_ids: set[int] | None, by) -> Written | Non
     return touch(character, ITEMS_CHANGE, by=by, what=what, before={"items": before}, after={"items": after})
 
 
-def push(character_ids: Iterable[int], by, entry_ids: set[int] | None = None) -> PushReport:
+def push(character_ids: Iterable[int], by: User, entry_ids: set[int] | None = None) -> PushReport:
     """Each character's update in its own transaction (a refusal skips that character alone, with the reason;
     no row lock is held across characters)."""
     report = PushReport()
@@ -249,7 +250,7 @@ def push(character_ids: Iterable[int], by, entry_ids: set[int] | None = None) ->
     return report
 
 
-def push_entry(*, entry_id: int, by, campaign_ids: Iterable[int] | None = None) -> PushReport:
+def push_entry(*, entry_id: int, by: User, campaign_ids: Iterable[int] | None = None) -> PushReport:
     """Staff push an entry's edit to its holders: all of them (``campaign_ids`` None) or those at these tables."""
     if not (by.is_staff and by.has_perm("characters.change_catalogueitem")):
         raise RulesError("Only staff who edit the catalogue push its changes.")
@@ -280,7 +281,7 @@ def behind_at_table(campaign) -> tuple[list[Holding], list[CatalogueItem]]:
     return holdings(characters, listed), listed
 
 
-def pull_for_table(*, campaign, by) -> PushReport:
+def pull_for_table(*, campaign, by: User) -> PushReport:
     """The GM brings their table's copies up to date with the catalogue (every entry their characters hold)."""
     if not campaigns_run_by(by).filter(pk=campaign.pk).exists():
         raise RulesError("Only the table's GM brings its items up to date.")

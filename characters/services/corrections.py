@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -21,7 +22,7 @@ VOID_OWN_WITHIN = timedelta(minutes=1)  # a player voids their own roll only thi
 
 
 @transaction.atomic
-def roll_void(*, roll_id: int, by, reason: str) -> Roll:
+def roll_void(*, roll_id: int, by: User, reason: str) -> Roll:
     """Strike a roll from the log with a reason, reverting whatever it changed (refused, with the history's
     sentence, when a field moved on since); pending offers it made are declined.
 
@@ -66,7 +67,7 @@ def roll_void(*, roll_id: int, by, reason: str) -> Roll:
 
 
 @transaction.atomic
-def blind_apply(*, roll_id: int, by) -> Written:
+def blind_apply(*, roll_id: int, by: User) -> Written:
     """The GM applies what a blind roll did to its own sheet, unless the sheet moved on in the same places."""
     found = Roll.objects.filter(pk=roll_id, visibility=Roll.Visibility.BLIND).values_list("campaign_id", "character_id")
     row = found.first()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from accounts.names import clean_name
@@ -18,7 +19,9 @@ MAX_HIRELINGS = 50
 
 
 @transaction.atomic
-def hireling_hire(*, character_id: int, choices: Mapping[str, Any], by, rng: RandomSource | None = None) -> Written:
+def hireling_hire(
+    *, character_id: int, choices: Mapping[str, Any], by: User, rng: RandomSource | None = None
+) -> Written:
     character = lock(character_id)
     if character.hirelings.count() >= MAX_HIRELINGS:
         raise RulesError(f"A sheet keeps at most {MAX_HIRELINGS} hirelings: part ways with one first.")
@@ -39,7 +42,7 @@ def hireling_hire(*, character_id: int, choices: Mapping[str, Any], by, rng: Ran
 
 
 @transaction.atomic
-def hireling_dismiss(*, character_id: int, hireling_id: int, by) -> Written:
+def hireling_dismiss(*, character_id: int, hireling_id: int, by: User) -> Written:
     character = lock(character_id)
     row = character.hirelings.filter(pk=hireling_id).first()
     if row is None:

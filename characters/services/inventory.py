@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from accounts.names import clean_name
@@ -33,7 +34,9 @@ def _check_carry(character: Character, item: rules_base.Item) -> None:
 
 
 @transaction.atomic
-def item_add(*, character_id: int, item: rules_base.Item, by, catalogue_item: CatalogueItem | None = None) -> Written:
+def item_add(
+    *, character_id: int, item: rules_base.Item, by: User, catalogue_item: CatalogueItem | None = None
+) -> Written:
     """What it wrote; its ``row``: the item row it added or raised the quantity of."""
     character = lock(character_id)
     return _take(character, item, by=by, verb="Added", catalogue_item=catalogue_item)
@@ -43,7 +46,7 @@ def _take(
     character: Character,
     item: rules_base.Item,
     *,
-    by,
+    by: User,
     verb: str,
     catalogue_item: CatalogueItem | None = None,
     regions: tuple[str, ...] = ITEMS_CHANGE,
@@ -83,7 +86,9 @@ def catalogue_to_item(entry: CatalogueItem, quantity: int = 1) -> rules_base.Ite
 
 
 @transaction.atomic
-def item_add_from_catalogue(*, character_id: int, entry_id: int, by, buy: bool = False, quantity: int = 1) -> Written:
+def item_add_from_catalogue(
+    *, character_id: int, entry_id: int, by: User, buy: bool = False, quantity: int = 1
+) -> Written:
     """Add a catalogue item (free, or bought): its ``row``. A service is paid for and leaves nothing to carry: None."""
     character = lock(character_id)
     entry = CatalogueItem.objects.filter(pk=entry_id, system=character.system, available=True).first()
@@ -119,7 +124,7 @@ def item_add_from_catalogue(*, character_id: int, entry_id: int, by, buy: bool =
 
 
 @transaction.atomic
-def item_update(*, character_id: int, item_id: int, by, **fields) -> Written:
+def item_update(*, character_id: int, item_id: int, by: User, **fields) -> Written:
     character = lock(character_id)
     row = character.items.filter(pk=item_id).first()
     if row is None:
@@ -152,7 +157,7 @@ def _item_verb(was_worn: bool, worn: bool) -> str:
 
 
 @transaction.atomic
-def item_remove(*, character_id: int, item_id: int, by) -> Written:
+def item_remove(*, character_id: int, item_id: int, by: User) -> Written:
     character = lock(character_id)
     row = character.items.filter(pk=item_id).first()
     if row is None:

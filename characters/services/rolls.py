@@ -9,6 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -128,7 +129,7 @@ def character_roll(
     character_id: int,
     procedure: str,
     params: Mapping[str, Any],
-    by,
+    by: User,
     visibility: str = str(Roll.Visibility.PUBLIC),
     rng: RandomSource | None = None,
     expected_version: int | None = None,
@@ -226,7 +227,7 @@ def character_pass_time(
     unit: str,
     count: int,
     start_minutes: int,
-    by,
+    by: User,
     rng: RandomSource | None = None,
     start_seconds: int = 0,
 ) -> rules_base.RollResult:
@@ -243,7 +244,7 @@ def character_pass_time(
 
 @transaction.atomic
 def character_table_effect(
-    *, character_id: int, effect: Callable[[Any, rules_base.Sheet], rules_base.RollResult], by
+    *, character_id: int, effect: Callable[[Any, rules_base.Sheet], rules_base.RollResult], by: User
 ) -> rules_base.RollResult:
     """What the table does to one sheet (a new combat round, a fight ending): ``effect(system, sheet)`` reads the
     locked, checked sheet and the result is applied like a roll's changes: checked, in the history, live."""
@@ -273,7 +274,7 @@ def _check_offer_room(targets: list[Character]) -> None:
             )
 
 
-def _offer(target: Character, new_state: Mapping[str, Any], *, roll: Roll, result, by, from_character) -> None:
+def _offer(target: Character, new_state: Mapping[str, Any], *, roll: Roll, result, by: User, from_character) -> None:
     old = target.state
     keys = sorted(set(old) | set(new_state))
     changed = [k for k in keys if old.get(k, history.ABSENT) != new_state.get(k, history.ABSENT)]
@@ -293,7 +294,7 @@ def _offer(target: Character, new_state: Mapping[str, Any], *, roll: Roll, resul
 
 
 @transaction.atomic
-def offer_apply(*, offer_id: int, by) -> Written:
+def offer_apply(*, offer_id: int, by: User) -> Written:
     """The owner or the GM applies an offered change, unless the sheet moved on in the same places."""
     target, offer = _lock_offer(offer_id, by)
     current = target.state
@@ -311,13 +312,13 @@ def offer_apply(*, offer_id: int, by) -> Written:
 
 
 @transaction.atomic
-def offer_decline(*, offer_id: int, by) -> Written:
+def offer_decline(*, offer_id: int, by: User) -> Written:
     target, offer = _lock_offer(offer_id, by)
     resolve_offer(offer, str(OfferedChange.Status.DECLINED), by)
     return touch(target, OFFERS_CHANGE, by=by, what=f"Declined {offer.label}", check=False)
 
 
-def _lock_offer(offer_id: int, by) -> tuple[Character, OfferedChange]:
+def _lock_offer(offer_id: int, by: User) -> tuple[Character, OfferedChange]:
     """The offer's character, then the offer (the app's one order: characters.locking): locking the offer first
     deadlocked with the character's deletion, which holds the character and then deletes its offers."""
     found = OfferedChange.objects.filter(pk=offer_id).values_list("character_id", flat=True).first()
@@ -332,7 +333,7 @@ def _lock_offer(offer_id: int, by) -> tuple[Character, OfferedChange]:
     return target, offer
 
 
-def resolve_offer(offer: OfferedChange, status: str, by) -> None:
+def resolve_offer(offer: OfferedChange, status: str, by: User) -> None:
     offer.status = status
     offer.resolved_by = by
     offer.resolved_at = timezone.now()
@@ -344,7 +345,7 @@ def _changes_items(result: rules_base.RollResult) -> bool:
 
 
 def _apply_result(
-    character: Character, result: rules_base.RollResult, *, by, roll: Roll | None = None
+    character: Character, result: rules_base.RollResult, *, by: User, roll: Roll | None = None
 ) -> Written | None:
     """Apply what a roll (or time, or the table) did to the sheet; what it wrote, or None if it changed nothing.
 
@@ -413,7 +414,7 @@ def store_roll(
     character: Character | None,
     result: rules_base.RollResult,
     *,
-    by,
+    by: User,
     visibility: str,
     campaign=None,
     by_hand: bool = False,
@@ -524,7 +525,7 @@ def store_free_roll(
     *,
     campaign: Campaign,
     params: Mapping[str, Any],
-    by,
+    by: User,
     visibility: str,
     procedure: rules_base.Procedure = FREE_ROLL,
     hand: str | None = None,
@@ -541,7 +542,7 @@ def store_free_roll(
     return store_roll(None, result, by=by, visibility=visibility, campaign=campaign, by_hand=hand is not None)
 
 
-def _check_roll_rate(by) -> None:
+def _check_roll_rate(by: User) -> None:
     """No table rolls faster than this: a flood would push everyone else's rolls off the log.
 
     Counted from the log itself, so the cap holds across every app process; under the roller's lock (the first

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from accounts.names import clean_name
@@ -99,7 +100,7 @@ def _creation_roll(creation: rules_base.Creation) -> rules_base.RollResult:
 
 
 @transaction.atomic
-def character_rename(*, character_id: int, name: str, by, expected_version: int | None = None) -> Written:
+def character_rename(*, character_id: int, name: str, by: User, expected_version: int | None = None) -> Written:
     character = lock(character_id)
     check_version(character, expected_version)
     name = clean_name(name)
@@ -122,7 +123,7 @@ def character_rename(*, character_id: int, name: str, by, expected_version: int 
 def character_edit_details(
     *,
     character_id: int,
-    by,
+    by: User,
     name: str,
     notes: str = "",
     details: Mapping[str, Any] | None = None,
@@ -149,7 +150,13 @@ def character_edit_details(
 
 @transaction.atomic
 def change_revert(
-    *, character_id: int, change_id: int, by, reason: str, expected_version: int | None = None, marks_roll: bool = True
+    *,
+    character_id: int,
+    change_id: int,
+    by: User,
+    reason: str,
+    expected_version: int | None = None,
+    marks_roll: bool = True,
 ) -> Written:
     """Put back what one change did, as a new change that names it; refused when a field moved on since.
 
@@ -245,7 +252,7 @@ def _restore_items(character: Character, back: list, gone: list) -> None:
 
 
 @transaction.atomic
-def character_set_campaign(*, character_id: int, campaign: Campaign | None, by) -> Written:
+def character_set_campaign(*, character_id: int, campaign: Campaign | None, by: User) -> Written:
     character = lock(character_id)
     if campaign is not None and campaign.system != character.system:
         raise RulesError(f"{campaign.name} plays {campaign.system_name}, not {character.system_name}.")
@@ -271,7 +278,7 @@ class HarmOffered(Exception):  # noqa: N818 - an answer, not a failure: the Chan
 
 
 @transaction.atomic
-def character_adjust(*, character_id: int, key: str, delta: int, by, ask: bool = False) -> Written:
+def character_adjust(*, character_id: int, key: str, delta: int, by: User, ask: bool = False) -> Written:
     """+/- on a track (HP, stress, Stamina...): the rules clamp it and refuse what they must.
 
     Across a line the rules act on (``GameSystem.harm_offer``: 0 HP, 0 Stamina...), ``ask`` raises HarmOffered
@@ -301,7 +308,7 @@ def _harm_offer(rules, sheet: rules_base.Sheet, key: str, delta: int) -> rules_b
 
 
 @transaction.atomic
-def character_adjust_by_rules(*, character_id: int, key: str, delta: int, by) -> Written:
+def character_adjust_by_rules(*, character_id: int, key: str, delta: int, by: User) -> Written:
     """The Change box's change taken the rules' way (``GameSystem.harm_offer``): their procedure rolled with its
     inputs, as any roll of the sheet (logged, in the history, live); refused with a sentence when the change
     crosses nothing now (the sheet moved on since the box asked)."""
@@ -316,7 +323,7 @@ def character_adjust_by_rules(*, character_id: int, key: str, delta: int, by) ->
 
 
 @transaction.atomic
-def character_apply_settings(*, character_id: int, by) -> Written:
+def character_apply_settings(*, character_id: int, by: User) -> Written:
     """Bring a character made earlier in line with the creation settings its table now has (house defaults
     the GM changed since): a logged, live change like any other, refused when the system has nothing to apply."""
     character = lock(character_id)
@@ -328,7 +335,7 @@ def character_apply_settings(*, character_id: int, by) -> Written:
 
 
 @transaction.atomic
-def character_delete(*, character_id: int, by) -> None:
+def character_delete(*, character_id: int, by: User) -> None:
     character = lock(character_id)
     campaign_id = character.campaign_id
     character.delete()

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db.models import Max
 
 from accounts.names import clean_name
@@ -88,7 +89,7 @@ def _check_whole_sheet(character: Character, read: rules_base.Sheet | None = Non
 def record_change(
     character: Character,
     *,
-    by,
+    by: User,
     what: str,
     before: Mapping[str, Any] | None = None,
     after: Mapping[str, Any] | None = None,
@@ -129,7 +130,7 @@ def save_state(
     character: Character,
     state: Mapping[str, Any],
     *,
-    by,
+    by: User,
     what: str,
     also: tuple[str, ...] = (),
     before: Mapping[str, Any] | None = None,
@@ -152,7 +153,7 @@ def save_state(
 
 
 def touch(
-    character: Character, regions: tuple[str, ...], *, by, what: str, check: bool = True, **record: Any
+    character: Character, regions: tuple[str, ...], *, by: User, what: str, check: bool = True, **record: Any
 ) -> Written:
     """A change outside ``state`` (items, hirelings, name): still a new version, checked, logged, announced.
 
@@ -166,7 +167,7 @@ def commit(
     character: Character,
     regions: tuple[str, ...],
     *,
-    by,
+    by: User,
     what: str,
     check: bool = True,
     read: rules_base.Sheet | None = None,

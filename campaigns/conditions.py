@@ -95,3 +95,17 @@ def touches_light(*records: Mapping[str, Any] | None, kinds: Iterable[str] = ())
     if LIGHT_KIND in kinds:
         return True
     return any((row or {}).get("kind") == LIGHT_KIND for record in records for row in (record or {}).get("items", ()))
+
+
+class SheetsAtTheTable:
+    """What a character write tells its table (characters.table.Table, registered in campaigns.signals)."""
+
+    def sheet_written(
+        self, campaign_id: int | None, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None
+    ) -> None:
+        if touches_light(before, after):
+            conditions_changed(campaign_id)
+
+    def party_changed(self, campaign_id: int | None) -> None:
+        announce(campaign_id, "party")
+        conditions_changed(campaign_id)

@@ -9,10 +9,8 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from accounts.names import clean_name
-from campaigns.announce import announce
-from campaigns.conditions import conditions_changed
 from campaigns.models import Campaign
-from characters import history
+from characters import history, table
 from characters.models import NOTES_MAX, CatalogueItem, Change, Character, Item, Roll
 from characters.selectors import characters_editable_by
 from characters.services.rolls import character_roll, mark_undone, store_roll
@@ -68,8 +66,7 @@ def character_create(
     if creation.rolls:  # one line in the table's log, however many rolls creation took
         store_roll(character, _creation_roll(creation), by=owner, visibility=str(Roll.Visibility.PUBLIC))
     rules.validate_sheet(character.to_sheet())
-    announce(character.campaign_id, "party")
-    conditions_changed(character.campaign_id)  # one more in the party, perhaps with a torch lit
+    table.party_changed(character.campaign_id)  # one more in the party, perhaps with a torch lit
     return character, creation
 
 
@@ -261,10 +258,8 @@ def character_set_campaign(*, character_id: int, campaign: Campaign | None, by: 
         _check_seat(campaign)
     character.campaign = campaign
     character.save(update_fields=["campaign"])
-    announce(old_campaign, "party")
-    announce(character.campaign_id, "party")
-    conditions_changed(old_campaign)  # the party's size and lights change at both tables
-    conditions_changed(character.campaign_id)
+    table.party_changed(old_campaign)  # the party's size and lights change at both tables
+    table.party_changed(character.campaign_id)
     return touch(character, (), by=by, what=f"Joined {campaign.name}" if campaign else "Left the campaign", check=False)
 
 
@@ -339,5 +334,4 @@ def character_delete(*, character_id: int, by: User) -> None:
     character = lock(character_id)
     campaign_id = character.campaign_id
     character.delete()
-    announce(campaign_id, "party")
-    conditions_changed(campaign_id)
+    table.party_changed(campaign_id)

@@ -23,8 +23,7 @@ from django.contrib.auth.models import User
 from django.db.models import Max
 
 from accounts.names import clean_name
-from campaigns.conditions import conditions_changed, touches_light
-from characters import history, locking
+from characters import history, locking, table
 from characters.models import Change, Character, Item
 from live import events
 from rules import RulesError, system_for
@@ -185,8 +184,7 @@ def commit(
     character.save(update_fields=[*saving, "version", "updated_at"])
     change = record_change(character, by=by, what=what, before=before, after=after, **record)
     _announce(character, regions)
-    if touches_light(before, after):  # a torch lit, put out, taken or dropped
-        conditions_changed(character.campaign_id)
+    table.sheet_written(character.campaign_id, before, after)  # a torch lit, put out, taken or dropped
     return Written(character, frozenset(regions), change)
 
 

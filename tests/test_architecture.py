@@ -1,4 +1,5 @@
-"""The shape of the code: no import circles, systems reached only through the registry (issue 10)."""
+"""The shape of the code: apps in layers, no import circles, systems reached only through the registry (issues 10
+and 38). ``tools/layers.py`` prints the same graph as figures."""
 
 from __future__ import annotations
 
@@ -13,6 +14,56 @@ PACKAGES = ("accounts", "api", "campaigns", "characters", "config", "core", "liv
 # platform modules, and migrations' helpers.
 ALLOWED_LOCAL = {
     ("campaigns.apps", "campaigns.signals"),
+}
+
+# The app order, lowest first (issue 38): an app imports only the apps before it. core: the helpers every app
+# shares; rules: pure game mechanics (no Django); live: the journal and its streams (no app at all); then the apps;
+# config: the URL root, settings, ASGI/WSGI, imported by nobody.
+LAYERS = ("core", "rules", "live", "accounts", "characters", "campaigns", "webhooks", "api", "config")
+RANK = {app: rank for rank, app in enumerate(LAYERS)}
+# Imports that still point up the order: 17 module pairs (55 imports before issue 38), each to remove, none to
+# add. The sheet's views call the fight's services and read campaigns' seats (Membership), the characters'
+# services ask who runs a table, a few type hints name Campaign; accounts asks which campaigns a person runs.
+UPWARD_STILL = {
+    ("accounts.tokens", "campaigns.models"),
+    ("accounts.views", "campaigns.selectors"),
+    ("characters.admin", "campaigns.models"),
+    ("characters.creation_views", "campaigns.selectors"),
+    ("characters.demo", "campaigns.models"),
+    ("characters.history_views", "campaigns.models"),
+    ("characters.history_views", "campaigns.session.hits"),
+    ("characters.locking", "campaigns.models"),
+    ("characters.selectors", "campaigns.models"),
+    ("characters.services.catalogue_updates", "campaigns.selectors"),
+    ("characters.services.rolls", "campaigns.models"),
+    ("characters.services.sheet", "campaigns.models"),
+    ("characters.sheet_view", "campaigns.models"),
+    ("characters.transfer", "campaigns.models"),
+    ("characters.views", "campaigns.selectors"),
+    ("characters.views", "campaigns.services"),
+    ("characters.views", "campaigns.session.hits"),
+}
+# Private names still imported from a sibling module (the views' shared helpers), each one to make public.
+PRIVATE_STILL = {
+    ("characters.creation_views", "characters.views._first_error"),
+    ("characters.history_views", "characters.views._editable"),
+    ("characters.history_views", "characters.views._first_error"),
+    ("characters.history_views", "characters.views._respond"),
+    ("characters.history_views", "characters.views._visible"),
+    ("characters.services.rolls", "characters.services.writes._announce"),  # goes with the journal (issue 37)
+    ("campaigns.backup_views", "campaigns.views._render_list"),
+    ("campaigns.session_views.clock", "campaigns.session_views.common._gm_campaign"),
+    ("campaigns.session_views.clock", "campaigns.session_views.common._region"),
+    ("campaigns.session_views.clock", "campaigns.session_views.common._valid"),
+    ("campaigns.session_views.encounters", "campaigns.session_views.common._first"),
+    ("campaigns.session_views.encounters", "campaigns.session_views.common._gm_campaign"),
+    ("campaigns.session_views.encounters", "campaigns.session_views.common._valid"),
+    ("campaigns.session_views.encounters", "campaigns.session_views.common._visibility"),
+    ("campaigns.session_views.notes", "campaigns.session_views.common._gm_campaign"),
+    ("campaigns.session_views.notes", "campaigns.session_views.common._region"),
+    ("campaigns.session_views.notes", "campaigns.session_views.common._valid"),
+    ("campaigns.session_views.requests", "campaigns.session_views.common._gm_campaign"),
+    ("campaigns.session_views.requests", "campaigns.session_views.common._region"),
 }
 
 
@@ -103,6 +154,65 @@ def _cycles() -> list[list[str]]:
         if module not in index:
             strong(module)
     return found
+
+
+def _app(module: str) -> str:
+    return module.split(".")[0]
+
+
+def _private_imports() -> set[tuple[str, str]]:
+    """(module, imported module.name) for every ``from <project module> import _name`` of another module."""
+    found = set()
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                target = _resolve(node.module)
+                for alias in node.names:
+                    name = alias.name
+                    if target and target != module and name.startswith("_") and not name.startswith("__"):
+                        found.add((module, f"{target}.{name}"))
+    return found
+
+
+def test_every_package_has_its_place_in_the_order():
+    assert set(PACKAGES) == set(LAYERS)
+
+
+def test_every_app_imports_only_the_apps_below_it():
+    """Function-local imports count too. The list of those still pointing up only shrinks: an import removed
+    leaves it as well (so the test says when to)."""
+    upward = {(m, t) for m, edges in GRAPH.items() for t, _ in edges if RANK[_app(t)] > RANK[_app(m)]}
+    assert sorted(upward - UPWARD_STILL) == [], "an import up the app order: pass data in, or a hook below"
+    assert sorted(UPWARD_STILL - upward) == [], "gone: take it off UPWARD_STILL"
+
+
+def test_no_app_imports_config():
+    assert [(m, t) for m, edges in GRAPH.items() if _app(m) != "config" for t, _ in edges if _app(t) == "config"] == []
+
+
+def test_core_and_live_import_no_app():
+    """core: only Django and the standard library; live: core and rules at most."""
+    assert [(m, t) for m, edges in GRAPH.items() if _app(m) == "core" for t, _ in edges if _app(t) != "core"] == []
+    live = [(m, t) for m, edges in GRAPH.items() if _app(m) == "live" for t, _ in edges]
+    assert [(m, t) for m, t in live if _app(t) not in {"core", "rules", "live"}] == []
+
+
+def test_no_module_imports_a_private_name_of_another():
+    """A step other modules use is a public name of its module (issue 38)."""
+    found = _private_imports() - {(m, t) for m, t in _private_imports() if _app(m) == "rules"}
+    assert sorted(found - PRIVATE_STILL) == [], "make the name public where it is used"
+    assert sorted(PRIVATE_STILL - found) == [], "gone: take it off PRIVATE_STILL"
+
+
+def test_no_all_lists_a_private_name():
+    listed = []
+    for module, path in MODULES.items():
+        if _app(module) == "rules":
+            continue  # the systems' packages re-export their helpers for their own tests (issue 38 left them)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
+                listed += [(module, e.value) for e in getattr(node.value, "elts", []) if str(e.value).startswith("_")]
+    assert listed == []
 
 
 def test_the_project_finds_its_modules():

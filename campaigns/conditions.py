@@ -13,10 +13,11 @@ from collections.abc import Iterable, Mapping
 from functools import partial
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import connection, transaction
 
 from campaigns.announce import announce
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Membership, Npc
 from characters.models import Character
 from live.events import push
 from live.once import first_in_transaction
@@ -109,3 +110,16 @@ class SheetsAtTheTable:
     def party_changed(self, campaign_id: int | None) -> None:
         announce(campaign_id, "party")
         conditions_changed(campaign_id)
+
+    def is_gm(self, user: User | AnonymousUser, campaign_id: int | None) -> bool:
+        if campaign_id is None or not user.is_authenticated:
+            return False
+        return Membership.objects.filter(campaign_id=campaign_id, user=user, role=Membership.Role.GM).exists()
+
+    def gm_ids(self, campaign_id: int) -> Any:
+        gms = Membership.objects.filter(campaign_id=campaign_id, role=Membership.Role.GM)
+        return gms.values("user_id")
+
+    def fight_npcs(self, campaign_id: int) -> Any:
+        found = Npc.objects.filter(campaign_id=campaign_id, encounter__active=True, defeated=False)
+        return found.order_by("pk").values_list("pk", "name")

@@ -60,6 +60,13 @@ def campaign_create(*, name: str, system: str, gm) -> Campaign:
     return campaign
 
 
+def lock_campaign_row(campaign_id: int | None) -> Campaign | None:
+    """Step 2 of the app's one lock order (characters.locking): the campaign's row, or None when it is gone."""
+    if campaign_id is None:
+        return None
+    return Campaign.objects.select_for_update(no_key=True).filter(pk=campaign_id).first()
+
+
 def _lock_campaign(campaign_id: int) -> Campaign:
     """Every membership change takes the campaign's row first, so they queue one behind another.
 
@@ -68,7 +75,7 @@ def _lock_campaign(campaign_id: int) -> Campaign:
     """
     # In the app's one lock order (characters.locking), FOR NO KEY UPDATE: it excludes every other campaign write,
     # yet lets a character's write insert rows that point at the campaign (a roll).
-    campaign = locking.lock_campaign(campaign_id)
+    campaign = lock_campaign_row(campaign_id)
     if campaign is None:
         raise CampaignError("That campaign no longer exists.")
     return campaign

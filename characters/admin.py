@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count
@@ -10,10 +12,12 @@ from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from campaigns.models import Campaign
 from characters.models import CatalogueItem, Character, Hireling, Item, Roll
 from characters.services import catalogue_updates
 from rules import SYSTEMS, RulesError
+
+if TYPE_CHECKING:  # a type hint only: characters sit below campaigns
+    from campaigns.models import Campaign
 
 # The fields a character's copy holds: an edit to one of them is a new version its holders are offered.
 COPIED = {"name", "kind", "slots", "data"}

@@ -1,14 +1,16 @@
-"""What a character write must tell the table the character sits at (issue 38).
+"""What a character write must tell the table the character sits at, and what a sheet asks of it (issue 38).
 
 characters sits below campaigns and imports nothing of it: the table's app registers what it does when a sheet
-changes (``register``, from its ``AppConfig.ready``), and the write pipeline calls the two steps below. With no
-table registered (characters on its own), a write tells nobody.
+changes and who sits where (``register``, from its ``AppConfig.ready``), and characters calls the functions
+below. With no table registered (characters on its own), a write tells nobody and nobody is a GM.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, Protocol
+
+from django.contrib.auth.models import AnonymousUser, User
 
 
 class Table(Protocol):
@@ -23,6 +25,15 @@ class Table(Protocol):
     def party_changed(self, campaign_id: int | None) -> None:
         """A character came to this table, left it or was deleted: the party, and what it carries, changed."""
 
+    def is_gm(self, user: User | AnonymousUser, campaign_id: int | None) -> bool:
+        """Whether ``user`` runs this table."""
+
+    def gm_ids(self, campaign_id: int) -> Any:
+        """The ids of the users who run this table, as a query a filter can take (``roller_id__in=``)."""
+
+    def fight_npcs(self, campaign_id: int) -> Any:
+        """The NPCs of the table's running fight still standing, as a roll form lists them: (pk, name) pairs."""
+
 
 class _NoTable:
     def sheet_written(
@@ -32,6 +43,15 @@ class _NoTable:
 
     def party_changed(self, campaign_id: int | None) -> None:
         return None
+
+    def is_gm(self, user: User | AnonymousUser, campaign_id: int | None) -> bool:
+        return False
+
+    def gm_ids(self, campaign_id: int) -> Any:
+        return []
+
+    def fight_npcs(self, campaign_id: int) -> Any:
+        return []
 
 
 _registered: list[Table] = [_NoTable()]
@@ -48,3 +68,15 @@ def sheet_written(campaign_id: int | None, before: Mapping[str, Any] | None, aft
 
 def party_changed(campaign_id: int | None) -> None:
     _registered[0].party_changed(campaign_id)
+
+
+def is_gm(user: User | AnonymousUser, campaign_id: int | None) -> bool:
+    return _registered[0].is_gm(user, campaign_id)
+
+
+def gm_ids(campaign_id: int) -> Any:
+    return _registered[0].gm_ids(campaign_id)
+
+
+def fight_npcs(campaign_id: int) -> Any:
+    return _registered[0].fight_npcs(campaign_id)

@@ -52,10 +52,21 @@ def absolute(module: str, node: ast.ImportFrom) -> str:
     return f"{package}.{node.module}" if node.module else package
 
 
+def typing_lines(tree: ast.AST) -> set[int]:
+    """The lines inside ``if TYPE_CHECKING:`` blocks: imports there are for type hints, not run."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.body:
+                found.update(range(child.lineno, (child.end_lineno or child.lineno) + 1))
+    return found
+
+
 def imports(module: str) -> list[tuple[str, str | None, int]]:
     """(imported project module, imported name or None, line) for every import of ``module``."""
     out = []
-    for node in ast.walk(ast.parse(MODULES[module].read_text())):
+    tree = ast.parse(MODULES[module].read_text())
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if target := resolve(alias.name):
@@ -140,15 +151,18 @@ def main() -> None:
     graph: dict[str, set[str]] = defaultdict(set)
     pairs: Counter[tuple[str, str]] = Counter()
     upward: list[str] = []
+    typing_only: list[str] = []
     private: list[str] = []
     for module in MODULES:
+        hints = typing_lines(ast.parse(MODULES[module].read_text()))
         for target, name, line in imports(module):
             source_app, target_app = app_of(module), app_of(target)
             if source_app != target_app:
                 graph[source_app].add(target_app)
                 pairs[source_app, target_app] += 1
                 if RANK[target_app] > RANK[source_app]:
-                    upward.append(f"{module}:{line} -> {target}" + (f".{name}" if name else ""))
+                    found = f"{module}:{line} -> {target}" + (f".{name}" if name else "")
+                    (typing_only if line in hints else upward).append(found)
             if name and name.startswith("_") and not name.startswith("__"):
                 private.append(f"{module}:{line} -> {target}.{name}")
 
@@ -162,6 +176,7 @@ def main() -> None:
     print(f"App-level cycles: {len(cycles)}" + "".join(f"\n  {' <-> '.join(c)}" for c in cycles))
     by_pair = Counter((app_of(u.split(":")[0]), app_of(u.split(" -> ")[1])) for u in upward)
     print(f"Upward imports: {len(upward)}" + "".join(f"\n  {s} -> {t}: {n}" for (s, t), n in sorted(by_pair.items())))
+    print(f"Upward imports for type hints only (under TYPE_CHECKING, not run): {len(typing_only)}")
     for label, chosen in (
         ("apps", [p for p in private if not p.startswith("rules")]),
         ("rules", [p for p in private if p.startswith("rules")]),
@@ -179,6 +194,7 @@ def main() -> None:
     print(f"`by` parameters: {len(typed) + len(untyped)}, untyped {len(untyped)}")
     if listing:
         print("\nUpward imports:\n  " + "\n  ".join(upward))
+        print("\nUpward imports for type hints only:\n  " + "\n  ".join(typing_only))
         print("\nPrivate names imported across modules:\n  " + "\n  ".join(private))
         print("\nPrivate names in __all__:\n  " + "\n  ".join(f"{m}: {n}" for m, n in in_all))
         print("\nUntyped `by`:\n  " + "\n  ".join(untyped))

@@ -6,7 +6,7 @@ from django.contrib.auth.models import User
 
 from campaigns.conditions import refresh_conditions
 from campaigns.models import Campaign
-from campaigns.services import CampaignError
+from campaigns.services import CampaignError, lock_campaign_row
 from characters import locking
 from characters.models import Character
 from characters.services import character_table_effect
@@ -18,7 +18,7 @@ def lock_campaign(campaign_id: int, *, roller=None) -> Campaign:
     """The campaign's row, in the app's one order (characters.locking): ``roller``, the user whose rolls this
     write may store, is locked before it (their rolls-per-minute cap)."""
     locking.lock_roller(roller)
-    campaign = locking.lock_campaign(campaign_id)
+    campaign = lock_campaign_row(campaign_id)
     if campaign is None:
         raise CampaignError("That campaign no longer exists.")
     return campaign
@@ -35,7 +35,7 @@ def table_in_order(campaign: Campaign) -> list[Character]:
     """Every character at the (locked) table, locked in the app's one order (by id: characters.locking), then
     listed by name for what the table reads. Locking them by name, one by one, deadlocked with a roll naming a
     character whose name sorts otherwise than its id (the roll locks by id)."""
-    return sorted(locking.lock_table(campaign), key=lambda c: (c.name, c.pk))
+    return sorted(locking.lock_table(campaign.pk), key=lambda c: (c.name, c.pk))
 
 
 def on_every_sheet(campaign: Campaign, effect, by: User) -> list[str]:

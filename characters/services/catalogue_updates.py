@@ -24,8 +24,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from accounts.names import clean_name
-from campaigns.selectors import campaigns_run_by
-from characters import history, locking
+from characters import history, locking, table
 from characters.models import CatalogueItem, Character, Item
 from characters.services.writes import ITEMS_CHANGE, Written, lock, touch
 from rules import RulesError, system_for
@@ -283,7 +282,7 @@ def behind_at_table(campaign) -> tuple[list[Holding], list[CatalogueItem]]:
 
 def pull_for_table(*, campaign, by: User) -> PushReport:
     """The GM brings their table's copies up to date with the catalogue (every entry their characters hold)."""
-    if not campaigns_run_by(by).filter(pk=campaign.pk).exists():
+    if not table.is_gm(by, campaign.pk):
         raise RulesError("Only the table's GM brings its items up to date.")
     ids = Character.objects.filter(campaign=campaign, items__catalogue_item__isnull=False).values_list("pk", flat=True)
     return push(ids, by)

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from accounts.names import clean_name
 from campaigns.models import Campaign, Membership
-from characters import history, locking
+from characters import history, locking, table
 from characters.models import OFFERS_PENDING_MAX, Change, Character, Item, OfferedChange, Roll
 from characters.selectors import characters_editable_by
 from characters.services.writes import (
@@ -477,9 +477,7 @@ _HAND = {False: "", True: " (rolled by hand)"}
 
 
 def is_gm(user, campaign_id: int | None) -> bool:
-    if campaign_id is None or not user.is_authenticated:
-        return False
-    return Membership.objects.filter(campaign_id=campaign_id, user=user, role=Membership.Role.GM).exists()
+    return table.is_gm(user, campaign_id)
 
 
 def _check_dice_allowed(character: Character, *, gm: bool, hand: bool) -> None:
@@ -489,7 +487,7 @@ def _check_dice_allowed(character: Character, *, gm: bool, hand: bool) -> None:
     if not hand or campaign is None:
         return
     if not campaign.allows_hand_dice(gm=gm):
-        who = "the GM" if gm and campaign.hand_dice == Campaign.HandDice.PLAYERS else "anyone"
+        who = "the GM" if gm and campaign.hand_dice == campaign.HandDice.PLAYERS else "anyone"
         raise RulesError(f"At {campaign.name} the server rolls the dice: {who} may not type in their own.")
 
 

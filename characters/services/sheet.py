@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
 
 from accounts.names import clean_name
-from campaigns.models import Campaign
 from characters import history, table
 from characters.models import NOTES_MAX, CatalogueItem, Change, Character, Item, Roll
 from characters.selectors import characters_editable_by
@@ -29,6 +28,9 @@ from characters.services.writes import (
 from rules import RulesError, dice, system_for
 from rules import base as rules_base
 from rules.dice import RandomSource
+
+if TYPE_CHECKING:  # a type hint only: characters sit below campaigns
+    from campaigns.models import Campaign
 
 MAX_CHARACTERS = 200  # one account's: its character list draws them all
 MAX_SEATS = 50  # characters at one table: its page draws a card for each, and every roll request asks them all

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db import connection, transaction
+from django.db.models import Subquery
 
 from campaigns.announce import announce
 from campaigns.models import Campaign, Membership, Npc
@@ -123,3 +124,10 @@ class SheetsAtTheTable:
     def fight_npcs(self, campaign_id: int) -> Any:
         found = Npc.objects.filter(campaign_id=campaign_id, encounter__active=True, defeated=False)
         return found.order_by("pk").values_list("pk", "name")
+
+    def tables_of(self, user: User, *, run: bool = False) -> Any:
+        seats = Membership.objects.filter(user=user)
+        return (seats.filter(role=Membership.Role.GM) if run else seats).values("campaign_id")
+
+    def seat_of(self, user: User, campaign_id: Any) -> Any:
+        return Subquery(Membership.objects.filter(campaign_id=campaign_id, user=user).values("role")[:1])

@@ -11,6 +11,9 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.db.models import CharField, Value
+
+GM = "gm"  # the role of the user who runs a table (campaigns.models.Membership.Role.GM)
 
 
 class Table(Protocol):
@@ -34,6 +37,12 @@ class Table(Protocol):
     def fight_npcs(self, campaign_id: int) -> Any:
         """The NPCs of the table's running fight still standing, as a roll form lists them: (pk, name) pairs."""
 
+    def tables_of(self, user: User, *, run: bool = False) -> Any:
+        """The ids of the campaigns ``user`` sits at (``run``: runs), as a subquery (``campaign_id__in=``)."""
+
+    def seat_of(self, user: User, campaign_id: Any) -> Any:
+        """The role of ``user`` at the table ``campaign_id`` (an ``OuterRef`` too), as a subquery; none: None."""
+
 
 class _NoTable:
     def sheet_written(
@@ -53,8 +62,19 @@ class _NoTable:
     def fight_npcs(self, campaign_id: int) -> Any:
         return []
 
+    def tables_of(self, user: User, *, run: bool = False) -> Any:
+        return []
+
+    def seat_of(self, user: User, campaign_id: Any) -> Any:
+        return Value(None, output_field=CharField())
+
 
 _registered: list[Table] = [_NoTable()]
+
+
+def registered() -> Table:
+    """The table characters tells and asks now."""
+    return _registered[0]
 
 
 def register(table: Table) -> None:
@@ -80,3 +100,11 @@ def gm_ids(campaign_id: int) -> Any:
 
 def fight_npcs(campaign_id: int) -> Any:
     return _registered[0].fight_npcs(campaign_id)
+
+
+def tables_of(user: User, *, run: bool = False) -> Any:
+    return _registered[0].tables_of(user, run=run)
+
+
+def seat_of(user: User, campaign_id: Any) -> Any:
+    return _registered[0].seat_of(user, campaign_id)

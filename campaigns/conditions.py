@@ -19,6 +19,7 @@ from django.db.models import Subquery
 
 from campaigns.announce import announce
 from campaigns.models import Campaign, Membership, Npc
+from campaigns.selectors import campaigns_of
 from characters.models import Character
 from live.events import push
 from live.once import first_in_transaction
@@ -124,6 +125,9 @@ class SheetsAtTheTable:
     def fight_npcs(self, campaign_id: int) -> Any:
         found = Npc.objects.filter(campaign_id=campaign_id, encounter__active=True, defeated=False)
         return found.order_by("pk").values_list("pk", "name")
+
+    def campaigns_of(self, user: User) -> Any:
+        return campaigns_of(user)
 
     def tables_of(self, user: User, *, run: bool = False) -> Any:
         seats = Membership.objects.filter(user=user)

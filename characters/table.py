@@ -13,6 +13,8 @@ from typing import Any, Protocol
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import CharField, Value
 
+from characters.models import Character
+
 GM = "gm"  # the role of the user who runs a table (campaigns.models.Membership.Role.GM)
 
 
@@ -36,6 +38,9 @@ class Table(Protocol):
 
     def fight_npcs(self, campaign_id: int) -> Any:
         """The NPCs of the table's running fight still standing, as a roll form lists them: (pk, name) pairs."""
+
+    def campaigns_of(self, user: User) -> Any:
+        """The campaigns ``user`` sits at, as GM or player (a query of the campaign rows)."""
 
     def tables_of(self, user: User, *, run: bool = False) -> Any:
         """The ids of the campaigns ``user`` sits at (``run``: runs), as a subquery (``campaign_id__in=``)."""
@@ -61,6 +66,9 @@ class _NoTable:
 
     def fight_npcs(self, campaign_id: int) -> Any:
         return []
+
+    def campaigns_of(self, user: User) -> Any:
+        return Character.objects.none()  # an empty query: no table, no seat at one
 
     def tables_of(self, user: User, *, run: bool = False) -> Any:
         return []
@@ -108,3 +116,7 @@ def tables_of(user: User, *, run: bool = False) -> Any:
 
 def seat_of(user: User, campaign_id: Any) -> Any:
     return _registered[0].seat_of(user, campaign_id)
+
+
+def campaigns_of(user: User) -> Any:
+    return _registered[0].campaigns_of(user)

@@ -14,10 +14,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns.selectors import campaigns_of
-from campaigns.services import CampaignError
 from campaigns.session import hits
-from characters import services
+from characters import services, table
 from characters.forms import (
     AdjustForm,
     CatalogueAddForm,
@@ -61,7 +59,7 @@ def character_list(request: HtmxHttpRequest) -> HttpResponse:
     context = {
         "characters": characters,
         "playable": [(key, SYSTEM_NAMES[key]) for key in SYSTEMS],
-        "campaigns": campaigns_of(request.user).filter(system__in=list(SYSTEMS)),
+        "campaigns": table.campaigns_of(request.user).filter(system__in=list(SYSTEMS)),
         "import_form": ImportForm(),
     }
     return render(request, "characters/list.html", context)
@@ -365,7 +363,7 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
 def _npc_id(raw: str) -> int:
     """The NPC a roll targets, from the form's select: a sentence when it names none."""
     if not raw.isdigit() or int(raw) >= 2**63:
-        raise CampaignError("Pick an NPC of the running fight as the target.")
+        raise Refusal("Pick an NPC of the running fight as the target.")
     return int(raw)
 
 

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 HOST ?= 127.0.0.1
-RELOAD_DIRS := --reload-dir config --reload-dir rules --reload-dir accounts --reload-dir campaigns \
+RELOAD_DIRS := --reload-dir core --reload-dir config --reload-dir rules --reload-dir accounts --reload-dir campaigns \
 	--reload-dir characters --reload-dir live --reload-dir templates --reload-include '*.html'
 
 .PHONY: run serve-checked test lint format bench bench-live bench-compare clean

@@ -1,9 +1,8 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-import config.converters  # noqa: F401 - registers <id:…>
-from accounts import views
-from config import pwa
+import core.converters  # noqa: F401 - registers <id:…>
+from accounts import pwa, views
 
 urlpatterns = [
     path("signup/", views.signup, name="signup"),

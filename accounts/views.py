@@ -14,7 +14,7 @@ from accounts.forms import SignupForm, TokenForm
 from accounts.models import ApiToken
 from accounts.tokens import TokenError, token_create, token_revoke
 from campaigns.selectors import campaigns_run_by
-from config.htmx import HtmxHttpRequest
+from core.htmx import HtmxHttpRequest
 
 
 @login_not_required

@@ -28,9 +28,9 @@ from campaigns.table import party_cards, roll_log
 from characters import services
 from characters.forms import raw_params
 from characters.models import Character, Roll
-from config.busy import busy_answer, is_busy
-from config.converters import MAX_ID
-from config.json_body import NOT_AN_OBJECT, MalformedJson, json_object
+from core.busy import busy_answer, is_busy
+from core.converters import MAX_ID
+from core.json_body import NOT_AN_OBJECT, MalformedJson, json_object
 from rules import SYSTEMS, RulesError
 from rules.base import CHECKBOX_ON
 from rules.errors import Refusal, Settled

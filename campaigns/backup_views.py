@@ -15,7 +15,7 @@ from campaigns.forms import BackupForm, CampaignForm, JoinForm
 from campaigns.selectors import campaigns_run_by
 from campaigns.services import CampaignError
 from campaigns.views import _render_list
-from config.htmx import HtmxHttpRequest
+from core.htmx import HtmxHttpRequest
 from rules import RulesError
 
 

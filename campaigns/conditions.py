@@ -13,11 +13,14 @@ from collections.abc import Iterable, Mapping
 from functools import partial
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import connection, transaction
+from django.db.models import Subquery
 
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Membership, Npc
+from campaigns.selectors import campaigns_of
 from characters.models import Character
-from live.events import ConditionsChanged, LightChanged, SheetsChanged
+from live.events import ConditionsChanged, LightChanged, PartyChanged, SheetsChanged
 from live.journal import record
 from live.once import first_in_transaction
 from rules import SYSTEMS, RulesError
@@ -96,3 +99,40 @@ def touches_light(*records: Mapping[str, Any] | None, kinds: Iterable[str] = ())
     if LIGHT_KIND in kinds:
         return True
     return any((row or {}).get("kind") == LIGHT_KIND for record in records for row in (record or {}).get("items", ()))
+
+
+class SheetsAtTheTable:
+    """What a character write tells its table (characters.table.Table, registered in campaigns.signals)."""
+
+    def sheet_written(
+        self, campaign_id: int | None, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None
+    ) -> None:
+        if touches_light(before, after):
+            conditions_changed(campaign_id)
+
+    def party_changed(self, campaign_id: int | None) -> None:
+        record(campaign_id, PartyChanged())
+        conditions_changed(campaign_id)
+
+    def is_gm(self, user: User | AnonymousUser, campaign_id: int | None) -> bool:
+        if campaign_id is None or not user.is_authenticated:
+            return False
+        return Membership.objects.filter(campaign_id=campaign_id, user=user, role=Membership.Role.GM).exists()
+
+    def gm_ids(self, campaign_id: int) -> Any:
+        gms = Membership.objects.filter(campaign_id=campaign_id, role=Membership.Role.GM)
+        return gms.values("user_id")
+
+    def fight_npcs(self, campaign_id: int) -> Any:
+        found = Npc.objects.filter(campaign_id=campaign_id, encounter__active=True, defeated=False)
+        return found.order_by("pk").values_list("pk", "name")
+
+    def campaigns_of(self, user: User) -> Any:
+        return campaigns_of(user)
+
+    def tables_of(self, user: User, *, run: bool = False) -> Any:
+        seats = Membership.objects.filter(user=user)
+        return (seats.filter(role=Membership.Role.GM) if run else seats).values("campaign_id")
+
+    def seat_of(self, user: User, campaign_id: Any) -> Any:
+        return Subquery(Membership.objects.filter(campaign_id=campaign_id, user=user).values("role")[:1])

@@ -6,7 +6,7 @@ from accounts import names
 from campaigns.backup import MAX_FILE_BYTES
 from campaigns.models import Campaign, system_choices
 from campaigns.session.clock import CLOCK_COUNT_MAX
-from config.converters import MAX_ID
+from core.converters import MAX_ID
 
 
 class CampaignForm(forms.ModelForm):

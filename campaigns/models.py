@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -12,6 +10,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from characters.models import stamp, system_choices  # noqa: F401 - the migrations name campaigns.models.system_choices
 from rules import SYSTEM_NAMES, SYSTEMS
 from rules.base import BOTH, PARTY_ACTS
 
@@ -19,20 +18,9 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 
-def system_choices() -> list[tuple[str, str]]:
-    """The systems a campaign or character can be about, read when asked: a new system changes no migration."""
-    return list(SYSTEM_NAMES.items())
-
-
 def new_invite_code() -> str:
     # 12 URL-safe characters ≈ 72 bits: unguessable, still short enough to read out at the table.
     return secrets.token_urlsafe(9)
-
-
-def stamp(settings: dict, conditions: dict, hand_dice: str = "") -> str:
-    """What the table adds to a sheet, as a short digest that drawn regions are kept and compared by."""
-    table = json.dumps([settings, conditions, hand_dice], sort_keys=True, default=str)
-    return hashlib.blake2b(table.encode(), digest_size=6).hexdigest()
 
 
 class Campaign(models.Model):

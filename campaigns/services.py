@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 
@@ -68,6 +69,13 @@ def campaign_create(*, name: str, system: str, gm) -> Campaign:
     return campaign
 
 
+def lock_campaign_row(campaign_id: int | None) -> Campaign | None:
+    """Step 2 of the app's one lock order (characters.locking): the campaign's row, or None when it is gone."""
+    if campaign_id is None:
+        return None
+    return Campaign.objects.select_for_update(no_key=True).filter(pk=campaign_id).first()
+
+
 def _lock_campaign(campaign_id: int) -> Campaign:
     """Every membership change takes the campaign's row first, so they queue one behind another.
 
@@ -76,7 +84,7 @@ def _lock_campaign(campaign_id: int) -> Campaign:
     """
     # In the app's one lock order (characters.locking), FOR NO KEY UPDATE: it excludes every other campaign write,
     # yet lets a character's write insert rows that point at the campaign (a roll).
-    campaign = locking.lock_campaign(campaign_id)
+    campaign = lock_campaign_row(campaign_id)
     if campaign is None:
         raise CampaignError("That campaign no longer exists.")
     return campaign
@@ -184,7 +192,7 @@ def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0) -> T
 
 
 @transaction.atomic
-def campaign_change_settings(*, campaign_id: int, values: Mapping[str, Any], by) -> TableWritten:
+def campaign_change_settings(*, campaign_id: int, values: Mapping[str, Any], by: User) -> TableWritten:
     """The GM sets some of the table's rule settings; every roll and odds from now on follows them.
 
     The whole set is checked by the system (a readable refusal changes nothing), each setting that really
@@ -228,7 +236,7 @@ def campaign_change_settings(*, campaign_id: int, values: Mapping[str, Any], by)
 @transaction.atomic
 @transaction.atomic
 def campaign_save_settings_page(
-    *, campaign_id: int, values: Mapping[str, Any], hand_dice: str | None, by
+    *, campaign_id: int, values: Mapping[str, Any], hand_dice: str | None, by: User
 ) -> tuple[TableWritten, RuleSettingChange | None]:
     """The settings page's one form (issue 36, item 12): the rule settings and, when sent, the dice setting, saved
     together or, when either is refused, neither; so neither Save button drops the other's change unsaid."""
@@ -237,7 +245,7 @@ def campaign_save_settings_page(
     return written, dice
 
 
-def campaign_set_hand_dice(*, campaign_id: int, value: str, by) -> RuleSettingChange | None:
+def campaign_set_hand_dice(*, campaign_id: int, value: str, by: User) -> RuleSettingChange | None:
     """The GM decides who may type in dice rolled at the table (Campaign.HandDice). Only rolls made from now on
     read it: a roll keeps whether it was rolled by hand (Roll.by_hand), whatever the table says later."""
     campaign = _lock_campaign(campaign_id)

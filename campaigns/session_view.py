@@ -135,8 +135,7 @@ def encounter_context(request: HttpRequest, campaign: Campaign, membership: Memb
         "saved_npcs": [{"npc": n, "stats": shown(n)} for n in npcs if n.encounter is None],
         "npc_form": npc_form(fields),
         "npc_rolls": system.npc_rolls(),
-        # the system rolls a PC's attack on the tracker's NPCs (rules.base pc_attack_on_npcs is not the default)
-        "pc_attacks": type(system).pc_attack_on_npcs is not rules_base.FightRules.pc_attack_on_npcs,
+        "pc_attacks": system.attacks_npcs,  # the system rolls a PC's attack on the tracker's NPCs
         "targets": list(campaign.characters.order_by("name", "pk").values_list("pk", "name")) if encounter else [],
         "damage_form": DamageForm(auto_id=False),
         "status_form": StatusForm(auto_id=False),

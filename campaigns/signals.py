@@ -10,11 +10,16 @@ from django.db.models.signals import post_delete, post_save, pre_save
 from django.dispatch import receiver
 
 from accounts.tokens import tokens_revoke_all
+from campaigns.conditions import SheetsAtTheTable
 from campaigns.models import Campaign, Membership
+from characters import table
 from live import journal
 from live.relay import revoke_streams, session_hash
 
 PASSWORD_CHANGED = "_lantern_password_changed"
+
+# A character write tells its table (characters sit below campaigns and import nothing of it: characters.table).
+table.register(SheetsAtTheTable())
 
 
 @receiver(user_logged_out, dispatch_uid="lantern-logout-closes-streams")

@@ -1,6 +1,6 @@
 from django.urls import path
 
-import config.converters  # noqa: F401 - registers <id:…>, ids within the database's range
+import core.converters  # noqa: F401 - registers <id:…>, ids within the database's range
 from campaigns import backup_views, session_views, views
 from live import stream
 

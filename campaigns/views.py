@@ -20,7 +20,7 @@ from characters.models import Roll
 from characters.selectors import characters_editable_by
 from characters.services import catalogue_updates as catalogue_service
 from characters.services import store_free_roll
-from config.htmx import HtmxHttpRequest
+from core.htmx import HtmxHttpRequest
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
 from rules.free import FREE_ROLL

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count
@@ -10,10 +12,12 @@ from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from campaigns.models import Campaign
 from characters.models import CatalogueItem, Character, Hireling, Item, Roll
 from characters.services import catalogue_updates
 from rules import SYSTEMS, RulesError
+
+if TYPE_CHECKING:  # a type hint only: characters sit below campaigns
+    from campaigns.models import Campaign
 
 # The fields a character's copy holds: an edit to one of them is a new version its holders are offered.
 COPIED = {"name", "kind", "slots", "data"}
@@ -34,12 +38,14 @@ class CatalogueItemAdmin(admin.ModelAdmin):
         catalogue's own (a price is paid once, when the item is bought)."""
         if change and COPIED & set(form.changed_data):
             stored = CatalogueItem.objects.get(pk=obj.pk)
-            obj._copies_changed = catalogue_updates.record_edit(stored, obj)
+            catalogue_updates.record_edit(stored, obj)
         super().save_model(request, obj, form, change)
 
     def response_change(self, request, obj):
-        """After an edit its holders' copies lack, staff go on to choose who gets it."""
-        if getattr(obj, "_copies_changed", False) and "_continue" not in request.POST and obj.held_items.exists():
+        """While holders' copies lack a version (this edit's), staff go on to choose who gets it. Asked of the
+        rows, not of a mark save_model left on the object."""
+        behind = obj.held_items.filter(catalogue_version__lt=obj.version)
+        if "_continue" not in request.POST and behind.exists():
             self.message_user(request, f"{obj.name} is now version {obj.version}: choose whose copies it reaches.")
             return HttpResponseRedirect(reverse("admin:characters_catalogueitem_holders", args=[obj.pk]))
         return super().response_change(request, obj)

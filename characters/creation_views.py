@@ -10,15 +10,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
-from campaigns.selectors import campaigns_of
-from characters import services
+from characters import services, table
 from characters.forms import ImportForm, procedure_form, raw_params
 from characters.models import Character
 from characters.selectors import characters_editable_by
 from characters.transfer import export_character, import_character, parse_document
 from characters.views import _first_error
-from config.converters import parse_id
-from config.htmx import HtmxHttpRequest
+from core.converters import parse_id
+from core.htmx import HtmxHttpRequest
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules import base as rules_base
 
@@ -32,7 +31,7 @@ def create(request: HtmxHttpRequest) -> HttpResponse:
     campaign = None
     campaign_id = request.POST.get("campaign") or request.GET.get("campaign")
     if campaign_id:
-        campaign = campaigns_of(request.user).filter(pk=parse_id(campaign_id) or 0).first()
+        campaign = table.campaigns_of(request.user).filter(pk=parse_id(campaign_id) or 0).first()
         if campaign is None:
             messages.error(request, "You can only bring a character to a campaign you sit at.")
             return redirect("characters:list")
@@ -97,7 +96,7 @@ def import_view(request: HtmxHttpRequest) -> HttpResponse:
     context = {
         "characters": Character.objects.filter(owner=request.user).select_related("campaign"),
         "playable": [(key, SYSTEM_NAMES[key]) for key in SYSTEMS],
-        "campaigns": campaigns_of(request.user).filter(system__in=list(SYSTEMS)),
+        "campaigns": table.campaigns_of(request.user).filter(system__in=list(SYSTEMS)),
         "import_form": form,
     }
     return render(request, "characters/list.html", context, status=400)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
-from campaigns.models import Campaign
 from characters.services import character_create
 from rules import SYSTEMS
+
+if TYPE_CHECKING:  # a type hint only: characters sit below campaigns
+    from campaigns.models import Campaign
 
 # Who plays what in the demo: alice plays both Fells, bob plays Chaos & Conquest, and so on.
 DEMO_OWNERS = {

@@ -10,16 +10,15 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from campaigns.models import Membership
 from campaigns.session import hits
 from characters import history as change_history
-from characters import services
+from characters import services, table
 from characters.forms import RevertForm, VoidForm
 from characters.models import Roll
 from characters.selectors import rolls_visible_to
 from characters.sheet_view import reverted_by
 from characters.views import _editable, _first_error, _respond, _visible
-from config.htmx import HtmxHttpRequest
+from core.htmx import HtmxHttpRequest
 from rules import SYSTEMS, RulesError
 
 
@@ -115,7 +114,7 @@ def _fix_context(request, roll: Roll, form, error: str = "") -> dict[str, Any]:
     campaign = roll.campaign
     if campaign is None:  # rolls away from a table are their owner's alone: nothing to fix from a table
         raise Http404
-    gm = campaign.memberships.filter(user=request.user, role=Membership.Role.GM).exists()
+    gm = table.is_gm(request.user, campaign.pk)
     view = "gm" if gm else "roller" if roll.roller_id == request.user.pk else "peer"
     context = {"roll": roll, "form": form, "error": error, "campaign": campaign, "system_id": campaign.system}
     context["also_back"] = hits.void_preview(roll) if roll.voided_at is None else []

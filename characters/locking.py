@@ -31,7 +31,8 @@ Who takes what (tests/campaigns/test_lock_order.py races the pairs):
 - every other character write (HP, items, hirelings, details, revert, delete): its one character, then its rows.
 
 A write that will follow a pipeline (lock, rules, whole-sheet check, version, history, announce) calls these
-steps in turn: ``lock_roller``, ``lock_campaign``, ``lock_characters``/``lock_table``, then its own rows.
+steps in turn: ``lock_roller``, the campaign's row (``campaigns.services.lock_campaign_row``: characters sit
+below campaigns), ``lock_characters``/``lock_table``, then its own rows.
 
 A row gone by the time its lock is taken is ``Gone``: the locked read decides, so a write racing a delete
 answers like one at a row that never existed (a 404), not with a crash.
@@ -43,7 +44,6 @@ from collections.abc import Iterable
 
 from django.db import connection
 
-from campaigns.models import Campaign
 from characters.models import Character
 from rules.errors import Refusal
 
@@ -64,25 +64,18 @@ def lock_roller(user) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [user.pk])
 
 
-def lock_campaign(campaign_id: int | None) -> Campaign | None:
-    """Step 2: the campaign's row, or None when it is gone."""
-    if campaign_id is None:
-        return None
-    return Campaign.objects.select_for_update(no_key=True).filter(pk=campaign_id).first()
-
-
 def lock_characters(ids: Iterable[int]) -> dict[int, Character]:
     """Step 3: these characters (with their campaign, not locked), in ascending id; missing ids are absent."""
     rows = Character.objects.select_for_update(of=("self",)).select_related("campaign")
     return {c.pk: c for c in rows.filter(pk__in=sorted(set(ids))).order_by("pk")}
 
 
-def lock_table(campaign: Campaign) -> list[Character]:
+def lock_table(campaign_id: int) -> list[Character]:
     """Step 3 for a write at the whole table (the clock, a new round, the end of a fight), once the campaign is
     locked: every character at it, locked in id order. The rows are read again once locked, so one that left
     the table meanwhile is not among them."""
     rows = Character.objects.select_for_update(of=("self",)).select_related("campaign")
-    return list(rows.filter(campaign_id=campaign.pk).order_by("pk"))
+    return list(rows.filter(campaign_id=campaign_id).order_by("pk"))
 
 
 def lock_character(character_id: int, *, with_rows: bool = False) -> Character:

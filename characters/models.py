@@ -8,23 +8,39 @@ than five sets of columns and migrations.
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator
 from django.db import models
 from django.urls import reverse
 
-from campaigns.models import Campaign, stamp, system_choices
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules import base as rules_base
 from rules.validation import COST_MAX, QUANTITY_MAX, SLOTS_MAX, WAGE_MAX
+
+
+def system_choices() -> list[tuple[str, str]]:
+    """The systems a character or campaign can be about, read when asked: a new system changes no migration."""
+    return list(SYSTEM_NAMES.items())
+
+
+def stamp(settings: dict, conditions: dict, hand_dice: str = "") -> str:
+    """What the table adds to a sheet, as a short digest that drawn regions are kept and compared by."""
+    table = json.dumps([settings, conditions, hand_dice], sort_keys=True, default=str)
+    return hashlib.blake2b(table.encode(), digest_size=6).hexdigest()
+
 
 NOTES_MAX = 2000
 
 
 class Character(models.Model):
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="characters")
-    campaign = models.ForeignKey(Campaign, on_delete=models.SET_NULL, null=True, blank=True, related_name="characters")
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.SET_NULL, null=True, blank=True, related_name="characters"
+    )
     system = models.CharField(max_length=32, choices=system_choices)
     name = models.CharField(max_length=100)
     state = models.JSONField(default=dict)
@@ -263,7 +279,9 @@ class Roll(models.Model):
         # The result only the GM sees: its roller's pages say it was rolled, never what it showed.
         BLIND = "blind", "Blind"
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, null=True, blank=True, related_name="rolls")
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.CASCADE, null=True, blank=True, related_name="rolls"
+    )
     character = models.ForeignKey(Character, on_delete=models.SET_NULL, null=True, blank=True, related_name="rolls")
     roller = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="rolls")
     label = models.CharField(max_length=200)

@@ -18,8 +18,8 @@ from characters.forms import raw_params
 from characters.models import NOTES_MAX, OfflineChange, Roll
 from characters.selectors import character_for
 from characters.services import offline
-from config.htmx import HtmxHttpRequest
-from config.json_body import MalformedJson, json_object
+from core.htmx import HtmxHttpRequest
+from core.json_body import MalformedJson, json_object
 from rules import RulesError, system_for
 
 MAX_BODY = 20_000  # notes are at most 2,000 characters; a hand roll's inputs a few hundred

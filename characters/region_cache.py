@@ -3,7 +3,7 @@
 A drawn region depends on the character's row and rows (its version moves with every write to them: items,
 hirelings, offers included), on the kind of viewer (``viewer_kind``), on the table's rule settings and
 conditions (read from the campaign row, which the key spells out), and on the templates and code that draw it
-(the deploy stamp, config/deploy.py: a shared cache never serves one build's HTML to the next). So a key is
+(the deploy stamp, core/deploy.py: a shared cache never serves one build's HTML to the next). So a key is
 never stale: a change makes new keys, and the old ones expire unread. What is personal stays out: the CSRF
 token (``CSRF_SLOT``, filled in per page and per stream) and "your change: Undo" (drawn fresh when the viewer
 has one).
@@ -25,7 +25,7 @@ from django.utils.safestring import SafeString, mark_safe
 from characters.models import Character
 from characters.selectors import Seat, Viewer
 from characters.sheet_view import fight_npcs, sheet_view
-from config.deploy import deploy_stamp
+from core.deploy import deploy_stamp
 from live.hub import CSRF_SLOT
 
 LOG_SLOT = "__lantern_log__"  # where a kept sheet body takes its viewer's own log

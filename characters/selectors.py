@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Case, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
+from django.db.models import Case, IntegerField, OuterRef, Q, QuerySet, Value, When
 
-from campaigns.models import Membership
+from characters import table
 from characters.models import CatalogueItem, Character, Item, Roll
 
 
@@ -21,8 +21,7 @@ def characters_editable_by(user) -> QuerySet[Character]:
     """Your own characters, and every character in a campaign you GM."""
     if not user.is_authenticated:
         return Character.objects.none()
-    gm_of = Membership.objects.filter(user=user, role=Membership.Role.GM).values("campaign_id")
-    return Character.objects.filter(Q(owner=user) | Q(campaign_id__in=gm_of))
+    return Character.objects.filter(Q(owner=user) | Q(campaign_id__in=table.tables_of(user, run=True)))
 
 
 @dataclass(frozen=True)
@@ -30,7 +29,7 @@ class Viewer:
     """Who looks at a character, and what their seat lets them do with it (``character_for`` reads it)."""
 
     user_id: int
-    role: str | None  # their seat at the character's table (Membership.Role), None for none
+    role: str | None  # their seat at the character's table (table.GM, or a player's), None for none
     is_owner: bool
     can_edit: bool  # the owner, or the table's GM
     is_gm: bool  # the table's GM; at no table, the owner runs their own game
@@ -53,13 +52,14 @@ def character_for(user, pk: int, *, edit: bool = False) -> Seat | None:
     """
     if not user.is_authenticated:
         return None
-    seat = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user=user).values("role")[:1]
-    rows = Character.objects.select_related("campaign", "owner").annotate(seat_role=Subquery(seat))
+    rows = Character.objects.select_related("campaign", "owner").annotate(
+        seat_role=table.seat_of(user, OuterRef("campaign_id"))
+    )
     character = rows.filter(pk=pk).first()
     if character is None:
         return None
     role = character.seat_role  # the annotation, read here only: the Viewer carries it on
-    own, gm = character.owner_id == user.pk, role == Membership.Role.GM
+    own, gm = character.owner_id == user.pk, role == table.GM
     if not (own or role is not None):
         return None
     # At no table, the owner runs their own game.
@@ -72,8 +72,7 @@ def rolls_visible_to(user):
     roll's roller sees its line, never its result: characters.templatetags.lantern.roll_line)."""
     if not user.is_authenticated:
         return Roll.objects.none()
-    member_of = Membership.objects.filter(user=user).values("campaign_id")
-    gm_of = Membership.objects.filter(user=user, role=Membership.Role.GM).values("campaign_id")
+    member_of, gm_of = table.tables_of(user), table.tables_of(user, run=True)
     return Roll.objects.filter(
         Q(roller=user)
         | Q(visibility=Roll.Visibility.PUBLIC, campaign_id__in=member_of)
@@ -89,7 +88,7 @@ def rolls_at_table(user, campaign_id: int, role: str | None) -> QuerySet[Roll]:
     seen = Q(roller=user)
     if role is not None:
         seen |= Q(visibility=Roll.Visibility.PUBLIC)
-    if role == Membership.Role.GM:
+    if role == table.GM:
         seen |= Q(visibility__in=(Roll.Visibility.GM, Roll.Visibility.BLIND))
     return Roll.objects.filter(seen, campaign_id=campaign_id)
 

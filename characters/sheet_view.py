@@ -22,8 +22,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
-from campaigns.models import Membership, Npc
-from characters import services
+from characters import services, table
 from characters.controls import procedure_fields
 from characters.forms import CustomItemForm, VisibilityForm, raw_params
 from characters.models import OFFERS_PENDING_MAX, CatalogueItem, Change, Character, Hireling, Item, OfferedChange, Roll
@@ -416,8 +415,7 @@ def roll_control(rules, procedure, sheet, character: Character, gm: bool, *, is_
 
 def fight_npcs(campaign_id: int):
     """The NPCs of the table's running fight still standing, as a roll form lists them (pk and name)."""
-    found = Npc.objects.filter(campaign_id=campaign_id, encounter__active=True, defeated=False)
-    return found.order_by("pk").values_list("pk", "name")
+    return table.fight_npcs(campaign_id)
 
 
 def hand_dice_offer(character: Character, gm: bool) -> str:
@@ -479,8 +477,7 @@ def _log(user, viewer: Viewer, character: Character, wanted: str) -> tuple[list[
     else:  # the viewer's seat at the table is known: the same rows, without asking it again
         rolls = rolls_at_table(user, character.campaign_id, viewer.role)
     if log_filter == "gm" and character.campaign_id is not None:  # away from a table the filter is "mine"
-        gms = Membership.objects.filter(campaign_id=character.campaign_id, role=Membership.Role.GM)
-        rolls = rolls.filter(roller_id__in=gms.values("user_id"))
+        rolls = rolls.filter(roller_id__in=table.gm_ids(character.campaign_id))
     rolls = rolls.select_related("roller", "character", "voided_by")
     return list(rolls[:15]), log_filter
 

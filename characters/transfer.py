@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
 from accounts.names import clean_name
-from campaigns.models import Campaign, Membership
+from characters import table
 from characters.models import NOTES_MAX, Character, Hireling, Item, Roll
 from characters.selectors import rolls_visible_to
-from characters.services import MAX_HIRELINGS, MAX_ITEMS, _record, check_character_room
+from characters.services import MAX_HIRELINGS, MAX_ITEMS, check_character_room, record_change
 from rules import RulesError, system_for
 from rules import base as rules_base
+
+if TYPE_CHECKING:  # a type hint only: characters sit below campaigns
+    from campaigns.models import Campaign
 
 FORMAT = "lantern-character"
 FORMAT_VERSION = 1
@@ -53,9 +56,7 @@ def export_character(character: Character, viewer=None) -> dict[str, Any]:
 def exported_rolls(character: Character, viewer) -> list[dict[str, Any]]:
     """The character's rolls this viewer's log shows, newest first: rolled by hand or not, voided or undone; a blind
     roll's result only for the table's GM (its roller's file says it was rolled blind, as their log does)."""
-    gm = character.campaign_id is not None and (
-        Membership.objects.filter(campaign_id=character.campaign_id, user=viewer, role=Membership.Role.GM).exists()
-    )
+    gm = table.is_gm(viewer, character.campaign_id)
     rows = rolls_visible_to(viewer).filter(character=character).select_related("voided_by")[:ROLLS_EXPORTED]
     return [roll_as_json(roll, gm=gm) for roll in rows]
 
@@ -212,7 +213,7 @@ def save_character(checked: CheckedCharacter, *, owner, what: str, campaign: Cam
     # let a character gather (hirelings, spells, shields), which the writes check one at a time: or nothing is saved.
     sheet = checked.rules.validate_sheet(character.to_sheet())
     checked.rules.check_limits(sheet)
-    _record(character, by=owner, what=what)
+    record_change(character, by=owner, what=what)
     return character
 
 

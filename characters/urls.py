@@ -1,6 +1,6 @@
 from django.urls import path
 
-import config.converters  # noqa: F401 - registers <id:…>, ids within the database's range
+import core.converters  # noqa: F401 - registers <id:…>, ids within the database's range
 from characters import creation_views, history_views, offline_views, views
 
 app_name = "characters"

@@ -14,10 +14,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns.selectors import campaigns_of
-from campaigns.services import CampaignError
 from campaigns.session import hits
-from characters import services
+from characters import services, table
 from characters.forms import (
     AdjustForm,
     CatalogueAddForm,
@@ -45,7 +43,7 @@ from characters.sheet_view import (
     sheet_view,
     undo_offer,
 )
-from config.htmx import HtmxHttpRequest
+from core.htmx import HtmxHttpRequest
 from live import journal
 from live.hub import CSRF_SLOT
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
@@ -62,7 +60,7 @@ def character_list(request: HtmxHttpRequest) -> HttpResponse:
     context = {
         "characters": characters,
         "playable": [(key, SYSTEM_NAMES[key]) for key in SYSTEMS],
-        "campaigns": campaigns_of(request.user).filter(system__in=list(SYSTEMS)),
+        "campaigns": table.campaigns_of(request.user).filter(system__in=list(SYSTEMS)),
         "import_form": ImportForm(),
     }
     return render(request, "characters/list.html", context)
@@ -209,7 +207,7 @@ def _reload(character: Character, written: services.Written | None = None) -> Lo
     changes) stay loaded, where a plain refresh_from_db() would drop them and read them again.
 
     ``written``: what the service returned; its row (read under its lock) is copied rather than read again, and
-    its items and hirelings, read along under the lock (``services._lock(with_rows=True)``: the write left
+    its items and hirelings, read along under the lock (``services.lock(with_rows=True)``: the write left
     them), and the change it made go to the sheet as they are."""
     fresh = written.character if written is not None else None
     if fresh is None or fresh.pk != character.pk:
@@ -360,7 +358,7 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         else:
             written = services.character_roll(character_id=character.pk, procedure=procedure, params=params, **how)
     except Refusal as error:
-        if error.status == 404:  # the character went under the lock: a 404, as if it never was (config.refusals)
+        if error.status == 404:  # the character went under the lock: a 404, as if it never was (core.refusals)
             raise
         return _roll_answer(request, seat, error=str(error), settled=isinstance(error, Settled))
     return _roll_answer(request, seat, written)
@@ -369,7 +367,7 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
 def _npc_id(raw: str) -> int:
     """The NPC a roll targets, from the form's select: a sentence when it names none."""
     if not raw.isdigit() or int(raw) >= 2**63:
-        raise CampaignError("Pick an NPC of the running fight as the target.")
+        raise Refusal("Pick an NPC of the running fight as the target.")
     return int(raw)
 
 

@@ -95,7 +95,7 @@ if not SECRET_KEY:
         raise ImproperlyConfigured("Set SECRET_KEY: Lantern refuses to run with DEBUG off and no secret key.")
     SECRET_KEY = "dev-only-insecure-key-lantern-do-not-use-in-production"  # noqa: S105
 
-# Names this build in what processes share (the drawn regions' cache keys, config/deploy.py): the git commit a
+# Names this build in what processes share (the drawn regions' cache keys, core/deploy.py): the git commit a
 # deploy checks out, say. Unset, a hash of the templates and code, computed once per process.
 DEPLOY_STAMP = env_str("DEPLOY_STAMP")
 
@@ -137,10 +137,10 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # After htmx's (it reads request.htmx): a service's refusal that escaped its view answers 4xx, not 500.
-    "config.refusals.RefusalMiddleware",
-    "config.busy.BusyMiddleware",  # the database too busy to answer in time: a 503 to try again, not a 500
-    "config.security.SecurityHeadersMiddleware",
-    "config.pwa.user_header",  # whose page: the service worker keeps it in that person's cache (issue 29)
+    "core.refusals.RefusalMiddleware",
+    "core.busy.BusyMiddleware",  # the database too busy to answer in time: a 503 to try again, not a 500
+    "core.security.SecurityHeadersMiddleware",
+    "accounts.pwa.user_header",  # whose page: the service worker keeps it in that person's cache (issue 29)
     # Last, as django-axes asks: it turns a refused login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -149,7 +149,7 @@ ROOT_URLCONF = "config.urls"
 
 TEMPLATES = [
     {
-        "BACKEND": "config.templates.PlainNumbersTemplates",  # DjangoTemplates, numbers printed plainly
+        "BACKEND": "core.templates.PlainNumbersTemplates",  # DjangoTemplates, numbers printed plainly
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": False,
         "OPTIONS": {
@@ -328,5 +328,5 @@ LOGGING = {
 
 # Form fields are drawn by Jinja2 from Django's own Jinja2 copies of its form templates (same markup): Django's
 # template engine drew the GM's table's ~25 fields in about 40 % of that page's time. The admin's widgets keep
-# Django's renderer (config/templates.py).
-FORM_RENDERER = "config.templates.FormRenderer"
+# Django's renderer (core/templates.py).
+FORM_RENDERER = "core.templates.FormRenderer"

@@ -5,8 +5,8 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from accounts import pwa
 from api.urls import urls as api_urls
-from config import pwa
 
 
 @login_not_required
@@ -37,4 +37,4 @@ urlpatterns = [
     path("sw.js", pwa.service_worker, name="service_worker"),
 ]
 
-handler500 = "config.busy.server_error"  # a busy database is a 503 to try again; anything else Django's 500
+handler500 = "core.busy.server_error"  # a busy database is a 503 to try again; anything else Django's 500

@@ -38,7 +38,7 @@ from django.middleware.csrf import CsrfViewMiddleware, get_token
 from django.middleware.security import SecurityMiddleware
 from django.utils.module_loading import import_string
 
-from config.security import SECURITY_HEADERS
+from core.security import SECURITY_HEADERS
 from live.hub import CLOSE, hub
 from live.relay import session_hash
 

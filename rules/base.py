@@ -567,6 +567,10 @@ class FightRules(SheetRules, Protocol):
     blocks and rolls, an NPC's hit landing on a PC's sheet, a PC's on an NPC. Every member has a default: a
     system without them runs a fight where the GM types the damage."""
 
+    # The system rolls a PC's attack on the tracker's NPCs (it answers ``pc_attack_on_npcs``): the tracker offers
+    # the attack form. Said outright, so the app asks a flag, not which class a method came from.
+    attacks_npcs: ClassVar[bool] = False
+
     def harm_offer(self, sheet: Sheet, key: str, delta: int) -> HarmOffer | None:
         """When moving track ``key`` by ``delta`` by hand crosses a line the rules act on (0 HP, 0 Stamina, into
         Flesh, stress with no empty slot), the procedure that does it by the rules: the sheet's Change box offers

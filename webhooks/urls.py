@@ -1,6 +1,6 @@
 from django.urls import path
 
-import config.converters  # noqa: F401 - registers <id:…>
+import core.converters  # noqa: F401 - registers <id:…>
 from webhooks import views
 
 app_name = "webhooks"

@@ -9,18 +9,12 @@ One module per feature; the package re-exports their names (``session.request_cr
 
 from campaigns.services import CampaignError
 from campaigns.session.clock import CLOCK_COUNT_MAX, clock_advance, set_daylight
-from campaigns.session.common import _lock_campaign, _on_every_sheet, _system, _table_in_order
+from campaigns.session.common import lock_campaign, on_every_sheet, table_in_order, table_system
 from campaigns.session.encounters import (
     FIGHT,
     NPCS_MAX,
     STATUS_ROUNDS_MAX,
     FightEnded,
-    _active,
-    _log_order,
-    _npc,
-    _publish_fight,
-    _store_made,
-    _TableRoll,
     clean_npc,
     encounter_end,
     encounter_next_round,
@@ -33,9 +27,11 @@ from campaigns.session.encounters import (
     npc_roll,
     npc_status,
     pc_attack_npcs,
+    publish_fight,
+    store_made,
 )
 from campaigns.session.hits import PcAttacked, hit_undo, pc_attack, target_params, undoable_hits
-from campaigns.session.notes import NOTE_MAX, _note_text, note_save, summary_save
+from campaigns.session.notes import NOTE_MAX, note_save, summary_save
 from campaigns.session.requests import (
     FIXABLE_KINDS,
     OPEN_REQUESTS_MAX,
@@ -43,9 +39,6 @@ from campaigns.session.requests import (
     REQUEST_MINUTES,
     AskedOdds,
     PartyOdds,
-    _announce_request,
-    _fixed_inputs,
-    _shown,
     asked_odds,
     request_answer,
     request_cancel,
@@ -58,20 +51,16 @@ __all__ = [
     "CLOCK_COUNT_MAX",
     "clock_advance",
     "set_daylight",
-    "_lock_campaign",
-    "_on_every_sheet",
-    "_system",
-    "_table_in_order",
+    "lock_campaign",
+    "on_every_sheet",
+    "table_system",
+    "table_in_order",
     "FIGHT",
     "FightEnded",
     "NPCS_MAX",
     "STATUS_ROUNDS_MAX",
-    "_active",
-    "_log_order",
-    "_npc",
-    "_publish_fight",
-    "_store_made",
-    "_TableRoll",
+    "publish_fight",
+    "store_made",
     "clean_npc",
     "encounter_end",
     "encounter_next_round",
@@ -90,7 +79,6 @@ __all__ = [
     "target_params",
     "undoable_hits",
     "NOTE_MAX",
-    "_note_text",
     "note_save",
     "summary_save",
     "FIXABLE_KINDS",
@@ -100,9 +88,6 @@ __all__ = [
     "AskedOdds",
     "PartyOdds",
     "asked_odds",
-    "_announce_request",
-    "_fixed_inputs",
-    "_shown",
     "request_answer",
     "request_cancel",
     "request_create",

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from campaigns.services import CLOCK_LIMIT, CampaignError, TableWritten, written
-from campaigns.session.common import _lock_campaign, _refresh_conditions, _system, _table_in_order
-from campaigns.session.encounters import _store_made
+from campaigns.session.common import lock_campaign, refresh_table_conditions, table_in_order, table_system
+from campaigns.session.encounters import store_made
 from characters.services import character_pass_time
 from live.events import ClockMoved
 from live.journal import record
@@ -17,12 +18,14 @@ CLOCK_COUNT_MAX = 30  # units at a time: a month of days, or three hours of turn
 
 
 @transaction.atomic
-def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSource | None = None) -> TableWritten:
+def clock_advance(
+    *, campaign_id: int, unit: str, count: int, by: User, rng: RandomSource | None = None
+) -> TableWritten:
     """Move the game clock by ``count`` of the system's ``unit``: every sheet at the table burns its lights and
     eats at the system's rhythm (live on each sheet), and the system's checks are rolled as the GM's. The row
     is what happened, a sentence each."""
-    campaign = _lock_campaign(campaign_id, roller=by)
-    system = _system(campaign)
+    campaign = lock_campaign(campaign_id, roller=by)
+    system = table_system(campaign)
     units = {u.key: u for u in system.time_units()}
     if unit not in units:
         raise CampaignError(f"{system.name} counts time in {', '.join(u.label for u in units.values())}.")
@@ -38,7 +41,7 @@ def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSou
     rng = rng or dice.system_random()
     words = []
     regions = ["table"]
-    for character in _table_in_order(campaign):
+    for character in table_in_order(campaign):
         try:
             result = character_pass_time(
                 character_id=character.pk,
@@ -56,7 +59,7 @@ def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSou
             words.append(f"{character.name}: {result.summary}")
     for check in system.time_checks(unit, count, start, rng):
         try:
-            _store_made(campaign, check, by=by, visibility="gm")
+            store_made(campaign, check, by=by, visibility="gm")
         except RulesError as problem:
             raise CampaignError(str(problem)) from None
         words.append(check.summary)
@@ -64,7 +67,7 @@ def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSou
     campaign.game_minutes, campaign.game_seconds = start + minutes, seconds
     campaign.clock_note = " ".join(words)[:1000]
     campaign.save(update_fields=["game_minutes", "game_seconds", "clock_note"])
-    regions += _refresh_conditions(campaign)  # lights burnt out: the party may be in darkness now
+    regions += refresh_table_conditions(campaign)  # lights burnt out: the party may be in darkness now
     record(campaign.pk, ClockMoved())
     return written(campaign, regions, words)
 
@@ -73,12 +76,12 @@ def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSou
 def set_daylight(*, campaign_id: int, daylight: bool) -> TableWritten:
     """The GM says whether the party is in daylight (its lights make no difference) or in the dark (its lit
     light sources set the light level, and the rules apply what that level does to every sheet)."""
-    campaign = _lock_campaign(campaign_id)
-    _system(campaign)
+    campaign = lock_campaign(campaign_id)
+    table_system(campaign)
     if campaign.daylight == daylight:
         raise CampaignError("The party is in daylight already." if daylight else "The party is in the dark already.")
     campaign.daylight = daylight
     campaign.save(update_fields=["daylight"])
-    regions = _refresh_conditions(campaign)
+    regions = refresh_table_conditions(campaign)
     record(campaign.pk, ClockMoved())
     return written(campaign, ("table", *regions))

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
+
 from campaigns.conditions import refresh_conditions
 from campaigns.models import Campaign
-from campaigns.services import CampaignError
+from campaigns.services import CampaignError, lock_campaign_row
 from characters import locking
 from characters.models import Character
 from characters.services import character_table_effect
@@ -12,35 +14,35 @@ from rules import SYSTEMS, RulesError
 from rules import base as rules_base
 
 
-def _lock_campaign(campaign_id: int, *, roller=None) -> Campaign:
+def lock_campaign(campaign_id: int, *, roller=None) -> Campaign:
     """The campaign's row, in the app's one order (characters.locking): ``roller``, the user whose rolls this
     write may store, is locked before it (their rolls-per-minute cap)."""
     locking.lock_roller(roller)
-    campaign = locking.lock_campaign(campaign_id)
+    campaign = lock_campaign_row(campaign_id)
     if campaign is None:
         raise CampaignError("That campaign no longer exists.")
     return campaign
 
 
-def _system(campaign: Campaign) -> rules_base.GameSystem:
+def table_system(campaign: Campaign) -> rules_base.GameSystem:
     system = SYSTEMS.get(campaign.system)
     if system is None:
         raise CampaignError(f"{campaign.system_name} cannot be played at a Lantern table yet.")
     return system
 
 
-def _table_in_order(campaign: Campaign) -> list[Character]:
+def table_in_order(campaign: Campaign) -> list[Character]:
     """Every character at the (locked) table, locked in the app's one order (by id: characters.locking), then
     listed by name for what the table reads. Locking them by name, one by one, deadlocked with a roll naming a
     character whose name sorts otherwise than its id (the roll locks by id)."""
-    return sorted(locking.lock_table(campaign), key=lambda c: (c.name, c.pk))
+    return sorted(locking.lock_table(campaign.pk), key=lambda c: (c.name, c.pk))
 
 
-def _on_every_sheet(campaign: Campaign, effect, by) -> list[str]:
+def on_every_sheet(campaign: Campaign, effect, by: User) -> list[str]:
     """The table's ``effect(system, sheet)`` applied to every PC's sheet; what it did, a sentence each. A sheet
     the rules cannot read is named and left alone."""
     words = []
-    for character in _table_in_order(campaign):
+    for character in table_in_order(campaign):
         try:
             result = character_table_effect(character_id=character.pk, effect=effect, by=by)
         except RulesError as problem:
@@ -51,7 +53,7 @@ def _on_every_sheet(campaign: Campaign, effect, by) -> list[str]:
     return words
 
 
-def _refresh_conditions(campaign: Campaign) -> tuple[str, ...]:
+def refresh_table_conditions(campaign: Campaign) -> tuple[str, ...]:
     """The table's conditions worked out again after a session write (campaigns.conditions), kept on ``campaign``;
     the regions that announced: the light banner always, every sheet's odds when they changed."""
     before = campaign.conditions or {}

@@ -6,13 +6,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from accounts.names import clean_name
 from campaigns.announce import SHEET_FIGHT
 from campaigns.models import Campaign, Encounter, FightHit, Npc, RollRequest
 from campaigns.services import CLOCK_LIMIT, CampaignError, TableWritten, written
-from campaigns.session.common import _lock_campaign, _on_every_sheet, _refresh_conditions, _system
+from campaigns.session.common import lock_campaign, on_every_sheet, refresh_table_conditions, table_system
 from campaigns.session.requests import request_create
 from characters import locking
 from characters.models import Character, Roll
@@ -25,7 +26,7 @@ from rules.dice import RandomSource
 
 NPCS_MAX = 60  # an encounter or a saved list longer than this is not something a table page can run
 STATUS_ROUNDS_MAX = 100
-# What every fight write announces (_publish_fight): the table page's tracker and round, every PC sheet's fight.
+# What every fight write announces (publish_fight): the table page's tracker and round, every PC sheet's fight.
 FIGHT = ("encounter", "table", SHEET_FIGHT)
 
 
@@ -78,17 +79,17 @@ def _active(campaign: Campaign) -> Encounter:
     return encounter
 
 
-def _log_order(campaign: Campaign, order: rules_base.CombatOrder, round_number: int, by) -> tuple[str, ...]:
+def _log_order(campaign: Campaign, order: rules_base.CombatOrder, round_number: int, by: User) -> tuple[str, ...]:
     """The round's order in the log when dice made it; the regions that announced."""
     if not order.dice:
         return ()
     label = f"Combat order, round {round_number}"
     result = replace(rules_base.RollResult("combat_order", label, "order", order.summary), dice=order.dice)
-    _store_made(campaign, result, by=by, visibility="public")
+    store_made(campaign, result, by=by, visibility="public")
     return ("rolls",)
 
 
-def _store_made(campaign: Campaign, result: rules_base.RollResult, *, by, visibility: str) -> None:
+def store_made(campaign: Campaign, result: rules_base.RollResult, *, by: User, visibility: str) -> None:
     """A roll the rules made already (a check as time passes, the round's order), logged as the GM's."""
 
     def made(rng: RandomSource) -> rules_base.RollResult:
@@ -103,15 +104,15 @@ def _store_made(campaign: Campaign, result: rules_base.RollResult, *, by, visibi
     )
 
 
-def _publish_fight(campaign_id: int) -> tuple[str, ...]:
+def publish_fight(campaign_id: int) -> tuple[str, ...]:
     record(campaign_id, FightChanged(), ClockMoved())
     return FIGHT
 
 
 @transaction.atomic
-def encounter_start(*, campaign_id: int, name: str, by, rng: RandomSource | None = None) -> TableWritten:
-    campaign = _lock_campaign(campaign_id, roller=by)
-    system = _system(campaign)
+def encounter_start(*, campaign_id: int, name: str, by: User, rng: RandomSource | None = None) -> TableWritten:
+    campaign = lock_campaign(campaign_id, roller=by)
+    system = table_system(campaign)
     if campaign.encounters.filter(active=True).exists():
         raise CampaignError("A fight is already running: end it before starting another.")
     title = clean_name(str(name or ""))[:100] or "Encounter"
@@ -121,9 +122,9 @@ def encounter_start(*, campaign_id: int, name: str, by, rng: RandomSource | None
     encounter.save()
     campaign.round = 1
     campaign.save(update_fields=["round"])
-    regions = _refresh_conditions(campaign)  # every sheet knows a fight is running (the tracker starts the rounds)
+    regions = refresh_table_conditions(campaign)  # every sheet knows a fight is running (the tracker starts the rounds)
     regions += _log_order(campaign, order, 1, by)
-    return written(campaign, regions + _publish_fight(campaign.pk), encounter)
+    return written(campaign, regions + publish_fight(campaign.pk), encounter)
 
 
 @transaction.atomic
@@ -132,8 +133,8 @@ def npc_add(
 ) -> TableWritten:
     """An NPC into the running fight (``to_encounter``) and/or onto the campaign's saved list (``keep``); the row
     is the NPC made (the fight's when both)."""
-    campaign = _lock_campaign(campaign_id)
-    system = _system(campaign)
+    campaign = lock_campaign(campaign_id)
+    system = table_system(campaign)
     cleaned, block = clean_npc(system, name, stats)
     made = None
     if keep:
@@ -148,7 +149,7 @@ def npc_add(
         made = Npc.objects.create(campaign=campaign, encounter=encounter, name=name, stats=block, start=block)
     if made is None:
         raise CampaignError("Add the NPC to the fight, to the saved list, or both.")
-    return written(campaign, _publish_fight(campaign.pk), made)
+    return written(campaign, publish_fight(campaign.pk), made)
 
 
 def _numbered(encounter: Encounter, name: str) -> str:
@@ -174,7 +175,7 @@ def _kind(other: str, name: str) -> bool:
 @transaction.atomic
 def npc_bring(*, campaign_id: int, saved_id: int) -> TableWritten:
     """A copy of a saved NPC joins the running fight, fresh."""
-    campaign = _lock_campaign(campaign_id)
+    campaign = lock_campaign(campaign_id)
     saved = campaign.npcs.filter(pk=saved_id, encounter__isnull=True).first()
     if saved is None:
         raise CampaignError("That NPC is not on this campaign's saved list.")
@@ -195,30 +196,30 @@ def npc_damage(
     npc_id: int,
     amount: int,
     ignore_armour: bool = False,
-    by=None,
+    by: User,
     visibility: str = "public",
     rng: RandomSource | None = None,
 ) -> TableWritten:
     """Damage typed at the table: the rules' new stats, prompts, and any dice they roll at that moment (Fell's
     critical harm test), logged as the GM's. The row is the rules' ``NpcHarm``."""
-    campaign = _lock_campaign(campaign_id, roller=by)
-    system = _system(campaign)
+    campaign = lock_campaign(campaign_id, roller=by)
+    system = table_system(campaign)
     npc = _npc(campaign, npc_id)
     if not 0 <= amount <= 10_000:
         raise CampaignError("Damage is a whole number from 0 to 10000.")
     harm = system.npc_damage(npc.stats, npc.start, amount, ignore_armour, rng or dice.system_random())
-    _take(campaign, system, npc, harm, by=by, visibility=visibility)
+    harm_npc(campaign, system, npc, harm, by=by, visibility=visibility)
     npc.save(update_fields=["stats", "defeated", "prompt"])
     rolled = ("rolls",) if harm.rolls else ()
-    return written(campaign, rolled + _publish_fight(campaign.pk), harm)
+    return written(campaign, rolled + publish_fight(campaign.pk), harm)
 
 
-def _take(campaign: Campaign, system, npc: Npc, harm: rules_base.NpcHarm, *, by, visibility: str) -> None:
+def harm_npc(campaign: Campaign, system, npc: Npc, harm: rules_base.NpcHarm, *, by: User, visibility: str) -> None:
     """What ``harm`` (the rules' ``npc_damage``) does to the NPC row (saved by the caller): its stats, its
     prompts, its defeat; the dice the rules rolled at the moment of harm, logged as the GM's."""
     _, npc.stats = clean_npc(system, npc.name, harm.stats)
     for made in harm.rolls:
-        _store_made(campaign, replace(made, label=f"{npc.name}: {made.label}"[:200]), by=by, visibility=visibility)
+        store_made(campaign, replace(made, label=f"{npc.name}: {made.label}"[:200]), by=by, visibility=visibility)
     prompts = [harm.words]
     if harm.defeated and not npc.defeated:
         prompts.append(f"{npc.name} is defeated.")
@@ -241,14 +242,14 @@ class NpcRolled:
 
 @transaction.atomic
 def npc_roll(
-    *, campaign_id: int, npc_id: int, key: str, visibility: str, by, target_id: int | None = None
+    *, campaign_id: int, npc_id: int, key: str, visibility: str, by: User, target_id: int | None = None
 ) -> TableWritten:
     """An NPC's roll (attack, morale...): the GM's, in the log, never a character's. An attack with a target
     (a PC at the table) names it, and what lands goes to that PC's sheet through the sheet's own harm procedure
     (rules.base.HARM_PROCEDURES), rolled by the GM (who may edit every sheet) and named as the NPC's: the
     sheet's history undoes it like any change. The row is an ``NpcRolled``."""
-    campaign = _lock_campaign(campaign_id, roller=by)
-    system = _system(campaign)
+    campaign = lock_campaign(campaign_id, roller=by)
+    system = table_system(campaign)
     target = _target(campaign, target_id)  # characters before NPCs: the app's lock order
     npc = _npc(campaign, npc_id)
     label = system.npc_rolls().get(key)
@@ -302,14 +303,14 @@ def npc_roll(
                 character=target,
                 change=change,
             )
-        changed.append("hit")  # the target's sheet shows it (_publish_fight)
+        changed.append("hit")  # the target's sheet shows it (publish_fight)
         record(campaign.pk, HitLanded(character=target.pk, roll=harm_roll.pk if harm_roll else None), by=by)
     if npc.prompt:  # what the GM applies by hand: the sheet could not take it
         changed.append("prompt")
     regions: tuple[str, ...] = ("rolls",)
     if changed:
         npc.save(update_fields=[f for f in dict.fromkeys(changed) if f != "hit"])
-        regions += _publish_fight(campaign.pk)
+        regions += publish_fight(campaign.pk)
     return written(campaign, regions, NpcRolled(roll, target, harm, harm_roll))
 
 
@@ -331,7 +332,7 @@ def pc_attack_npcs(
     character_id: int,
     npc_ids: list[int],
     choices: Mapping[str, Any],
-    by,
+    by: User,
     visibility: str = "public",
     rng: RandomSource | None = None,
 ) -> TableWritten:
@@ -339,8 +340,8 @@ def pc_attack_npcs(
     sheet through the sheet's own procedure (its costs and history, rules.base ``pc_attack_on_npcs``) against the
     NPCs' Armor and statuses; what each NPC takes comes off its stat block as typed damage would. The row is a
     ``NpcsAttacked``."""
-    campaign = _lock_campaign(campaign_id, roller=by)
-    system = _system(campaign)
+    campaign = lock_campaign(campaign_id, roller=by)
+    system = table_system(campaign)
     if visibility == Roll.Visibility.BLIND:
         raise CampaignError("An attack on the fight's NPCs is seen by the table: choose Everyone or the GM.")
     character = _target(campaign, character_id)  # characters before NPCs: the app's lock order
@@ -397,7 +398,7 @@ def pc_attack_npcs(
                 npc_after=npc.stats,
                 defeated_before=defeated_before,
             )
-    return written(campaign, ("rolls",) + _publish_fight(campaign.pk), NpcsAttacked(done.row, tuple(dealt)))
+    return written(campaign, ("rolls",) + publish_fight(campaign.pk), NpcsAttacked(done.row, tuple(dealt)))
 
 
 def _remember_hit(encounter_id: int, character_id: int, words: str) -> None:
@@ -415,7 +416,7 @@ def _target(campaign: Campaign, target_id: int | None) -> Character | None:
     return target
 
 
-def _land(target: Character, harm: rules_base.AttackHarm, npc: Npc, visibility: str, by) -> Roll | None:
+def _land(target: Character, harm: rules_base.AttackHarm, npc: Npc, visibility: str, by: User) -> Roll | None:
     """What landed goes to the target's sheet through its own harm procedure, named as the NPC's hit. A system
     with no such procedure leaves the number to the GM (the NPC's prompt says so)."""
     if not harm.lands:
@@ -442,7 +443,7 @@ def _land(target: Character, harm: rules_base.AttackHarm, npc: Npc, visibility: 
 
 @transaction.atomic
 def npc_status(*, campaign_id: int, npc_id: int, name: str, rounds: int) -> TableWritten:
-    campaign = _lock_campaign(campaign_id)
+    campaign = lock_campaign(campaign_id)
     npc = _npc(campaign, npc_id)
     words = clean_name(str(name or ""))[:40]
     if not words:
@@ -453,21 +454,21 @@ def npc_status(*, campaign_id: int, npc_id: int, name: str, rounds: int) -> Tabl
         raise CampaignError(f"{npc.name} has ten statuses already.")
     npc.statuses = [*npc.statuses, {"name": words, "rounds": rounds}]
     npc.save(update_fields=["statuses"])
-    return written(campaign, _publish_fight(campaign.pk), npc)
+    return written(campaign, publish_fight(campaign.pk), npc)
 
 
 @transaction.atomic
 def npc_remove(*, campaign_id: int, npc_id: int) -> TableWritten:
-    campaign = _lock_campaign(campaign_id)
+    campaign = lock_campaign(campaign_id)
     _npc(campaign, npc_id).delete()
-    return written(campaign, _publish_fight(campaign.pk))
+    return written(campaign, publish_fight(campaign.pk))
 
 
 @transaction.atomic
-def encounter_next_round(*, campaign_id: int, by, rng: RandomSource | None = None) -> TableWritten:
+def encounter_next_round(*, campaign_id: int, by: User, rng: RandomSource | None = None) -> TableWritten:
     """The next round: the system's order for it, and statuses one round shorter (gone at 0)."""
-    campaign = _lock_campaign(campaign_id, roller=by)
-    system = _system(campaign)
+    campaign = lock_campaign(campaign_id, roller=by)
+    system = table_system(campaign)
     encounter = _active(campaign)
     if encounter.round >= 10_000:
         raise CampaignError("This fight has run 10000 rounds: end it.")
@@ -484,11 +485,11 @@ def encounter_next_round(*, campaign_id: int, by, rng: RandomSource | None = Non
         npc.save(update_fields=["statuses", "prompt"])
     campaign.round = encounter.round
     rng = rng or dice.system_random()
-    words = _on_every_sheet(campaign, lambda rules, sheet: rules.round_passes(sheet, rng), by)
+    words = on_every_sheet(campaign, lambda rules, sheet: rules.round_passes(sheet, rng), by)
     campaign.clock_note = " ".join(words)[:1000]
     campaign.save(update_fields=["round", "clock_note"])
     regions = _log_order(campaign, order, encounter.round, by)
-    return written(campaign, regions + _publish_fight(campaign.pk), encounter)
+    return written(campaign, regions + publish_fight(campaign.pk), encounter)
 
 
 def _set_order(encounter: Encounter, order: rules_base.CombatOrder) -> None:
@@ -498,28 +499,28 @@ def _set_order(encounter: Encounter, order: rules_base.CombatOrder) -> None:
 
 
 @transaction.atomic
-def encounter_next_turn(*, campaign_id: int, by, rng: RandomSource | None = None) -> TableWritten:
+def encounter_next_turn(*, campaign_id: int, by: User, rng: RandomSource | None = None) -> TableWritten:
     """The GM moves the turn to the next step of the round's order (rules.base ``combat_order``: who acts at each);
     after its last step comes the next round (``encounter_next_round``), whose first step is the turn. Every open
     page shows whose turn it is (the clock on the table page, the fight on each sheet). The row is the encounter."""
-    campaign = _lock_campaign(campaign_id, roller=by)
+    campaign = lock_campaign(campaign_id, roller=by)
     encounter = Encounter.objects.select_for_update().filter(pk=_active(campaign).pk).get()
     if encounter.turn + 1 >= len(encounter.order):
         return encounter_next_round(campaign_id=campaign.pk, by=by, rng=rng)
     encounter.turn += 1
     encounter.save(update_fields=["turn"])
-    return written(campaign, _publish_fight(campaign.pk), encounter)
+    return written(campaign, publish_fight(campaign.pk), encounter)
 
 
 @transaction.atomic
-def encounter_end(*, campaign_id: int, by, rng: RandomSource | None = None) -> TableWritten:
+def encounter_end(*, campaign_id: int, by: User, rng: RandomSource | None = None) -> TableWritten:
     """End the fight: its rounds become game time, and each PC is asked for the system's end-of-combat roll.
 
     The row is a ``FightEnded``: the encounter, the minutes added and the request made.
     """
     rng = rng or dice.system_random()
-    campaign = _lock_campaign(campaign_id, roller=by)
-    system = _system(campaign)
+    campaign = lock_campaign(campaign_id, roller=by)
+    system = table_system(campaign)
     encounter = _active(campaign)
     encounter.active = False
     encounter.save(update_fields=["active"])
@@ -527,13 +528,13 @@ def encounter_end(*, campaign_id: int, by, rng: RandomSource | None = None) -> T
     minutes = -(-(campaign.game_seconds + encounter.round * system.combat_round_seconds) // 60)
     minutes = min(minutes, CLOCK_LIMIT - campaign.game_minutes)
     # The fight's minutes burn lit light sources as the clock's do; what lasted the fight ends.
-    words = _on_every_sheet(campaign, lambda rules, sheet: rules.fight_ends(sheet, minutes, rng), by)
+    words = on_every_sheet(campaign, lambda rules, sheet: rules.fight_ends(sheet, minutes, rng), by)
     campaign.round = 0
     campaign.game_minutes += minutes
     campaign.game_seconds = 0
     campaign.clock_note = " ".join(words)[:1000]
     campaign.save(update_fields=["round", "game_minutes", "game_seconds", "clock_note"])
-    regions = _refresh_conditions(campaign)  # no fight now; the lights may have burnt out
+    regions = refresh_table_conditions(campaign)  # no fight now; the lights may have burnt out
     asked = None
     procedure = system.end_of_combat()
     pcs = list(campaign.characters.values_list("pk", flat=True))
@@ -542,4 +543,4 @@ def encounter_end(*, campaign_id: int, by, rng: RandomSource | None = None) -> T
             campaign_id=campaign.pk, procedure=procedure, fixed={}, character_ids=pcs, minutes=60, by=by
         )
         asked, regions = made.row, regions + tuple(made.regions)
-    return written(campaign, regions + _publish_fight(campaign.pk), FightEnded(encounter, minutes, asked))
+    return written(campaign, regions + publish_fight(campaign.pk), FightEnded(encounter, minutes, asked))

@@ -12,20 +12,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
 from campaigns.models import Campaign, Encounter, FightHit, Membership, Npc
 from campaigns.services import CampaignError, TableWritten, written
-from campaigns.session.common import _lock_campaign, _system
-from campaigns.session.encounters import _publish_fight, _take
+from campaigns.session.common import lock_campaign, table_system
+from campaigns.session.encounters import harm_npc, publish_fight
 from characters import locking
 from characters.models import Change, Character, Roll
 from characters.selectors import characters_editable_by, rolls_visible_to
 from characters.services import change_revert as sheet_change_revert
 from characters.services import character_roll
 from characters.services import roll_void as characters_roll_void
-from characters.services.rolls import _bump, roll_lock_ids
+from characters.services.rolls import bump_roll, roll_lock_ids
 from characters.services.writes import Written
 from rules import base as rules_base
 from rules import dice
@@ -49,7 +50,7 @@ def target_params(character: Character, procedure: str, npc_id: int, params: Map
     """The roll's inputs with those the NPC target sets (its armour) in place, for the odds and the roll;
     CampaignError with the sentence to show when the NPC is no target of this roll."""
     campaign = character.campaign
-    system = _system(campaign) if campaign is not None else None
+    system = table_system(campaign) if campaign is not None else None
     if campaign is None or system is None or procedure not in system.npc_target_procedures():
         raise CampaignError("That roll can't target an NPC.")
     npc = Npc.objects.filter(pk=npc_id, campaign=campaign, encounter__active=True).first()
@@ -75,7 +76,7 @@ def pc_attack(
     procedure: str,
     params: Mapping[str, Any],
     npc_id: int,
-    by,
+    by: User,
     visibility: str = str(Roll.Visibility.PUBLIC),
     expected_version: int | None = None,
     hand: str | None = None,
@@ -92,8 +93,8 @@ def pc_attack(
         raise locking.Gone("That character is gone.")
     if found[0] is None:
         raise CampaignError("Only a character at a table attacks the NPCs of its fight.")
-    campaign = _lock_campaign(found[0], roller=by)  # the app's one order: roller, campaign, characters, NPCs
-    system = _system(campaign)
+    campaign = lock_campaign(found[0], roller=by)  # the app's one order: roller, campaign, characters, NPCs
+    system = table_system(campaign)
     locked = locking.lock_characters(roll_lock_ids(character_id, procedure, params))
     character = locked.get(character_id)
     if character is None:
@@ -137,7 +138,7 @@ def pc_attack(
         shape=on_npc,
     )
     for harm in harms:
-        _take(campaign, system, npc, harm, by=by, visibility=visibility)
+        harm_npc(campaign, system, npc, harm, by=by, visibility=visibility)
     dealt = sum(h.dealt for h in harms)
     hit = None
     encounter_id = npc.encounter_id
@@ -158,7 +159,7 @@ def pc_attack(
     if harms:  # their sheet's fight says what it did
         down = f"; {npc.name} is down" if npc.defeated and not defeated_before else ""
         _remember(encounter_id, f"{character.pk}:dealt", f"You hit {npc.name} for {dealt}{down}")
-    return written(campaign, ("rolls", *_publish_fight(campaign.pk)), PcAttacked(done, npc, dealt, hit))
+    return written(campaign, ("rolls", *publish_fight(campaign.pk)), PcAttacked(done, npc, dealt, hit))
 
 
 def _remember(encounter_id: int, key: str, words: str | None) -> None:
@@ -176,7 +177,7 @@ def undoable_hits(campaign: Campaign, encounter_id: int, limit: int = 8) -> list
 
 
 @transaction.atomic
-def hit_undo(*, campaign_id: int, hit_id: int, by) -> TableWritten:
+def hit_undo(*, campaign_id: int, hit_id: int, by: User) -> TableWritten:
     """Undo one hit of a fight from the table: an NPC's hit on a PC is reverted through the sheet's history
     (its track back, logged there, the roll marked undone); a PC's hit on an NPC gives the NPC back what the hit
     took. The GM undoes any; a player only a hit on their own character (as they may revert its changes).
@@ -188,8 +189,8 @@ def hit_undo(*, campaign_id: int, hit_id: int, by) -> TableWritten:
     gm = Membership.objects.filter(campaign_id=campaign_id, user=by, role=Membership.Role.GM).exists()
     if not gm and (row is None or not characters_editable_by(by).filter(pk=row).exists()):
         raise CampaignError("Only the GM undoes that hit.")
-    campaign = _lock_campaign(campaign_id, roller=by)
-    system = _system(campaign)
+    campaign = lock_campaign(campaign_id, roller=by)
+    system = table_system(campaign)
     if row is not None:
         locking.lock_characters([row])
     hit = FightHit.objects.select_for_update().get(pk=hit_id)
@@ -206,15 +207,15 @@ def hit_undo(*, campaign_id: int, hit_id: int, by) -> TableWritten:
         roll = Roll.objects.select_for_update().filter(pk=hit.roll_id or 0, undone=False).first()
         if roll is not None:  # its line in every log says so
             roll.undone = True
-            _bump(roll, "undone")
+            bump_roll(roll, "undone")
             regions += ("rolls",)
-        return written(campaign, regions + _publish_fight(campaign.pk), hit)
+        return written(campaign, regions + publish_fight(campaign.pk), hit)
     hit.undone_at, hit.undone_by = timezone.now(), by
     hit.save(update_fields=["undone_at", "undone_by"])
-    return written(campaign, regions + _publish_fight(campaign.pk), hit)
+    return written(campaign, regions + publish_fight(campaign.pk), hit)
 
 
-def _npc_hit_back(system, hit: FightHit, by) -> str:
+def _npc_hit_back(system, hit: FightHit, by: User) -> str:
     """A PC's hit on an NPC taken back (the hit locked, its NPC locked here, after the characters): the NPC gets
     back what it took, the hit leaves the Undo list, its attacker's sheet no longer tells it. What the NPC has
     now, in words ("Goblin 1: Stamina 4")."""
@@ -250,7 +251,7 @@ def void_preview(roll: Roll) -> list[str]:
 
 
 @transaction.atomic
-def roll_void(*, roll_id: int, by, reason: str) -> tuple[Roll, list[str]]:
+def roll_void(*, roll_id: int, by: User, reason: str) -> tuple[Roll, list[str]]:
     """Void a roll as ``characters.services.roll_void`` does (struck from the log, what it changed on sheets put
     back, its waiting offers declined) and give back what its hits took from NPCs of a fight: a void puts back
     all the roll did. The roll and a sentence per NPC given back.
@@ -260,13 +261,13 @@ def roll_void(*, roll_id: int, by, reason: str) -> tuple[Roll, list[str]]:
     found = rolls_visible_to(by).filter(pk=roll_id).values_list("campaign_id", flat=True).first()
     campaign = None
     if found is not None and pending_npc_hits(roll_id):
-        campaign = _lock_campaign(found, roller=by)
+        campaign = lock_campaign(found, roller=by)
     roll = characters_roll_void(roll_id=roll_id, by=by, reason=reason)
     return roll, _hits_back(campaign, roll_id, by)
 
 
 @transaction.atomic
-def change_revert(*, character_id: int, change_id: int, by, reason: str, expected_version: int | None = None):
+def change_revert(*, character_id: int, change_id: int, by: User, reason: str, expected_version: int | None = None):
     """Revert a change from the sheet's history (``characters.services.change_revert``); when a roll made it
     and that roll hit NPCs of a fight, they get back what it took too, as the roll's Undo at the table would.
     What the sheet's revert wrote, and a sentence per NPC given back."""
@@ -275,21 +276,21 @@ def change_revert(*, character_id: int, change_id: int, by, reason: str, expecte
     if roll_id and pending_npc_hits(roll_id):
         found = Character.objects.filter(pk=character_id).values_list("campaign_id", flat=True).first()
         if found is not None and characters_editable_by(by).filter(pk=character_id).exists():
-            campaign = _lock_campaign(found, roller=by)
+            campaign = lock_campaign(found, roller=by)
     done = sheet_change_revert(
         character_id=character_id, change_id=change_id, by=by, reason=reason, expected_version=expected_version
     )
     return done, _hits_back(campaign, roll_id, by) if roll_id else []
 
 
-def _hits_back(campaign: Campaign | None, roll_id: int, by) -> list[str]:
+def _hits_back(campaign: Campaign | None, roll_id: int, by: User) -> list[str]:
     if campaign is None:
         return []
-    system = _system(campaign)
+    system = table_system(campaign)
     hits = list(FightHit.objects.select_for_update().filter(pk__in=[h.pk for h in pending_npc_hits(roll_id)]))
     words = [_npc_hit_back(system, hit, by) for hit in sorted(hits, key=lambda h: h.pk)]
     if words:
-        _publish_fight(campaign.pk)
+        publish_fight(campaign.pk)
     return words
 
 

@@ -6,7 +6,7 @@ from django.db import transaction
 
 from campaigns.models import GmNote
 from campaigns.services import CampaignError, TableWritten, written
-from campaigns.session.common import _lock_campaign
+from campaigns.session.common import lock_campaign
 from live.events import NotesChanged, SummaryChanged, gm_only
 from live.journal import record
 
@@ -23,7 +23,7 @@ def _note_text(text: str) -> str:
 @transaction.atomic
 def note_save(*, campaign_id: int, character_id: int | None, text: str) -> TableWritten:
     """The GM's private note on the campaign or one of its characters. Announced to the GM's pages only."""
-    campaign = _lock_campaign(campaign_id)
+    campaign = lock_campaign(campaign_id)
     if character_id is not None and not campaign.characters.filter(pk=character_id).exists():
         raise CampaignError("That character is not at this table.")
     note, _ = GmNote.objects.update_or_create(
@@ -36,7 +36,7 @@ def note_save(*, campaign_id: int, character_id: int | None, text: str) -> Table
 @transaction.atomic
 def summary_save(*, campaign_id: int, text: str) -> TableWritten:
     """The session summary every player at the table reads."""
-    campaign = _lock_campaign(campaign_id)
+    campaign = lock_campaign(campaign_id)
     campaign.summary = _note_text(text)
     campaign.save(update_fields=["summary"])
     record(campaign.pk, SummaryChanged())

@@ -9,12 +9,13 @@ from datetime import timedelta
 from fractions import Fraction
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
 from campaigns.models import RollRequest, RollRequestAnswer
 from campaigns.services import CampaignError, TableWritten, written
-from campaigns.session.common import _lock_campaign, _system
+from campaigns.session.common import lock_campaign, table_system
 from characters import locking
 from characters.models import Character, Roll
 from characters.selectors import characters_editable_by
@@ -130,14 +131,14 @@ def request_create(
     fixed: Mapping[str, Any],
     character_ids: Sequence[int],
     minutes: int,
-    by,
+    by: User,
     blind: bool = False,
 ) -> TableWritten:
     """The GM asks these characters for a roll; ``fixed``: the inputs the GM sets (the rest stay open). ``blind``:
     the players roll without seeing the results (Roll.Visibility.BLIND); only the GM sees them. The row is the
     request."""
-    campaign = _lock_campaign(campaign_id)
-    system = _system(campaign)
+    campaign = lock_campaign(campaign_id)
+    system = table_system(campaign)
     proc = requestable(system).get(procedure)
     if proc is None:
         raise CampaignError(f"{system.name} has no roll a player makes called {procedure!r}.")
@@ -191,7 +192,7 @@ def _announce_request(
 
 @transaction.atomic
 def request_answer(
-    *, request_id: int, character_id: int, params: Mapping[str, Any], by, rng=None, hand: str | None = None
+    *, request_id: int, character_id: int, params: Mapping[str, Any], by: User, rng=None, hand: str | None = None
 ) -> TableWritten:
     """A player answers a request for one of their characters: the normal roll, the GM's inputs forced. ``hand``:
     the faces of dice rolled at the table, where the table allows them (character_roll checks it); a blind request
@@ -222,7 +223,7 @@ def request_answer(
         raise RulesError("The GM cancelled that request.")
     if not request.is_open(timezone.now()):
         raise RulesError("That request has expired: ask the GM for a new one.")
-    system = _system(request.campaign)
+    system = table_system(request.campaign)
     proc = system.procedures().get(request.procedure)
     if proc is None:
         raise RulesError(f"{system.name} no longer has that roll.")

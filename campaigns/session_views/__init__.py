@@ -1,7 +1,7 @@
 """The GM's table for a whole session: roll requests, encounters, the clock, notes. HTTP only.
 
 A write shows any service's refusal (``Refusal``: the rules', the campaign's, the roll cap's) in the region it
-was made from; one that escapes still gets its sentence and a 4xx (config.refusals).
+was made from; one that escapes still gets its sentence and a 4xx (core.refusals).
 
 One module per feature; the package re-exports the views urls name. What each region draws is built in
 campaigns.session_view.

@@ -11,7 +11,7 @@ from campaigns.forms import time_form
 from campaigns.selectors import campaigns_of
 from campaigns.services import CampaignError
 from campaigns.session_views.common import _gm_campaign, _region, _valid
-from config.htmx import HtmxHttpRequest
+from core.htmx import HtmxHttpRequest
 from rules import SYSTEMS
 from rules.errors import Refusal
 

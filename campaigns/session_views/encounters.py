@@ -16,7 +16,7 @@ from campaigns.services import CampaignError
 from campaigns.session import hits
 from campaigns.session_view import encounter_context
 from campaigns.session_views.common import _first, _gm_campaign, _valid, _visibility
-from config.htmx import HtmxHttpRequest
+from core.htmx import HtmxHttpRequest
 from rules import SYSTEMS
 from rules.errors import Refusal
 

@@ -10,7 +10,7 @@ from campaigns import session
 from campaigns.forms import NoteForm
 from campaigns.selectors import campaigns_of
 from campaigns.session_views.common import _gm_campaign, _region, _valid
-from config.htmx import HtmxHttpRequest
+from core.htmx import HtmxHttpRequest
 from rules.errors import Refusal
 
 

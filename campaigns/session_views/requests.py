@@ -21,7 +21,7 @@ from characters.forms import procedure_form, raw_params
 from characters.models import Character
 from characters.selectors import characters_editable_by, characters_visible_to
 from characters.sheet_view import OddsShown, hand_dice_offer, odds_shown
-from config.htmx import HtmxHttpRequest
+from core.htmx import HtmxHttpRequest
 from rules import SYSTEMS, RulesError
 from rules.errors import Refusal
 

@@ -20,13 +20,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from accounts.names import clean_name
-from campaigns.selectors import campaigns_run_by
-from characters import history, locking
+from characters import history, locking, table
 from characters.models import CatalogueItem, Character, Item
-from characters.services.writes import ITEMS_CHANGE, Written, _lock, _touch
+from characters.services.writes import ITEMS_CHANGE, Written, lock, touch
 from rules import RulesError, system_for
 from rules import base as rules_base
 
@@ -195,11 +195,11 @@ class PushReport:
     skipped: list[tuple[Character, str]] = field(default_factory=list)
 
 
-def _refresh(character_id: int, entry_ids: set[int] | None, by) -> Written | None:
+def _refresh(character_id: int, entry_ids: set[int] | None, by: User) -> Written | None:
     """One character's copies of these entries (all entries: None) brought up to date, as one inventory write:
     locked, each copy held to the rules, the whole sheet checked, one history entry, its pages updated. None when
     nothing was behind. A RulesError rolls this character's write back."""
-    character = _lock(character_id)
+    character = lock(character_id)
     rows = character.items.filter(catalogue_item__isnull=False).select_related("catalogue_item")
     if entry_ids is not None:
         rows = rows.filter(catalogue_item_id__in=entry_ids)
@@ -226,10 +226,10 @@ def _refresh(character_id: int, entry_ids: set[int] | None, by) -> Written | Non
     if not after:
         return None
     what = "Catalogue update: " + "; ".join(names)
-    return _touch(character, ITEMS_CHANGE, by=by, what=what, before={"items": before}, after={"items": after})
+    return touch(character, ITEMS_CHANGE, by=by, what=what, before={"items": before}, after={"items": after})
 
 
-def push(character_ids: Iterable[int], by, entry_ids: set[int] | None = None) -> PushReport:
+def push(character_ids: Iterable[int], by: User, entry_ids: set[int] | None = None) -> PushReport:
     """Each character's update in its own transaction (a refusal skips that character alone, with the reason;
     no row lock is held across characters)."""
     report = PushReport()
@@ -249,7 +249,7 @@ def push(character_ids: Iterable[int], by, entry_ids: set[int] | None = None) ->
     return report
 
 
-def push_entry(*, entry_id: int, by, campaign_ids: Iterable[int] | None = None) -> PushReport:
+def push_entry(*, entry_id: int, by: User, campaign_ids: Iterable[int] | None = None) -> PushReport:
     """Staff push an entry's edit to its holders: all of them (``campaign_ids`` None) or those at these tables."""
     if not (by.is_staff and by.has_perm("characters.change_catalogueitem")):
         raise RulesError("Only staff who edit the catalogue push its changes.")
@@ -280,9 +280,9 @@ def behind_at_table(campaign) -> tuple[list[Holding], list[CatalogueItem]]:
     return holdings(characters, listed), listed
 
 
-def pull_for_table(*, campaign, by) -> PushReport:
+def pull_for_table(*, campaign, by: User) -> PushReport:
     """The GM brings their table's copies up to date with the catalogue (every entry their characters hold)."""
-    if not campaigns_run_by(by).filter(pk=campaign.pk).exists():
+    if not table.is_gm(by, campaign.pk):
         raise RulesError("Only the table's GM brings its items up to date.")
     ids = Character.objects.filter(campaign=campaign, items__catalogue_item__isnull=False).values_list("pk", flat=True)
     return push(ids, by)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -12,16 +13,16 @@ from accounts.names import clean_name
 from characters import history, locking
 from characters.models import Change, OfferedChange, Roll
 from characters.selectors import rolls_visible_to
-from characters.services.rolls import _bump, _is_gm, _resolve_offer
+from characters.services.rolls import bump_roll, is_gm, resolve_offer
 from characters.services.sheet import change_revert
-from characters.services.writes import Written, _save_state
+from characters.services.writes import Written, save_state
 from rules import RulesError
 
 VOID_OWN_WITHIN = timedelta(minutes=1)  # a player voids their own roll only this soon after it
 
 
 @transaction.atomic
-def roll_void(*, roll_id: int, by, reason: str) -> Roll:
+def roll_void(*, roll_id: int, by: User, reason: str) -> Roll:
     """Strike a roll from the log with a reason, reverting whatever it changed (refused, with the history's
     sentence, when a field moved on since); pending offers it made are declined.
 
@@ -33,7 +34,7 @@ def roll_void(*, roll_id: int, by, reason: str) -> Roll:
     if Roll.objects.filter(pk=roll_id, procedure="creation").exists():
         raise RulesError("A character's creation is not voided: delete the character instead.")
     campaign_id, roller_id, character_id = found
-    gm = _is_gm(by, campaign_id)
+    gm = is_gm(by, campaign_id)
     if not gm and roller_id != by.pk:
         raise RulesError("Only the GM voids another person's roll.")
     reason = clean_name(reason)[:150]
@@ -59,18 +60,18 @@ def roll_void(*, roll_id: int, by, reason: str) -> Roll:
             voided = f"Voided: {reason}"[:150]
             change_revert(character_id=changed_id, change_id=change_id, by=by, reason=voided, marks_roll=False)
     for offer in OfferedChange.objects.filter(roll=roll, status=OfferedChange.Status.PENDING):
-        _resolve_offer(offer, str(OfferedChange.Status.DECLINED), by)
+        resolve_offer(offer, str(OfferedChange.Status.DECLINED), by)
     roll.voided_at, roll.voided_by, roll.void_reason = timezone.now(), by, reason
-    _bump(roll, "voided_at", "voided_by", "void_reason")
+    bump_roll(roll, "voided_at", "voided_by", "void_reason")
     return roll
 
 
 @transaction.atomic
-def blind_apply(*, roll_id: int, by) -> Written:
+def blind_apply(*, roll_id: int, by: User) -> Written:
     """The GM applies what a blind roll did to its own sheet, unless the sheet moved on in the same places."""
     found = Roll.objects.filter(pk=roll_id, visibility=Roll.Visibility.BLIND).values_list("campaign_id", "character_id")
     row = found.first()
-    if row is None or not _is_gm(by, row[0]):
+    if row is None or not is_gm(by, row[0]):
         raise RulesError("Only the GM applies a blind roll.")
     if row[1] is None:
         raise RulesError("That roll's character is gone.")
@@ -92,7 +93,7 @@ def blind_apply(*, roll_id: int, by) -> Written:
         )
     state = {k: v for k, v in current.items() if k not in before or k in after}
     state.update(after)
-    written = _save_state(target, state, by=by, what=f"Applied the GM's blind roll ({roll.label})", roll=roll)
+    written = save_state(target, state, by=by, what=f"Applied the GM's blind roll ({roll.label})", roll=roll)
     roll.held_applied = True
-    _bump(roll, "held_applied")
+    bump_roll(roll, "held_applied")
     return written

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from accounts.names import clean_name
 from characters.models import Hireling
-from characters.services.writes import HIRELINGS_CHANGE, STATE_CHANGE, Written, _lock, _touch
+from characters.services.writes import HIRELINGS_CHANGE, STATE_CHANGE, Written, lock, touch
 from rules import RulesError, dice, system_for
 from rules.dice import RandomSource
 
@@ -18,8 +19,10 @@ MAX_HIRELINGS = 50
 
 
 @transaction.atomic
-def hireling_hire(*, character_id: int, choices: Mapping[str, Any], by, rng: RandomSource | None = None) -> Written:
-    character = _lock(character_id)
+def hireling_hire(
+    *, character_id: int, choices: Mapping[str, Any], by: User, rng: RandomSource | None = None
+) -> Written:
+    character = lock(character_id)
     if character.hirelings.count() >= MAX_HIRELINGS:
         raise RulesError(f"A sheet keeps at most {MAX_HIRELINGS} hirelings: part ways with one first.")
     rules = system_for(character.system)
@@ -35,15 +38,15 @@ def hireling_hire(*, character_id: int, choices: Mapping[str, Any], by, rng: Ran
         wage=max(0, hired.wage),
     )
     regions = HIRELINGS_CHANGE + (STATE_CHANGE if hired.upfront else ())
-    return _touch(character, tuple(dict.fromkeys(regions)), by=by, what=f"Hired {row.name}").adding(row=row)
+    return touch(character, tuple(dict.fromkeys(regions)), by=by, what=f"Hired {row.name}").adding(row=row)
 
 
 @transaction.atomic
-def hireling_dismiss(*, character_id: int, hireling_id: int, by) -> Written:
-    character = _lock(character_id)
+def hireling_dismiss(*, character_id: int, hireling_id: int, by: User) -> Written:
+    character = lock(character_id)
     row = character.hirelings.filter(pk=hireling_id).first()
     if row is None:
         raise RulesError("That hireling is no longer with this character.")
     name = row.name
     row.delete()
-    return _touch(character, HIRELINGS_CHANGE, by=by, what=f"Parted ways with {name}", check=False)
+    return touch(character, HIRELINGS_CHANGE, by=by, what=f"Parted ways with {name}", check=False)

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from accounts.names import clean_name
@@ -15,11 +16,11 @@ from characters.services.writes import (
     ITEMS_CHANGE,
     STATE_CHANGE,
     Written,
-    _check_room,
-    _item_row,
-    _lock,
-    _next_position,
-    _touch,
+    check_room,
+    item_row,
+    lock,
+    next_position,
+    touch,
 )
 from rules import RulesError, system_for
 from rules import base as rules_base
@@ -33,9 +34,11 @@ def _check_carry(character: Character, item: rules_base.Item) -> None:
 
 
 @transaction.atomic
-def item_add(*, character_id: int, item: rules_base.Item, by, catalogue_item: CatalogueItem | None = None) -> Written:
+def item_add(
+    *, character_id: int, item: rules_base.Item, by: User, catalogue_item: CatalogueItem | None = None
+) -> Written:
     """What it wrote; its ``row``: the item row it added or raised the quantity of."""
-    character = _lock(character_id)
+    character = lock(character_id)
     return _take(character, item, by=by, verb="Added", catalogue_item=catalogue_item)
 
 
@@ -43,7 +46,7 @@ def _take(
     character: Character,
     item: rules_base.Item,
     *,
-    by,
+    by: User,
     verb: str,
     catalogue_item: CatalogueItem | None = None,
     regions: tuple[str, ...] = ITEMS_CHANGE,
@@ -60,8 +63,8 @@ def _take(
     before: dict[str, Any] = dict((paid or {}).get("before", {}))
     after: dict[str, Any] = dict((paid or {}).get("after", {}))
     if held is None:
-        _check_room(character)
-        row = _item_row(character, item, _next_position(character), catalogue_item)
+        check_room(character)
+        row = item_row(character, item, next_position(character), catalogue_item)
         row.save()
     else:
         before["items"] = [history.item_snapshot(held)]
@@ -71,7 +74,7 @@ def _take(
         row = held
     after["items"] = [history.item_snapshot(row)]
     what = f"{verb} {row.name}" + (f" ×{item.quantity}" if item.quantity > 1 else "")
-    return _touch(character, regions, by=by, what=what, before=before, after=after).adding(row=row)
+    return touch(character, regions, by=by, what=what, before=before, after=after).adding(row=row)
 
 
 def catalogue_to_item(entry: CatalogueItem, quantity: int = 1) -> rules_base.Item:
@@ -83,9 +86,11 @@ def catalogue_to_item(entry: CatalogueItem, quantity: int = 1) -> rules_base.Ite
 
 
 @transaction.atomic
-def item_add_from_catalogue(*, character_id: int, entry_id: int, by, buy: bool = False, quantity: int = 1) -> Written:
+def item_add_from_catalogue(
+    *, character_id: int, entry_id: int, by: User, buy: bool = False, quantity: int = 1
+) -> Written:
     """Add a catalogue item (free, or bought): its ``row``. A service is paid for and leaves nothing to carry: None."""
-    character = _lock(character_id)
+    character = lock(character_id)
     entry = CatalogueItem.objects.filter(pk=entry_id, system=character.system, available=True).first()
     if entry is None:
         raise RulesError("That item is not in this system's equipment list.")
@@ -106,7 +111,7 @@ def item_add_from_catalogue(*, character_id: int, entry_id: int, by, buy: bool =
         paid = {}
     regions = ITEMS_CHANGE + (STATE_CHANGE if buy else ())
     if entry.kind == Item.Kind.SERVICE:
-        return _touch(character, tuple(dict.fromkeys(regions)), by=by, what=f"Paid for {entry.name}", **paid)
+        return touch(character, tuple(dict.fromkeys(regions)), by=by, what=f"Paid for {entry.name}", **paid)
     return _take(
         character,
         catalogue_to_item(entry, quantity),
@@ -119,8 +124,8 @@ def item_add_from_catalogue(*, character_id: int, entry_id: int, by, buy: bool =
 
 
 @transaction.atomic
-def item_update(*, character_id: int, item_id: int, by, **fields) -> Written:
-    character = _lock(character_id)
+def item_update(*, character_id: int, item_id: int, by: User, **fields) -> Written:
+    character = lock(character_id)
     row = character.items.filter(pk=item_id).first()
     if row is None:
         raise RulesError("That item is no longer on this sheet.")
@@ -134,7 +139,7 @@ def item_update(*, character_id: int, item_id: int, by, **fields) -> Written:
         raise RulesError("Quantity must be at least 1; remove the item instead.")
     system_for(character.system).validate_item(row.to_rules())
     row.save()
-    written = _touch(  # refused past the carry limit
+    written = touch(  # refused past the carry limit
         character,
         ITEMS_CHANGE,
         by=by,
@@ -152,13 +157,13 @@ def _item_verb(was_worn: bool, worn: bool) -> str:
 
 
 @transaction.atomic
-def item_remove(*, character_id: int, item_id: int, by) -> Written:
-    character = _lock(character_id)
+def item_remove(*, character_id: int, item_id: int, by: User) -> Written:
+    character = lock(character_id)
     row = character.items.filter(pk=item_id).first()
     if row is None:
         raise RulesError("That item is no longer on this sheet.")
     snapshot = history.item_snapshot(row)
     row.delete()
-    return _touch(
+    return touch(
         character, ITEMS_CHANGE, by=by, what=f"Dropped {snapshot['name']}", check=False, before={"items": [snapshot]}
     )

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from characters import history, locking
@@ -46,7 +47,9 @@ class Synced:
     written: Written | None = None
 
 
-def sync_change(*, character_id: int, by, key: str, base_version: int, kind: str, payload: Mapping[str, Any]) -> Synced:
+def sync_change(
+    *, character_id: int, by: User, key: str, base_version: int, kind: str, payload: Mapping[str, Any]
+) -> Synced:
     """Apply one kept change, once. ``payload``: a track's ``key`` and ``delta``; the ``notes``; a hand roll's
     ``procedure``, ``params``, ``hand`` (the faces) and ``visibility``. Raises ``locking.Gone`` for a character
     deleted meanwhile; every other refusal is kept and answered as an outcome."""
@@ -77,7 +80,7 @@ def _version(character_id: int) -> int:
     return Character.objects.filter(pk=character_id).values_list("version", flat=True).first() or 0
 
 
-def _apply(character_id: int, by, base_version: int, kind: str, payload: Mapping[str, Any]):
+def _apply(character_id: int, by: User, base_version: int, kind: str, payload: Mapping[str, Any]):
     """(outcome, message, written): the change applied in a savepoint, so a refusal leaves nothing half-done."""
     if kind == "roll":  # the characters the roll names too, in the app's one order (characters.locking)
         locking.lock_characters(roll_lock_ids(character_id, str(payload["procedure"]), payload["params"]))
@@ -96,7 +99,7 @@ def _apply(character_id: int, by, base_version: int, kind: str, payload: Mapping
     return OfflineChange.Outcome.APPLIED, written.change.what if written.change else "Applied.", written
 
 
-def _write(character: Character, by, base_version: int, kind: str, payload: Mapping[str, Any]) -> Written:
+def _write(character: Character, by: User, base_version: int, kind: str, payload: Mapping[str, Any]) -> Written:
     if kind == "track":
         key, delta = str(payload["key"]), int(payload["delta"])
         rules = system_for(character.system)
@@ -130,7 +133,7 @@ def _write(character: Character, by, base_version: int, kind: str, payload: Mapp
 def _refuse_if_changed(
     character: Character,
     since: int,
-    by,
+    by: User,
     *,
     what: str,
     paths: Iterable[str] = (),

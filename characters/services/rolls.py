@@ -6,15 +6,15 @@ import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.names import clean_name
-from campaigns.models import Campaign, Membership
-from characters import history, locking
+from characters import history, locking, table
 from characters.models import OFFERS_PENDING_MAX, Change, Character, Item, OfferedChange, Roll
 from characters.selectors import characters_editable_by
 from characters.services.writes import (
@@ -22,14 +22,14 @@ from characters.services.writes import (
     ITEMS_CHANGE,
     OFFERS_CHANGE,
     Written,
-    _announce,
-    _check_room,
-    _check_version,
-    _item_row,
-    _lock,
-    _next_position,
-    _save_state,
-    _touch,
+    announce_regions,
+    check_room,
+    check_version,
+    item_row,
+    lock,
+    next_position,
+    save_state,
+    touch,
 )
 from live.events import RollAmended, RollMade, RollRestored, RollUndone, RollVoided, Seen, gm_only
 from live.journal import record
@@ -38,6 +38,9 @@ from rules import base as rules_base
 from rules.dice import RandomSource
 from rules.free import FREE_ROLL
 from rules.hand import dice_needed, roll_by_hand
+
+if TYPE_CHECKING:
+    from campaigns.models import Campaign
 
 
 def character_odds(
@@ -129,7 +132,7 @@ def character_roll(
     character_id: int,
     procedure: str,
     params: Mapping[str, Any],
-    by,
+    by: User,
     visibility: str = str(Roll.Visibility.PUBLIC),
     rng: RandomSource | None = None,
     expected_version: int | None = None,
@@ -164,8 +167,8 @@ def character_roll(
     if character is None:
         raise locking.Gone("That character is gone.")
     proc = _procedure(system_for(character.system), procedure)
-    _check_version(character, expected_version)
-    gm = _is_gm(by, character.campaign_id)
+    check_version(character, expected_version)
+    gm = is_gm(by, character.campaign_id)
     _check_dice_allowed(character, gm=gm, hand=hand is not None)
     blind = visibility == Roll.Visibility.BLIND
     if blind and character.campaign_id is None:
@@ -198,7 +201,7 @@ def character_roll(
     if on_result is not None:  # a caller that acts on what the dice did (a PC's attack on the tracker's NPCs)
         on_result(result)
     if blind:
-        roll = _store_roll(character, result, by=by, visibility=visibility, by_hand=hand is not None)
+        roll = store_roll(character, result, by=by, visibility=visibility, by_hand=hand is not None)
         _hold(roll, character, result)
         return Written(character, frozenset(), None).adding(("log",), row=roll)
     changes = _changes_to_others(result, others)
@@ -206,12 +209,12 @@ def character_roll(
     if offered:
         who = ", ".join(f"{c.name}'s player" for c in offered)
         result = replace(result, summary=f"{result.summary} Offered to {who} and the GM to apply.".strip())
-    roll = _store_roll(character, result, by=by, visibility=visibility, by_hand=hand is not None)
+    roll = store_roll(character, result, by=by, visibility=visibility, by_hand=hand is not None)
     applied = _apply_result(character, result, by=by, roll=roll)
     for name, new_state in changes.items():
         other = others[name]
         if other.pk in editable:
-            _save_state(
+            save_state(
                 other, new_state, by=by, what=f"{result.label} by {character.name}{_HAND[roll.by_hand]}", roll=roll
             )
         else:
@@ -227,13 +230,13 @@ def character_pass_time(
     unit: str,
     count: int,
     start_minutes: int,
-    by,
+    by: User,
     rng: RandomSource | None = None,
     start_seconds: int = 0,
 ) -> rules_base.RollResult:
     """What game time passing does to one sheet (lights burning down, food eaten, deprivation): applied like a
     roll's changes, so it is checked, kept in the history and seen live on the sheet."""
-    character = _lock(character_id)
+    character = lock(character_id)
     rules = system_for(character.system)
     sheet = character.checked_sheet()
     result = rules.advance_time(sheet, unit, count, start_minutes, rng or dice.system_random(), start_seconds)
@@ -244,11 +247,11 @@ def character_pass_time(
 
 @transaction.atomic
 def character_table_effect(
-    *, character_id: int, effect: Callable[[Any, rules_base.Sheet], rules_base.RollResult], by
+    *, character_id: int, effect: Callable[[Any, rules_base.Sheet], rules_base.RollResult], by: User
 ) -> rules_base.RollResult:
     """What the table does to one sheet (a new combat round, a fight ending): ``effect(system, sheet)`` reads the
     locked, checked sheet and the result is applied like a roll's changes: checked, in the history, live."""
-    character = _lock(character_id)
+    character = lock(character_id)
     result = effect(system_for(character.system), character.checked_sheet())
     if result.state is not None or _changes_items(result):
         _apply_result(character, result, by=by)
@@ -274,7 +277,7 @@ def _check_offer_room(targets: list[Character]) -> None:
             )
 
 
-def _offer(target: Character, new_state: Mapping[str, Any], *, roll: Roll, result, by, from_character) -> None:
+def _offer(target: Character, new_state: Mapping[str, Any], *, roll: Roll, result, by: User, from_character) -> None:
     old = target.state
     keys = sorted(set(old) | set(new_state))
     changed = [k for k in keys if old.get(k, history.ABSENT) != new_state.get(k, history.ABSENT)]
@@ -290,11 +293,11 @@ def _offer(target: Character, new_state: Mapping[str, Any], *, roll: Roll, resul
         before={k: old[k] for k in changed if k in old},
         after={k: new_state[k] for k in changed if k in new_state},
     )
-    _announce(target, OFFERS_CHANGE)  # its sheet's offers (a region of its own, never kept) and its card
+    announce_regions(target, OFFERS_CHANGE)  # its sheet's offers (a region of its own, never kept) and its card
 
 
 @transaction.atomic
-def offer_apply(*, offer_id: int, by) -> Written:
+def offer_apply(*, offer_id: int, by: User) -> Written:
     """The owner or the GM applies an offered change, unless the sheet moved on in the same places."""
     target, offer = _lock_offer(offer_id, by)
     current = target.state
@@ -307,24 +310,24 @@ def offer_apply(*, offer_id: int, by) -> Written:
         )
     state = {k: v for k, v in current.items() if k not in offer.before or k in offer.after}
     state.update(offer.after)
-    _resolve_offer(offer, str(OfferedChange.Status.APPLIED), by)
-    return _save_state(target, state, by=by, what=f"Applied {offer.label}", also=OFFERS_CHANGE, roll=offer.roll_id)
+    resolve_offer(offer, str(OfferedChange.Status.APPLIED), by)
+    return save_state(target, state, by=by, what=f"Applied {offer.label}", also=OFFERS_CHANGE, roll=offer.roll_id)
 
 
 @transaction.atomic
-def offer_decline(*, offer_id: int, by) -> Written:
+def offer_decline(*, offer_id: int, by: User) -> Written:
     target, offer = _lock_offer(offer_id, by)
-    _resolve_offer(offer, str(OfferedChange.Status.DECLINED), by)
-    return _touch(target, OFFERS_CHANGE, by=by, what=f"Declined {offer.label}", check=False)
+    resolve_offer(offer, str(OfferedChange.Status.DECLINED), by)
+    return touch(target, OFFERS_CHANGE, by=by, what=f"Declined {offer.label}", check=False)
 
 
-def _lock_offer(offer_id: int, by) -> tuple[Character, OfferedChange]:
+def _lock_offer(offer_id: int, by: User) -> tuple[Character, OfferedChange]:
     """The offer's character, then the offer (the app's one order: characters.locking): locking the offer first
     deadlocked with the character's deletion, which holds the character and then deletes its offers."""
     found = OfferedChange.objects.filter(pk=offer_id).values_list("character_id", flat=True).first()
     if found is None or not characters_editable_by(by).filter(pk=found).exists():
         raise RulesError("That offer is not yours to answer.")
-    target = _lock(found)
+    target = lock(found)
     offer = OfferedChange.objects.select_for_update().filter(pk=offer_id, character=target).first()
     if offer is None:
         raise RulesError("That offer is not yours to answer.")
@@ -333,7 +336,7 @@ def _lock_offer(offer_id: int, by) -> tuple[Character, OfferedChange]:
     return target, offer
 
 
-def _resolve_offer(offer: OfferedChange, status: str, by) -> None:
+def resolve_offer(offer: OfferedChange, status: str, by: User) -> None:
     offer.status = status
     offer.resolved_by = by
     offer.resolved_at = timezone.now()
@@ -345,7 +348,7 @@ def _changes_items(result: rules_base.RollResult) -> bool:
 
 
 def _apply_result(
-    character: Character, result: rules_base.RollResult, *, by, roll: Roll | None = None
+    character: Character, result: rules_base.RollResult, *, by: User, roll: Roll | None = None
 ) -> Written | None:
     """Apply what a roll (or time, or the table) did to the sheet; what it wrote, or None if it changed nothing.
 
@@ -366,9 +369,9 @@ def _apply_result(
         what += _HAND[roll.by_hand]
         record["roll"] = roll
     if result.state is not None:
-        return _save_state(character, result.state, by=by, what=what, also=regions, **record)
+        return save_state(character, result.state, by=by, what=what, also=regions, **record)
     if regions:
-        return _touch(character, regions, by=by, what=what, **record)
+        return touch(character, regions, by=by, what=what, **record)
     return None
 
 
@@ -390,9 +393,9 @@ def _apply_items(character: Character, result: rules_base.RollResult) -> tuple[l
         )
     added: list[Item] = []
     if result.items_added:
-        _check_room(character, len(result.items_added))
-        start = _next_position(character)
-        added = [_item_row(character, item, start + i) for i, item in enumerate(result.items_added)]
+        check_room(character, len(result.items_added))
+        start = next_position(character)
+        added = [item_row(character, item, start + i) for i, item in enumerate(result.items_added)]
         for row in added:  # one by one: history needs each new row's id
             row.save()
     for hireling in map(system_for(character.system).validate_hireling, result.hirelings_changed):
@@ -410,11 +413,11 @@ def odds_as_json(odds: rules_base.Odds | None) -> dict[str, str]:
     return {key: f"{p.numerator}/{p.denominator}" for key, p in odds.outcomes}
 
 
-def _store_roll(
+def store_roll(
     character: Character | None,
     result: rules_base.RollResult,
     *,
-    by,
+    by: User,
     visibility: str,
     campaign=None,
     by_hand: bool = False,
@@ -444,7 +447,7 @@ def push_roll_line(roll: Roll, kind: type[RollVoided | RollRestored | RollUndone
     record(roll.campaign_id, kind(roll=roll.pk, character=roll.character_id, seen=roll_seen(roll)))
 
 
-def _bump(roll: Roll, *fields: str) -> None:
+def bump_roll(roll: Roll, *fields: str) -> None:
     roll.revision += 1
     roll.save(update_fields=[*fields, "revision"])
     if "undone" in fields:
@@ -460,7 +463,7 @@ def mark_undone(change: Change) -> None:
     roll = Roll.objects.select_for_update().filter(pk=change.roll_id, undone=False).first() if change.roll_id else None
     if roll is not None:
         roll.undone = True
-        _bump(roll, "undone")
+        bump_roll(roll, "undone")
 
 
 def roll_seen(roll: Roll) -> Seen:
@@ -479,10 +482,8 @@ def roll_seen(roll: Roll) -> Seen:
 _HAND = {False: "", True: " (rolled by hand)"}
 
 
-def _is_gm(user, campaign_id: int | None) -> bool:
-    if campaign_id is None or not user.is_authenticated:
-        return False
-    return Membership.objects.filter(campaign_id=campaign_id, user=user, role=Membership.Role.GM).exists()
+def is_gm(user, campaign_id: int | None) -> bool:
+    return table.is_gm(user, campaign_id)
 
 
 def _check_dice_allowed(character: Character, *, gm: bool, hand: bool) -> None:
@@ -492,7 +493,7 @@ def _check_dice_allowed(character: Character, *, gm: bool, hand: bool) -> None:
     if not hand or campaign is None:
         return
     if not campaign.allows_hand_dice(gm=gm):
-        who = "the GM" if gm and campaign.hand_dice == Campaign.HandDice.PLAYERS else "anyone"
+        who = "the GM" if gm and campaign.hand_dice == campaign.HandDice.PLAYERS else "anyone"
         raise RulesError(f"At {campaign.name} the server rolls the dice: {who} may not type in their own.")
 
 
@@ -528,7 +529,7 @@ def store_free_roll(
     *,
     campaign: Campaign,
     params: Mapping[str, Any],
-    by,
+    by: User,
     visibility: str,
     procedure: rules_base.Procedure = FREE_ROLL,
     hand: str | None = None,
@@ -542,10 +543,10 @@ def store_free_roll(
         result = roll_by_hand(lambda source: procedure.roll(None, params, source), hand)
     else:
         result = procedure.roll(None, params, dice.system_random())  # table rolls take no sheet
-    return _store_roll(None, result, by=by, visibility=visibility, campaign=campaign, by_hand=hand is not None)
+    return store_roll(None, result, by=by, visibility=visibility, campaign=campaign, by_hand=hand is not None)
 
 
-def _check_roll_rate(by) -> None:
+def _check_roll_rate(by: User) -> None:
     """No table rolls faster than this: a flood would push everyone else's rolls off the log.
 
     Counted from the log itself, so the cap holds across every app process; under the roller's lock (the first

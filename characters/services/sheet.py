@@ -3,34 +3,34 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from accounts.names import clean_name
-from campaigns.conditions import conditions_changed
-from campaigns.models import Campaign
-from characters import history
+from characters import history, table
 from characters.models import NOTES_MAX, CatalogueItem, Change, Character, Item, Roll
 from characters.selectors import characters_editable_by
-from characters.services.rolls import _store_roll, character_roll, mark_undone
+from characters.services.rolls import character_roll, mark_undone, store_roll
 from characters.services.writes import (
     ITEMS_CHANGE,
     NAME_CHANGE,
     Written,
-    _check_room,
-    _check_version,
-    _item_row,
-    _lock,
-    _record,
-    _save_state,
-    _touch,
+    check_room,
+    check_version,
+    item_row,
+    lock,
+    record_change,
+    save_state,
+    touch,
 )
-from live.events import PartyChanged
-from live.journal import record
 from rules import RulesError, dice, system_for
 from rules import base as rules_base
 from rules.dice import RandomSource
+
+if TYPE_CHECKING:  # a type hint only: characters sit below campaigns
+    from campaigns.models import Campaign
 
 MAX_CHARACTERS = 200  # one account's: its character list draws them all
 MAX_SEATS = 50  # characters at one table: its page draws a card for each, and every roll request asks them all
@@ -60,16 +60,15 @@ def character_create(
     by_name = {entry.name: entry for entry in entries} if creation.items else {}
     Item.objects.bulk_create(
         [
-            _item_row(character, item, position, by_name.get(clean_name(item.name)[:100]))
+            item_row(character, item, position, by_name.get(clean_name(item.name)[:100]))
             for position, item in enumerate(creation.items)
         ]
     )
-    _record(character, by=owner, what="Created the character")
+    record_change(character, by=owner, what="Created the character")
     if creation.rolls:  # one line in the table's log, however many rolls creation took
-        _store_roll(character, _creation_roll(creation), by=owner, visibility=str(Roll.Visibility.PUBLIC))
+        store_roll(character, _creation_roll(creation), by=owner, visibility=str(Roll.Visibility.PUBLIC))
     rules.validate_sheet(character.to_sheet())
-    record(character.campaign_id, PartyChanged(), by=owner)
-    conditions_changed(character.campaign_id)  # one more in the party, perhaps with a torch lit
+    table.party_changed(character.campaign_id)  # one more in the party, perhaps with a torch lit
     return character, creation
 
 
@@ -100,16 +99,16 @@ def _creation_roll(creation: rules_base.Creation) -> rules_base.RollResult:
 
 
 @transaction.atomic
-def character_rename(*, character_id: int, name: str, by, expected_version: int | None = None) -> Written:
-    character = _lock(character_id)
-    _check_version(character, expected_version)
+def character_rename(*, character_id: int, name: str, by: User, expected_version: int | None = None) -> Written:
+    character = lock(character_id)
+    check_version(character, expected_version)
     name = clean_name(name)
     if not name:
         raise RulesError("A character needs a name.")
     old = character.name
     character.name = name[:100]
     character.save(update_fields=["name"])
-    return _touch(
+    return touch(
         character,
         NAME_CHANGE,
         by=by,
@@ -123,15 +122,15 @@ def character_rename(*, character_id: int, name: str, by, expected_version: int 
 def character_edit_details(
     *,
     character_id: int,
-    by,
+    by: User,
     name: str,
     notes: str = "",
     details: Mapping[str, Any] | None = None,
     expected_version: int | None = None,
 ) -> Written:
     """Name, notes and the system's descriptive fields (background, age...) after creation, in one change."""
-    character = _lock(character_id)
-    _check_version(character, expected_version)
+    character = lock(character_id)
+    check_version(character, expected_version)
     rules = system_for(character.system)
     name = clean_name(name)[:100]
     if not name:
@@ -145,12 +144,18 @@ def character_edit_details(
     after = {key: new[key] for key in before}
     character.name, character.notes = name, notes
     character.save(update_fields=["name", "notes"])
-    return _save_state(character, state, by=by, what="Edited the details", also=NAME_CHANGE, before=before, after=after)
+    return save_state(character, state, by=by, what="Edited the details", also=NAME_CHANGE, before=before, after=after)
 
 
 @transaction.atomic
 def change_revert(
-    *, character_id: int, change_id: int, by, reason: str, expected_version: int | None = None, marks_roll: bool = True
+    *,
+    character_id: int,
+    change_id: int,
+    by: User,
+    reason: str,
+    expected_version: int | None = None,
+    marks_roll: bool = True,
 ) -> Written:
     """Put back what one change did, as a new change that names it; refused when a field moved on since.
 
@@ -159,11 +164,11 @@ def change_revert(
     """
     if not characters_editable_by(by).filter(pk=character_id).exists():
         raise RulesError("Only the character's player or the GM can revert its changes.")
-    character = _lock(character_id)
+    character = lock(character_id)
     change = Change.objects.filter(pk=change_id, character=character).first()
     if change is None:
         raise RulesError("That change is not in this character's history.")
-    _check_version(character, expected_version)
+    check_version(character, expected_version)
     if Change.objects.filter(reverts=change).exists():
         raise RulesError(f"“{change.what}” was already reverted.")
     if not change.revertible:
@@ -203,8 +208,8 @@ def change_revert(
     if marks_roll:
         mark_undone(change)
     if "state" in before or "state" in after:
-        return _save_state(character, state, by=by, also=tuple(dict.fromkeys(regions)), **record)
-    return _touch(character, tuple(dict.fromkeys(regions)), by=by, **record)
+        return save_state(character, state, by=by, also=tuple(dict.fromkeys(regions)), **record)
+    return touch(character, tuple(dict.fromkeys(regions)), by=by, **record)
 
 
 def _items_to_revert(character: Character, removed: list, added: list, moved: list[str]) -> tuple[list, list]:
@@ -233,21 +238,21 @@ def _restore_items(character: Character, back: list, gone: list) -> None:
         row.delete()
     for snapshot in back:
         item = rules_base.Item(**{field: snapshot[field] for field in history.ITEM_FIELDS})
-        # _item_row validates by the rules and cleans the name, as for any new row.
+        # item_row validates by the rules and cleans the name, as for any new row.
         catalogue = CatalogueItem.objects.filter(pk=snapshot.get("catalogue_item") or 0).first()
-        row = _item_row(character, item, snapshot.get("position", 0), catalogue)
+        row = item_row(character, item, snapshot.get("position", 0), catalogue)
         fields = {field: getattr(row, field) for field in history.ITEM_FIELDS}
         if "catalogue_version" in snapshot:  # a catalogue update undone: the copy is of the older version again
             row.catalogue_version = snapshot["catalogue_version"] if catalogue is not None else None
             fields["catalogue_version"] = row.catalogue_version
         if not character.items.filter(pk=snapshot["id"]).update(**fields):
-            _check_room(character)
+            check_room(character)
             row.save()
 
 
 @transaction.atomic
-def character_set_campaign(*, character_id: int, campaign: Campaign | None, by) -> Written:
-    character = _lock(character_id)
+def character_set_campaign(*, character_id: int, campaign: Campaign | None, by: User) -> Written:
+    character = lock(character_id)
     if campaign is not None and campaign.system != character.system:
         raise RulesError(f"{campaign.name} plays {campaign.system_name}, not {character.system_name}.")
     old_campaign = character.campaign_id
@@ -255,13 +260,9 @@ def character_set_campaign(*, character_id: int, campaign: Campaign | None, by) 
         _check_seat(campaign)
     character.campaign = campaign
     character.save(update_fields=["campaign"])
-    record(old_campaign, PartyChanged(), by=by)
-    record(character.campaign_id, PartyChanged(), by=by)
-    conditions_changed(old_campaign)  # the party's size and lights change at both tables
-    conditions_changed(character.campaign_id)
-    return _touch(
-        character, (), by=by, what=f"Joined {campaign.name}" if campaign else "Left the campaign", check=False
-    )
+    table.party_changed(old_campaign)  # the party's size and lights change at both tables
+    table.party_changed(character.campaign_id)
+    return touch(character, (), by=by, what=f"Joined {campaign.name}" if campaign else "Left the campaign", check=False)
 
 
 class HarmOffered(Exception):  # noqa: N818 - an answer, not a failure: the Change box asks before changing
@@ -274,13 +275,13 @@ class HarmOffered(Exception):  # noqa: N818 - an answer, not a failure: the Chan
 
 
 @transaction.atomic
-def character_adjust(*, character_id: int, key: str, delta: int, by, ask: bool = False) -> Written:
+def character_adjust(*, character_id: int, key: str, delta: int, by: User, ask: bool = False) -> Written:
     """+/- on a track (HP, stress, Stamina...): the rules clamp it and refuse what they must.
 
     Across a line the rules act on (``GameSystem.harm_offer``: 0 HP, 0 Stamina...), ``ask`` raises HarmOffered
     and writes nothing, for the Change box to offer the rules' way; otherwise the plain change is applied and its
     history line says what it left out."""
-    character = _lock(character_id, with_rows=True)
+    character = lock(character_id, with_rows=True)
     rules = system_for(character.system)
     sheet = character.checked_sheet()
     tracks = {track.key: track for track in rules.tracks(sheet)}
@@ -295,7 +296,7 @@ def character_adjust(*, character_id: int, key: str, delta: int, by, ask: bool =
     state = rules.adjust(sheet, key, delta)
     # A plain change across a line the rules act on says what it left out (the Change box offered the rules').
     skipped = f" by hand, without {offer.skipped}" if offer is not None else ""
-    return _save_state(character, state, by=by, what=f"{track.label} {delta:+d}{skipped}"[:200], read=sheet)
+    return save_state(character, state, by=by, what=f"{track.label} {delta:+d}{skipped}"[:200], read=sheet)
 
 
 def _harm_offer(rules, sheet: rules_base.Sheet, key: str, delta: int) -> rules_base.HarmOffer | None:
@@ -304,11 +305,11 @@ def _harm_offer(rules, sheet: rules_base.Sheet, key: str, delta: int) -> rules_b
 
 
 @transaction.atomic
-def character_adjust_by_rules(*, character_id: int, key: str, delta: int, by) -> Written:
+def character_adjust_by_rules(*, character_id: int, key: str, delta: int, by: User) -> Written:
     """The Change box's change taken the rules' way (``GameSystem.harm_offer``): their procedure rolled with its
     inputs, as any roll of the sheet (logged, in the history, live); refused with a sentence when the change
     crosses nothing now (the sheet moved on since the box asked)."""
-    character = _lock(character_id)
+    character = lock(character_id)
     rules = system_for(character.system)
     sheet = character.checked_sheet()
     track = next((t for t in rules.tracks(sheet) if t.key == key and t.adjustable), None)
@@ -319,21 +320,20 @@ def character_adjust_by_rules(*, character_id: int, key: str, delta: int, by) ->
 
 
 @transaction.atomic
-def character_apply_settings(*, character_id: int, by) -> Written:
+def character_apply_settings(*, character_id: int, by: User) -> Written:
     """Bring a character made earlier in line with the creation settings its table now has (house defaults
     the GM changed since): a logged, live change like any other, refused when the system has nothing to apply."""
-    character = _lock(character_id)
+    character = lock(character_id)
     rules = system_for(character.system)
     state = rules.apply_settings(character.checked_sheet())
     if state is None:
         raise RulesError(f"{character.system_name} has nothing to apply to a character made earlier.")
-    return _save_state(character, state, by=by, what="Applied the table's rule settings")
+    return save_state(character, state, by=by, what="Applied the table's rule settings")
 
 
 @transaction.atomic
-def character_delete(*, character_id: int, by) -> None:
-    character = _lock(character_id)
+def character_delete(*, character_id: int, by: User) -> None:
+    character = lock(character_id)
     campaign_id = character.campaign_id
     character.delete()
-    record(campaign_id, PartyChanged(), by=by)
-    conditions_changed(campaign_id)
+    table.party_changed(campaign_id)

@@ -6,9 +6,9 @@ write lock at BEGIN: transaction_mode=IMMEDIATE), so two people clicking at once
 This module is the write core every feature's writes share; the features live beside it. Every character write
 is one pipeline, each step in turn:
 
-1. **lock**, in the app's one order (``characters.locking``): ``_lock`` for one character;
+1. **lock**, in the app's one order (``characters.locking``): ``lock`` for one character;
 2. **rules**: the feature's own (what a roll, an item, a hireling changes), refusing with a ``RulesError``;
-3. ``_save_state`` (a new state) or ``_touch`` (anything else), which both end in ``_commit``: the **whole
+3. ``save_state`` (a new state) or ``touch`` (anything else), which both end in ``commit``: the **whole
    sheet** checked, a new **version**, the **history**'s entry, the regions **announced** on commit;
 4. the caller gets a ``Written`` back: what the write changed, for its answer.
 """
@@ -19,11 +19,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db.models import Max
 
 from accounts.names import clean_name
-from campaigns.conditions import conditions_changed, touches_light
-from characters import history, locking
+from characters import history, locking, table
 from characters.models import Change, Character, Item
 from live.events import SheetChanged
 from live.journal import record
@@ -65,7 +65,7 @@ class Written:
         return replace(self, regions=self.regions | frozenset(regions), row=self.row if row is None else row)
 
 
-def _announce(character: Character, regions: tuple[str, ...]) -> None:
+def announce_regions(character: Character, regions: tuple[str, ...]) -> None:
     """Have the open pages of the table shown what changed: the sheet's regions, and the character's card."""
     record(character.campaign_id, SheetChanged(character=character.pk, regions=tuple(regions)))
 
@@ -86,10 +86,10 @@ def _check_whole_sheet(character: Character, read: rules_base.Sheet | None = Non
     system_for(character.system).validate_sheet(sheet)
 
 
-def _record(
+def record_change(
     character: Character,
     *,
-    by,
+    by: User,
     what: str,
     before: Mapping[str, Any] | None = None,
     after: Mapping[str, Any] | None = None,
@@ -110,7 +110,7 @@ def _record(
     )
 
 
-def _lock(character_id: int, *, with_rows: bool = False) -> Character:
+def lock(character_id: int, *, with_rows: bool = False) -> Character:
     """The character, locked for the write (in the app's one order: characters.locking), with its campaign (not
     locked: its rule settings go into every sheet the rules read); ``locking.Gone`` if it was deleted meanwhile.
     ``with_rows``: its items and hirelings read along (prefetched), for a write that changes only the state: the
@@ -118,7 +118,7 @@ def _lock(character_id: int, *, with_rows: bool = False) -> Character:
     return locking.lock_character(character_id, with_rows=with_rows)
 
 
-def _check_version(character: Character, expected_version: int | None) -> None:
+def check_version(character: Character, expected_version: int | None) -> None:
     if expected_version is not None and expected_version != character.version:
         raise StaleVersion(
             "Someone changed this sheet while you were editing it. It now shows the latest numbers: "
@@ -126,11 +126,11 @@ def _check_version(character: Character, expected_version: int | None) -> None:
         )
 
 
-def _save_state(
+def save_state(
     character: Character,
     state: Mapping[str, Any],
     *,
-    by,
+    by: User,
     what: str,
     also: tuple[str, ...] = (),
     before: Mapping[str, Any] | None = None,
@@ -147,27 +147,27 @@ def _save_state(
     before = {**(before or {}), **({"state": old_fields} if old_fields or new_fields else {})}
     after = {**(after or {}), **({"state": new_fields} if old_fields or new_fields else {})}
     regions = tuple(dict.fromkeys(_state_regions(character, old, character.state) + also))
-    return _commit(
+    return commit(
         character, regions, by=by, what=what, read=read, saving=("state",), before=before, after=after, **record
     )
 
 
-def _touch(
-    character: Character, regions: tuple[str, ...], *, by, what: str, check: bool = True, **record: Any
+def touch(
+    character: Character, regions: tuple[str, ...], *, by: User, what: str, check: bool = True, **record: Any
 ) -> Written:
     """A change outside ``state`` (items, hirelings, name): still a new version, checked, logged, announced.
 
     ``check=False`` only for removals, which can break no rule and must stay possible on a broken sheet.
     ``record``: what the history keeps (``before``, ``after``; a revert's ``reverts`` and ``reason``).
     """
-    return _commit(character, regions, by=by, what=what, check=check, **record)
+    return commit(character, regions, by=by, what=what, check=check, **record)
 
 
-def _commit(
+def commit(
     character: Character,
     regions: tuple[str, ...],
     *,
-    by,
+    by: User,
     what: str,
     check: bool = True,
     read: rules_base.Sheet | None = None,
@@ -183,14 +183,13 @@ def _commit(
         _check_whole_sheet(character, read)
     character.version += 1
     character.save(update_fields=[*saving, "version", "updated_at"])
-    change = _record(character, by=by, what=what, before=before, after=after, **record)
-    _announce(character, regions)
-    if touches_light(before, after):  # a torch lit, put out, taken or dropped
-        conditions_changed(character.campaign_id)
+    change = record_change(character, by=by, what=what, before=before, after=after, **record)
+    announce_regions(character, regions)
+    table.sheet_written(character.campaign_id, before, after)  # a torch lit, put out, taken or dropped
     return Written(character, frozenset(regions), change)
 
 
-def _item_row(character: Character, item: rules_base.Item, position: int, catalogue_item=None) -> Item:
+def item_row(character: Character, item: rules_base.Item, position: int, catalogue_item=None) -> Item:
     item = system_for(character.system).validate_item(item)  # every new row: bounded by the rules
     return Item(
         character=character,
@@ -206,11 +205,11 @@ def _item_row(character: Character, item: rules_base.Item, position: int, catalo
     )
 
 
-def _next_position(character: Character) -> int:
+def next_position(character: Character) -> int:
     return (character.items.aggregate(top=Max("position"))["top"] or 0) + 1
 
 
-def _check_room(character: Character, adding: int = 1) -> None:
+def check_room(character: Character, adding: int = 1) -> None:
     """Every path that adds item rows stops at the cap: no sheet needs more, and pages stay fast."""
     if character.items.count() + adding > MAX_ITEMS:
         raise RulesError(f"A sheet holds at most {MAX_ITEMS} rows of items: drop something first.")

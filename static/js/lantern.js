@@ -55,7 +55,7 @@ document.addEventListener("htmx:afterRequest", (event) => {
   loader.removeAttribute("aria-busy");
 });
 
-// Busy (config/busy.py): the server's 503 says "try again in a moment" in the page's message area, where a refused
+// Busy (core/busy.py): the server's 503 says "try again in a moment" in the page's message area, where a refused
 // request's sentence goes (htmx 2 swaps no 5xx by itself). Only ours: it names where it goes (HX-Retarget).
 document.addEventListener("htmx:beforeSwap", (event) => {
   const xhr = event.detail.xhr;

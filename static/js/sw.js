@@ -1,4 +1,4 @@
-// Lantern's service worker (issue 29), served at /sw.js (config/pwa.py) so it may keep pages under /characters/.
+// Lantern's service worker (issue 29), served at /sw.js (accounts/pwa.py) so it may keep pages under /characters/.
 //
 // - Sheets and the list of characters: from the network when there is one, each answer kept in that person's own
 //   cache ("lantern-user-<id>", the id from the X-Lantern-User header), the last KEEP_PAGES of them; with no
@@ -7,7 +7,7 @@
 // - Nothing else is touched: the event stream, writes and fragments always go to the network.
 // Logout deletes all of it (Clear-Site-Data on the logout answer; offline.js too, on the next page).
 // - Offline, a kept page comes only from the cache of whoever is signed in now: the "lantern_user" cookie, which
-//   expires with the session and goes with the first answer after it ended otherwise (config/pwa.py). A session
+//   expires with the session and goes with the first answer after it ended otherwise (accounts/pwa.py). A session
 //   that ended without the Log out button (expiry, a password changed elsewhere) leaves nothing readable: its kept
 //   pages are deleted on the next load.
 const STATIC_CACHE = "lantern-static-v1";

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from openapi_spec_validator import validate
 
-from config.security import CONTENT_SECURITY_POLICY
+from core.security import CONTENT_SECURITY_POLICY
 
 pytestmark = pytest.mark.django_db
 

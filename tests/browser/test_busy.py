@@ -1,4 +1,4 @@
-"""A busy server's 503 (config/busy.py) shows its sentence in the page's message area, where a refusal's goes, and
+"""A busy server's 503 (core/busy.py) shows its sentence in the page's message area, where a refusal's goes, and
 the sheet stays as it was (issue 35, item 11): htmx 2 swaps no 5xx by itself, static/js/lantern.js swaps ours.
 
 The answer is the one the server gives when the database is too busy (``busy_answer`` for an htmx request),
@@ -11,7 +11,7 @@ import pytest
 from django.test import RequestFactory
 from playwright.sync_api import expect
 
-from config.busy import SENTENCE, busy_answer
+from core.busy import SENTENCE, busy_answer
 from tests.browser.conftest import log_in, show_part
 from tests.conftest import make_character
 

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from campaigns import session
 from campaigns.models import Npc
+from campaigns.services import lock_campaign_row
 from characters import locking
 from characters import services as character_services
 from characters.models import Character, OfferedChange, Roll
@@ -103,7 +104,7 @@ def test_walking_the_table_by_name_deadlocks_with_a_roll_control(table):
 
     @transaction.atomic
     def old_clock():
-        locking.lock_campaign(campaign.pk)
+        lock_campaign_row(campaign.pk)
         by_name = list(Character.objects.filter(campaign=campaign).order_by("name", "pk"))
         for n, character in enumerate(by_name):
             locking.lock_characters([character.pk])

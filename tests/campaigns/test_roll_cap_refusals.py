@@ -111,8 +111,8 @@ def test_every_gm_action_at_the_roll_cap_answers_the_cap_sentence_never_500(syst
 
 
 def test_a_refusal_that_escapes_its_view_answers_its_sentence_and_a_4xx(rf, gm):
-    """The one place (config.refusals): htmx gets the sentence in the page's message area, a plain request a page."""
-    from config.refusals import RefusalMiddleware
+    """The one place (core.refusals): htmx gets the sentence in the page's message area, a plain request a page."""
+    from core.refusals import RefusalMiddleware
 
     middleware = RefusalMiddleware(lambda request: None)
     for htmx, status in ((True, 422), (False, 400)):

@@ -212,7 +212,7 @@ def test_logout_clears_the_device(as_user, player):
 
 def test_the_worker_s_signed_in_cookie_lives_and_ends_with_the_session(player, hero, settings):
     """Issue 35, item 16: the service worker serves kept sheets only from the cache of whoever the
-    ``lantern_user`` cookie names (config/pwa.py): set with the session's lifetime at login, removed by the
+    ``lantern_user`` cookie names (accounts/pwa.py): set with the session's lifetime at login, removed by the
     first answer after the session ended (logged out, or a password changed on another device), never set by an
     API call."""
     from django.test import Client

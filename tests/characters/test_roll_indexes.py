@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from characters.models import Roll
-from characters.services import _check_roll_rate
+from characters.services.rolls import _check_roll_rate
 from tests.conftest import make_character
 
 pytestmark = pytest.mark.django_db

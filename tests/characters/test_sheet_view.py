@@ -58,7 +58,7 @@ def test_a_write_answer_takes_the_saved_row_without_copying_private_attributes(p
     hero = make_character(player, campaign, name="Wren")
     seat = character_for(player, hero.pk)
     assert seat is not None
-    fresh = lock_character(hero.pk, with_rows=True)  # as services._lock(with_rows=True) reads it
+    fresh = lock_character(hero.pk, with_rows=True)  # as services.lock(with_rows=True) reads it
     fresh.name = "Wren the Bold"
     loaded = views._reload(seat.character, services.Written(fresh, frozenset({"details"}), None))
     assert seat.character.name == "Wren the Bold"

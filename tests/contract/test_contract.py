@@ -271,6 +271,14 @@ def test_a_pcs_attack_on_an_npc_is_against_its_stats_and_its_hits_keep_the_block
         assert hits, f"{key}: 30 rolls against a default NPC and not one hit"
 
 
+def test_a_system_that_says_it_attacks_no_npcs_offers_no_attack_on_them(system):
+    """GameSystem.attacks_npcs is what the tracker asks before it offers the attack form: a system without it
+    answers no PC attack on NPCs."""
+    stats = {p.name: p.default for p in system.npc_fields()}
+    if not system.attacks_npcs:
+        assert system.pc_attack_on_npcs([(stats, [])], {}) is None
+
+
 @pytest.mark.parametrize("minutes", [0, 1, 60, 24 * 60])
 def test_a_round_and_a_fights_end_leave_a_valid_sheet(system, hero, minutes):
     """GameSystem.round_passes and fight_ends (issue 16): whatever they change, the sheet still keeps every rule."""
@@ -607,7 +615,7 @@ def _write_state(character: Character, state: dict, by) -> None:
     # No page changes a secret after creation yet (a revert or a future rule would): this is the one
     # writer every state change goes through, so the history records it as it would any other.
     with transaction.atomic():
-        services._save_state(services._lock(character.pk), state, by=by, what="Changed in secret")
+        services.save_state(services.lock(character.pk), state, by=by, what="Changed in secret")
 
 
 def test_changes_to_private_fields_never_reach_another_player_through_the_history(

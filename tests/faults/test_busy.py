@@ -1,5 +1,5 @@
 """Overload is a 503 with ``Retry-After`` and a sentence where the person acted, never a 500, and nothing is half
-saved (issue 35, item 11; config/busy.py).
+saved (issue 35, item 11; core/busy.py).
 
 Before: 200 parallel writes to one sheet gave 54 × 500 "database is locked" on SQLite and PoolTimeout 500s on
 PostgreSQL. Here the database is made tight (SQLite waits 50 ms for its write lock, the pool holds 2 connections
@@ -23,7 +23,7 @@ from django.test import Client
 from django.urls import reverse
 
 from characters.models import Change, Character
-from config.busy import RETRY_AFTER, SENTENCE
+from core.busy import RETRY_AFTER, SENTENCE
 from tests.api.conftest import bearer
 from tests.pages import text_of
 from tests.races import together

@@ -1,4 +1,4 @@
-"""Every JSON body the app reads goes through one reader (config.json_body): whatever is malformed about it, the
+"""Every JSON body the app reads goes through one reader (core.json_body): whatever is malformed about it, the
 answer is a 400 with a sentence and nothing changes, never a 500 (issue 35, item 10).
 
 The offline changes' endpoint answered 500 to ``[`` × 19,000 (well within its 20,000-byte cap): the JSON decoder's
@@ -14,7 +14,7 @@ import pytest
 from django.urls import reverse
 
 from characters.models import Character, Roll
-from config.json_body import MAX_DEPTH, MalformedJson, json_object
+from core.json_body import MAX_DEPTH, MalformedJson, json_object
 from tests.api.conftest import bearer
 
 pytestmark = pytest.mark.django_db
@@ -85,10 +85,10 @@ BODY_READ = re.compile(r"json\.loads?\([^)]*\b(body|request|stream)\b")
 
 
 def test_every_json_request_body_is_read_by_the_one_reader():
-    """No view parses a request body with json.loads itself: config.json_body is the one place."""
+    """No view parses a request body with json.loads itself: core.json_body is the one place."""
     readers = []
-    for package in ("accounts", "api", "campaigns", "characters", "config", "live", "webhooks"):
+    for package in ("accounts", "api", "campaigns", "characters", "config", "core", "live", "webhooks"):
         for path in (ROOT / package).rglob("*.py"):
             if path.name != "json_body.py" and BODY_READ.search(path.read_text()):
                 readers.append(str(path.relative_to(ROOT)))
-    assert readers == [], "parse request bodies with config.json_body.json_object"
+    assert readers == [], "parse request bodies with core.json_body.json_object"

@@ -9,7 +9,7 @@ from django.urls import reverse
 from campaigns.models import Campaign, Membership
 from campaigns.services import CLOCK_LIMIT
 from characters.models import Character, Roll
-from config.converters import MAX_ID, parse_id
+from core.converters import MAX_ID, parse_id
 from tests.pages import text_of
 
 HX = {"HTTP_HX_REQUEST": "true"}

@@ -13,8 +13,8 @@ import pytest
 from rules import SYSTEMS, RulesError
 from rules import dice as d
 from rules.base import Hireling, Item, Sheet, check_sheet
-from rules.systems import chaos_conquest as cc
 from rules.systems import fell_draft as fell
+from rules.systems.chaos_conquest import inventory as cc_inventory
 
 CC = SYSTEMS["chaos-conquest"]
 FELL = SYSTEMS["fell-draft"]
@@ -191,7 +191,7 @@ def test_a_stored_d50000_never_reaches_the_odds_of_a_chaos_conquest_attack():
     """Seed 002, Attacks: only the rules' weapon dice count; the stored sheet is refused by check_sheet."""
     sword = Item("Sword", "weapon", 1, 1, {"damage": 50000}, id=1)
     sheet = Sheet(CC.default_state(), (sword,))
-    assert cc._weapons(sheet) == {}
+    assert cc_inventory._weapons(sheet) == {}
     with pytest.raises(RulesError, match="damage die"):
         check_sheet(CC, sheet)
 

@@ -132,7 +132,6 @@ from rules.systems.chaos_conquest.hired_help import (
 )
 from rules.systems.chaos_conquest.inventory import (
     ITEM_FIELDS,
-    _weapons,
     armour_summary,
     armour_value,
     check_can_carry,
@@ -235,7 +234,6 @@ __all__ = [
     "WING_SLOTS",
     "Weapon",
     "XpProcedure",
-    "_weapons",
     "adjust",
     "armour_summary",
     "armour_value",

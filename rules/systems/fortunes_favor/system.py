@@ -248,6 +248,7 @@ class FortunesFavor(GameSystem):
     npc_target_procedures = returns(NPC_TARGETS)
     npc_target_params = staticmethod(npc_target_params)
     hits_on_npc = staticmethod(hits_on_npc)
+    attacks_npcs = True
     pc_attack_on_npcs = staticmethod(pc_attack_on_npcs)
     pc_attack_damage = staticmethod(pc_attack_damage)
     combat_order = staticmethod(combat_order)

@@ -14,7 +14,7 @@ import json
 import math
 from typing import Any
 
-from rules.errors import Refusal
+from core.errors import Refusal
 
 MAX_DEPTH = 32  # the deepest body the app sends is 3 levels (a hand roll's fields)
 MAX_DIGITS = 19  # a whole number's digits, as many as a bigint has; each field's reader checks its own bounds

@@ -1,4 +1,4 @@
-"""Issue 35, item 18: the drawn regions' cache keys name the build (config/deploy.py), so a cache the processes
+"""Issue 35, item 18: the drawn regions' cache keys name the build (core/deploy.py), so a cache the processes
 share never serves one deploy's HTML after the next deploy changed a template.
 
 The probe: a region and a sheet page drawn and kept by one build; then the next build (a changed template, the
@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from characters.region_cache import sheet_region
 from characters.selectors import character_for
-from config import deploy
+from core import deploy
 
 pytestmark = pytest.mark.django_db
 

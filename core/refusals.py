@@ -14,7 +14,7 @@ from django.core.handlers.exception import response_for_exception
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from rules.errors import Refusal
+from core.errors import Refusal
 
 
 class RefusalMiddleware:

@@ -8,7 +8,7 @@ import pytest
 from django.test import AsyncClient
 from django.urls import reverse
 
-from config.security import SECURITY_HEADERS
+from core.security import SECURITY_HEADERS
 from tests.campaigns.live_helpers import Stream, run, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -4,7 +4,7 @@ When more people write at once than the database takes, a request waits for SQLi
 connection from psycopg's pool, and gives up after the timeout: SQLite's ``OperationalError: database is
 locked``, the pool's ``PoolTimeout`` (which Django hands on as an ``OperationalError``). Every write runs in one
 transaction, so the request that gave up changed nothing; the person is told to try again in a moment, where they
-acted: htmx gets the sentence in the page's message area (as a refusal, config.refusals), the API and the
+acted: htmx gets the sentence in the page's message area (as a refusal, core.refusals), the API and the
 offline changes' endpoint JSON, a plain request a page.
 
 ``BusyMiddleware`` answers what a view let through; ``server_error`` (handler500) what a middleware did (the

@@ -1,0 +1,122 @@
+"""What a character write must tell the table the character sits at, and what a sheet asks of it (issue 38).
+
+characters sits below campaigns and imports nothing of it: the table's app registers what it does when a sheet
+changes and who sits where (``register``, from its ``AppConfig.ready``), and characters calls the functions
+below. With no table registered (characters on its own), a write tells nobody and nobody is a GM.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from django.contrib.auth.models import AnonymousUser, User
+from django.db.models import CharField, Value
+
+from characters.models import Character
+
+GM = "gm"  # the role of the user who runs a table (campaigns.models.Membership.Role.GM)
+
+
+class Table(Protocol):
+    """What the table does when one of its sheets changes; both run inside the write's transaction."""
+
+    def sheet_written(
+        self, campaign_id: int | None, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None
+    ) -> None:
+        """A sheet at this table was written; ``before``/``after`` as its history keeps them (a light lit, put out,
+        taken or dropped changes the table's conditions)."""
+
+    def party_changed(self, campaign_id: int | None) -> None:
+        """A character came to this table, left it or was deleted: the party, and what it carries, changed."""
+
+    def is_gm(self, user: User | AnonymousUser, campaign_id: int | None) -> bool:
+        """Whether ``user`` runs this table."""
+
+    def gm_ids(self, campaign_id: int) -> Any:
+        """The ids of the users who run this table, as a query a filter can take (``roller_id__in=``)."""
+
+    def fight_npcs(self, campaign_id: int) -> Any:
+        """The NPCs of the table's running fight still standing, as a roll form lists them: (pk, name) pairs."""
+
+    def campaigns_of(self, user: User) -> Any:
+        """The campaigns ``user`` sits at, as GM or player (a query of the campaign rows)."""
+
+    def tables_of(self, user: User, *, run: bool = False) -> Any:
+        """The ids of the campaigns ``user`` sits at (``run``: runs), as a subquery (``campaign_id__in=``)."""
+
+    def seat_of(self, user: User, campaign_id: Any) -> Any:
+        """The role of ``user`` at the table ``campaign_id`` (an ``OuterRef`` too), as a subquery; none: None."""
+
+
+class _NoTable:
+    def sheet_written(
+        self, campaign_id: int | None, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None
+    ) -> None:
+        return None
+
+    def party_changed(self, campaign_id: int | None) -> None:
+        return None
+
+    def is_gm(self, user: User | AnonymousUser, campaign_id: int | None) -> bool:
+        return False
+
+    def gm_ids(self, campaign_id: int) -> Any:
+        return []
+
+    def fight_npcs(self, campaign_id: int) -> Any:
+        return []
+
+    def campaigns_of(self, user: User) -> Any:
+        return Character.objects.none()  # an empty query: no table, no seat at one
+
+    def tables_of(self, user: User, *, run: bool = False) -> Any:
+        return []
+
+    def seat_of(self, user: User, campaign_id: Any) -> Any:
+        return Value(None, output_field=CharField())
+
+
+_registered: list[Table] = [_NoTable()]
+
+
+def registered() -> Table:
+    """The table characters tells and asks now."""
+    return _registered[0]
+
+
+def register(table: Table) -> None:
+    """The table's app says what it does (once, at startup); a second registration replaces the first."""
+    _registered[0] = table
+
+
+def sheet_written(campaign_id: int | None, before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> None:
+    _registered[0].sheet_written(campaign_id, before, after)
+
+
+def party_changed(campaign_id: int | None) -> None:
+    _registered[0].party_changed(campaign_id)
+
+
+def is_gm(user: User | AnonymousUser, campaign_id: int | None) -> bool:
+    return _registered[0].is_gm(user, campaign_id)
+
+
+def gm_ids(campaign_id: int) -> Any:
+    return _registered[0].gm_ids(campaign_id)
+
+
+def fight_npcs(campaign_id: int) -> Any:
+    return _registered[0].fight_npcs(campaign_id)
+
+
+def tables_of(user: User, *, run: bool = False) -> Any:
+    return _registered[0].tables_of(user, run=run)
+
+
+def seat_of(user: User, campaign_id: Any) -> Any:
+    return _registered[0].seat_of(user, campaign_id)
+
+
+def campaigns_of(user: User) -> Any:
+    return _registered[0].campaigns_of(user)

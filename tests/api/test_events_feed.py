@@ -216,3 +216,12 @@ def test_the_answers_validate_against_the_published_schema(campaign, gm, player,
     services.character_adjust(character_id=hero.pk, key="hp", delta=-1, by=player)
     journal.prune(keep_days=0, keep_last=1)
     check(feed(bearer(player), campaign, after=0))
+
+
+def test_the_guide_names_every_kind_of_event():
+    from pathlib import Path
+
+    from live.events import KINDS
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+    assert [kind for kind in KINDS if f"`{kind}`" not in guide] == []

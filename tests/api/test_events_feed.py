@@ -225,3 +225,19 @@ def test_the_guide_names_every_kind_of_event():
 
     guide = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
     assert [kind for kind in KINDS if f"`{kind}`" not in guide] == []
+
+
+def test_a_page_of_the_feed_takes_the_same_queries_however_many_entries_it_holds(campaign, gm, player, hero):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client, start = bearer(player), journal.head(campaign.pk)
+    for _ in range(2):
+        journal.record(campaign.pk, ClockMoved(), by=gm)
+    with CaptureQueriesContext(connection) as few:
+        assert len(feed(client, campaign, after=start).json()["entries"]) == 2
+    for _ in range(40):
+        journal.record(campaign.pk, ClockMoved(), NotesChanged(seen=gm_only()), by=gm)
+    with CaptureQueriesContext(connection) as many:
+        assert len(feed(client, campaign, after=start).json()["entries"]) == 42
+    assert len(many) == len(few) <= 8

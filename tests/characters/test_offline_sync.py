@@ -9,6 +9,7 @@ import json
 import uuid
 
 import pytest
+from django.db import transaction
 from django.urls import reverse
 
 from campaigns.models import Campaign
@@ -103,7 +104,8 @@ def test_a_conflict_says_what_happened_at_the_table_since_the_page_s_journal_cur
     seen, cursor = hero.version, journal.head(campaign.pk)
     services.character_roll(character_id=hero.pk, procedure="test", params={}, by=gm, visibility="gm")
     services.character_adjust(character_id=hero.pk, key="hp", delta=-1, by=gm)
-    campaign_set_hand_dice(campaign_id=campaign.pk, value=Campaign.HandDice.PLAYERS, by=gm)
+    with transaction.atomic():  # as the settings page's view calls it
+        campaign_set_hand_dice(campaign_id=campaign.pk, value=Campaign.HandDice.PLAYERS, by=gm)
     key = str(uuid.uuid4())
     answer = _send(client, hero, key=key, version=seen, track="hp", delta=-1, cursor=cursor)
     assert answer.status_code == 409

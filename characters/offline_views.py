@@ -4,7 +4,8 @@ HTTP only: the change is read and checked here, applied by ``characters.services
 for the page's script: ``outcome`` (applied, conflict, refused), the ``message`` the player reads, the sheet's
 ``version`` now and whether this answer was kept from an earlier sending (``replayed``). Statuses: 200 applied,
 409 conflict, 422 refused by the rules, 400 a change the app could not have made, 404 a sheet this person may not
-edit (as for every write)."""
+edit (as for every write). A change may carry the journal ``cursor`` its page had seen: a conflict then says what
+happened at the table meanwhile (issue 37)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from core.htmx import HtmxHttpRequest
 from core.json_body import MalformedJson, json_object
 from rules import RulesError, system_for
 
+MAX_CURSOR = 2**63 - 1  # a journal cursor is a bigint
 MAX_BODY = 20_000  # notes are at most 2,000 characters; a hand roll's inputs a few hundred
 KEY = re.compile(r"[A-Za-z0-9-]{8,64}")
 STATUS: dict[str, int] = {
@@ -41,19 +43,19 @@ def sync(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if seat is None:
         return JsonResponse({"outcome": "refused", "message": "No character here."}, status=404)
     try:
-        key, version, kind, payload = _read(request, seat)
+        key, version, kind, payload, cursor = _read(request, seat)
     except BadChange as problem:
         return JsonResponse({"outcome": "refused", "message": str(problem)}, status=400)
     except RulesError as refusal:  # a roll's inputs the rules refuse: nothing to keep, the same each time
         return JsonResponse({"outcome": "refused", "message": str(refusal)}, status=422)
     synced = offline.sync_change(
-        character_id=pk, by=request.user, key=key, base_version=version, kind=kind, payload=payload
+        character_id=pk, by=request.user, key=key, base_version=version, kind=kind, payload=payload, cursor=cursor
     )
     answer = {"outcome": synced.outcome, "message": synced.message, "version": synced.version}
     return JsonResponse({**answer, "replayed": synced.replayed}, status=STATUS[synced.outcome])
 
 
-def _read(request, seat) -> tuple[str, int, str, dict[str, Any]]:
+def _read(request, seat) -> tuple[str, int, str, dict[str, Any], int | None]:
     if len(request.body) > MAX_BODY:
         raise BadChange("That change is too long to be one the sheet made.")
     try:
@@ -67,19 +69,30 @@ def _read(request, seat) -> tuple[str, int, str, dict[str, Any]]:
         raise BadChange("A kept change needs the version of the sheet it was made against.")
     if kind not in offline.KINDS:
         raise BadChange(f"A kept change is one of: {', '.join(offline.KINDS)}.")
+    cursor = _cursor(data)
     if kind == "track":
         track, delta = data.get("track"), data.get("delta")
         if not isinstance(track, str) or not track or len(track) > 40:
             raise BadChange("Name the track to change.")
         if not isinstance(delta, int) or isinstance(delta, bool) or not -1000 <= delta <= 1000:
             raise BadChange("Change a track by a whole number between -1000 and 1000.")
-        return key, version, kind, {"key": track, "delta": delta}
+        return key, version, kind, {"key": track, "delta": delta}, cursor
     if kind == "notes":
         notes = data.get("notes")
         if not isinstance(notes, str) or len(notes) > NOTES_MAX:
             raise BadChange(f"Notes are text of at most {NOTES_MAX} characters.")
-        return key, version, kind, {"notes": notes}
-    return key, version, kind, _roll(data, seat)
+        return key, version, kind, {"notes": notes}, cursor
+    return key, version, kind, _roll(data, seat), cursor
+
+
+def _cursor(data: dict) -> int | None:
+    """The journal cursor the page had seen when the change was made, if the device sent it (older pages don't)."""
+    cursor = data.get("cursor")
+    if cursor is None:
+        return None
+    if not isinstance(cursor, int) or isinstance(cursor, bool) or not 0 <= cursor <= MAX_CURSOR:
+        raise BadChange("A kept change's cursor is the journal cursor its page had seen: a whole number.")
+    return cursor
 
 
 def _roll(data: dict, seat) -> dict[str, Any]:

@@ -10,6 +10,7 @@ filtered for each reader by its ``seen``. Only services make them (``live.journa
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from collections.abc import Iterable
@@ -98,7 +99,7 @@ class Event:
         kind = KINDS.get(data.get("kind"))  # type: ignore[arg-type]
         if kind is None:
             raise MalformedEvent(f"no such kind of event: {data.get('kind')!r}")
-        hints = typing.get_type_hints(kind)
+        hints = _hints(kind.kind)
         values: dict[str, Any] = {}
         for each in dataclasses.fields(kind):
             if each.name == "seen":
@@ -111,6 +112,13 @@ class Event:
         if unknown:
             raise MalformedEvent(f"{kind.kind} with unknown fields {sorted(unknown)}")
         return kind(**values)
+
+
+@functools.cache
+def _hints(kind: str) -> dict[str, Any]:
+    """A kind's field types, worked out once: get_type_hints evaluates each annotation's string every call (with
+    ``from __future__ import annotations``), three quarters of the time a reader spent reading an entry."""
+    return typing.get_type_hints(KINDS[kind])
 
 
 def _typed(value: Any, hint: Any, name: str) -> Any:

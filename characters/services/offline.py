@@ -10,6 +10,11 @@ announce), or refused with the sentence the player reads. Two rules make a late 
   changed the same field since (the GM's damage while the player's phone was in a tunnel), it is a conflict the
   player redoes or discards. Changes by the same person since (their own earlier queued changes) are no
   conflict: three -1s made offline apply as three -1s.
+
+The version decides. The device may also send the journal cursor its page last saw (the sheet page's stream
+``after=``, then each pushed change's id): a conflict then says what else happened at the table meanwhile (a hit
+on the character, a roll for it, the conditions or settings changed), read from the journal as that person may
+see it, so they know what to look at before they redo their change.
 """
 
 from __future__ import annotations
@@ -21,14 +26,27 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
-from characters import history, locking
+from characters import history, locking, table
 from characters.models import Change, Character, OfflineChange
 from characters.services.rolls import character_roll, roll_lock_ids
 from characters.services.sheet import character_adjust, character_edit_details
 from characters.services.writes import Written
+from live import journal
+from live.events import (
+    ROLL_KINDS,
+    ConditionsChanged,
+    Event,
+    FightChanged,
+    HitLanded,
+    SettingsChanged,
+    SheetChanged,
+    characters_named,
+)
 from rules import RulesError, system_for
 
 KINDS = ("track", "notes", "roll")
+MESSAGE_MAX = 300  # what OfflineChange keeps of a sentence (an answer sent again is the kept one)
+MEANWHILE_READ = 500  # journal entries read to say what happened meanwhile: a bound on a refusal's work
 
 
 class Conflict(RulesError):
@@ -48,11 +66,19 @@ class Synced:
 
 
 def sync_change(
-    *, character_id: int, by: User, key: str, base_version: int, kind: str, payload: Mapping[str, Any]
+    *,
+    character_id: int,
+    by: User,
+    key: str,
+    base_version: int,
+    kind: str,
+    payload: Mapping[str, Any],
+    cursor: int | None = None,
 ) -> Synced:
     """Apply one kept change, once. ``payload``: a track's ``key`` and ``delta``; the ``notes``; a hand roll's
-    ``procedure``, ``params``, ``hand`` (the faces) and ``visibility``. Raises ``locking.Gone`` for a character
-    deleted meanwhile; every other refusal is kept and answered as an outcome."""
+    ``procedure``, ``params``, ``hand`` (the faces) and ``visibility``. ``cursor``: the journal cursor the page
+    had seen when the change was made (a conflict then says what happened meanwhile). Raises ``locking.Gone``
+    for a character deleted meanwhile; every other refusal is kept and answered as an outcome."""
     try:
         with transaction.atomic():
             if kind == "roll":
@@ -63,10 +89,9 @@ def sync_change(
             if seen is not None:
                 version = Character.objects.filter(pk=character_id).values_list("version", flat=True).first()
                 return Synced(seen.outcome, seen.message, version or 0, replayed=True)
-            outcome, message, written = _apply(character_id, by, base_version, kind, payload)
-            OfflineChange.objects.create(
-                user=by, key=key, character_id=character_id, outcome=outcome, message=message[:300]
-            )
+            outcome, message, written = _apply(character_id, by, base_version, kind, payload, cursor)
+            message = message[:MESSAGE_MAX]  # answered as it is kept, now and when sent again
+            OfflineChange.objects.create(user=by, key=key, character_id=character_id, outcome=outcome, message=message)
             version = written.character.version if written is not None else _version(character_id)
             return Synced(outcome, message, version, written=written)
     except IntegrityError:  # the same change sent twice at once: the first one's answer stands
@@ -80,7 +105,7 @@ def _version(character_id: int) -> int:
     return Character.objects.filter(pk=character_id).values_list("version", flat=True).first() or 0
 
 
-def _apply(character_id: int, by: User, base_version: int, kind: str, payload: Mapping[str, Any]):
+def _apply(character_id: int, by: User, base_version: int, kind: str, payload: Mapping[str, Any], cursor: int | None):
     """(outcome, message, written): the change applied in a savepoint, so a refusal leaves nothing half-done."""
     if kind == "roll":  # the characters the roll names too, in the app's one order (characters.locking)
         locking.lock_characters(roll_lock_ids(character_id, str(payload["procedure"]), payload["params"]))
@@ -93,7 +118,8 @@ def _apply(character_id: int, by: User, base_version: int, kind: str, payload: M
     except locking.Gone:
         raise
     except Conflict as conflict:
-        return OfflineChange.Outcome.CONFLICT, str(conflict), None
+        said = meanwhile(character, by, cursor) if cursor is not None else []
+        return OfflineChange.Outcome.CONFLICT, _told(str(conflict), said), None
     except RulesError as refusal:
         return OfflineChange.Outcome.REFUSED, str(refusal), None
     return OfflineChange.Outcome.APPLIED, written.change.what if written.change else "Applied.", written
@@ -151,3 +177,52 @@ def _refuse_if_changed(
                 f"{who} changed {what} since you made this change "
                 f"({change.what}): look at the sheet as it is now, then redo your change or discard it."
             )
+
+
+def meanwhile(character: Character, by: User, after: int) -> list[str]:
+    """What happened to the character or its whole table after journal cursor ``after``, that ``by`` may know of
+    and did not do themself: a few words each, oldest first, each said once."""
+    if character.campaign_id is None:
+        return []
+    is_gm = table.is_gm(by, character.campaign_id)
+    said: list[str] = []
+    for entry in journal.entries_after(character.campaign_id, after, limit=MEANWHILE_READ):
+        if entry.by_id == by.pk:
+            continue  # their own changes (another tab) are no news to them
+        for event in entry.events:
+            words = _words(event, character) if event.seen.lets(by.pk, is_gm=is_gm) else ""
+            if words and words not in said:
+                said.append(words)
+    return said
+
+
+_ROLLED = {"roll.made": "made", "roll.voided": "voided", "roll.restored": "counted again", "roll.undone": "undone"}
+_ABOUT_ONE = (HitLanded, SheetChanged, *ROLL_KINDS)
+_TABLE = {
+    ConditionsChanged.kind: "the table's conditions changed",
+    SettingsChanged.kind: "the table's settings changed",
+    FightChanged.kind: "the fight moved",
+}
+
+
+def _words(event: Event, character: Character) -> str:
+    """The event in a few words, when it bears on this character's sheet (the light and the clock don't)."""
+    if isinstance(event, _ABOUT_ONE) and character.pk not in characters_named((event,)):
+        return ""  # another character's
+    if isinstance(event, HitLanded):
+        return f"a hit landed on {character.name}"
+    if isinstance(event, SheetChanged):
+        return f"{character.name}'s sheet changed"
+    if isinstance(event, ROLL_KINDS) and event.kind in _ROLLED:
+        return f"a roll for {character.name} was {_ROLLED[event.kind]}"
+    return _TABLE.get(event.kind, "")
+
+
+def _told(sentence: str, said: list[str]) -> str:
+    """The conflict's sentence and what happened meanwhile, as much of it as the kept sentence holds."""
+    for shown in range(len(said), 0, -1):
+        more = ", and more" if shown < len(said) else ""
+        told = f"{sentence} Meanwhile at the table: {', '.join(said[:shown])}{more}."
+        if len(told) <= MESSAGE_MAX:
+            return told
+    return sentence

@@ -98,6 +98,19 @@
     const vitals = document.getElementById("vitals");
     return Number((vitals && vitals.dataset.version) || 0);
   }
+  // The table's journal cursor the page has seen: drawn into its stream's address (after=), then each pushed
+  // change's id. Sent with a kept change, so a conflict can say what happened at the table meanwhile.
+  let pushedCursor = 0;
+  document.addEventListener("htmx:sseMessage", (event) => {
+    const id = Number(event.detail && event.detail.lastEventId);
+    if (Number.isSafeInteger(id) && id > pushedCursor) pushedCursor = id;
+  });
+  function shownCursor() {
+    const sheet = theSheet();
+    const drawn = /[?&]after=(\d+)/.exec((sheet && sheet.getAttribute("sse-connect")) || "");
+    const cursor = Math.max(pushedCursor, drawn ? Number(drawn[1]) : 0); // a resync draws a later after=
+    return cursor > 0 ? cursor : null;
+  }
 
   // --- offline: a track's +/- and a hand roll are kept; a roll with the server's dice says it needs a connection ---
   document.addEventListener("submit", (event) => {
@@ -134,7 +147,7 @@
     if (change.kind === "notes") form.closest("details").open = false;
     const kept = {
       ...change, key: newKey(), character: sheet.dataset.character, url: sheet.dataset.offlineUrl,
-      version: shownVersion(), state: "waiting", message: "", at: Date.now(),
+      version: shownVersion(), cursor: shownCursor(), state: "waiting", message: "", at: Date.now(),
     };
     putChange(kept).then(drawQueue);
   }, true);
@@ -333,7 +346,7 @@
       // Redo: made again against the sheet as it shows now, under a new key (the old one's answer is kept).
       await dropChange(seq);
       const { seq: _old, ...rest } = change;
-      await putChange({ ...rest, key: newKey(), version: shownVersion(), state: "waiting", message: "" });
+      await putChange({ ...rest, key: newKey(), version: shownVersion(), cursor: shownCursor(), state: "waiting", message: "" });
     }
     await drawQueue();
     if (!isOffline()) send();
@@ -363,7 +376,7 @@
     let applied = 0;
     for (const change of (await allChanges()).sort((a, b) => a.seq - b.seq)) {
       if (change.state !== "waiting") continue;
-      const { kind, key, version } = change;
+      const { kind, key, version, cursor = null } = change; // a change kept before cursors were sent has none
       const payload = kind === "track" ? { track: change.track, delta: change.delta }
         : kind === "notes" ? { notes: change.notes } : { procedure: change.procedure, fields: change.fields, hand: change.hand };
       let response;
@@ -372,7 +385,7 @@
           method: "POST",
           credentials: "same-origin",
           headers: { "Content-Type": "application/json", "X-CSRFToken": token },
-          body: JSON.stringify({ key, version, kind, ...payload }),
+          body: JSON.stringify({ key, version, cursor, kind, ...payload }),
         });
       } catch (unreachable) {
         break; // still no connection: try again on the next "online"

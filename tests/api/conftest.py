@@ -35,15 +35,16 @@ def api_as():
 
 @pytest.fixture
 def pushed(monkeypatch):
-    """The live parts every write asked to push (live.events.push), in order."""
-    from live import events
+    """The events each write recorded (live.journal.record), as JSON, in order. Read from each call rather than
+    from the entries: inside a test's one transaction every write joins the first write's entry."""
+    from live import journal
 
-    parts: list[list] = []
-    real = events.push
+    events: list[dict] = []
+    real = journal._unique  # each record() call's events pass through it once
 
-    def recording(campaign_id, *args, audience=None):
-        parts.extend(list(part) for part in args)
-        return real(campaign_id, *args, audience=audience)
+    def recording(payload):
+        events.extend(payload)
+        return real(payload)
 
-    monkeypatch.setattr(events, "push", recording)
-    return parts
+    monkeypatch.setattr(journal, "_unique", recording)
+    return events

@@ -246,14 +246,14 @@ def test_a_roll_is_made_by_those_who_may_and_comes_with_its_odds(role, status, a
     response = as_role(role).send(f"/api/characters/{hero.pk}/rolls/test", {"params": {"ability": "BOD"}})
     assert response.status_code == status, response.content
     if status != 200:
-        assert Roll.objects.count() == before and not [p for p in pushed if p[0] == "roll"]
+        assert Roll.objects.count() == before and not [e for e in pushed if e["kind"].startswith("roll.")]
         return
     body = response.json()
     roll = Roll.objects.get(pk=body["roll"]["id"])
     assert roll.character == hero and roll.procedure == "test" and roll.inputs["ability"] == "BOD"
     assert body["odds"] == roll.odds and sum(_fractions(body["odds"])) == 1
     assert body["roll"]["outcome"] == roll.outcome and body["roll"]["dice"] == roll.dice
-    assert ["roll", roll.pk] in pushed  # the same live line the page's roll pushes
+    assert {"kind": "roll.made", "roll": roll.pk, "character": hero.pk} in pushed  # as the page's roll records
 
 
 def _fractions(odds):
@@ -325,7 +325,7 @@ def test_a_track_is_changed_by_those_who_may(role, status, as_role, hero, pushed
     assert response.json()["version"] == hero.version
     change = Change.objects.filter(character=hero).first()
     assert change.what == "HP -1"
-    assert any(part[:2] == ["character", hero.pk] and "vitals" in part[2] for part in pushed)
+    assert any(e["kind"] == "sheet.changed" and e["character"] == hero.pk and "vitals" in e["regions"] for e in pushed)
 
 
 @pytest.mark.parametrize(
@@ -391,7 +391,7 @@ def test_a_request_is_answered_by_those_who_may(role, status, as_role, hero, ask
     body = response.json()
     assert answer.roll_id == body["roll"]["id"] and answer.outcome == body["roll"]["outcome"]
     assert body["roll"]["odds"] and Roll.objects.get(pk=answer.roll_id).inputs["dn"] == 5
-    assert ["roll", answer.roll_id] in pushed
+    assert any(e["kind"] == "roll.made" and e["roll"] == answer.roll_id for e in pushed)
 
 
 def test_a_request_answer_is_checked_as_on_the_sheet(player, gm, campaign, hero, rival, asked):
@@ -541,7 +541,7 @@ def test_odds_are_checked_as_on_the_page(player, hero):
 
 
 def test_an_api_write_pushes_what_the_same_write_on_the_page_pushes(player, hero, as_user, pushed):
-    """Same service, same live parts: a track change from the sheet's +/- and from the API."""
+    """Same service, same journal events: a track change from the sheet's +/- and from the API."""
     page = as_user(player).post(f"/characters/{hero.pk}/adjust/", {"key": "hp", "delta": "-1"})
     assert page.status_code == 302
     from_page = list(pushed)

@@ -26,6 +26,7 @@ ENDPOINTS = {
     ("get", "/api/campaigns/{campaign_id}/log"),
     ("get", "/api/campaigns/{campaign_id}/party"),
     ("get", "/api/campaigns/{campaign_id}/requests"),
+    ("get", "/api/campaigns/{campaign_id}/events"),
 }
 
 

@@ -6,6 +6,7 @@ the device; the manifest and the worker pass Chromium's own installability check
 from __future__ import annotations
 
 import random
+import re
 import time
 
 import pytest
@@ -157,6 +158,9 @@ def test_a_change_the_gm_overtook_is_a_conflict_not_applied(new_page, django_use
     page.context.set_offline(False)
     conflict = page.locator('#offline-queue li[data-state="conflict"]')
     expect(conflict).to_contain_text("gm_o changed HP since you made this change")
+    # The page sent the journal cursor it had seen (issue 37): the whole sentence (the line's title, the line
+    # itself stays short) says what happened at the table meanwhile.
+    expect(conflict.locator(".error")).to_have_attribute("title", re.compile(r"Meanwhile at the table: Wren's sheet"))
     assert _hp(wren) == after_gm  # not applied blindly
     # Redo: made again against the sheet as it now shows, it applies.
     expect(page.locator("[data-track=hp] [data-value]").first).to_have_text(str(after_gm))

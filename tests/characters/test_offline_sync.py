@@ -9,11 +9,14 @@ import json
 import uuid
 
 import pytest
+from django.db import transaction
 from django.urls import reverse
 
 from campaigns.models import Campaign
+from campaigns.services import campaign_set_hand_dice
 from characters import services
 from characters.models import Change, Character, OfflineChange, Roll
+from live import journal
 from tests.conftest import make_character
 from tests.pages import roll_form
 
@@ -89,6 +92,37 @@ def test_a_field_the_gm_changed_since_is_a_conflict_not_applied(as_user, player,
         _send(client, hero, version=Character.objects.get(pk=hero.pk).version, track="hp", delta=-1).status_code == 200
     )
     assert _hp(hero) == after_gm - 1
+
+
+@pytest.mark.django_db(transaction=True)  # each write commits its own journal entry, as a request's does
+def test_a_conflict_says_what_happened_at_the_table_since_the_page_s_journal_cursor(
+    as_user, player, gm, hero, campaign
+):
+    """Issue 37: the device sends the journal cursor its page had seen with the change; the conflict then says
+    what happened meanwhile, as the player may know it (the GM's secret roll for Wren stays unsaid)."""
+    client = as_user(player)
+    seen, cursor = hero.version, journal.head(campaign.pk)
+    services.character_roll(character_id=hero.pk, procedure="test", params={}, by=gm, visibility="gm")
+    services.character_adjust(character_id=hero.pk, key="hp", delta=-1, by=gm)
+    with transaction.atomic():  # as the settings page's view calls it
+        campaign_set_hand_dice(campaign_id=campaign.pk, value=Campaign.HandDice.PLAYERS, by=gm)
+    key = str(uuid.uuid4())
+    answer = _send(client, hero, key=key, version=seen, track="hp", delta=-1, cursor=cursor)
+    assert answer.status_code == 409
+    version_rule, told = answer.json()["message"].split(" Meanwhile at the table: ")
+    assert "gm changed HP since you made this change (HP -1)" in version_rule
+    assert told == "Wren's sheet changed, the table's settings changed."
+    assert _send(client, hero, key=key, version=seen, track="hp", delta=-1, cursor=cursor).json() == {
+        **answer.json(),
+        "replayed": True,
+    }
+    # The GM sees their own changes as no news; without a cursor (an older page) the version's sentence alone.
+    plain = _send(client, hero, version=seen, track="hp", delta=-1)
+    assert plain.status_code == 409 and "Meanwhile" not in plain.json()["message"]
+    # What the player did themself is no news to them either; the version rule still decides.
+    services.character_adjust(character_id=hero.pk, key="fatigue", delta=1, by=player)
+    mine = _send(client, hero, version=seen, track="fatigue", delta=1, cursor=journal.head(campaign.pk) - 1)
+    assert mine.status_code == 200
 
 
 def test_the_players_own_earlier_changes_are_no_conflict(as_user, player, hero):
@@ -169,6 +203,16 @@ def test_anonymous_and_get_are_turned_away(as_user, hero):
             "roll",
         ),
         ('{"key": "abcdefgh-1", "version": 1, "kind": "track", "track": "wings", "delta": -1}', 422, "no wings"),
+        (
+            '{"key": "abcdefgh-1", "version": 1, "kind": "track", "track": "hp", "delta": -1, "cursor": "9"}',
+            400,
+            "cursor",
+        ),
+        (
+            '{"key": "abcdefgh-1", "version": 1, "kind": "track", "track": "hp", "delta": -1, "cursor": -1}',
+            400,
+            "cursor",
+        ),
         ('{"key": "abcdefgh-2", "version": 999, "kind": "track", "track": "hp", "delta": -1}', 422, "never existed"),
     ],
 )

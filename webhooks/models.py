@@ -72,14 +72,15 @@ class Webhook(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    @property
-    def kinds(self) -> list[str]:
-        return [kind for kind, _ in self.KINDS if getattr(self, kind)]
-
     def save(self, *args, **kwargs) -> None:
+        # However it is made (its page, the admin, a script), a new webhook starts at its campaign's head.
         if self._state.adding and not self.cursor:
             self.cursor = head(self.campaign_id)
         super().save(*args, **kwargs)
+
+    @property
+    def kinds(self) -> list[str]:
+        return [kind for kind, _ in self.KINDS if getattr(self, kind)]
 
     def resume(self) -> None:
         """Its owner has seen to the receiver: deliveries are made again, from the next event on."""

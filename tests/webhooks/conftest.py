@@ -64,5 +64,6 @@ def pytest_collection_modifyitems(items):
     the default rolled-back test transaction every write of a test would join the first one's entry)."""
     here = str(Path(__file__).parent)
     for item in items:
-        if str(item.path).startswith(here):
+        uses_db = "db" in getattr(item, "fixturenames", ()) or item.get_closest_marker("django_db") is not None
+        if str(item.path).startswith(here) and uses_db:
             item.add_marker(pytest.mark.django_db(transaction=True), append=False)

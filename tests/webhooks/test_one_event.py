@@ -188,3 +188,18 @@ def test_a_write_at_a_table_with_webhooks_runs_no_webhook_query_either(as_user, 
     assert response.status_code == 200
     touching = [q["sql"] for q in captured.captured_queries if "webhooks_" in q["sql"] or "django_tasks" in q["sql"]]
     assert touching == []  # the worker reads the journal later; the write only appended its entry
+
+
+def test_each_events_seen_decides_which_webhook_may_carry_it(as_user, gm, player, hero, receiver):
+    """A GM-only change of the hero's vitals (a held change) reaches no webhook, not even the hero's owner's; a
+    change only the player may know of reaches their character's webhook, never the table's."""
+    table, _ = add_hook(as_user(gm), "webhooks:campaign", hero.campaign_id, receiver.url, rolls=None, vitals="on")
+    own, _ = add_hook(as_user(player), "webhooks:character", hero.pk, receiver.url, rolls=None, vitals="on")
+    vitals = {"character": hero.pk, "regions": ("vitals",)}
+    record(hero.campaign_id, ev.SheetChanged(**vitals, seen=ev.gm_only()))
+    record(hero.campaign_id, ev.SheetChanged(**vitals, seen=ev.Seen("private", (player.pk,))))
+    record(hero.campaign_id, ev.SheetChanged(**vitals, seen=ev.Seen("blind", (gm.pk,))))
+    run_worker()
+    assert list(Delivery.objects.values_list("webhook_id", flat=True)) == [own.pk]
+    [got] = receiver.got
+    assert got.json["character"]["id"] == hero.pk and [i["kind"] for i in got.json["items"]] == ["vitals"]

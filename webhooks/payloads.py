@@ -95,6 +95,12 @@ def kind_of(event: ev.Event) -> str | None:
     return None
 
 
+def wants(hook: Webhook, event: ev.Event) -> bool:
+    """Whether the webhook asked for this kind of event."""
+    kind = kind_of(event)
+    return kind is not None and bool(getattr(hook, kind))
+
+
 class Rows:
     """The rows one journal entry's events name, read once however many webhooks it goes to."""
 
@@ -123,7 +129,7 @@ class Rows:
 
     def items(self, hook: Webhook, audience: Audience) -> list[dict[str, Any]]:
         """What this webhook is sent of the entry: the kinds it wants, of the events its audience may know of."""
-        seen = [event for event in self.events if audience.sees(event) and getattr(hook, kind_of(event) or "")]
+        seen = [event for event in self.events if audience.sees(event) and wants(hook, event)]
         items: list[dict[str, Any]] = []
         rolls = {event.roll for event in seen if isinstance(event, ev.ROLL_KINDS)}
         for roll in self.rolls:

@@ -129,9 +129,10 @@ def _deliveries(hooks: list[Webhook], entries: list[Entry]) -> int:
             audience = audiences[hook.pk]
             if audience is None or entry.cursor <= hook.cursor or (hook.pk, str(entry.pk)) in made_before:
                 continue
-            if not any(getattr(hook, payloads.kind_of(event) or "") for event in events):
+            if not any(payloads.wants(hook, event) for event in events):
                 continue
-            rows = rows or payloads.Rows(campaign, events)
+            if rows is None:  # read once, for the first webhook that wants the entry
+                rows = payloads.Rows(campaign, events)
             items = rows.items(hook, audience)
             if not items:
                 continue

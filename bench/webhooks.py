@@ -7,7 +7,7 @@ One worker (``manage.py webhook_worker``, polling every 50 ms when idle) runs as
 makes the rolls through the same service the sheet's POST calls and runs the receiver (http.server, a thread).
 Latency: rolls spaced ``--gap`` apart, each timed from the moment its write returned (committed) to the moment
 its delivery reached the receiver. Throughput: ``--burst`` rolls made while the worker is stopped, then the time a
-freshly started worker takes to deliver them all (each delivery is two tasks: the fan-out and the send).
+freshly started worker takes to deliver them all (its reader makes the deliveries from the journal, one send each).
 """
 
 from __future__ import annotations

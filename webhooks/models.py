@@ -1,7 +1,8 @@
 """Webhooks: a URL a GM adds to a campaign, or a player to their character, and each delivery made to it.
 
 A campaign's webhook carries what every member of the table sees; a character's carries what its owner sees of
-that character (webhooks.payloads). Deliveries are made by the task worker (webhooks.tasks), never in a request.
+that character (webhooks.payloads). Deliveries are made by the webhook worker, which reads the campaign's journal
+(live.journal) from each webhook's cursor (webhooks.services), never in a request or a write.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+
+from live.journal import head
 
 URL_MAX = 500
 
@@ -57,6 +60,9 @@ class Webhook(models.Model):
     timeouts_in_row = models.PositiveSmallIntegerField(default=0)
     # Why it was paused (shown on its page, with a way to resume it); empty when it is not.
     paused_reason = models.CharField(max_length=300, blank=True)
+    # The last cursor of its campaign's journal it has been fanned out for (webhooks.services): a new webhook starts
+    # at the campaign's head, so it gets nothing from before it existed; a resumed one, nothing from while paused.
+    cursor = models.BigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -66,6 +72,12 @@ class Webhook(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def save(self, *args, **kwargs) -> None:
+        # However it is made (its page, the admin, a script), a new webhook starts at its campaign's head.
+        if self._state.adding and not self.cursor:
+            self.cursor = head(self.campaign_id)
+        super().save(*args, **kwargs)
+
     @property
     def kinds(self) -> list[str]:
         return [kind for kind, _ in self.KINDS if getattr(self, kind)]
@@ -73,7 +85,8 @@ class Webhook(models.Model):
     def resume(self) -> None:
         """Its owner has seen to the receiver: deliveries are made again, from the next event on."""
         self.active, self.paused_reason, self.timeouts_in_row = True, "", 0
-        self.save(update_fields=["active", "paused_reason", "timeouts_in_row"])
+        self.cursor = head(self.campaign_id)
+        self.save(update_fields=["active", "paused_reason", "timeouts_in_row", "cursor"])
 
 
 class Delivery(models.Model):
@@ -91,7 +104,8 @@ class Delivery(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
-    # The task that fanned the event out: with the webhook, one delivery per event however often it re-runs.
+    # The journal entry it carries (live.models.Entry's id): with the webhook, one delivery per entry however often
+    # the worker reads it (a unique constraint).
     event = models.CharField(max_length=64)
     kinds = models.CharField(max_length=60)  # what it carries ("rolls vitals"), for its owner's list
     body = models.TextField()
@@ -99,7 +113,7 @@ class Delivery(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     # While a try runs: past this, the try is taken for dead (its worker was killed) and may run again.
     lease_until = models.DateTimeField(null=True, blank=True)
-    occurred_at = models.DateTimeField()  # when the write that made the event was committed (enqueued)
+    occurred_at = models.DateTimeField()  # when the write that made the entry ran
     created_at = models.DateTimeField(auto_now_add=True)
     delivered_at = models.DateTimeField(null=True, blank=True)
     response_status = models.PositiveSmallIntegerField(null=True, blank=True)

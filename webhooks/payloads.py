@@ -1,11 +1,13 @@
-"""What a webhook is sent: the items of one event as its audience sees them, in Lantern's JSON or Discord's form.
+"""What a webhook is sent: the items of one journal entry as its audience sees them, in Lantern's JSON or Discord's
+form.
 
 A campaign's webhook posts to wherever its GM points it, often a channel more people read than sit at the
 table, so it carries only what every member sees: public rolls (never GM-only, private or blind ones), the
 tracks every sheet shows, the requests and the fight as a player sees them. A character's webhook is its
 owner's view of that character: its rolls as the owner's log shows them (their own private and GM-only rolls,
 a blind roll without its result), its vitals, the requests and the fight as they see them. GM notes, NPC stat
-blocks and held changes never leave.
+blocks and held changes never leave: each event's ``seen`` (live.events) is the first gate, the row's own
+visibility the second.
 
 Lantern's JSON (docs/webhooks.md)::
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +29,7 @@ from django.utils import timezone
 
 from campaigns.models import Campaign, Encounter, Membership, RollRequest, RollRequestAnswer
 from characters.models import Character, Roll
+from live import events as ev
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
 from webhooks.models import Webhook
@@ -54,6 +58,13 @@ class Audience:
         role = roles.get(hook.owner_id)
         return cls(hook.owner_id, role, hook.character_id) if role is not None else None
 
+    def sees(self, event: ev.Event) -> bool:
+        """Whether this audience may know the event happened (its ``seen``): the table at large, public events
+        only; an owner, what their seat lets them know (their own private and GM-only rolls, a blind one's line)."""
+        if self.user_id is None:
+            return event.seen.who == "public"
+        return event.seen.lets(self.user_id, is_gm=self.role == Membership.Role.GM)
+
     def asks_about(self, request: RollRequest) -> bool:
         """A character's webhook carries the requests that ask its character; the table's, every one."""
         return self.character_id is None or any(a.character_id == self.character_id for a in request.answers.all())
@@ -71,55 +82,73 @@ class Audience:
         return "peer" if roll.visibility == Roll.Visibility.PUBLIC else None
 
 
-class Event:
-    """One pushed event's rows, read once however many webhooks it goes to."""
+def kind_of(event: ev.Event) -> str | None:
+    """Which kind of webhook event (Webhook.KINDS) a journal event is, if any: nothing else ever leaves."""
+    if isinstance(event, ev.ROLL_KINDS):
+        return "rolls"
+    if isinstance(event, (ev.SheetChanged, ev.SheetsChanged)) and "vitals" in event.regions:
+        return "vitals"
+    if isinstance(event, ev.REQUEST_KINDS):
+        return "requests"
+    if isinstance(event, ev.FightChanged):
+        return "fight"
+    return None
 
-    def __init__(self, campaign: Campaign, parts: list) -> None:
+
+def wants(hook: Webhook, event: ev.Event) -> bool:
+    """Whether the webhook asked for this kind of event."""
+    kind = kind_of(event)
+    return kind is not None and bool(getattr(hook, kind))
+
+
+class Rows:
+    """The rows one journal entry's events name, read once however many webhooks it goes to."""
+
+    def __init__(self, campaign: Campaign, events: Iterable[ev.Event]) -> None:
         self.campaign = campaign
-        roll_ids, character_ids, request_ids, self.party_vitals = set(), set(), set(), False
-        self.fight = False
-        for part in parts:
-            if part[0] == "roll":
-                roll_ids.add(int(part[1]))
-            elif part[0] == "request":
-                request_ids.add(int(part[1]))
-            elif part[0] == "character" and "vitals" in part[2]:
-                character_ids.add(int(part[1]))
-            elif part[0] == "party" and "vitals" in part[1]:
-                self.party_vitals = True
-            elif part[0] == "table":
-                self.fight = self.fight or bool({"encounter", "fight"} & set(part[1]))
+        self.events = [event for event in events if kind_of(event) is not None]
+        roll_ids = {event.roll for event in self.events if isinstance(event, ev.ROLL_KINDS)}
+        request_ids = {event.request for event in self.events if isinstance(event, ev.REQUEST_KINDS)}
+        character_ids = {event.character for event in self.events if isinstance(event, ev.SheetChanged)}
+        party = any(isinstance(event, ev.SheetsChanged) for event in self.events)
         self.rolls = list(
             Roll.objects.filter(pk__in=roll_ids, campaign=campaign).select_related("character", "roller").order_by("pk")
         )
-        characters = Character.objects.filter(campaign=campaign).select_related("campaign")
-        if not self.party_vitals:
-            characters = characters.filter(pk__in=character_ids)
         self.vitals: list[dict[str, Any]] = []
-        if character_ids or self.party_vitals:
+        if character_ids or party:
+            characters = Character.objects.filter(campaign=campaign).select_related("campaign")
+            if not party:
+                characters = characters.filter(pk__in=character_ids)
             for character in characters.prefetch_related("items", "hirelings"):
                 vitals = _vitals(character)
                 if vitals is not None:
                     self.vitals.append(vitals)
         self._requests = _requests(campaign, request_ids) if request_ids else []
-        self._fight = Encounter.objects.filter(campaign=campaign, active=True).first() if self.fight else None
+        fight = any(isinstance(event, ev.FightChanged) for event in self.events)
+        self._fight = Encounter.objects.filter(campaign=campaign, active=True).first() if fight else None
 
     def items(self, hook: Webhook, audience: Audience) -> list[dict[str, Any]]:
+        """What this webhook is sent of the entry: the kinds it wants, of the events its audience may know of."""
+        seen = [event for event in self.events if audience.sees(event) and wants(hook, event)]
         items: list[dict[str, Any]] = []
-        if hook.rolls:
-            for roll in self.rolls:
-                view = audience.roll_view(roll)
-                if view is not None:
-                    items.append({"kind": "roll", "roll": _roll(roll, view)})
-        if hook.vitals:
-            for vitals in self.vitals:
-                if audience.character_id in (None, vitals["character"]["id"]):
-                    items.append({"kind": "vitals", **vitals})
-        if hook.requests:
-            shown = [_request(row, audience) for row in self._requests if audience.asks_about(row)]
-            if shown:
-                items.append({"kind": "requests", "requests": shown})
-        if hook.fight and self.fight:
+        rolls = {event.roll for event in seen if isinstance(event, ev.ROLL_KINDS)}
+        for roll in self.rolls:
+            view = audience.roll_view(roll) if roll.pk in rolls else None
+            if view is not None:
+                items.append({"kind": "roll", "roll": _roll(roll, view)})
+        party = any(isinstance(event, ev.SheetsChanged) for event in seen)
+        sheets = {event.character for event in seen if isinstance(event, ev.SheetChanged)}
+        for vitals in self.vitals:
+            shown = party or vitals["character"]["id"] in sheets
+            if shown and audience.character_id in (None, vitals["character"]["id"]):
+                items.append({"kind": "vitals", **vitals})
+        asked = {event.request for event in seen if isinstance(event, ev.REQUEST_KINDS)}
+        shown_requests = [
+            _request(row, audience) for row in self._requests if row.pk in asked and audience.asks_about(row)
+        ]
+        if shown_requests:
+            items.append({"kind": "requests", "requests": shown_requests})
+        if any(isinstance(event, ev.FightChanged) for event in seen):
             items.append({"kind": "fight", "fight": _fight(self._fight, audience.character_id)})
         return items
 

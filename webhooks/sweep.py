@@ -4,7 +4,7 @@ django-tasks' database worker marks a task RUNNING when it claims it and runs it
 worker killed then (``kill -9``, the machine lost) leaves it RUNNING for ever, and nothing in the backend runs it
 again. Every task here finishes well within ``WEBHOOK_LEASE_SECONDS`` (one POST with a short timeout), so one
 still RUNNING past that belongs to a dead worker: it goes back to READY and the next free worker takes it.
-The delivery's own lease (webhooks.tasks.send) keeps a slow but living try from being doubled.
+The delivery's own lease (webhooks.services.send) keeps a slow but living try from being doubled.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from webhooks.models import Delivery
 
 log = logging.getLogger(__name__)
 
-TASK_PATHS = ("webhooks.tasks.fan_out", "webhooks.tasks.send")
+TASK_PATHS = ("webhooks.tasks.send",)
 
 
 def sweep_stale_claims() -> int:

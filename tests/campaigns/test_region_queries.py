@@ -122,7 +122,7 @@ def test_a_players_regions_keep_the_gms_things_out(as_user):
 NOTIFY = 1 if connection.vendor == "postgresql" else 0
 WRITES = {
     # On PostgreSQL a roll also takes its roller's advisory lock, and its push names the roll (never de-duplicated).
-    # A roll's push also asks, once, whether a webhook of the table listens for rolls (webhooks.outbox).
+    # No webhook query: the webhook worker reads the journal after the commit (webhooks.services).
     "log": ("campaigns:gm_roll", {"count": 1, "sides": "20", "label": "luck"}, 10 + 2 * NOTIFY),
     "clock": ("campaigns:clock", {"action": "advance", "minutes": "10"}, 8 + NOTIFY),
 }

@@ -36,7 +36,7 @@ def test_a_healthy_webhook_is_never_held_behind_a_silent_ones_retries_and_the_si
     healthy, _ = add_hook(gm_client, "webhooks:campaign", hero.campaign_id, receiver.url, name="Healthy")
     client = as_user(player)
     player_roll(client, hero, "public")
-    run_worker(max_tasks=2)  # the event's fan-out, then the silent webhook's first try (it was made first)
+    run_worker(max_tasks=1)  # the silent webhook's first try (its delivery was made first)
     assert (len(silent_receiver.got), len(receiver.got)) == (1, 0)
     player_roll(client, hero, "public")  # a second event while the silent webhook's retry waits in the queue
     run_worker()

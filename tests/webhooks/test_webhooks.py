@@ -9,11 +9,12 @@ import pytest
 from django.urls import reverse
 
 from characters.models import Roll
+from live import events as ev
 from tests.conftest import make_character
 from tests.pages import HTMX, roll_form
 from tests.webhooks.conftest import run_worker
 from webhooks.models import Delivery, Webhook
-from webhooks.outbox import kinds_of
+from webhooks.payloads import kind_of
 
 
 def add_hook(client, url_name: str, pk: int, target: str, **fields) -> tuple[Webhook, str]:
@@ -177,12 +178,16 @@ def test_a_write_with_no_webhook_listening_queues_nothing(as_user, player, hero)
     assert not DBTaskResult.objects.exists()
 
 
-def test_the_pushed_parts_name_their_kinds():
-    assert kinds_of([["roll", 1]]) == {"rolls"}
-    assert kinds_of([["character", 1, ["vitals", "details"]]]) == {"vitals"}
-    assert kinds_of([["character", 1, ["inventory"]]]) == set()
-    assert kinds_of([["table", ["encounter", "requests"]]]) == {"fight", "requests"}
-    assert kinds_of([["party", ["vitals"]]]) == {"vitals"}
+def test_the_journal_events_name_their_kinds():
+    assert kind_of(ev.RollMade(roll=1)) == kind_of(ev.RollVoided(roll=1)) == "rolls"
+    assert kind_of(ev.SheetChanged(character=1, regions=("vitals", "details"))) == "vitals"
+    assert kind_of(ev.SheetChanged(character=1, regions=("inventory",))) is None
+    assert kind_of(ev.SheetsChanged(regions=("vitals",))) == "vitals"
+    assert kind_of(ev.RequestAsked(request=1, characters=(2,))) == "requests"
+    assert kind_of(ev.RequestEnded(request=1, characters=())) == "requests"
+    assert kind_of(ev.FightChanged()) == "fight"
+    # What a webhook never carries: the GM's notes, the clock, who sits at the table.
+    assert {kind_of(e) for e in (ev.NotesChanged(), ev.ClockMoved(), ev.MembersChanged(users=(1,)))} == {None}
 
 
 # --- server-side request forgery ---------------------------------------------------------------------------

@@ -14,6 +14,7 @@ PACKAGES = ("accounts", "api", "campaigns", "characters", "config", "core", "liv
 # platform modules, and migrations' helpers.
 ALLOWED_LOCAL = {
     ("campaigns.apps", "campaigns.signals"),
+    ("webhooks.apps", "webhooks.tasks"),
 }
 
 # The app order, lowest first (issue 38): an app imports only the apps before it. core: the helpers every app

@@ -31,6 +31,7 @@ import logging
 import time
 from collections import Counter
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -170,13 +171,20 @@ def _first_try_priority(hook: Webhook) -> int:
     return SEND_PRIORITY if hook.timeouts_in_row == 0 else SLOW_PRIORITY
 
 
-def _queue_send(delivery: Delivery, priority: int, *, after: object = None) -> None:
-    from webhooks.tasks import send  # the task calls back into this module: imported when used
+# The worker's task for one try (webhooks.tasks, which calls ``send`` below): registered by that module when the app
+# starts (WebhooksConfig.ready), so this module need not import the one that imports it.
+_send_task: list[Any] = []
 
+
+def register_send_task(send_task: Any) -> None:
+    _send_task[:] = [send_task]
+
+
+def _queue_send(delivery: Delivery, priority: int, *, after: object = None) -> None:
     options: dict = {"priority": priority}
     if after is not None:
         options["run_after"] = after
-    send.using(**options).enqueue(str(delivery.pk))
+    _send_task[0].using(**options).enqueue(str(delivery.pk))
 
 
 # --- one try of one delivery ----------------------------------------------------------------------------------

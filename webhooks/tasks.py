@@ -12,3 +12,6 @@ from webhooks import services
 @task(priority=services.SEND_PRIORITY)
 def send(delivery_id: str) -> str:
     return services.send(delivery_id)
+
+
+services.register_send_task(send)

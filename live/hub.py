@@ -32,8 +32,8 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
 from django.utils.module_loading import import_string
 
-from live.postgres import PgListener, PgPresence
-from live.signals import INT4_MAX, Key, presence_signal
+from live.signals import Key, presence_signal
+from live.transport import Listening, transport
 
 log = logging.getLogger(__name__)
 
@@ -110,8 +110,7 @@ class Hub:
         # _present is also read by page views running in worker threads (present_user_ids on SQLite).
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._listener: PgListener | None = None  # live.postgres: started by the first stream on PostgreSQL
-        self._presence: PgPresence | None = None
+        self._listener: Listening | None = None  # live.transport's listening side: started by the first stream
         self._pinger: asyncio.Task[None] | None = None
         # Pushed changes are drawn one after another in one thread, so every page gets them in commit order.
         self._jobs: asyncio.Queue[PushJob] | None = None
@@ -153,8 +152,7 @@ class Hub:
         if self._pinger is None:
             self._pinger = asyncio.create_task(self._ping(), name="lantern-ping")
         try:
-            if _is_postgresql():
-                await self._start_postgresql()
+            await self._listen_to(campaign_id)
             self._arrive(key)
             if page:
                 self._opening_push(campaign_id, queue, since)
@@ -165,12 +163,22 @@ class Hub:
             queues.discard(queue)
             if not queues:
                 self._queues.pop(campaign_id, None)
+                if self._listener is not None:
+                    self._listener.unserve(campaign_id)
             left = self._streams.get(key, 0) - 1  # aclose() may have forgotten every stream already
             if left > 0:
                 self._streams[key] = left
             else:
                 self._streams.pop(key, None)
                 self._schedule_leave(key)
+
+    def heard(self, signal: dict[str, Any]) -> None:
+        """A signal from the transport (live.transport), on the hub's loop."""
+        self.dispatch(signal)
+
+    def missed(self) -> None:
+        """The transport reconnected: signals may have gone by unheard."""
+        self.broadcast_resync()
 
     def dispatch(self, payload: dict[str, Any]) -> None:
         """Hand one signal to every local stream of its campaign (runs on the hub's event loop)."""
@@ -318,7 +326,7 @@ class Hub:
         if loop is None:
             return  # no stream has opened in this process: nobody to tell
         with contextlib.suppress(RuntimeError):  # the loop has closed (shutdown, end of a test)
-            loop.call_soon_threadsafe(self.dispatch, payload)
+            loop.call_soon_threadsafe(self.heard, payload)
 
     def broadcast_resync(self) -> None:
         """Events may have gone by unheard (LISTEN reconnected): every page gets what it shows afresh."""
@@ -383,29 +391,29 @@ class Hub:
         self._presence_changed(*key)
 
     def _presence_changed(self, campaign_id: int, user_id: int) -> None:
-        if self._presence is not None:
-            self._presence.wake()  # it takes or drops the advisory locks, then NOTIFYs "presence"
+        if self._listener is not None:
+            self._listener.presence_changed(campaign_id, user_id)  # shared, then announced, by the transport
         else:
             self.dispatch(presence_signal(campaign_id, {user_id}))
 
-    # --- PostgreSQL ------------------------------------------------------------------------------
+    # --- the transport (live.transport) ----------------------------------------------------------
 
-    async def _start_postgresql(self) -> None:
+    async def _listen_to(self, campaign_id: int) -> None:
         if self._listener is None:
-            self._listener = PgListener(self)
-            self._presence = PgPresence(self)
+            self._listener = transport().listen(self)
         try:
-            await asyncio.wait_for(self._listener.ready.wait(), READY_TIMEOUT)
+            await asyncio.wait_for(self._listener.serve(campaign_id), READY_TIMEOUT)
         except TimeoutError:
-            log.warning("Live table: LISTEN not ready after %.0f s; the stream opens anyway", READY_TIMEOUT)
+            log.warning("Live table: not listening after %.0f s; the stream opens anyway", READY_TIMEOUT)
 
     def listener_ready(self) -> bool:
         return self._listener is not None and self._listener.ready.is_set()
 
     async def aclose(self) -> None:
         """Stop the PostgreSQL tasks and forget every stream (server shutdown, end of a test)."""
-        tasks = [part.task for part in (self._listener, self._presence) if part is not None]
-        for task in [*tasks, self._pinger, self._pusher]:
+        if self._listener is not None:
+            await self._listener.aclose()
+        for task in [self._pinger, self._pusher]:
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -417,7 +425,7 @@ class Hub:
         self._heard_since = float("inf")
         for timer in self._leaving.values():
             timer.cancel()
-        self._listener = self._presence = None
+        self._listener = None
         self._leaving.clear()
         self._queues.clear()
         self._viewers.clear()
@@ -448,29 +456,12 @@ def _draw(campaign_id: int, parts: tuple[Any, ...], wanted: list[tuple[int, str]
         connections.close_all()
 
 
-def _is_postgresql() -> bool:
-    return connections["default"].vendor == "postgresql"
-
-
 hub = Hub()
-
-PRESENT_SQL = """
-SELECT DISTINCT objid::bigint FROM pg_locks
-WHERE locktype = 'advisory' AND objsubid = 2 AND granted AND classid = %s::oid
-  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-"""
 
 
 def present_user_ids(campaign_id: int) -> set[int]:
     """Ids of the members with at least one page of this campaign open (a stream), in any process."""
-    connection = connections["default"]
-    if connection.vendor == "postgresql":
-        if campaign_id > INT4_MAX:
-            return set()
-        with connection.cursor() as cursor:
-            cursor.execute(PRESENT_SQL, [campaign_id])
-            return {row[0] for row in cursor.fetchall()}
-    return {user_id for (c, user_id) in hub.present_local() if c == campaign_id}
+    return transport().present_user_ids(campaign_id)
 
 
 # --- SQLite serves one process only ----------------------------------------------------------------

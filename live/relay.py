@@ -48,6 +48,10 @@ class Relay:
         self._ensure_thread()
         return marker.done.wait(timeout)
 
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._pid == os.getpid()
+
     def _ensure_thread(self) -> None:
         if self._thread is not None and self._pid == os.getpid():
             return

@@ -55,11 +55,13 @@ def test_open_streams_hold_no_database_connection(campaign, gm, player, other_pl
         return before, after
 
     before, after = run(scenario())
-    assert len(after) == len(before)
-    # The process's own two: LISTEN and presence; the pool may keep idle request connections besides.
+    # The write opened the relay's publishing connection (one per process, whatever the streams); else nothing grew.
+    assert len(after) == len(before) + 1
+    # The process's own three: LISTEN, presence and publishing; the pool may keep idle request connections besides.
     names = [name for (name,) in after]
     assert names.count("lantern-listen") == 1
     assert names.count("lantern-presence") == 1
+    assert names.count("lantern-relay") == 1
 
 
 def test_the_listener_reconnects_after_its_backend_is_killed_and_streams_resync(campaign, player):

@@ -218,8 +218,7 @@ class PgListening:
         finally:
             for task in (hearing, changed):  # cancelling notifies() between two reads leaves the connection usable
                 task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+            await asyncio.gather(hearing, changed, return_exceptions=True)
 
     async def _hear(self, conn) -> None:
         async for notify in conn.notifies():

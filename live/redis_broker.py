@@ -59,11 +59,12 @@ class RedisTransport:
                 self._client = redis.Redis.from_url(self.url, socket_timeout=5, socket_connect_timeout=5)
             return self._client
 
-    def async_client(self):
+    def async_client(self, name: str):
         import redis.asyncio
 
         return redis.asyncio.Redis.from_url(
             self.url,
+            client_name=self.prefix + name,  # CLIENT LIST tells each process's connections apart
             retry=_no_retry(),
             socket_connect_timeout=5,
             socket_keepalive=True,
@@ -130,7 +131,7 @@ class RedisListening:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         if self._mine:  # a process that stops cleanly leaves nobody at the table behind it
-            client = self.transport.async_client()
+            client = self.transport.async_client("presence")
             with contextlib.suppress(Exception):
                 pipe = client.pipeline(transaction=False)
                 for c, u in self._mine:
@@ -146,7 +147,7 @@ class RedisListening:
         delay = BACKOFF_FIRST
         missed = False
         while True:
-            client = self.transport.async_client()
+            client = self.transport.async_client("listen")
             pubsub = client.pubsub()
             try:
                 await pubsub.connect()
@@ -179,10 +180,11 @@ class RedisListening:
             await self._changed.wait()
             self._changed.clear()
             wanted = set(self._wanted)
-            if new := wanted - self._asked:
-                await pubsub.subscribe(*[self.transport.channel(c) for c in sorted(new)])
+            # Unsubscribe first: once Redis confirms a new subscription, it has done the unsubscribing too.
             if gone := self._asked - wanted:
                 await pubsub.unsubscribe(*[self.transport.channel(c) for c in sorted(gone)])
+            if new := wanted - self._asked:
+                await pubsub.subscribe(*[self.transport.channel(c) for c in sorted(new)])
             self._asked = wanted
             self._confirmed &= wanted
 
@@ -214,7 +216,7 @@ class RedisListening:
     async def _presence(self) -> None:
         delay = BACKOFF_FIRST
         while True:
-            client = self.transport.async_client()
+            client = self.transport.async_client("presence")
             try:
                 delay = BACKOFF_FIRST
                 self._presence_changed.set()
@@ -264,5 +266,4 @@ async def _first_to_end(*coroutines) -> None:
     finally:
         for task in tasks:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await asyncio.gather(*tasks, return_exceptions=True)  # the failed one's error was raised above

@@ -23,6 +23,9 @@ from live.postgres import PgTransport
 from live.redis_broker import RedisTransport
 from tests.postgres import connect_kwargs
 
+# The PostgreSQL transport connects to the test database (the Redis tests only need it not to be in the way).
+pytestmark = pytest.mark.django_db(transaction=True)
+
 REDIS_URL = os.environ.get("LIVE_TEST_REDIS_URL", "redis://127.0.0.1:6379/3")
 TIMEOUT = 10.0  # only stops a hang
 
@@ -117,7 +120,6 @@ def kind(request) -> Iterator[Kind]:
     if request.param == "postgresql":
         if connection.vendor != "postgresql":
             pytest.skip("the PostgreSQL transport: run the suite with DATABASE_URL")
-        request.getfixturevalue("transactional_db")  # the test database, which the transport connects to
         made = _pg_kind()
     else:
         if not _redis_reachable():
@@ -149,7 +151,8 @@ def _present(transport, campaign_id: int) -> set[int]:
     try:
         return transport.present_user_ids(campaign_id)
     finally:
-        connections.close_all()  # a worker thread's connection must not outlive the test
+        if isinstance(transport, PgTransport):  # it asked pg_locks through the request pool
+            connections.close_all()  # a worker thread's connection must not outlive the test
 
 
 async def present(transport, campaign_id: int) -> set[int]:

@@ -15,6 +15,7 @@ def connect_kwargs() -> dict:
         "user": db["USER"],
         "password": db["PASSWORD"] or None,
         "dbname": db["NAME"],
+        "prepare_threshold": None,  # psycopg prepares a query run five times: not through PgBouncer (transaction mode)
     }
 
 

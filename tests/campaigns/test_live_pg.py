@@ -6,6 +6,7 @@ import time
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.db import connection, connections
 from django.urls import reverse
 
@@ -16,6 +17,9 @@ from tests.campaigns.live_helpers import Stream, present, run, session_cookie, w
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(connection.vendor != "postgresql", reason="LISTEN/NOTIFY and pg_stat_activity: PostgreSQL only"),
+    pytest.mark.skipif(
+        bool(settings.LIVE_BROKER), reason="the PostgreSQL transport's connections (LIVE_BROKER is set)"
+    ),
 ]
 
 

@@ -103,6 +103,7 @@ def test_the_relay_thread_starts_again_in_a_forked_child(recording, monkeypatch)
 def test_the_transport_follows_the_settings(settings):
     from django.db import connection
 
+    settings.LIVE_BROKER = ""
     if connection.vendor == "postgresql":
         from live.postgres import PgTransport
 

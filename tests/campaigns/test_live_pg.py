@@ -18,7 +18,7 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(connection.vendor != "postgresql", reason="LISTEN/NOTIFY and pg_stat_activity: PostgreSQL only"),
     pytest.mark.skipif(
-        bool(settings.LIVE_BROKER), reason="the PostgreSQL transport's connections (LIVE_BROKER is set)"
+        bool(settings.LIVE_BROKER), reason="the PostgreSQL transport's own (LIVE_BROKER is set)"
     ),
 ]
 

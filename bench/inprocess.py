@@ -175,7 +175,12 @@ def push_costs(cast: dict, batches: int) -> dict:
     c, table = cast["character"], cast["campaign"]
     sheet = f"sheet-{c}"
     everyone = [(pk, sheet) for name, pk in users.items()] + [(users["pages-gm"], "table"), (users["pages-0"], "table")]
-    parts = [["character", c, ["vitals", "details"]]]
+    try:  # a checkout with the journal draws typed events; an older one, untyped parts
+        from live.events import SheetChanged
+
+        parts: list = [SheetChanged(character=c, regions=("vitals", "details"))]
+    except ImportError:
+        parts = [["character", c, ["vitals", "details"]]]
     out = {}
     for name, wanted in (
         ("push: HP change, 7 sheets + 2 table pages", everyone),

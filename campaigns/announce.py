@@ -1,39 +1,28 @@
-"""What a campaign write tells the table's open pages: the topics it changed.
+"""What each kind of journal event changes on the table's pages (campaigns/push.py draws and pushes it).
 
-The write names topics (the words its ``TableWritten`` carries back too) in a ``["table", topics]`` part; the
-renderer (campaigns/push.py) draws the table page's regions each topic shows in and pushes them to every open
-table page: no page re-fetches a region.
+Services record typed events (live.events) in the journal; the renderer reads them and draws, for the pages open in
+its process, the table page's regions each event shows in, the sheets' regions it names and the roll log's lines.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from live import events as ev
 
-from live import events
-
-# The topic of the sheet's own region of the running fight (campaigns/_sheet_fight.html): every PC's open sheet
-# gets it (campaigns.push), the table page none.
+# The sheet's own region of the running fight (campaigns/_sheet_fight.html): every PC's open sheet gets it.
 SHEET_FIGHT = "fight"
+# The sheet's region of the GM's roll requests for that character.
+SHEET_REQUESTS = "requests"
 
-# The regions of the table page (campaigns.push.TABLE_REGIONS) each topic changes.
-TOPIC_REGIONS: dict[str, tuple[str, ...]] = {
-    "table": ("clock", "time"),  # the round and the game time
-    "party": ("party", "time", "party-light"),  # a character came, went or moved (the party's light goes with them)
-    "light": ("time", "party-light"),
-    "members": ("members",),
-    "encounter": ("encounter",),
-    "requests": ("requests",),
-    "notes": ("notes",),
-    "summary": ("summary",),
+# The regions of the table page (campaigns.push.TABLE_REGIONS) each kind of event changes.
+TABLE_REGIONS_OF: dict[type[ev.Event], tuple[str, ...]] = {
+    ev.ClockMoved: ("clock", "time"),  # the round and the game time
+    ev.PartyChanged: ("party", "time", "party-light"),  # a character came, went or moved (its light with it)
+    ev.LightChanged: ("time", "party-light"),
+    ev.MembersChanged: ("members",),
+    ev.FightChanged: ("encounter",),
+    ev.RequestAsked: ("requests",),
+    ev.RequestAnswered: ("requests",),
+    ev.RequestEnded: ("requests",),
+    ev.NotesChanged: ("notes",),
+    ev.SummaryChanged: ("summary",),
 }
-
-
-def announce(campaign_id: int | None, *topics: str, audience: Iterable[int] | None = None) -> None:
-    """Push the table page's regions these topics name, once the transaction commits."""
-    if topics:
-        events.push(campaign_id, ["table", list(topics)], audience=audience)
-
-
-def regions_of(topics: Iterable[str]) -> list[str]:
-    """The table page's regions these topics change (an unknown topic changes none)."""
-    return list(dict.fromkeys(region for topic in topics for region in TOPIC_REGIONS.get(topic, ())))

@@ -15,10 +15,10 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from campaigns.announce import announce
 from campaigns.models import Campaign
 from characters.models import Character
-from live.events import push
+from live.events import ConditionsChanged, LightChanged, SheetsChanged
+from live.journal import record
 from live.once import first_in_transaction
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
@@ -63,10 +63,11 @@ def refresh_conditions(campaign_id: int | None, *, lock: bool = False, unless_lo
     now = {} if campaign.daylight else system.table_conditions(_party(campaign, system))
     if campaign.encounters.filter(active=True).exists():
         now["fight"] = True  # the encounter tracker runs the rounds (GameSystem.round_passes for every PC)
-    announce(campaign.pk, "light")
+    record(campaign.pk, LightChanged())
     if now != (campaign.conditions or {}):
         Campaign.objects.filter(pk=campaign.pk).update(conditions=now)
-        push(campaign.pk, ["party", list(TABLE_REGIONS)])  # every sheet's odds and banners, every card
+        # every sheet's odds and banners, every card
+        record(campaign.pk, ConditionsChanged(), SheetsChanged(regions=tuple(TABLE_REGIONS)))
     return now
 
 

@@ -1,4 +1,4 @@
-"""Pushed changes drawn for the pages open in one process (``live.events.push``; the hub calls ``render_push``).
+"""Pushed changes drawn for the pages open in one process: the hub reads the journal and calls ``render_push``.
 
 A change is drawn once per *kind of viewer* that has a page of it open, never once per page: what a region shows
 depends only on whether its viewer runs the table (``gm``), owns the character (``owner``) or sits at the table
@@ -12,7 +12,7 @@ page that opens its stream, or fell behind, gets everything it shows the same wa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,7 @@ from django.contrib.auth import get_user_model
 from django.template.loader import render_to_string
 
 from campaigns import session_view, table_view
-from campaigns.announce import SHEET_FIGHT, regions_of
+from campaigns.announce import SHEET_FIGHT, SHEET_REQUESTS, TABLE_REGIONS_OF
 from campaigns.models import Campaign, Membership
 from campaigns.session_views.requests import sheet_fight_context, sheet_requests_context
 from campaigns.table import Card, party_cards, roll_log
@@ -29,14 +29,16 @@ from characters.region_cache import sheet_region
 from characters.selectors import Seat, Viewer
 from characters.sheet_view import REGIONS as SHEET_REGIONS
 from characters.sheet_view import odds_shown, sheet_view
-from live.hub import CSRF_SLOT, PAGE, present_user_ids
+from live import events as ev
+from live.events import Event, Seen
+from live.hub import CSRF_SLOT, Arrivals, Happened, WholePage, present_user_ids
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
 
 Wanted = tuple[int, str]  # (user id, page): "table" or "sheet-<character id>"
 PUSHED_SHEET_REGIONS = tuple(region for region in SHEET_REGIONS if region != "log")  # the log gets lines
 # The GM's roll requests for a character: drawn on each push, never kept (they expire with the clock).
-REQUESTS = "requests"
+REQUESTS = SHEET_REQUESTS
 FRESH_REGIONS = ("offers",)  # drawn on each push, never kept: an offer moves no version (it changes no sheet)
 NAMED_REGIONS = (*PUSHED_SHEET_REGIONS, "odds", REQUESTS, SHEET_FIGHT)
 # Regions only a sheet shows: a change to them alone redraws no party card on the table page.
@@ -45,7 +47,7 @@ SHEET_ONLY = frozenset({REQUESTS, SHEET_FIGHT})
 # every roll form at its default inputs travel along: an open form still at its defaults shows them as they come,
 # and only a form whose inputs its player changed asks for its own (static/js/lantern.js, applyDefaultOdds).
 MOVES_ODDS = frozenset({"details", "odds"})
-MAX_PARTS = 200  # a change names a few parts; a bound on the work any payload can cause
+MAX_PARTS = 1000  # events drawn at once (a burst joined): a bound on the work one push can cause
 
 # The table page's live regions: (partial, its builder, whether only the GM's page has it).
 TABLE_REGIONS: dict[str, tuple[str, Callable[..., dict], bool]] = {
@@ -88,19 +90,24 @@ class _Table:
         return "roller" if roll.roller_id == user_id else "peer"
 
 
-def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict[Wanted, str]:
-    """The HTML each (user, page) open in this process gets for ``parts``; pages with nothing new are left out."""
+def render_push(campaign_id: int, happened: Sequence[Happened], wanted: Iterable[Wanted]) -> dict[Wanted, str]:
+    """The HTML each (user, page) open in this process gets for what ``happened`` (journal events, each with who may
+    see it, or the hub's own asks: a whole page, arrivals); pages with nothing new are left out."""
     wanted = list(wanted)
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign is None or not wanted:
         return {}
-    named = _read_parts(parts)
-    changed, roll_ids, whole_page = named.changed, named.rolls, named.whole_page
-    if None in changed:  # ["party", regions]: every character at the table
-        everyone = changed.pop(None)
-        for pk in Character.objects.filter(campaign=campaign).values_list("pk", flat=True):
-            regions = changed.setdefault(pk, [])
-            regions += [region for region in everyone if region not in regions]
+    whole_page = any(isinstance(each, WholePage) for each in happened)
+    arrivals = [each for each in happened if isinstance(each, Arrivals)]
+    presence = sorted({user for each in arrivals for user in each.users or ()})
+    by_seen: dict[Seen, list[Event]] = {}
+    for each in happened[:MAX_PARTS]:
+        if isinstance(each, Event):
+            by_seen.setdefault(each.seen, []).append(each)
+    named_by_seen = {seen: _read_events(events) for seen, events in by_seen.items()}
+    party: list[int] | None = None
+    if any(None in named.changed for named in named_by_seen.values()):  # every character at the table
+        party = list(Character.objects.filter(campaign=campaign).values_list("pk", flat=True))
     seats = {
         seat.user_id: seat
         for seat in Membership.objects.filter(campaign=campaign, user_id__in={user for user, _ in wanted})
@@ -110,27 +117,37 @@ def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict
     )
     table = _Table(campaign, seats, gm_ids)
     sheets_open = {int(page.removeprefix("sheet-")) for _, page in wanted if page.startswith("sheet-")}
+    named_ids = {pk for named in named_by_seen.values() for pk in named.changed if pk is not None}
     characters = {
         character.pk: character
-        for character in Character.objects.filter(campaign=campaign, pk__in=sheets_open | set(changed)).select_related(
-            "campaign", "owner"
-        )
+        for character in Character.objects.filter(
+            campaign=campaign, pk__in=sheets_open | named_ids | set(party or ())
+        ).select_related("campaign", "owner")
     }
     users = {user.pk: user for user in get_user_model().objects.filter(pk__in=seats)}
+    roll_ids = sorted({roll for named in named_by_seen.values() for roll in named.rolls})
     lines = _RollLines(campaign, table, roll_ids)
     drawer = _Drawer(table, characters, users)
+    merged: dict[tuple[Seen, ...], _Parts] = {}  # what each set of visibilities a viewer has amounts to
     out: dict[Wanted, str] = {}
     for user_id, page in wanted:
         if user_id not in seats:
             continue  # removed meanwhile: their stream is closing
+        allowed = tuple(seen for seen in named_by_seen if seen.lets(user_id, is_gm=user_id in gm_ids))
+        if allowed not in merged:
+            merged[allowed] = _merged([named_by_seen[seen] for seen in allowed], party)
+        named = merged[allowed]
+        if any(each.users is None for each in arrivals) and "members" not in named.table:
+            named.table.append("members")  # too many came or went to name: the whole member list
+        changed = named.changed
         html: list[str] = []
         if page == "table":
             if whole_page:
                 html.append(drawer.table_page(user_id))
             else:
                 html += [drawer.table_region(user_id, region) for region in named.table]
-                if named.presence and "members" not in named.table:
-                    html += [drawer.member_row(user_id, member) for member in named.presence]
+                if presence and "members" not in named.table:
+                    html += [drawer.member_row(user_id, member) for member in presence]
                 if "party" not in named.table:  # the party's region has every card
                     html += [
                         drawer.card(user_id, characters[pk])
@@ -149,7 +166,7 @@ def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict
                 if MOVES_ODDS & set(regions):
                     html.append(drawer.default_odds(user_id, character))
         if not whole_page:
-            html += lines.for_viewer(user_id)
+            html += lines.for_viewer(user_id, named.rolls)
         if text := "".join(html):
             out[(user_id, page)] = text
     return out
@@ -157,41 +174,47 @@ def render_push(campaign_id: int, parts: list, wanted: Iterable[Wanted]) -> dict
 
 @dataclass
 class _Parts:
-    """What a push names: each character's changed regions (None: every character's), the table page's changed
-    regions, the new rolls, and whether whole pages are asked (a stream that opened, or fell behind)."""
+    """What a set of events changed: each character's sheet regions (None: every character's), the table page's
+    regions, and the rolls whose lines are new or drawn again."""
 
     changed: dict[int | None, list[str]] = field(default_factory=dict)
     table: list[str] = field(default_factory=list)
     rolls: list[int] = field(default_factory=list)
-    presence: list[int] = field(default_factory=list)  # members who arrived or left: their rows of the list
-    whole_page: bool = False
+
+    def add(self, character: int | None, regions: Iterable[str]) -> None:
+        mine = self.changed.setdefault(character, [])
+        mine += [region for region in regions if region in NAMED_REGIONS and region not in mine]
 
 
-def _read_parts(parts: list) -> _Parts:
+def _read_events(events: Sequence[Event]) -> _Parts:
     named = _Parts()
-    changed, rolls = named.changed, named.rolls
-    for part in parts[:MAX_PARTS]:
-        if not isinstance(part, list | tuple) or not part:
-            continue
-        if part[0] == PAGE:
-            named.whole_page = True
-        elif part[0] == "table" and len(part) == 2 and isinstance(part[1], list):
-            topics = [topic for topic in part[1] if isinstance(topic, str)]
-            named.table += [r for r in regions_of(topics) if r in TABLE_REGIONS and r not in named.table]
-            if SHEET_FIGHT in topics:  # every sheet at the table shows the fight
-                everyone = changed.setdefault(None, [])
-                everyone += [SHEET_FIGHT] if SHEET_FIGHT not in everyone else []
-        elif part[0] == "character" and len(part) == 3 and isinstance(part[1], int) and isinstance(part[2], list):
-            regions = changed.setdefault(part[1], [])
-            regions += [r for r in part[2] if r in NAMED_REGIONS and r not in regions]
-        elif part[0] == "party" and len(part) == 2 and isinstance(part[1], list):
-            regions = changed.setdefault(None, [])
-            regions += [r for r in part[1] if r in NAMED_REGIONS and r not in regions]
-        elif part[0] == "presence" and len(part) == 2 and isinstance(part[1], list):
-            named.presence += [user for user in part[1] if isinstance(user, int) and user not in named.presence]
-        elif part[0] == "roll" and len(part) == 2 and isinstance(part[1], int):
-            rolls.append(part[1])
+    for event in events:
+        named.table += [r for r in TABLE_REGIONS_OF.get(type(event), ()) if r in TABLE_REGIONS and r not in named.table]
+        if isinstance(event, ev.SheetChanged):
+            named.add(event.character, event.regions)
+        elif isinstance(event, ev.SheetsChanged):
+            named.add(None, event.regions)
+        elif isinstance(event, ev.FightChanged) and event.sheets:
+            named.add(None, [SHEET_FIGHT])  # every sheet at the table shows the fight
+        elif isinstance(event, ev.REQUEST_KINDS):
+            for character in event.characters:
+                named.add(character, [REQUESTS])
+        elif isinstance(event, ev.ROLL_KINDS) and event.roll not in named.rolls:
+            named.rolls.append(event.roll)
     return named
+
+
+def _merged(parts: list[_Parts], party: list[int] | None) -> _Parts:
+    """One viewer's parts: those of every visibility they have, "every character" spelt out."""
+    out = _Parts()
+    for named in parts:
+        for character, regions in named.changed.items():
+            for pk in party if character is None and party is not None else [character]:
+                out.add(pk, regions)
+        out.table += [region for region in named.table if region not in out.table]
+        out.rolls += [roll for roll in named.rolls if roll not in out.rolls]
+    out.changed.pop(None, None)
+    return out
 
 
 class _RollLines:
@@ -206,11 +229,12 @@ class _RollLines:
         self.rolls = sorted(found.select_related("character", "roller", "voided_by"), key=lambda roll: roll.pk)
         self.drawn: dict[tuple[int, str], str] = {}
 
-    def for_viewer(self, user_id: int) -> list[str]:
+    def for_viewer(self, user_id: int, named: list[int]) -> list[str]:
+        """The lines of the rolls this viewer's events name, as they may see them."""
         return [
             self.line(roll, self.table.roll_view(user_id, roll))
             for roll in self.rolls
-            if self.table.may_see(user_id, roll)
+            if roll.pk in named and self.table.may_see(user_id, roll)
         ]
 
     def line(self, roll: Roll, view: str) -> str:

@@ -11,13 +11,22 @@ from django.db import transaction
 from django.db.models import F
 
 from accounts.names import clean_name
-from campaigns.announce import announce
 from campaigns.conditions import TABLE_REGIONS
 from campaigns.models import Campaign, Membership, RuleSettingChange, new_invite_code
 from characters import locking
 from characters.models import Character
 from characters.services import character_set_campaign
-from live.events import publish, push, revoke_streams
+from live.events import (
+    ClockMoved,
+    MembersChanged,
+    PartyChanged,
+    RolesChanged,
+    Seen,
+    SettingsChanged,
+    SheetsChanged,
+    gm_only,
+)
+from live.journal import record
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules.errors import Refusal
 
@@ -84,7 +93,7 @@ def campaign_join(*, invite_code: str, user) -> TableWritten:
         campaign=campaign, user=user, defaults={"role": Membership.Role.PLAYER}
     )
     if created:
-        announce(campaign.pk, "members")  # the table's member list shows the newcomer
+        record(campaign.pk, MembersChanged(users=(user.pk,)), by=user.pk)  # the member list shows the newcomer
     return written(campaign, ["members"] if created else [], membership)
 
 
@@ -93,9 +102,7 @@ def campaign_regenerate_invite(*, campaign: Campaign) -> TableWritten:
     campaign = _lock_campaign(campaign.pk)
     campaign.invite_code = new_invite_code()
     campaign.save(update_fields=["invite_code"])
-    # Only the GM's member list shows the link.
-    gm_ids = Membership.objects.filter(campaign=campaign, role=Membership.Role.GM).values_list("user_id", flat=True)
-    announce(campaign.pk, "members", audience=list(gm_ids))
+    record(campaign.pk, MembersChanged(users=(), seen=gm_only()))  # only the GM's member list shows the link
     return written(campaign, ["members"])
 
 
@@ -129,9 +136,9 @@ def _leave(membership: Membership) -> tuple[str, ...]:
         with contextlib.suppress(locking.Gone):  # deleted meanwhile: nothing left to take away
             character_set_campaign(character_id=character_id, campaign=None, by=membership.user)
     membership.delete()
-    # Their open pages of this table stop hearing it; everyone else's table loses them and their characters.
-    revoke_streams(membership.campaign_id, user_id=membership.user_id)
-    announce(membership.campaign_id, "party", "members")
+    # Their open pages of this table close (the hub reads "left"); everyone else's table loses them and their
+    # characters.
+    record(membership.campaign_id, PartyChanged(), MembersChanged(users=(membership.user_id,), left=True))
     return ("revoke", "party", "members")
 
 
@@ -150,9 +157,9 @@ def campaign_transfer_gm(*, campaign: Campaign, to_user_id: int) -> TableWritten
     current.save(update_fields=["role"])
     target.role = Membership.Role.GM
     target.save(update_fields=["role"])
-    announce(campaign.pk, "members")
     # The two whose role changed see other controls on every page of the table: theirs reload.
-    publish(campaign.pk, "roles", audience=[current.user_id, target.user_id])
+    both = (current.user_id, target.user_id)
+    record(campaign.pk, MembersChanged(users=both), RolesChanged(users=both, seen=Seen("private", both)))
     return written(campaign, ("members", "roles"), target)
 
 
@@ -172,7 +179,7 @@ def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0) -> T
             raise CampaignError("The game clock cannot count that far: it has reached its limit.")
     else:
         raise CampaignError("The clock cannot do that.")
-    announce(campaign_id, "table")
+    record(campaign_id, ClockMoved())
     return written(Campaign.objects.get(pk=campaign_id), ("table",))
 
 
@@ -213,8 +220,8 @@ def campaign_change_settings(*, campaign_id: int, values: Mapping[str, Any], by)
         )
         for key in moved
     )
-    publish(campaign.pk, "settings")  # the settings page
-    push(campaign.pk, ["party", [*TABLE_REGIONS, "inventory", "hirelings"]])  # slots, hiring limits move too
+    # The settings page, and every sheet: slots and hiring limits move too.
+    record(campaign.pk, SettingsChanged(), SheetsChanged(regions=(*TABLE_REGIONS, "inventory", "hirelings")), by=by)
     return written(campaign, ("settings", "conditions"), logged)
 
 
@@ -244,5 +251,5 @@ def campaign_set_hand_dice(*, campaign_id: int, value: str, by) -> RuleSettingCh
     )
     campaign.hand_dice = value
     campaign.save(update_fields=["hand_dice"])
-    publish(campaign.pk, "settings")
+    record(campaign.pk, SettingsChanged(), by=by)
     return logged

@@ -21,7 +21,8 @@ from campaigns.session_view import session_context
 from campaigns.table import Card, party_cards, party_sheets, roll_log
 from characters.forms import procedure_form
 from characters.system_templates import system_template
-from live.hub import drawn_at, present_user_ids
+from live import journal
+from live.hub import present_user_ids
 from rules import SYSTEMS
 from rules.base import Sheet
 from rules.free import FREE_ROLL
@@ -98,6 +99,8 @@ def card_context(campaign: Campaign, membership: Membership | None, card: Card, 
 
 def page_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
     """The whole table page: every region's builder, then what only the page draws."""
+    # Before any of the page's reads: its stream gets every entry after this (one written meanwhile twice, harmless).
+    after = journal.head(campaign.pk)
     cards = party_cards(campaign)  # read once: the party region, the session tools and the GM's tools share them
     context: Context = {
         **clock_context(request, campaign, membership),
@@ -107,7 +110,7 @@ def page_context(request: HttpRequest, campaign: Campaign, membership: Membershi
         **members_context(request, campaign, membership),
     }
     context.update(session_context(request, campaign, membership, cards))
-    context["since"] = drawn_at()  # its stream skips the resync if nothing changed since (live.hub)
+    context["journal_cursor"] = after
     if membership.is_gm:
         context["invite_url"] = request.build_absolute_uri(reverse("campaigns:join", args=[campaign.invite_code]))
         context["gm_roll_form"] = procedure_form(FREE_ROLL, None, id_prefix="gm")

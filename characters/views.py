@@ -46,12 +46,13 @@ from characters.sheet_view import (
     undo_offer,
 )
 from config.htmx import HtmxHttpRequest
-from live.hub import CSRF_SLOT, drawn_at
+from live import journal
+from live.hub import CSRF_SLOT
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules import base as rules_base
 from rules.errors import Refusal, Settled
 
-SINCE_SLOT = "__lantern_since__"  # a kept sheet body's stream learns when its page was drawn from here
+AFTER_SLOT = "__lantern_after__"  # a kept sheet body's stream learns the journal's cursor its page shows from here
 
 # --- reading ---------------------------------------------------------------------------------
 
@@ -70,6 +71,8 @@ def character_list(request: HtmxHttpRequest) -> HttpResponse:
 def sheet(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The page: its body as kept for this kind of viewer (characters.region_cache), with this viewer's own log,
     Undo and CSRF token put in."""
+    # Before the page's reads: its stream gets every entry after this (one written meanwhile twice, harmless).
+    after = journal.head_where(Character.objects.filter(pk=pk).values("campaign_id"))
     seat = _visible(request, pk)
     character, token, log = seat.character, get_token(request), _log_filter(request)
     body = sheet_body(seat, lambda: _sheet_body(request.user, seat, log=log))
@@ -79,7 +82,7 @@ def sheet(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if undo is not None:
         own.update(undo=undo, region=undo["region"])
         body = body.replace(undo_mark(undo["region"]), render_to_string("characters/_undo.html", own), 1)
-    return _sheet_page(request, character, body.replace(CSRF_SLOT, token).replace(SINCE_SLOT, drawn_at(), 1))
+    return _sheet_page(request, character, body.replace(CSRF_SLOT, token).replace(AFTER_SLOT, str(after), 1))
 
 
 def _sheet_body(user, seat: Seat, *, log: str) -> tuple[str, bool]:
@@ -95,7 +98,7 @@ def _sheet_body(user, seat: Seat, *, log: str) -> tuple[str, bool]:
             drawn[name] = for_page(sheet_region(user, seat, name, rows=rows), CSRF_SLOT)
     regions = tuple(name for name in REGIONS if name not in drawn)
     view = sheet_view(user, seat, regions=regions, controls=True, log=log, rows=rows, personal=False)
-    context = view.context(drawn=drawn, csrf_token=CSRF_SLOT, since=SINCE_SLOT)
+    context = view.context(drawn=drawn, csrf_token=CSRF_SLOT, journal_cursor=AFTER_SLOT)
     names_the_party = any(control.get("party") for control in view.roll_forms or ())
     return render_to_string("characters/sheet.html", context), names_the_party
 
@@ -173,9 +176,10 @@ def _respond(
     loaded = _reload(character, written if fresh else None)
     if not request.htmx:
         if error or in_place:
+            after = journal.head(character.campaign_id)
             view = sheet_view(request.user, seat, log=_log_filter(request), **loaded)
             context = view.context(error=error, error_region=primary, csrf_token=get_token(request), **(extra or {}))
-            context["since"] = drawn_at()
+            context["journal_cursor"] = after
             page = render_to_string("characters/sheet.html", context)
             return _sheet_page(request, character, page, status=400 if error else 200)
         back = request.POST.get("next", "")

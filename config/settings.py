@@ -290,7 +290,7 @@ AXES_VERBOSE = False
 SSE_PING_SECONDS = env_int("SSE_PING_SECONDS", 15, minimum=1)
 # Who may open a campaign's stream: the live app asks the campaigns app, so it imports neither app.
 LIVE_MEMBERSHIP_CHECK = "campaigns.selectors.sits_at"
-# What draws a pushed change for the pages open in this process (live.events.push): the campaigns app.
+# What draws the journal's entries for the pages open in this process (live.hub): the campaigns app.
 LIVE_RENDERER = "campaigns.push.render_push"
 # Open event streams one account may hold in one app process (a tab holds one); more get a 429.
 SSE_MAX_STREAMS_PER_USER = env_int("SSE_MAX_STREAMS_PER_USER", 12, minimum=1)
@@ -312,9 +312,15 @@ if LIVE_BROKER and not LIVE_BROKER.startswith(("redis://", "rediss://", "unix://
     raise ImproperlyConfigured(f"LIVE_BROKER must be a redis:// URL (or unset); got {LIVE_BROKER!r}")
 LIVE_BROKER_PREFIX = env_str("LIVE_BROKER_PREFIX", "lantern:")
 
-# Webhooks (issue 28): each write's event goes into the task queue in the write's own transaction (live.events.push
-# hands its parts to LIVE_WEBHOOKS); `manage.py webhook_worker` delivers them (docs/production.md).
-LIVE_WEBHOOKS = "webhooks.outbox.on_push"
+# The journal (live.journal): a hub that missed an announcement reads the heads of its campaigns this often; entries
+# older than LIVE_JOURNAL_KEEP_DAYS are pruned by `manage.py prune_journal`, except each campaign's last
+# LIVE_JOURNAL_KEEP_LAST (a page or a feed further behind than what is kept starts afresh).
+LIVE_CATCHUP_SECONDS = env_int("LIVE_CATCHUP_SECONDS", 2, minimum=1)
+LIVE_JOURNAL_KEEP_DAYS = env_int("LIVE_JOURNAL_KEEP_DAYS", 30, minimum=1)
+LIVE_JOURNAL_KEEP_LAST = env_int("LIVE_JOURNAL_KEEP_LAST", 1000, minimum=0)
+
+# Webhooks (issue 28): `manage.py webhook_worker` reads the journal and delivers each entry to the webhooks that want
+# it (docs/production.md).
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 # A webhook URL that resolves to a private, loopback, link-local or reserved address is refused, at saving and at
 # every try, unless this is on (development, where receivers run on this machine, and the tests).

@@ -1,99 +1,359 @@
-"""Publishing live-table signals. The fan-out lives in live.hub, the stream in live.stream.
+"""What happens at a table, as typed values: the journal's vocabulary (live.journal writes them, everything reads them).
 
-A write calls ``push(campaign_id, part, …)`` (or ``publish`` for a bare signal: a request, presence, a revoked
-stream) inside its transaction. The signal names what changed (``["character", 12, ["vitals"]]``,
-``["roll", 55]``), never its content, and goes out only once the transaction commits: on PostgreSQL as a
-``pg_notify`` every process hears, on SQLite to this process's hub. Each process's hub then draws every part
-once per kind of viewer with a page open there and sends each page the HTML its viewer may see, so no page
-asks for anything (docs/production.md, "Pushed regions and the cache").
+Each kind is a small frozen dataclass naming what changed by ids and names, never by rendered content or a roll's
+result, so an entry can be read by any consumer (the pages' push, the webhooks, the API's feed, the chronicle) and
+filtered for each reader by its ``seen``. Only services make them (``live.journal.record``); ``to_json`` and
+``from_json`` are exact inverses, and ``from_json`` refuses anything that is not a well-formed event of a known kind
+(tests/live/test_event_kinds.py: one schema test per kind).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import logging
-from collections.abc import Callable, Iterable
-from functools import cache, partial
+import dataclasses
+import types
+import typing
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, Union
 
-from django.conf import settings
-from django.db import transaction
-from django.utils.module_loading import import_string
+MAX_IDS = 500  # ids one event may name (a party's sheets, a request's characters): a bound on any payload's work
+MAX_NAMES = 40  # regions or topics one event may name
 
-from live.once import first_in_transaction
-from live.relay import announce
-
-log = logging.getLogger(__name__)
+Who = Literal["public", "gm", "private", "blind"]
+WHO: tuple[str, ...] = typing.get_args(Who)
 
 
-def publish(campaign_id: int | None, topic: str, *, audience: Iterable[int] | None = None, **data) -> None:
-    """Announce ``topic`` to the campaign's open pages once the transaction commits.
-
-    ``audience`` limits it to those users' pages (a GM-only roll: its roller and the GM). The same signal
-    twice in one transaction goes out once.
-    """
-    publish_many(campaign_id, [(topic, data)], audience=audience)
+class MalformedEvent(ValueError):
+    """A journal payload that is not an event of a known kind (an old or forged row): skipped by its readers."""
 
 
-def publish_many(
-    campaign_id: int | None, signals: Iterable[tuple[str, dict]], *, audience: Iterable[int] | None = None
-) -> None:
-    """``publish`` for several signals of one write (its regions and its card): on PostgreSQL one statement,
-    one round trip, whatever their number; each signal still travels as its own notification."""
-    if campaign_id is None:
-        return
-    payloads = []
-    for topic, data in signals:
-        payload = {"campaign": campaign_id, "topic": topic, **data}
-        if audience is not None:
-            payload["to"] = sorted(set(audience))
-        if _first_in_transaction(payload):
-            payloads.append(payload)
-    if not payloads:
-        return
-    # Nothing is notified inside the write (architecture pitfall 13): after commit the relay hands the signals to
-    # the transport (live.transport), outside the transaction. Bridge until the journal (issue 37) replaces this.
-    for payload in payloads:
-        transaction.on_commit(partial(announce, payload))
+@dataclass(frozen=True)
+class Seen:
+    """Who may know an event happened.
+
+    ``public``: every member of the table. ``gm``: the table's GMs, and the users in ``to`` (a GM-only roll: its
+    roller). ``private``: only the users in ``to`` (a roll its roller keeps to themself). ``blind``: the GMs, and the
+    users in ``to`` learn that it happened (the event never carries a result; each page draws what its viewer may
+    see of the roll)."""
+
+    who: Who = "public"
+    to: tuple[int, ...] = ()
+
+    def lets(self, user_id: int | None, *, is_gm: bool) -> bool:
+        if self.who == "public":
+            return True
+        if user_id is not None and user_id in self.to:
+            return True
+        return is_gm and self.who != "private"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"who": self.who, "to": list(self.to)} if self.who != "public" else {"who": "public"}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Seen:
+        if not isinstance(data, dict) or data.get("who") not in WHO:
+            raise MalformedEvent(f"not a visibility: {data!r}")
+        return cls(data["who"], _ids(data.get("to", []), "to"))
 
 
-def _first_in_transaction(payload: dict) -> bool:
-    return first_in_transaction(("live.events", json.dumps(payload, sort_keys=True)))
+PUBLIC = Seen()
 
 
-def push(campaign_id: int | None, *parts: list, audience: Iterable[int] | None = None) -> None:
-    """Have the open pages of this campaign shown what ``parts`` changed, once the transaction commits.
-
-    A part names what changed, never its content: ``["character", 12, ["vitals", "details"]]`` (regions of a
-    sheet, and its card on the table page), ``["party", ["details"]]`` (those of every sheet at the table: its
-    rule settings or conditions changed) or ``["roll", 55]`` (a new line of the log). Each process's hub
-    renders every part once per kind of viewer that has a page open there (``settings.LIVE_RENDERER``) and
-    sends each page the HTML its viewer may see: no page asks for anything. ``audience``: as for ``publish``.
-    """
-    parts_list = [list(part) for part in parts]
-    publish_many(campaign_id, [("push", {"parts": parts_list})], audience=audience)
-    hand_on = _webhooks()
-    if campaign_id is not None and hand_on is not None:
-        hand_on(campaign_id, parts_list)
+def gm_only(*users: int | None) -> Seen:
+    """Seen by the table's GMs (and these users: the roller of a GM-only roll)."""
+    return Seen("gm", tuple(sorted({u for u in users if u is not None})))
 
 
-@cache
-def _webhooks() -> Callable[[int, list], None] | None:
-    """What hands a write's parts to the webhooks (settings.LIVE_WEBHOOKS): inside the write's transaction, so
-    its event is queued with the write or not at all."""
-    path = getattr(settings, "LIVE_WEBHOOKS", "")
-    return import_string(path) if path else None
+KINDS: dict[str, type[Event]] = {}
 
 
-def revoke_streams(campaign_id: int | None, *, user_id: int | None = None, session: str = "") -> None:
-    """Close a user's open pages of this campaign (removed, left), or one session's (logged out).
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    """One thing that happened at a table. Subclasses set ``kind`` and their own id fields."""
 
-    The hub closes the matching streams and sends nothing to anyone; a page that reconnects goes through
-    the normal checks again (404 once removed, the login page once logged out).
-    """
-    publish(campaign_id, "revoke", user=user_id, session=session)
+    kind: ClassVar[str] = ""
+    seen: Seen = field(default=PUBLIC)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.kind:
+            assert cls.kind not in KINDS, f"two event kinds named {cls.kind}"
+            KINDS[cls.kind] = cls
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind}
+        for each in dataclasses.fields(self):
+            value = getattr(self, each.name)
+            if each.name == "seen":
+                if value != PUBLIC:
+                    data["seen"] = value.to_json()
+            else:
+                data[each.name] = list(value) if isinstance(value, tuple) else value
+        return data
+
+    @staticmethod
+    def from_json(data: Any) -> Event:
+        if not isinstance(data, dict):
+            raise MalformedEvent(f"not an event: {data!r}")
+        kind = KINDS.get(data.get("kind"))  # type: ignore[arg-type]
+        if kind is None:
+            raise MalformedEvent(f"no such kind of event: {data.get('kind')!r}")
+        hints = typing.get_type_hints(kind)
+        values: dict[str, Any] = {}
+        for each in dataclasses.fields(kind):
+            if each.name == "seen":
+                values["seen"] = Seen.from_json(data["seen"]) if "seen" in data else PUBLIC
+            elif each.name in data:
+                values[each.name] = _typed(data[each.name], hints[each.name], each.name)
+            elif each.default is dataclasses.MISSING and each.default_factory is dataclasses.MISSING:
+                raise MalformedEvent(f"{kind.kind} without its {each.name}")
+        unknown = set(data) - {"kind"} - {each.name for each in dataclasses.fields(kind)}
+        if unknown:
+            raise MalformedEvent(f"{kind.kind} with unknown fields {sorted(unknown)}")
+        return kind(**values)
 
 
-def session_hash(session_key: str | None) -> str:
-    """What a stream remembers of its session: enough to match a logout, useless as a session key."""
-    return hashlib.sha256((session_key or "").encode()).hexdigest()[:24] if session_key else ""
+def _typed(value: Any, hint: Any, name: str) -> Any:
+    """``value`` as the field's declared type (int, bool, str, int | None, tuple[int, ...], tuple[str, ...])."""
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        if value is None and type(None) in typing.get_args(hint):
+            return None
+        (inner,) = (arg for arg in typing.get_args(hint) if arg is not type(None))
+        return _typed(value, inner, name)
+    if origin is tuple:
+        item = typing.get_args(hint)[0]
+        return _ids(value, name) if item is int else _names(value, name)
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise MalformedEvent(f"{name} is not true or false: {value!r}")
+        return value
+    if hint is int:
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise MalformedEvent(f"{name} is not an id: {value!r}")
+        return value
+    if hint is str:
+        if not isinstance(value, str) or len(value) > 200:
+            raise MalformedEvent(f"{name} is not a short text: {value!r}")
+        return value
+    raise MalformedEvent(f"{name}: no reading for {hint!r}")  # pragma: no cover - a kind declared a new type
+
+
+def _ids(value: Any, name: str) -> tuple[int, ...]:
+    if not isinstance(value, list) or len(value) > MAX_IDS:
+        raise MalformedEvent(f"{name} is not a list of ids: {value!r}")
+    return tuple(_typed(each, int, name) for each in value)
+
+
+def _names(value: Any, name: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or len(value) > MAX_NAMES:
+        raise MalformedEvent(f"{name} is not a list of names: {value!r}")
+    return tuple(_typed(each, str, name) for each in value)
+
+
+# --- a character's sheet ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class SheetChanged(Event):
+    """Regions of one character's sheet changed (its numbers, its gear, its hirelings…), and so its card."""
+
+    kind: ClassVar[str] = "sheet.changed"
+    character: int
+    regions: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SheetsChanged(Event):
+    """Regions of every sheet at the table changed (a rule setting, the conditions, the catalogue)."""
+
+    kind: ClassVar[str] = "sheets.changed"
+    regions: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class HitLanded(Event):
+    """Harm the table dealt landed on a character (an NPC's attack, a trap): its sheet took it."""
+
+    kind: ClassVar[str] = "hit.landed"
+    character: int
+    roll: int | None = None
+
+
+# --- the roll log ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class RollMade(Event):
+    kind: ClassVar[str] = "roll.made"
+    roll: int
+    character: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RollVoided(Event):
+    kind: ClassVar[str] = "roll.voided"
+    roll: int
+    character: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RollRestored(Event):
+    """A voided roll counts again."""
+
+    kind: ClassVar[str] = "roll.restored"
+    roll: int
+    character: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RollUndone(Event):
+    """What the roll changed was reverted from the history."""
+
+    kind: ClassVar[str] = "roll.undone"
+    roll: int
+    character: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RollAmended(Event):
+    """The roll's line changed otherwise (an offer it made was applied or declined)."""
+
+    kind: ClassVar[str] = "roll.amended"
+    roll: int
+    character: int | None = None
+
+
+ROLL_KINDS = (RollMade, RollVoided, RollRestored, RollUndone, RollAmended)
+RollEvent = RollMade | RollVoided | RollRestored | RollUndone | RollAmended
+
+
+# --- the GM's requests ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class RequestAsked(Event):
+    kind: ClassVar[str] = "request.asked"
+    request: int
+    characters: tuple[int, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RequestAnswered(Event):
+    kind: ClassVar[str] = "request.answered"
+    request: int
+    characters: tuple[int, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RequestEnded(Event):
+    """Cancelled by the GM, or expired."""
+
+    kind: ClassVar[str] = "request.ended"
+    request: int
+    characters: tuple[int, ...]
+
+
+REQUEST_KINDS = (RequestAsked, RequestAnswered, RequestEnded)
+
+
+# --- the table ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClockMoved(Event):
+    """The round or the game time moved."""
+
+    kind: ClassVar[str] = "clock.moved"
+
+
+@dataclass(frozen=True, kw_only=True)
+class LightChanged(Event):
+    """The party's light changed (lit, burnt down, put out)."""
+
+    kind: ClassVar[str] = "light.changed"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConditionsChanged(Event):
+    """The table's conditions changed: every sheet's odds and banners."""
+
+    kind: ClassVar[str] = "conditions.changed"
+
+
+@dataclass(frozen=True, kw_only=True)
+class PartyChanged(Event):
+    """A character came to the table, left it or changed hands."""
+
+    kind: ClassVar[str] = "party.changed"
+
+
+@dataclass(frozen=True, kw_only=True)
+class FightChanged(Event):
+    """The fight moved (begun, ended, a turn passed, an NPC came or went). ``sheets``: each PC's sheet shows it too."""
+
+    kind: ClassVar[str] = "fight.changed"
+    sheets: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class MembersChanged(Event):
+    """Members joined (``left`` False) or left or were removed (``left`` True): their open pages close."""
+
+    kind: ClassVar[str] = "members.changed"
+    users: tuple[int, ...]
+    left: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class RolesChanged(Event):
+    """A member became the GM, or stopped being it."""
+
+    kind: ClassVar[str] = "roles.changed"
+    users: tuple[int, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SettingsChanged(Event):
+    """The table's rule settings or dice setting changed."""
+
+    kind: ClassVar[str] = "settings.changed"
+
+
+@dataclass(frozen=True, kw_only=True)
+class NotesChanged(Event):
+    """The GM's notes (GM-only)."""
+
+    kind: ClassVar[str] = "notes.changed"
+
+
+@dataclass(frozen=True, kw_only=True)
+class SummaryChanged(Event):
+    """The session summary players read."""
+
+    kind: ClassVar[str] = "summary.changed"
+
+
+def from_json_list(data: Any) -> list[Event]:
+    """An entry's events, each read by its kind; a malformed one is left out (an old or damaged row)."""
+    if not isinstance(data, list):
+        return []
+    out = []
+    for each in data[:MAX_IDS]:
+        try:
+            out.append(Event.from_json(each))
+        except MalformedEvent:
+            continue
+    return out
+
+
+def characters_named(events: Iterable[Event]) -> set[int]:
+    """The characters these events name (their sheets, cards and rolls)."""
+    named: set[int] = set()
+    for event in events:
+        for attribute in ("character",):
+            value = getattr(event, attribute, None)
+            if isinstance(value, int):
+                named.add(value)
+        named.update(getattr(event, "characters", ()))
+    return named

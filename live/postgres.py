@@ -19,7 +19,6 @@ import contextlib
 import json
 import logging
 import threading
-import time
 from typing import Any
 
 from django.conf import settings
@@ -173,7 +172,6 @@ class PgListening:
                 async with await _connect(self.application_name) as conn:
                     self._listening = set()
                     await self._follow(conn)
-                    self.hub._heard_since = time.time()  # what went by before this may have been missed
                     self.ready.set()
                     delay = BACKOFF_FIRST
                     if missed:

@@ -153,7 +153,6 @@ class RedisListening:
                 await pubsub.connect()
                 self._asked, self._confirmed = set(), set()
                 self._changed.set()
-                self.hub._heard_since = time.time()
                 self.ready.set()
                 delay = BACKOFF_FIRST
                 if missed:

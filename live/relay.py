@@ -9,11 +9,15 @@ the journal from their own cursor, and the hub's periodic catch-up covers a publ
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import queue
 import threading
+from functools import partial
 from typing import Any
+
+from django.db import transaction
 
 log = logging.getLogger(__name__)
 
@@ -108,3 +112,16 @@ def collapse(signals: list[Signal]) -> list[Signal]:
 relay = Relay()
 announce = relay.announce
 flush = relay.flush
+
+
+def revoke_streams(campaign_id: int, *, user_id: int | None = None, session: str = "") -> None:
+    """Close a user's open pages of this campaign (their password changed), or one session's (logged out), once the
+    transaction commits. Not a table write, so not in the journal: the hub closes the matching streams, and a page
+    that reconnects goes through the normal checks again (the login page once logged out)."""
+    signal = {"campaign": campaign_id, "topic": "revoke", "user": user_id, "session": session}
+    transaction.on_commit(partial(announce, signal))
+
+
+def session_hash(session_key: str | None) -> str:
+    """What a stream remembers of its session: enough to match a logout, useless as a session key."""
+    return hashlib.sha256((session_key or "").encode()).hexdigest()[:24] if session_key else ""

@@ -39,8 +39,8 @@ from django.middleware.security import SecurityMiddleware
 from django.utils.module_loading import import_string
 
 from config.security import SECURITY_HEADERS
-from live.events import session_hash
 from live.hub import CLOSE, hub
+from live.relay import session_hash
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -56,13 +56,13 @@ ATTEMPTS = 3  # an authorisation whose connection PostgreSQL dropped under it ru
 PAGES = re.compile(r"table|sheet-[1-9][0-9]{0,11}")  # ?page=: which page a stream feeds (see Hub.subscribe)
 
 
-def since_of(query: str | None) -> float | None:
-    """When the stream's page was drawn (``?since=``, the server's clock), if it says so sensibly."""
-    try:
-        since = float(query or "")
-    except ValueError:
-        return None
-    return since if 0 < since < 1e11 else None
+def after_of(last_event_id: str | None, query: str | None) -> int | None:
+    """The journal's cursor the stream's page shows: the browser's ``Last-Event-ID`` when it reconnects (the id of
+    the last push it had), else ``?after=`` (the cursor the page was drawn at); None (its whole page) for neither."""
+    for value in (last_event_id, query):
+        if value and value.isascii() and value.isdigit() and len(value) <= 18:
+            return int(value)
+    return None
 
 
 def page_of(query: str | None) -> str:
@@ -114,8 +114,9 @@ async def events(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpR
     if (refusal := _over_the_cap(user_id)) is not None:
         return refusal
     session = session_hash(request.session.session_key)
-    page, csrf, since = page_of(request.GET.get("page")), get_token(request), since_of(request.GET.get("since"))
-    frames = _frames(pk, user_id, session, page, csrf, since)
+    page, csrf = page_of(request.GET.get("page")), get_token(request)
+    after = after_of(request.headers.get("Last-Event-ID"), request.GET.get("after"))
+    frames = _frames(pk, user_id, session, page, csrf, after)
     return StreamingHttpResponse(frames, content_type=CONTENT_TYPE, headers=HEADERS)
 
 
@@ -129,9 +130,9 @@ def _over_the_cap(user_id: int) -> HttpResponse | None:
 
 
 async def _frames(
-    campaign_id: int, user_id: int, session: str, page: str, csrf: str, since: float | None
+    campaign_id: int, user_id: int, session: str, page: str, csrf: str, after: int | None
 ) -> AsyncIterator[bytes]:
-    async with hub.subscribe(campaign_id, user_id, session, page=page, csrf=csrf, since=since) as queue:
+    async with hub.subscribe(campaign_id, user_id, session, page=page, csrf=csrf, after=after) as queue:
         yield OPEN
         # Events and the hub's pings until the hub closes the stream (its user lost the right to it);
         # Django cancels this when the client goes.
@@ -142,7 +143,7 @@ async def _frames(
 # --- the raw ASGI endpoint -------------------------------------------------------------------------
 
 
-Authorised = tuple[int, str, str, str, float | None]  # user id, session hash, page, CSRF token, since
+Authorised = tuple[int, str, str, str, int | None]  # user id, session hash, page, CSRF token, journal cursor
 
 
 def _authorise(scope: Scope, campaign_id: int) -> Authorised | HttpResponse:
@@ -170,8 +171,9 @@ def _authorise_once(scope: Scope, campaign_id: int) -> Authorised | HttpResponse
     if not _is_member(user, campaign_id):
         return HttpResponseNotFound(b"Not found")
     CsrfViewMiddleware(lambda r: HttpResponse()).process_request(request)  # reads the page's CSRF cookie
-    page, since = page_of(request.GET.get("page")), since_of(request.GET.get("since"))
-    return user.pk, session_hash(request.session.session_key), page, get_token(request), since
+    page = page_of(request.GET.get("page"))
+    after = after_of(request.headers.get("Last-Event-ID"), request.GET.get("after"))
+    return user.pk, session_hash(request.session.session_key), page, get_token(request), after
 
 
 async def asgi_events(scope: Scope, receive: Receive, send: Send, campaign_id: int) -> None:
@@ -180,11 +182,11 @@ async def asgi_events(scope: Scope, receive: Receive, send: Send, campaign_id: i
     if isinstance(outcome, HttpResponse):
         await _send_response(send, outcome)
         return
-    user_id, session, page, csrf, since = outcome
+    user_id, session, page, csrf, after = outcome
     if (refusal := _over_the_cap(user_id)) is not None:
         await _send_response(send, refusal)
         return
-    async with hub.subscribe(campaign_id, user_id, session, page=page, csrf=csrf, since=since) as queue:
+    async with hub.subscribe(campaign_id, user_id, session, page=page, csrf=csrf, after=after) as queue:
         headers = [(b"content-type", CONTENT_TYPE.encode())]
         headers += [(name.lower().encode(), value.encode()) for name, value in HEADERS.items()]
         await send({"type": "http.response.start", "status": 200, "headers": headers})

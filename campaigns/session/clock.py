@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from campaigns.announce import announce
 from campaigns.services import CLOCK_LIMIT, CampaignError, TableWritten, written
 from campaigns.session.common import _lock_campaign, _refresh_conditions, _system, _table_in_order
 from campaigns.session.encounters import _store_made
 from characters.services import character_pass_time
+from live.events import ClockMoved
+from live.journal import record
 from rules import RulesError, dice
 from rules.dice import RandomSource
 
@@ -64,7 +65,7 @@ def clock_advance(*, campaign_id: int, unit: str, count: int, by, rng: RandomSou
     campaign.clock_note = " ".join(words)[:1000]
     campaign.save(update_fields=["game_minutes", "game_seconds", "clock_note"])
     regions += _refresh_conditions(campaign)  # lights burnt out: the party may be in darkness now
-    announce(campaign.pk, "table")
+    record(campaign.pk, ClockMoved())
     return written(campaign, regions, words)
 
 
@@ -79,5 +80,5 @@ def set_daylight(*, campaign_id: int, daylight: bool) -> TableWritten:
     campaign.daylight = daylight
     campaign.save(update_fields=["daylight"])
     regions = _refresh_conditions(campaign)
-    announce(campaign.pk, "table")
+    record(campaign.pk, ClockMoved())
     return written(campaign, ("table", *regions))

@@ -9,7 +9,7 @@ from typing import Any
 from django.db import transaction
 
 from accounts.names import clean_name
-from campaigns.announce import SHEET_FIGHT, announce
+from campaigns.announce import SHEET_FIGHT
 from campaigns.models import Campaign, Encounter, FightHit, Npc, RollRequest
 from campaigns.services import CLOCK_LIMIT, CampaignError, TableWritten, written
 from campaigns.session.common import _lock_campaign, _on_every_sheet, _refresh_conditions, _system
@@ -17,6 +17,8 @@ from campaigns.session.requests import request_create
 from characters import locking
 from characters.models import Character, Roll
 from characters.services import character_roll, store_free_roll
+from live.events import ClockMoved, FightChanged, HitLanded
+from live.journal import record
 from rules import RulesError, dice, system_for
 from rules import base as rules_base
 from rules.dice import RandomSource
@@ -102,7 +104,7 @@ def _store_made(campaign: Campaign, result: rules_base.RollResult, *, by, visibi
 
 
 def _publish_fight(campaign_id: int) -> tuple[str, ...]:
-    announce(campaign_id, *FIGHT)
+    record(campaign_id, FightChanged(), ClockMoved())
     return FIGHT
 
 
@@ -301,6 +303,7 @@ def npc_roll(
                 change=change,
             )
         changed.append("hit")  # the target's sheet shows it (_publish_fight)
+        record(campaign.pk, HitLanded(character=target.pk, roll=harm_roll.pk if harm_roll else None), by=by)
     if npc.prompt:  # what the GM applies by hand: the sheet could not take it
         changed.append("prompt")
     regions: tuple[str, ...] = ("rolls",)

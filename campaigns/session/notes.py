@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from campaigns.announce import announce
 from campaigns.models import GmNote
 from campaigns.services import CampaignError, TableWritten, written
 from campaigns.session.common import _lock_campaign
+from live.events import NotesChanged, SummaryChanged, gm_only
+from live.journal import record
 
 NOTE_MAX = 5000
 
@@ -28,8 +29,7 @@ def note_save(*, campaign_id: int, character_id: int | None, text: str) -> Table
     note, _ = GmNote.objects.update_or_create(
         campaign=campaign, character_id=character_id, defaults={"text": _note_text(text)}
     )
-    gms = campaign.memberships.filter(role="gm").values_list("user_id", flat=True)
-    announce(campaign.pk, "notes", audience=list(gms))
+    record(campaign.pk, NotesChanged(seen=gm_only()))
     return written(campaign, ("notes",), note)
 
 
@@ -39,5 +39,5 @@ def summary_save(*, campaign_id: int, text: str) -> TableWritten:
     campaign = _lock_campaign(campaign_id)
     campaign.summary = _note_text(text)
     campaign.save(update_fields=["summary"])
-    announce(campaign.pk, "summary")
+    record(campaign.pk, SummaryChanged())
     return written(campaign, ("summary",))

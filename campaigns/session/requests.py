@@ -12,7 +12,6 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from campaigns.announce import announce
 from campaigns.models import RollRequest, RollRequestAnswer
 from campaigns.services import CampaignError, TableWritten, written
 from campaigns.session.common import _lock_campaign, _system
@@ -21,7 +20,8 @@ from characters.models import Character, Roll
 from characters.selectors import characters_editable_by
 from characters.services import character_roll, roll_lock_ids
 from characters.sheet_view import odds_shown
-from live import events
+from live.events import RequestAnswered, RequestAsked, RequestEnded
+from live.journal import record
 from rules import RulesError
 from rules import base as rules_base
 from rules.group import any_and_all, group_odds
@@ -173,18 +173,19 @@ def request_create(
         blind=blind,
     )
     RollRequestAnswer.objects.bulk_create(RollRequestAnswer(request=request, character=c) for c in characters)
-    return written(campaign, _announce_request(campaign.pk, request.pk, [c.pk for c in characters]), request)
-
-
-def _announce_request(campaign_id: int, request_id: int, character_ids: Sequence[int]) -> list[str]:
-    """The GM's panel re-fetches; each character's sheet gets its requests pushed (campaigns/push.py). The
-    ``["request", id]`` part names the request that changed, for the webhooks (the pages' renderer skips it)."""
-    announce(campaign_id, "requests")
-    events.push(
-        campaign_id,
-        ["request", request_id],
-        *[["character", character_id, ["requests"]] for character_id in character_ids],
+    return written(
+        campaign, _announce_request(campaign.pk, RequestAsked, request.pk, [c.pk for c in characters]), request
     )
+
+
+def _announce_request(
+    campaign_id: int,
+    kind: type[RequestAsked | RequestAnswered | RequestEnded],
+    request_id: int,
+    character_ids: Sequence[int],
+) -> list[str]:
+    """The GM's panel and each named character's sheet show the request as it now stands (campaigns/push.py)."""
+    record(campaign_id, kind(request=request_id, characters=tuple(character_ids)))
     return ["requests", *(f"character-{character_id}-requests" for character_id in character_ids)]
 
 
@@ -254,7 +255,9 @@ def request_answer(
             request.group_outcome = group.outcome[:60]
             request.group_summary = group.summary[:300]
             request.save(update_fields=["group_outcome", "group_summary"])
-    return written(request.campaign, _announce_request(request.campaign_id, request.pk, [character_id]), answer)
+    return written(
+        request.campaign, _announce_request(request.campaign_id, RequestAnswered, request.pk, [character_id]), answer
+    )
 
 
 @transaction.atomic
@@ -271,4 +274,4 @@ def request_cancel(*, request_id: int, campaign_id: int) -> TableWritten:
     request.status = RollRequest.Status.CANCELLED
     request.save(update_fields=["status"])
     answered = list(request.answers.values_list("character_id", flat=True))
-    return written(request.campaign, _announce_request(campaign_id, request.pk, answered), request)
+    return written(request.campaign, _announce_request(campaign_id, RequestEnded, request.pk, answered), request)

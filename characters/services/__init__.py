@@ -29,7 +29,6 @@ from characters.services.rolls import (
     _procedure,
     _resolve,
     _resolve_offer,
-    _roll_audience,
     _store_roll,
     character_dice_needed,
     character_odds,
@@ -43,6 +42,7 @@ from characters.services.rolls import (
     offer_decline,
     push_roll_line,
     roll_lock_ids,
+    roll_seen,
     store_free_roll,
 )
 from characters.services.sheet import (
@@ -120,7 +120,7 @@ __all__ = [
     "_procedure",
     "_resolve",
     "_resolve_offer",
-    "_roll_audience",
+    "roll_seen",
     "_store_roll",
     "character_dice_needed",
     "character_odds",

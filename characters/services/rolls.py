@@ -31,7 +31,8 @@ from characters.services.writes import (
     _save_state,
     _touch,
 )
-from live import events
+from live.events import RollAmended, RollMade, RollRestored, RollUndone, RollVoided, Seen, gm_only
+from live.journal import record
 from rules import RulesError, dice, system_for
 from rules import base as rules_base
 from rules.dice import RandomSource
@@ -434,20 +435,24 @@ def _store_roll(
         by_hand=by_hand,
     )
     # Its line lands in every log that lists it, on the pages of those who may see it.
-    events.push(roll.campaign_id, ["roll", roll.pk], audience=_roll_audience(roll))
+    record(roll.campaign_id, RollMade(roll=roll.pk, character=roll.character_id, seen=roll_seen(roll)), by=by)
     return roll
 
 
-def push_roll_line(roll: Roll) -> None:
+def push_roll_line(roll: Roll, kind: type[RollVoided | RollRestored | RollUndone | RollAmended] = RollAmended) -> None:
     """Its line drawn again on every page that shows it (struck through, undone, applied): ``revision`` moved."""
-    if roll.campaign_id is not None:
-        events.push(roll.campaign_id, ["roll", roll.pk], audience=_roll_audience(roll))
+    record(roll.campaign_id, kind(roll=roll.pk, character=roll.character_id, seen=roll_seen(roll)))
 
 
 def _bump(roll: Roll, *fields: str) -> None:
     roll.revision += 1
     roll.save(update_fields=[*fields, "revision"])
-    push_roll_line(roll)
+    if "undone" in fields:
+        push_roll_line(roll, RollUndone)
+    elif "voided_at" in fields:
+        push_roll_line(roll, RollVoided if roll.voided_at else RollRestored)
+    else:
+        push_roll_line(roll)
 
 
 def mark_undone(change: Change) -> None:
@@ -458,17 +463,16 @@ def mark_undone(change: Change) -> None:
         _bump(roll, "undone")
 
 
-def _roll_audience(roll: Roll) -> list[int] | None:
-    """Whose pages hear of this roll: everyone's, or only those who may see it (its roller, and the GM; a blind
-    roll's roller gets a line without its result: campaigns.push)."""
+def roll_seen(roll: Roll) -> Seen:
+    """Who may know of this roll: everyone, or its roller and the GMs (a blind roll's roller gets a line without its
+    result: campaigns.push), or its roller alone (a private roll)."""
     if roll.visibility == Roll.Visibility.PUBLIC:
-        return None
-    audience = [roll.roller_id] if roll.roller_id else []
-    if roll.visibility in (Roll.Visibility.GM, Roll.Visibility.BLIND) and roll.campaign_id is not None:
-        audience += Membership.objects.filter(campaign_id=roll.campaign_id, role=Membership.Role.GM).values_list(
-            "user_id", flat=True
-        )
-    return audience
+        return Seen()
+    if roll.visibility == Roll.Visibility.PRIVATE:
+        return Seen("private", (roll.roller_id,) if roll.roller_id else ())
+    if roll.visibility == Roll.Visibility.BLIND:
+        return Seen("blind", (roll.roller_id,) if roll.roller_id else ())
+    return gm_only(roll.roller_id)
 
 
 # What the history adds to a change made by a roll typed in from dice rolled at the table.

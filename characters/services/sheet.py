@@ -8,7 +8,6 @@ from typing import Any
 from django.db import transaction
 
 from accounts.names import clean_name
-from campaigns.announce import announce
 from campaigns.conditions import conditions_changed
 from campaigns.models import Campaign
 from characters import history
@@ -27,6 +26,8 @@ from characters.services.writes import (
     _save_state,
     _touch,
 )
+from live.events import PartyChanged
+from live.journal import record
 from rules import RulesError, dice, system_for
 from rules import base as rules_base
 from rules.dice import RandomSource
@@ -67,7 +68,7 @@ def character_create(
     if creation.rolls:  # one line in the table's log, however many rolls creation took
         _store_roll(character, _creation_roll(creation), by=owner, visibility=str(Roll.Visibility.PUBLIC))
     rules.validate_sheet(character.to_sheet())
-    announce(character.campaign_id, "party")
+    record(character.campaign_id, PartyChanged(), by=owner)
     conditions_changed(character.campaign_id)  # one more in the party, perhaps with a torch lit
     return character, creation
 
@@ -254,8 +255,8 @@ def character_set_campaign(*, character_id: int, campaign: Campaign | None, by) 
         _check_seat(campaign)
     character.campaign = campaign
     character.save(update_fields=["campaign"])
-    announce(old_campaign, "party")
-    announce(character.campaign_id, "party")
+    record(old_campaign, PartyChanged(), by=by)
+    record(character.campaign_id, PartyChanged(), by=by)
     conditions_changed(old_campaign)  # the party's size and lights change at both tables
     conditions_changed(character.campaign_id)
     return _touch(
@@ -334,5 +335,5 @@ def character_delete(*, character_id: int, by) -> None:
     character = _lock(character_id)
     campaign_id = character.campaign_id
     character.delete()
-    announce(campaign_id, "party")
+    record(campaign_id, PartyChanged(), by=by)
     conditions_changed(campaign_id)

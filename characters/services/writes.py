@@ -25,7 +25,8 @@ from accounts.names import clean_name
 from campaigns.conditions import conditions_changed, touches_light
 from characters import history, locking
 from characters.models import Change, Character, Item
-from live import events
+from live.events import SheetChanged
+from live.journal import record
 from rules import RulesError, system_for
 from rules import base as rules_base
 
@@ -66,7 +67,7 @@ class Written:
 
 def _announce(character: Character, regions: tuple[str, ...]) -> None:
     """Have the open pages of the table shown what changed: the sheet's regions, and the character's card."""
-    events.push(character.campaign_id, ["character", character.pk, list(regions)])
+    record(character.campaign_id, SheetChanged(character=character.pk, regions=tuple(regions)))
 
 
 def _state_regions(character: Character, old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[str, ...]:

@@ -13,7 +13,6 @@ from django.test import Client
 import live.hub as live
 from config.asgi import application
 from live import relay
-from live.events import publish
 from live.transport import close_all
 
 TIMEOUT = 5.0  # generous upper bound for anything that should take milliseconds
@@ -45,7 +44,7 @@ def session_cookie(user) -> str:
 def _publish_committed(campaign_id: int, topic: str, data: dict[str, Any]) -> None:
     try:
         with transaction.atomic():
-            publish(campaign_id, topic, **data)
+            transaction.on_commit(lambda: relay.announce({"campaign": campaign_id, "topic": topic, **data}))
     finally:
         connections.close_all()  # this worker thread's connection must not outlive the test
 

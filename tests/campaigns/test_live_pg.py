@@ -17,9 +17,7 @@ from tests.campaigns.live_helpers import Stream, present, run, session_cookie, w
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(connection.vendor != "postgresql", reason="LISTEN/NOTIFY and pg_stat_activity: PostgreSQL only"),
-    pytest.mark.skipif(
-        bool(settings.LIVE_BROKER), reason="the PostgreSQL transport's own (LIVE_BROKER is set)"
-    ),
+    pytest.mark.skipif(bool(settings.LIVE_BROKER), reason="the PostgreSQL transport's own (LIVE_BROKER is set)"),
 ]
 
 

@@ -98,7 +98,8 @@ def test_the_same_signal_twice_in_one_write_is_published_once_and_again_after_a_
     from live import events
 
     sent: list[dict] = []
-    monkeypatch.setattr(events, "announce", sent.append)  # the after-commit hand-off to the relay
+    monkeypatch.setattr(events, "_hand_off", sent.append)
+    monkeypatch.setattr(events.connection, "vendor", "sqlite")  # the on-commit hand-off, on either database
     with transaction.atomic():
         events.publish(7, "rolls")
         events.publish(7, "rolls")

@@ -52,17 +52,22 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [part.strip() for part in raw.split(",") if part.strip()]
 
 
-def database_from_url(url: str) -> dict:
+def database_from_url(url: str, setting: str = "DATABASE_URL") -> dict:
     """``postgres://user:pass@host:port/name?sslmode=…`` → a Django DATABASES entry (psycopg 3 pool)."""
     parts = urlsplit(url)
     if parts.scheme not in {"postgres", "postgresql"}:
         raise ImproperlyConfigured(
-            f"DATABASE_URL must start with postgres:// (leave it unset for SQLite); got {parts.scheme!r}"
+            f"{setting} must start with postgres:// (leave it unset for SQLite); got {parts.scheme!r}"
         )
     name = unquote(parts.path.lstrip("/"))
     if not name:
-        raise ImproperlyConfigured("DATABASE_URL must name a database, e.g. postgres://postgres@127.0.0.1/lantern")
+        raise ImproperlyConfigured(f"{setting} must name a database, e.g. postgres://postgres@127.0.0.1/lantern")
     options: dict = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+    if env_bool("DATABASE_TRANSACTION_POOLER", False):
+        # DATABASE_URL goes through PgBouncer in transaction mode (docs/production.md): each transaction may
+        # get another server connection, so nothing may live in a session. No prepared statements (Django's
+        # default already; said here so nobody turns them on), and no server-side cursors (below).
+        options["prepare_threshold"] = None
     # Under ASGI every request runs in its own thread, so persistent connections would pile up
     # one per thread; psycopg's pool keeps a few warm and shares them (architecture note 11).
     options["pool"] = {
@@ -82,6 +87,8 @@ def database_from_url(url: str) -> dict:
         # With a pool, Django passes psycopg's check_connection to it: a connection PostgreSQL dropped
         # (restart, failover, pg_terminate_backend) is replaced instead of handed to a request (a 500).
         "CONN_HEALTH_CHECKS": True,
+        # .iterator()'s named cursors outlive a transaction: not through a transaction-mode pooler.
+        "DISABLE_SERVER_SIDE_CURSORS": env_bool("DATABASE_TRANSACTION_POOLER", False),
         "OPTIONS": options,
         "TEST": {"NAME": f"test_{name}"},
     }
@@ -181,8 +188,16 @@ WSGI_APPLICATION = "config.wsgi.application"
 ASGI_APPLICATION = "config.asgi.application"
 
 DATABASE_URL = env_str("DATABASE_URL")
+# The live table's LISTEN, presence (session advisory locks) and after-commit NOTIFYs need real sessions: their
+# own direct connections, so DATABASE_URL may go through a transaction-mode pooler (live.postgres). NAME None:
+# the same database as DATABASE_URL (and the test runner's test_ copy of it in tests).
+DATABASE_LISTEN: dict | None = None
 if DATABASE_URL:
     DATABASES = {"default": database_from_url(DATABASE_URL)}
+    DATABASE_LISTEN = database_from_url(env_str("DATABASE_LISTEN_URL") or DATABASE_URL, "DATABASE_LISTEN_URL")
+    DATABASE_LISTEN["OPTIONS"].pop("pool")
+    if DATABASE_LISTEN["NAME"] == DATABASES["default"]["NAME"]:
+        DATABASE_LISTEN["NAME"] = None
 else:
     DATABASES = {
         "default": {
@@ -288,6 +303,14 @@ API_CALLS_PER_MINUTE = env_int("API_CALLS_PER_MINUTE", 120, minimum=1)
 # A member still counts as at the table this long after their last stream closed, so moving between
 # the table and a sheet does not flash "left" / "arrived" to everyone.
 SSE_PRESENCE_GRACE_SECONDS = env_int("SSE_PRESENCE_GRACE_SECONDS", 3, minimum=0)
+
+# How signals travel between app processes (live.transport): LIVE_BROKER=redis://host:6379/0 for Redis pub/sub
+# (large deployments); unset, LISTEN/NOTIFY on PostgreSQL, or inside the one process on SQLite. Redis channels are
+# shared by every database number on a server: the prefix keeps two deployments (or test runs) apart.
+LIVE_BROKER = env_str("LIVE_BROKER")
+if LIVE_BROKER and not LIVE_BROKER.startswith(("redis://", "rediss://", "unix://")):
+    raise ImproperlyConfigured(f"LIVE_BROKER must be a redis:// URL (or unset); got {LIVE_BROKER!r}")
+LIVE_BROKER_PREFIX = env_str("LIVE_BROKER_PREFIX", "lantern:")
 
 # The journal (live.journal): a hub that missed an announcement reads the heads of its campaigns this often; entries
 # older than LIVE_JOURNAL_KEEP_DAYS are pruned by `manage.py prune_journal`, except each campaign's last

@@ -31,10 +31,10 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
 from django.utils.module_loading import import_string
 
-from live import journal, relay
+from live import journal
 from live.events import Event, MembersChanged, RolesChanged, SettingsChanged
-from live.postgres import PgListener, PgPresence
-from live.signals import INT4_MAX, Key, presence_signal
+from live.signals import Key, presence_signal
+from live.transport import Listening, transport
 
 log = logging.getLogger(__name__)
 
@@ -145,8 +145,7 @@ class Hub:
         # _present is also read by page views running in worker threads (present_user_ids on SQLite).
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._listener: PgListener | None = None  # live.postgres: started by the first stream on PostgreSQL
-        self._presence: PgPresence | None = None
+        self._listener: Listening | None = None  # live.transport's listening side: started by the first stream
         self._pinger: asyncio.Task[None] | None = None
         self._catcher: asyncio.Task[None] | None = None
         # Reads of the journal and pushed changes are drawn one after another in one thread, so every page gets
@@ -188,8 +187,7 @@ class Hub:
             self._pinger = asyncio.create_task(self._ping(), name="lantern-ping")
             self._catcher = asyncio.create_task(self._catch_up_often(), name="lantern-catch-up")
         try:
-            if _is_postgresql():
-                await self._start_postgresql()
+            await self._listen_to(campaign_id)
             self._arrive(key)
             if after is None:
                 self._whole_page(campaign_id, queue)
@@ -203,6 +201,8 @@ class Hub:
             queues.discard(queue)
             if not queues:
                 self._queues.pop(campaign_id, None)
+                if self._listener is not None:
+                    self._listener.unserve(campaign_id)
             left = self._streams.get(key, 0) - 1  # aclose() may have forgotten every stream already
             if left > 0:
                 self._streams[key] = left
@@ -287,7 +287,7 @@ class Hub:
         for campaign_id in list(self._queues):
             self._queue_read(campaign_id)
 
-    broadcast_resync = catch_up  # a lost LISTEN connection loses no update: the journal has them
+    missed = catch_up  # the transport reconnected: a lost signal loses no update, the journal has them
 
     async def _catch_up_often(self) -> None:
         """A lost announcement costs at most this long: the heads of the campaigns served here, read now and then."""
@@ -517,29 +517,30 @@ class Hub:
         self._presence_changed(*key)
 
     def _presence_changed(self, campaign_id: int, user_id: int) -> None:
-        if self._presence is not None:
-            self._presence.wake()  # it takes or drops the advisory locks, then NOTIFYs "presence"
+        if self._listener is not None:
+            self._listener.presence_changed(campaign_id, user_id)  # shared, then announced, by the transport
         else:
             self.dispatch(presence_signal(campaign_id, {user_id}))
 
     # --- PostgreSQL ------------------------------------------------------------------------------
 
-    async def _start_postgresql(self) -> None:
+    async def _listen_to(self, campaign_id: int) -> None:
+        """The transport (live.transport) started, hearing this campaign's signals."""
         if self._listener is None:
-            self._listener = PgListener(self)
-            self._presence = PgPresence(self)
+            self._listener = transport().listen(self)
         try:
-            await asyncio.wait_for(self._listener.ready.wait(), READY_TIMEOUT)
+            await asyncio.wait_for(self._listener.serve(campaign_id), READY_TIMEOUT)
         except TimeoutError:
-            log.warning("Live table: LISTEN not ready after %.0f s; the stream opens anyway", READY_TIMEOUT)
+            log.warning("Live table: not listening after %.0f s; the stream opens anyway", READY_TIMEOUT)
 
     def listener_ready(self) -> bool:
         return self._listener is not None and self._listener.ready.is_set()
 
     async def aclose(self) -> None:
         """Stop the PostgreSQL tasks and forget every stream (server shutdown, end of a test)."""
-        tasks = [part.task for part in (self._listener, self._presence) if part is not None]
-        for task in [*tasks, self._pinger, self._pusher, self._catcher]:
+        if self._listener is not None:
+            await self._listener.aclose()
+        for task in [self._pinger, self._pusher, self._catcher]:
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -550,7 +551,7 @@ class Hub:
         self._presence_due.clear()
         for timer in self._leaving.values():
             timer.cancel()
-        self._listener = self._presence = None
+        self._listener = None
         self._leaving.clear()
         self._queues.clear()
         self._viewers.clear()
@@ -615,30 +616,12 @@ def _heads(campaign_ids: list[int]) -> dict[int, int]:
         connections.close_all()
 
 
-def _is_postgresql() -> bool:
-    return connections["default"].vendor == "postgresql"
-
-
 hub = Hub()
-relay.hear_locally(hub.dispatch_threadsafe)
-
-PRESENT_SQL = """
-SELECT DISTINCT objid::bigint FROM pg_locks
-WHERE locktype = 'advisory' AND objsubid = 2 AND granted AND classid = %s::oid
-  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-"""
 
 
 def present_user_ids(campaign_id: int) -> set[int]:
     """Ids of the members with at least one page of this campaign open (a stream), in any process."""
-    connection = connections["default"]
-    if connection.vendor == "postgresql":
-        if campaign_id > INT4_MAX:
-            return set()
-        with connection.cursor() as cursor:
-            cursor.execute(PRESENT_SQL, [campaign_id])
-            return {row[0] for row in cursor.fetchall()}
-    return {user_id for (c, user_id) in hub.present_local() if c == campaign_id}
+    return transport().present_user_ids(campaign_id)
 
 
 # --- SQLite serves one process only ----------------------------------------------------------------

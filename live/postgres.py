@@ -1,29 +1,50 @@
-"""The hub's two PostgreSQL connections per process: LISTEN (every write's notification reaches every process)
-and presence (shared advisory locks, so every process sees who is at the table). See live.hub."""
+"""The PostgreSQL transport (live.transport): LISTEN/NOTIFY on one channel per campaign, presence as shared advisory
+locks, over direct sessions built from ``DATABASE_LISTEN_URL`` (settings.DATABASE_LISTEN).
+
+Three connections per process, none from the request pool (which may go through PgBouncer in transaction mode,
+where LISTEN and session locks do not work; architecture pitfall 13):
+
+- LISTEN (``lantern-listen``), only on the channels of the campaigns this process serves; used for nothing else
+  (``notifies()`` holds its lock);
+- presence (``lantern-presence``): shared advisory locks ``(campaign_id, user_id)`` that every process sees in
+  ``pg_locks`` and that vanish with a dead process's connection;
+- publishing (``lantern-relay``), in the relay's thread: autocommit, ``synchronous_commit = off`` (a lost
+  notification is caught up from the journal), a whole batch of notifications in one statement.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
-import time
+import threading
 from typing import Any
 
+from django.conf import settings
 from django.db import connections
 
-from live.signals import CHANNEL, INT4_MAX, Key, presence_signal
+from live.signals import INT4_MAX, Key, presence_signal
+from live.transport import Signal, channel
 
 log = logging.getLogger("live.hub")  # one logger for the live table, as before the split
 
 BACKOFF_FIRST = 0.5  # a lost connection is tried again after this, doubling up to BACKOFF_MAX
 BACKOFF_MAX = 10.0
 PRESENCE_HEARTBEAT = 5.0  # how soon a lost presence connection is noticed and its locks re-taken
+NOTIFY_MAX_BYTES = 7900  # PostgreSQL refuses a payload of 8,000 bytes or more (and the whole statement with it)
 
 
-def _pg_params(application_name: str) -> dict[str, Any]:
-    params = connections["default"].get_connection_params()
-    for key in ("cursor_factory", "context"):  # Django's sync cursor class and adapters: not for these
-        params.pop(key, None)
+def pg_params(application_name: str) -> dict[str, Any]:
+    """psycopg's arguments for a direct session to the app's database (DATABASE_LISTEN_URL, else DATABASE_URL)."""
+    default = connections["default"].settings_dict
+    listen = settings.DATABASE_LISTEN or default
+    params: dict[str, Any] = {k: v for k, v in listen["OPTIONS"].items() if k not in {"pool", "prepare_threshold"}}
+    # NAME None: the request pool's database, which the test runner renames to its test_ copy.
+    params["dbname"] = listen["NAME"] or default["NAME"]
+    for key in ("USER", "PASSWORD", "HOST", "PORT"):
+        if listen[key]:
+            params[key.lower()] = listen[key]
     # A silently dropped TCP connection would otherwise leave LISTEN waiting forever.
     params.setdefault("keepalives", 1)
     params.setdefault("keepalives_idle", 30)
@@ -36,34 +57,129 @@ def _pg_params(application_name: str) -> dict[str, Any]:
 async def _connect(application_name: str):
     import psycopg
 
-    return await psycopg.AsyncConnection.connect(**_pg_params(application_name), autocommit=True)
+    return await psycopg.AsyncConnection.connect(**pg_params(application_name), autocommit=True)
 
 
-class PgListener:
-    """The process's one LISTEN connection; used for nothing else (notifies() holds its lock)."""
+class PgTransport:
+    def __init__(self) -> None:
+        self._conn: Any = None  # psycopg.Connection, opened by the first publish
+        self._lock = threading.Lock()
+
+    def publish(self, signals: list[Signal]) -> None:
+        channels, payloads = [], []
+        for signal in signals:
+            payload = json.dumps(signal, separators=(",", ":"))
+            if len(payload.encode()) > NOTIFY_MAX_BYTES:
+                log.warning("Live table: a signal too long to NOTIFY is dropped (listeners catch up): %.200s", payload)
+                continue
+            channels.append(channel(signal["campaign"]))
+            payloads.append(payload)
+        if not payloads:
+            return
+        sql = "SELECT pg_notify(c, p) FROM unnest(%s::text[], %s::text[]) AS t(c, p)"
+        with self._lock:
+            try:
+                self._connection().execute(sql, [channels, payloads])
+            except Exception as error:
+                import psycopg
+
+                self._close()
+                if not isinstance(error, psycopg.OperationalError):
+                    raise
+                # Most often the database restarted since the last publish: one more try on a new connection.
+                self._connection().execute(sql, [channels, payloads])
+
+    def _connection(self):
+        import psycopg
+
+        if self._conn is None:
+            conn = psycopg.connect(**pg_params("lantern-relay"), autocommit=True)
+            conn.execute("SET synchronous_commit = off")
+            self._conn = conn
+        return self._conn
+
+    def close(self) -> None:
+        with self._lock:
+            self._close()
+
+    def _close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
+
+    def listen(self, hub: Any) -> PgListening:
+        return PgListening(hub)
+
+    def present_user_ids(self, campaign_id: int) -> set[int]:
+        # pg_locks is the server's: the request pool (even through PgBouncer) sees every process's locks.
+        if campaign_id > INT4_MAX:
+            return set()
+        with connections["default"].cursor() as cursor:
+            cursor.execute(PRESENT_SQL, [campaign_id])
+            return {row[0] for row in cursor.fetchall()}
+
+
+PRESENT_SQL = """
+SELECT DISTINCT objid::bigint FROM pg_locks
+WHERE locktype = 'advisory' AND objsubid = 2 AND granted AND classid = %s::oid
+  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+"""
+
+
+class PgListening:
+    """The process's LISTEN connection (campaign channels as the hub serves them) and its presence connection."""
 
     application_name = "lantern-listen"
 
-    def __init__(self, hub: Any) -> None:  # a live.hub.Hub (which starts these)
+    def __init__(self, hub: Any) -> None:  # a live.hub.Hub (which starts this)
         self.hub = hub
         self.ready = asyncio.Event()
+        self._wanted: set[int] = set()
+        self._listening: set[int] = set()  # on the current connection
+        self._waiters: dict[int, list[asyncio.Future[None]]] = {}
+        self._changed = asyncio.Event()
+        self.presence = PgPresence(hub)
         self.task = asyncio.create_task(self._run(), name="lantern-listen")
+
+    async def serve(self, campaign_id: int) -> None:
+        self._wanted.add(campaign_id)
+        if campaign_id in self._listening:
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.setdefault(campaign_id, []).append(waiter)
+        self._changed.set()
+        await waiter
+
+    def unserve(self, campaign_id: int) -> None:
+        self._wanted.discard(campaign_id)
+        self._changed.set()
+
+    def presence_changed(self, campaign_id: int, user_id: int) -> None:
+        self.presence.wake()
+
+    async def aclose(self) -> None:
+        for task in (self.task, self.presence.task):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     async def _run(self) -> None:
         delay = BACKOFF_FIRST
-        missed = False  # True once a connection was lost or refused: events may have gone by
+        missed = False  # True once a connection was lost or refused: signals may have gone by
         while True:
             try:
                 async with await _connect(self.application_name) as conn:
-                    await conn.execute(f"LISTEN {CHANNEL}")
-                    self.hub._heard_since = time.time()  # what went by before this may have been missed
+                    self._listening = set()
+                    await self._follow(conn)
                     self.ready.set()
                     delay = BACKOFF_FIRST
                     if missed:
-                        log.info("Live table: LISTEN reconnected; streams resync")
-                        self.hub.broadcast_resync()
-                    async for notify in conn.notifies():
-                        self._route(notify.payload)
+                        log.info("Live table: LISTEN reconnected; the hub catches up")
+                        self.hub.missed()
+                    while True:
+                        await self._hear_until_changed(conn)
+                        await self._follow(conn)
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the database restarted, the backend was killed, the network broke
@@ -73,14 +189,44 @@ class PgListener:
             await asyncio.sleep(delay)
             delay = min(delay * 2, BACKOFF_MAX)
 
-    def _route(self, raw: str) -> None:
+    async def _follow(self, conn) -> None:
+        """LISTEN to the campaigns served since, UNLISTEN the others; wake whoever waited for theirs."""
+        self._changed.clear()
+        wanted = set(self._wanted)
+        statements = [f"LISTEN {channel(c)}" for c in sorted(wanted - self._listening)]
+        statements += [f"UNLISTEN {channel(c)}" for c in sorted(self._listening - wanted)]
+        if statements:
+            await conn.execute("; ".join(statements))
+        self._listening = wanted
+        for campaign_id in list(self._waiters):
+            if campaign_id in wanted:
+                for waiter in self._waiters.pop(campaign_id):
+                    if not waiter.done():
+                        waiter.set_result(None)
+
+    async def _hear_until_changed(self, conn) -> None:
+        """Hand every notification to the hub until the campaigns served change (or the connection fails)."""
+        hearing = asyncio.create_task(self._hear(conn))
+        changed = asyncio.create_task(self._changed.wait())
         try:
-            payload = json.loads(raw)
-        except ValueError:
-            log.warning("Ignoring a NOTIFY that is not JSON: %r", raw[:200])
-            return
-        if isinstance(payload, dict):
-            self.hub.heard(payload)
+            await asyncio.wait({hearing, changed}, return_when=asyncio.FIRST_COMPLETED)
+            if hearing.done():
+                hearing.result()  # the connection's error
+                raise ConnectionError("the notifications ended")
+        finally:
+            for task in (hearing, changed):  # cancelling notifies() between two reads leaves the connection usable
+                task.cancel()
+            await asyncio.gather(hearing, changed, return_exceptions=True)
+
+    async def _hear(self, conn) -> None:
+        async for notify in conn.notifies():
+            try:
+                signal = json.loads(notify.payload)
+            except ValueError:
+                log.warning("Ignoring a NOTIFY that is not JSON: %r", notify.payload[:200])
+                continue
+            if isinstance(signal, dict):
+                self.hub.heard(signal)
 
 
 class PgPresence:
@@ -92,7 +238,7 @@ class PgPresence:
 
     application_name = "lantern-presence"
 
-    def __init__(self, hub: Any) -> None:  # a live.hub.Hub (which starts these)
+    def __init__(self, hub: Any) -> None:
         self.hub = hub
         self.changed = asyncio.Event()
         self.task = asyncio.create_task(self._run(), name="lantern-presence")
@@ -134,7 +280,11 @@ class PgPresence:
                 )
         campaigns = sorted({c for c, _ in gained | lost})
         if campaigns:
-            # After the locks, so a page that refetches on this signal already sees the change.
-            payloads = [json.dumps(presence_signal(c, {u for k, u in gained | lost if k == c})) for c in campaigns]
-            await conn.execute("SELECT pg_notify(%s, p) FROM unnest(%s::text[]) AS p", [CHANNEL, payloads])
+            # After the locks, so a page that refetches on this signal already sees the change. Autocommit and
+            # no write's transaction: this NOTIFY holds up nobody's commit.
+            signals = [presence_signal(c, {u for k, u in gained | lost if k == c}) for c in campaigns]
+            await conn.execute(
+                "SELECT pg_notify(c, p) FROM unnest(%s::text[], %s::text[]) AS t(c, p)",
+                [[channel(c) for c in campaigns], [json.dumps(s) for s in signals]],
+            )
         return wanted

@@ -1,11 +1,10 @@
-"""What travels between the live table's processes, and the hub's constants its PostgreSQL connections share
-(live.hub fans signals out; live.postgres carries them between processes)."""
+"""What travels between the live table's processes, and the hub's constants its transports share
+(live.hub fans signals out; live.transport carries them between processes)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-CHANNEL = "lantern"  # the PostgreSQL NOTIFY channel every app process listens on
 INT4_MAX = 2**31 - 1  # advisory lock keys are int4
 MAX_PRESENCE_USERS = 300  # named in one presence notification (NOTIFY carries at most 8,000 bytes)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -50,6 +51,41 @@ def _every_page_is_well_formed_html():
     Client.request = checked
     yield
     Client.request = original
+
+
+NOTIFY = re.compile(r"\bpg_notify\s*\(|^\s*NOTIFY\s", re.IGNORECASE | re.MULTILINE)
+
+
+@pytest.fixture(autouse=True)
+def _nothing_notified_inside_a_write():
+    """Issue 37, architecture pitfall 13: a write's transaction executes no NOTIFY / pg_notify (PostgreSQL then
+    serialises every commit on its notify-queue lock). Signals leave after commit through live.relay.
+
+    On PostgreSQL, every statement of the test's own thread is watched; one that notifies while
+    ``connection.in_atomic_block`` fails the test. Afterwards the relay hands on what it still holds and its
+    publishing connection closes, so no connection outlives the test database.
+    """
+    from django.db import connection
+
+    from live import relay, transport
+
+    inside: list[str] = []
+
+    def guard(execute, sql, params, many, context):
+        if context["connection"].in_atomic_block and NOTIFY.search(sql):
+            inside.append(sql)
+        return execute(sql, params, many, context)
+
+    if connection.vendor != "postgresql":
+        yield
+    else:
+        with connection.execute_wrapper(guard):
+            yield
+    if relay.relay.running:
+        relay.flush()
+        transport.close_all()
+    if inside:
+        pytest.fail(f"NOTIFY inside a transaction (issue 37): {inside[0][:200]}")
 
 
 @pytest.fixture(autouse=True)

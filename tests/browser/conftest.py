@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
+from tests.postgres import database_urls
+
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls from the test body are
 # still plain blocking calls, so tell Django not to refuse them.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -56,8 +58,7 @@ def _server_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "SQLITE_NAME", "DJANGO_ALLOW_ASYNC_UNSAFE"}}
     db = connection.settings_dict
     if connection.vendor == "postgresql":
-        auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-        env["DATABASE_URL"] = f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+        env.update(database_urls())
     else:
         env["SQLITE_NAME"] = str(db["NAME"])
     env.update({"DEBUG": "1", "PYTHONUNBUFFERED": "1", "LOG_LEVEL": "WARNING"})

@@ -13,12 +13,14 @@ from django.test import Client
 import live.hub as live
 from config.asgi import application
 from live import relay
+from live.transport import close_all
 
 TIMEOUT = 5.0  # generous upper bound for anything that should take milliseconds
 
 
 def run(coro: Coroutine[Any, Any, Any]) -> Any:
-    """Run a scenario on a fresh event loop; stop the hub's LISTEN task before the loop ends (pitfall 5)."""
+    """Run a scenario on a fresh event loop; stop the hub's LISTEN task before the loop ends (pitfall 5), and
+    close the relay's publishing connection after it (live.transport)."""
 
     async def main() -> Any:
         try:
@@ -26,7 +28,11 @@ def run(coro: Coroutine[Any, Any, Any]) -> Any:
         finally:
             await live.hub.aclose()
 
-    return asyncio.run(main())
+    try:
+        return asyncio.run(main())
+    finally:
+        relay.flush()
+        close_all()
 
 
 def session_cookie(user) -> str:

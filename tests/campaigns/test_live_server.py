@@ -23,6 +23,7 @@ from django.urls import reverse
 
 import live.hub as live
 from tests.campaigns.live_helpers import session_cookie
+from tests.postgres import database_urls
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -39,8 +40,7 @@ def _server_env(tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "SQLITE_NAME", "WEB_CONCURRENCY"}}
     db = connection.settings_dict
     if connection.vendor == "postgresql":
-        auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-        env["DATABASE_URL"] = f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+        env.update(database_urls())
     else:
         snapshot = tmp_path / "db.sqlite3"
         source, target = sqlite3.connect(db["NAME"]), sqlite3.connect(snapshot)

@@ -105,3 +105,27 @@ def test_demo_refuses_to_run_with_debug_off():
     )
     assert result.returncode != 0
     assert "--force" in result.stderr
+
+
+def test_a_transaction_mode_pooler_turns_off_what_needs_a_session(monkeypatch):
+    monkeypatch.setenv("DATABASE_TRANSACTION_POOLER", "1")
+    db = database_from_url("postgres://postgres@127.0.0.1:6432/lantern")
+    assert db["DISABLE_SERVER_SIDE_CURSORS"] is True
+    assert db["OPTIONS"]["prepare_threshold"] is None
+    monkeypatch.delenv("DATABASE_TRANSACTION_POOLER")
+    assert database_from_url("postgres://postgres@127.0.0.1/lantern")["DISABLE_SERVER_SIDE_CURSORS"] is False
+
+
+def _listen_settings(**env: str) -> str:
+    return _manage("shell", "-c", "from django.conf import settings; print(settings.DATABASE_LISTEN)", **env).stdout
+
+
+def test_the_live_tables_sessions_go_to_database_listen_url_and_by_default_where_requests_go():
+    through_pooler = "postgres://postgres@127.0.0.1:6432/lantern"
+    direct = _listen_settings(
+        DATABASE_URL=through_pooler, DATABASE_LISTEN_URL="postgres://postgres@127.0.0.1:5432/lantern"
+    )
+    assert "'PORT': '5432'" in direct
+    assert "'NAME': None" in direct  # the same database as the requests' (the test runner's test_ copy in tests)
+    assert "'PORT': '6432'" in _listen_settings(DATABASE_URL=through_pooler)
+    assert _listen_settings().strip().endswith("None")  # SQLite: signals stay in the one process

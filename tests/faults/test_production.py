@@ -21,6 +21,7 @@ from django.db import connection
 
 from campaigns.models import Campaign, Membership
 from tests.conftest import PASSWORD, make_character
+from tests.postgres import database_urls
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "lantern.test"
@@ -44,8 +45,7 @@ def _production_env(static_root: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "SQLITE_NAME", "DJANGO_ALLOW_ASYNC_UNSAFE"}}
     db = connection.settings_dict
     if connection.vendor == "postgresql":
-        auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-        env["DATABASE_URL"] = f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+        env.update(database_urls())
     else:
         env["SQLITE_NAME"] = str(db["NAME"])
     env.update(

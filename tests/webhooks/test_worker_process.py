@@ -16,6 +16,7 @@ from django.db import connection
 from django_tasks.base import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
+from tests.postgres import database_urls
 from tests.webhooks.test_webhooks import add_hook, player_roll
 from webhooks.models import Delivery
 
@@ -27,8 +28,7 @@ def worker_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "SQLITE_NAME"}}
     db = connection.settings_dict
     if connection.vendor == "postgresql":
-        auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-        env["DATABASE_URL"] = f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+        env.update(database_urls())
     else:
         env["SQLITE_NAME"] = str(db["NAME"])
     env.update(

@@ -1,0 +1,139 @@
+"""How live-table signals travel between processes: one interface, three transports, chosen from settings.
+
+- SQLite: in-process (one server process only: live.hub.claim_single_process), the relay thread hands each signal
+  to this process's hub.
+- PostgreSQL: LISTEN/NOTIFY on one channel per campaign (``lantern_<id>``), over direct connections built from
+  ``DATABASE_LISTEN_URL`` (default ``DATABASE_URL``), so the request pool may go through PgBouncer in
+  transaction mode; presence as shared advisory locks (live.postgres).
+- ``LIVE_BROKER=redis://…``: Redis pub/sub, one channel per campaign; presence in keys that expire unless their
+  process keeps beating (live.redis_broker).
+
+The write side is ``publish(signals)``, called by the relay's thread (live.relay), never inside a transaction.
+The listening side runs on the hub's event loop: it subscribes only to the campaigns the hub serves
+(``serve``/``unserve``), calls ``hub.heard(signal)`` for each signal, and ``hub.missed()`` after a reconnect
+(signals may have gone by unheard; the hub catches up from the journal).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any, Protocol
+
+from django.conf import settings
+from django.db import connections
+
+from live.signals import presence_signal
+
+Signal = dict[str, Any]
+
+
+class Listening(Protocol):
+    """A process's listening side, started on the hub's loop by ``Transport.listen``."""
+
+    ready: asyncio.Event  # set while connected and listening
+
+    async def serve(self, campaign_id: int) -> None:
+        """Hear this campaign's signals; returns once they reach the hub (await it with a timeout)."""
+
+    def unserve(self, campaign_id: int) -> None:
+        """No stream of this campaign is open here any more: stop hearing it."""
+
+    def presence_changed(self, campaign_id: int, user_id: int) -> None:
+        """The hub's local presence moved (``hub.present_local()``): share it, and announce it."""
+
+    async def aclose(self) -> None: ...
+
+
+class Transport(Protocol):
+    def publish(self, signals: list[Signal]) -> None:
+        """Send signals to every process that serves their campaigns (sync: from the relay's thread)."""
+
+    def listen(self, hub: Any) -> Listening:
+        """Start listening for ``hub`` (a live.hub.Hub) on the running event loop."""
+
+    def present_user_ids(self, campaign_id: int) -> set[int]:
+        """Who has a stream of this campaign open, in any process (sync: page views ask)."""
+
+    def close(self) -> None:
+        """Close the publishing side's connection (tests, shutdown); the next publish opens it again."""
+
+
+def channel(campaign_id: int) -> str:
+    """A campaign's channel name (PostgreSQL identifiers and Redis channels alike)."""
+    return f"lantern_{int(campaign_id)}"
+
+
+class InProcess:
+    """SQLite: one process, so a signal goes straight to this process's hub."""
+
+    def publish(self, signals: list[Signal]) -> None:
+        from live.hub import hub
+
+        for signal in signals:
+            hub.dispatch_threadsafe(signal)
+
+    def listen(self, hub: Any) -> Listening:
+        return InProcessListening(hub)
+
+    def present_user_ids(self, campaign_id: int) -> set[int]:
+        from live.hub import hub
+
+        return {user_id for (c, user_id) in hub.present_local() if c == campaign_id}
+
+    def close(self) -> None:
+        pass
+
+
+class InProcessListening:
+    def __init__(self, hub: Any) -> None:
+        self.hub = hub
+        self.ready = asyncio.Event()
+        self.ready.set()
+
+    async def serve(self, campaign_id: int) -> None:
+        pass
+
+    def unserve(self, campaign_id: int) -> None:
+        pass
+
+    def presence_changed(self, campaign_id: int, user_id: int) -> None:
+        self.hub.heard(presence_signal(campaign_id, {user_id}))
+
+    async def aclose(self) -> None:
+        pass
+
+
+def transport() -> Transport:
+    """This process's transport, from settings (LIVE_BROKER, else the database's kind)."""
+    key = (settings.LIVE_BROKER, connections["default"].vendor)
+    with _lock:
+        chosen = _transports.get(key)
+        if chosen is None:
+            chosen = _transports[key] = _make(*key)
+    return chosen
+
+
+def _make(broker: str, vendor: str) -> Transport:
+    if broker:
+        from live.redis_broker import RedisTransport
+
+        return RedisTransport(broker, settings.LIVE_BROKER_PREFIX)
+    if vendor == "postgresql":
+        from live.postgres import PgTransport
+
+        return PgTransport()
+    return InProcess()
+
+
+def close_all() -> None:
+    """Close every transport's publishing connection (tests, shutdown); the next publish reconnects."""
+    with _lock:
+        made = list(_transports.values())
+    for chosen in made:
+        chosen.close()
+
+
+# One per setting: a test that sets LIVE_BROKER gets the Redis transport, and the others are still closed.
+_transports: dict[tuple[str, str], Transport] = {}
+_lock = threading.Lock()

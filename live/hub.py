@@ -32,9 +32,10 @@ from django.db import connections
 from django.utils.module_loading import import_string
 
 from live import journal
+from live.broker import transport
 from live.events import Event, MembersChanged, RolesChanged, SettingsChanged
 from live.signals import Key, presence_signal
-from live.transport import Listening, transport
+from live.transport import Listening, hear_locally
 
 log = logging.getLogger(__name__)
 
@@ -617,6 +618,7 @@ def _heads(campaign_ids: list[int]) -> dict[int, int]:
 
 
 hub = Hub()
+hear_locally(hub)
 
 
 def present_user_ids(campaign_id: int) -> set[int]:

@@ -19,6 +19,8 @@ from typing import Any
 
 from django.db import transaction
 
+from live.broker import transport
+
 log = logging.getLogger(__name__)
 
 MAX_BATCH = 500  # signals handed to one publish (one statement on PostgreSQL, one pipeline on Redis)
@@ -81,8 +83,6 @@ class Relay:
                     item.done.set()
 
     def _publish(self, signals: list[Signal]) -> None:
-        from live.transport import transport
-
         try:
             transport().publish(signals)
         except Exception:

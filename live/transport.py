@@ -17,11 +17,7 @@ The listening side runs on the hub's event loop: it subscribes only to the campa
 from __future__ import annotations
 
 import asyncio
-import threading
 from typing import Any, Protocol
-
-from django.conf import settings
-from django.db import connections
 
 from live.signals import presence_signal
 
@@ -64,22 +60,26 @@ def channel(campaign_id: int) -> str:
     return f"lantern_{int(campaign_id)}"
 
 
+# This process's hub (live.hub registers it when it is made): where the in-process transport hands signals.
+_local: list[Any] = []
+
+
+def hear_locally(hub: Any) -> None:
+    _local[:] = [hub]
+
+
 class InProcess:
     """SQLite: one process, so a signal goes straight to this process's hub."""
 
     def publish(self, signals: list[Signal]) -> None:
-        from live.hub import hub
-
         for signal in signals:
-            hub.dispatch_threadsafe(signal)
+            _local[0].dispatch_threadsafe(signal)
 
     def listen(self, hub: Any) -> Listening:
         return InProcessListening(hub)
 
     def present_user_ids(self, campaign_id: int) -> set[int]:
-        from live.hub import hub
-
-        return {user_id for (c, user_id) in hub.present_local() if c == campaign_id}
+        return {user_id for (c, user_id) in _local[0].present_local() if c == campaign_id}
 
     def close(self) -> None:
         pass
@@ -102,38 +102,3 @@ class InProcessListening:
 
     async def aclose(self) -> None:
         pass
-
-
-def transport() -> Transport:
-    """This process's transport, from settings (LIVE_BROKER, else the database's kind)."""
-    key = (settings.LIVE_BROKER, connections["default"].vendor)
-    with _lock:
-        chosen = _transports.get(key)
-        if chosen is None:
-            chosen = _transports[key] = _make(*key)
-    return chosen
-
-
-def _make(broker: str, vendor: str) -> Transport:
-    if broker:
-        from live.redis_broker import RedisTransport
-
-        return RedisTransport(broker, settings.LIVE_BROKER_PREFIX)
-    if vendor == "postgresql":
-        from live.postgres import PgTransport
-
-        return PgTransport()
-    return InProcess()
-
-
-def close_all() -> None:
-    """Close every transport's publishing connection (tests, shutdown); the next publish reconnects."""
-    with _lock:
-        made = list(_transports.values())
-    for chosen in made:
-        chosen.close()
-
-
-# One per setting: a test that sets LIVE_BROKER gets the Redis transport, and the others are still closed.
-_transports: dict[tuple[str, str], Transport] = {}
-_lock = threading.Lock()

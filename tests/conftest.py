@@ -67,7 +67,7 @@ def _nothing_notified_inside_a_write():
     """
     from django.db import connection
 
-    from live import relay, transport
+    from live import broker, relay
 
     inside: list[str] = []
 
@@ -83,7 +83,7 @@ def _nothing_notified_inside_a_write():
             yield
     if relay.relay.running:
         relay.flush()
-        transport.close_all()
+        broker.close_all()
     if inside:
         pytest.fail(f"NOTIFY inside a transaction (issue 37): {inside[0][:200]}")
 

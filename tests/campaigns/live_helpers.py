@@ -13,7 +13,7 @@ from django.test import Client
 import live.hub as live
 from config.asgi import application
 from live import relay
-from live.transport import close_all
+from live.broker import close_all
 
 TIMEOUT = 5.0  # generous upper bound for anything that should take milliseconds
 

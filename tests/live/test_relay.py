@@ -8,8 +8,9 @@ import threading
 import pytest
 
 from live import relay as live_relay
+from live.broker import transport
 from live.relay import Relay, collapse
-from live.transport import InProcess, transport
+from live.transport import InProcess
 
 
 class Recording:
@@ -33,7 +34,7 @@ class Recording:
 @pytest.fixture
 def recording(monkeypatch) -> Recording:
     recorded = Recording()
-    monkeypatch.setattr("live.transport.transport", lambda: recorded)
+    monkeypatch.setattr("live.relay.transport", lambda: recorded)
     return recorded
 
 

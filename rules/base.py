@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
 from rules.dice import DieRoll, RandomSource
 from rules.errors import RulesError
 from rules.settings import Setting, in_force, validated
+from rules.upgrades import StateUpgrade, upgrade
 from rules.validation import TEXT_MAX
 
 # What a ticked checkbox (no value attribute, as every yes/no input Lantern draws) sends; an unticked one
@@ -243,6 +244,17 @@ class SheetRules(Protocol):
     stacking_kinds: frozenset[str] = frozenset({"gear", "ration", "light", "ammo", "treasure", "coins"})
 
     # --- state -------------------------------------------------------------------------------------------
+    # The shape of the state validate_state reads (rules/upgrades.py): bump it when a rule change reshapes the state,
+    # and add the step that brings a state of the version before it along: state_upgrades[n - 1] takes version n
+    # to n + 1. A state stored without a version is version 1.
+    state_version: int = 1
+    state_upgrades: tuple[StateUpgrade, ...] = ()
+
+    def upgrade_state(self, state: Mapping[str, Any], version: Any) -> dict[str, Any]:
+        """A state stored at ``version`` (None: unversioned) in today's shape, before validate_state reads it; a
+        version from a newer Lantern is refused with a sentence (RulesError)."""
+        return upgrade(state, version, current=self.state_version, steps=self.state_upgrades, name=self.name)
+
     def default_state(self) -> dict[str, Any]: ...
 
     def validate_state(self, state: Mapping[str, Any]) -> dict[str, Any]:

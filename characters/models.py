@@ -44,6 +44,9 @@ class Character(models.Model):
     system = models.CharField(max_length=32, choices=system_choices)
     name = models.CharField(max_length=100)
     state = models.JSONField(default=dict)
+    # The shape ``state`` was saved in (GameSystem.state_version, rules/upgrades.py): a row saved before a rule change
+    # reshaped the state is upgraded as it is loaded, and a save stores the version it now has.
+    state_version = models.PositiveSmallIntegerField(default=1)
     notes = models.TextField(blank=True, max_length=NOTES_MAX, help_text="The player's own notes: looks, goals, debts.")
     # Bumped on every write; a form from a stale tab carries an old version and is refused.
     version = models.PositiveIntegerField(default=1)
@@ -56,8 +59,39 @@ class Character(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def save(self, *args, **kwargs) -> None:
+        """A saved state is in its system's shape now (every write validates it, every load upgrades it), so it is
+        stored with that version; a newer version (a row this Lantern could not read) is never lowered."""
+        system = SYSTEMS.get(self.system)
+        fields = kwargs.get("update_fields")
+        if system is not None and self.state_version <= system.state_version and (fields is None or "state" in fields):
+            self.state_version = system.state_version
+            if fields is not None:
+                kwargs["update_fields"] = {*fields, "state_version"}
+        super().save(*args, **kwargs)
+
     def get_absolute_url(self) -> str:
         return reverse("characters:sheet", args=[self.pk])
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        """A row saved before its system's last reshape comes out in today's shape, so every reader of ``state``
+        (the rules, history's diffs, the next write) sees the one shape; a state that will not upgrade (saved by a
+        newer Lantern) is left as it is for ``to_sheet`` to refuse with a sentence."""
+        character = super().from_db(db, field_names, values)
+        character._upgrade_state()
+        return character
+
+    def _upgrade_state(self) -> None:
+        system = SYSTEMS.get(self.system)
+        loaded = self.get_deferred_fields().isdisjoint({"state", "state_version", "system"})
+        if system is None or not loaded or self.state_version == system.state_version:
+            return
+        try:
+            self.state = system.upgrade_state(self.state, self.state_version)
+        except RulesError:
+            return
+        self.state_version = system.state_version
 
     @property
     def system_name(self) -> str:
@@ -79,13 +113,21 @@ class Character(models.Model):
         items = self.items.all() if items is None else items
         hirelings = self.hirelings.all() if hirelings is None else hirelings
         return rules_base.Sheet(
-            state=self.state,
+            state=self.rules_state(),
             items=tuple(item.to_rules() for item in items),
             hirelings=tuple(h.to_rules() for h in hirelings),
             name=self.name,
             settings=self.rule_settings() if settings is None else settings,
             table=self.table_conditions() if table is None else table,
         )
+
+    def rules_state(self) -> dict:
+        """The state in its system's shape now: loading upgraded it already, unless it was built in memory at an
+        older version, or saved by a newer Lantern (RulesError with the sentence)."""
+        system = SYSTEMS.get(self.system)
+        if system is None or self.state_version == system.state_version:
+            return self.state
+        return system.upgrade_state(self.state, self.state_version)
 
     def rule_settings(self) -> dict:
         """The rule settings of this character's table (the system's defaults away from one).

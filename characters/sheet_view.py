@@ -184,6 +184,7 @@ def sheet_view(
     if can_edit and wanted & {"inventory"}:
         view.custom_item_fields = _custom_item_fields()
     try:
+        character.rules_state()  # a state saved by a newer Lantern is refused with its own sentence
         sheet = rules_base.check_sheet(rules, sheet)  # the rules' questions below then start from its state
     except RulesError as problem:
         # Stored before a bound existed, or written past the app: show what can be shown, and the way out.

@@ -42,6 +42,7 @@ def export_character(character: Character, viewer=None) -> dict[str, Any]:
         "system": character.system,
         "name": character.name,
         "state": character.state,
+        "state_version": character.state_version,  # the shape of "state": an older file's is upgraded on import
         "notes": character.notes,
         "items": [{field: getattr(item, field) for field in ITEM_FIELDS} for item in character.items.all()],
         "hirelings": [
@@ -188,7 +189,10 @@ def check_character(document: dict[str, Any]) -> CheckedCharacter:
     notes = document.get("notes", "")
     if not isinstance(notes, str) or len(notes) > NOTES_MAX:
         raise RulesError(f"{clean_name(name)}: the notes in that file are damaged or longer than {NOTES_MAX:,}.")
-    state = rules.validate_state(file_mapping(document.get("state"), "state"))
+    # A file from before a rule change reshaped the state (no "state_version": version 1) is upgraded first.
+    state = rules.validate_state(
+        rules.upgrade_state(file_mapping(document.get("state"), "state"), document.get("state_version"))
+    )
     # The caps of the sheet's own paths (adding items, hiring), then the rules' own (save_character).
     items = [_item(rules, row, n) for n, row in enumerate(file_list(document.get("items"), "items", MAX_ITEMS))]
     hirelings = [_hireling(rules, row) for row in file_list(document.get("hirelings"), "hirelings", MAX_HIRELINGS)]

@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
 from rules.dice import DieRoll, RandomSource
 from rules.errors import RulesError
 from rules.settings import Setting, in_force, validated
+from rules.upgrades import StateUpgrade, upgrade
 from rules.validation import TEXT_MAX
 
 # What a ticked checkbox (no value attribute, as every yes/no input Lantern draws) sends; an unticked one
@@ -317,6 +318,22 @@ class SheetRules(Protocol):
 
     # --- rolls -------------------------------------------------------------------------------------------
     def procedures(self) -> Mapping[str, Procedure]: ...
+
+
+@runtime_checkable
+class StoredState(SheetRules, Protocol):
+    """A state stored under older rules, brought to the shape validate_state reads now (rules/upgrades.py, issue 38).
+    By default the state has never been reshaped: version 1, no steps."""
+
+    # Bump it when a rule change reshapes the state, and add the step that brings the version before it along:
+    # state_upgrades[n - 1] takes version n to n + 1. A state stored without a version is version 1.
+    state_version: int = 1
+    state_upgrades: tuple[StateUpgrade, ...] = ()
+
+    def upgrade_state(self, state: Mapping[str, Any], version: Any) -> dict[str, Any]:
+        """A state stored at ``version`` (None: unversioned) in today's shape, before validate_state reads it; a
+        version from a newer Lantern is refused with a sentence (RulesError)."""
+        return upgrade(state, version, current=self.state_version, steps=self.state_upgrades, name=self.name)
 
 
 @runtime_checkable
@@ -652,7 +669,9 @@ class FightRules(SheetRules, Protocol):
 
 
 @runtime_checkable
-class GameSystem(TableRules, FightRules, HiredHelp, Economy, Presentation, RuleSettings, SheetRules, Protocol):
+class GameSystem(
+    TableRules, FightRules, HiredHelp, Economy, Presentation, RuleSettings, StoredState, SheetRules, Protocol
+):
     """The one interface every system package offers as ``SYSTEM``; the app reaches a system only here.
 
     It is the core (``SheetRules``) and every capability, each with its defaults: a system class subclasses it

@@ -9,7 +9,15 @@ from bench.seam import protocol_members, system_counts
 from rules import SYSTEMS, base
 from rules.base import GameSystem, Param, ParamSpec, RulesError, check_params
 
-CAPABILITIES = (base.TableRules, base.FightRules, base.HiredHelp, base.Economy, base.Presentation, base.RuleSettings)
+CAPABILITIES = (
+    base.TableRules,
+    base.FightRules,
+    base.HiredHelp,
+    base.Economy,
+    base.Presentation,
+    base.RuleSettings,
+    base.StoredState,
+)
 
 
 def test_the_protocol_is_a_core_and_capabilities_each_small():
@@ -19,7 +27,7 @@ def test_the_protocol_is_a_core_and_capabilities_each_small():
     for name, m in members.items():
         assert len(m.required) + len(m.defaulted) <= 20, name
     # The GM's table, settings and presentation are wholly optional: a system writes none of them to play.
-    for name in ("TableRules", "FightRules", "Presentation", "RuleSettings"):
+    for name in ("TableRules", "FightRules", "Presentation", "RuleSettings", "StoredState"):
         assert not members[name].required, name
 
 

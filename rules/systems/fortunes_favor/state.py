@@ -15,6 +15,7 @@ from rules.data import fortunes_favor_extras as extras
 from rules.dice import ff_damage_step
 from rules.settings import Setting
 from rules.systems.fortunes_favor.feats import default_feats, validate_feats
+from rules.upgrades import StateUpgrade, dropping
 from rules.validation import boolean, bounded_int, bounded_text, name_list
 
 STATS = data.STATS
@@ -86,6 +87,13 @@ def setting(sheet: Sheet | None, key: str) -> Any:
     if sheet is None:
         return default
     return sheet.settings.get(key, default)
+
+
+# The state's shape across rule changes (rules/upgrades.py). 1 -> 2: class features kept a reserved
+# ``feats.last_target`` that no rule read, from 6d85edb (class features from one table) until 52adb3c dropped it;
+# every sheet saved in between holds it, and today's validation refuses a field it does not know.
+STATE_VERSION = 2
+STATE_UPGRADES: tuple[StateUpgrade, ...] = (dropping("feats", "last_target"),)
 
 
 def _default_state() -> dict[str, Any]:

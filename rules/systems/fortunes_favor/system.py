@@ -54,6 +54,8 @@ from rules.systems.fortunes_favor.state import (
     COIN_MAX,
     HOURS_MAX,
     SETTINGS,
+    STATE_UPGRADES,
+    STATE_VERSION,
     _default_state,
     _st,
     beast_health_max,
@@ -88,6 +90,7 @@ from rules.systems.fortunes_favor.travel import (
     PushPaceProcedure,
     QuickRetrievalProcedure,
 )
+from rules.upgrades import StateUpgrade
 
 PROCEDURES: dict[str, Procedure] = {
     p.key: p
@@ -142,6 +145,8 @@ class FortunesFavor(GameSystem):
     # --- the core: state.py, inventory.py, creation.py -------------------------------------------------------
     default_state = staticmethod(_default_state)
     validate_state = staticmethod(validate_state)
+    state_version: int = STATE_VERSION
+    state_upgrades: tuple[StateUpgrade, ...] = STATE_UPGRADES
     validate_item = staticmethod(validate_item)
     validate_hireling = staticmethod(validate_hireling)
     creation_params = staticmethod(creation_params)

@@ -96,3 +96,13 @@ def topics(events: list[ev.Event]) -> list[str]:
             named.append(SHEET_FIGHT)
         out += [topic for topic in named if topic not in out]
     return out
+
+
+def roll_events(campaign_id: int, roll_id: int) -> list[ev.Event]:
+    """Every event the campaign's journal holds about one roll, oldest first (made, voided, undone…)."""
+    return [
+        event
+        for entry in journal.entries_after(campaign_id, 0)
+        for event in entry.events
+        if isinstance(event, ev.ROLL_KINDS) and event.roll == roll_id
+    ]

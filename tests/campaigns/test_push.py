@@ -217,8 +217,8 @@ def test_a_change_that_moves_the_odds_brings_each_forms_default_odds_to_the_edit
 def test_a_change_to_the_tables_settings_reaches_every_sheet_and_card_at_it(
     campaign, gm, player, other_player, hero, rival
 ):
-    """A ``sheets.changed`` event: the table's rule settings or conditions changed, so every character's regions are drawn
-    again (same version, another table stamp: data-table tells the page to take them)."""
+    """A ``sheets.changed`` event: the table's rule settings or conditions changed, so every character's regions are
+    drawn again (same version, another table stamp: data-table tells the page to take them)."""
     before = hero.table_stamp()
     campaign.conditions = {"light": "darkness"}  # as campaigns.conditions.refresh_conditions stores them
     campaign.save(update_fields=["conditions"])

@@ -34,16 +34,8 @@ def api_as():
 
 
 @pytest.fixture
-def pushed(monkeypatch):
-    """The live parts every write asked to push (live.events.push), in order."""
-    from live import events
+def pushed(campaign):
+    """What the writes recorded in the table's journal from now on (tests/recorded.py): what every reader gets."""
+    from tests.recorded import Since
 
-    parts: list[list] = []
-    real = events.push
-
-    def recording(campaign_id, *args, audience=None):
-        parts.extend(list(part) for part in args)
-        return real(campaign_id, *args, audience=audience)
-
-    monkeypatch.setattr(events, "push", recording)
-    return parts
+    return Since(campaign.pk)

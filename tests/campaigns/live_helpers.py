@@ -12,7 +12,8 @@ from django.test import Client
 
 import live.hub as live
 from config.asgi import application
-from live.events import publish
+from live import journal
+from live.events import Event
 
 TIMEOUT = 5.0  # generous upper bound for anything that should take milliseconds
 
@@ -35,10 +36,10 @@ def session_cookie(user) -> str:
     return client.cookies["sessionid"].value
 
 
-def _publish_committed(campaign_id: int, topic: str, data: dict[str, Any]) -> None:
+def _record_committed(campaign_id: int, events: tuple[Event, ...]) -> int | None:
     try:
         with transaction.atomic():
-            publish(campaign_id, topic, **data)
+            return journal.record(campaign_id, *events)
     finally:
         connections.close_all()  # this worker thread's connection must not outlive the test
 
@@ -57,11 +58,17 @@ async def present(campaign_id: int) -> set[int]:
     return await sync_to_async(_present_then_close, thread_sensitive=False)(campaign_id)
 
 
-async def write(campaign_id: int, topic: str, **data: Any) -> None:
-    """A committed write that announces ``topic``, from a worker thread as a view would."""
+async def write(campaign_id: int, *events: Event) -> int | None:
+    """A committed write that records ``events`` in the campaign's journal, from a worker thread as a view would;
+    the cursor its entry has."""
     from asgiref.sync import sync_to_async
 
-    await sync_to_async(_publish_committed, thread_sensitive=False)(campaign_id, topic, data)
+    return await sync_to_async(_record_committed, thread_sensitive=False)(campaign_id, events)
+
+
+def head(campaign_id: int) -> int:
+    """The campaign's journal cursor now: what a page drawn now passes as ``?after=``."""
+    return journal.head(campaign_id)
 
 
 class Stream:
@@ -137,6 +144,17 @@ class Stream:
                 return event, {"html": data}
             if event is not None:
                 return event, json.loads(data)
+
+    async def next_push(self, timeout: float = TIMEOUT) -> tuple[int | None, str]:
+        """The next pushed change as (its journal cursor, its HTML), skipping signals, pings and bare cursors."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            frame = await self.next_frame(max(0.0, deadline - loop.time()))
+            lines = [line.split(": ", 1) for line in frame.splitlines() if ": " in line and not line.startswith(":")]
+            if ("event", "push") in [tuple(each) for each in lines]:
+                cursor = next((int(value) for name, value in lines if name == "id"), None)
+                return cursor, "\n".join(value for name, value in lines if name == "data")
 
     async def events_until_quiet(self, quiet: float = 0.2) -> list[str]:
         topics = []

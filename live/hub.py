@@ -419,7 +419,7 @@ class Hub:
                 self._cursors[queue] = cursor  # its page is as the journal stood before it was drawn
             if html := drawn.get((seat.user_id, seat.page)):
                 self._offer(queue, push_frame(html.replace(CSRF_SLOT, seat.csrf), cursor))
-            elif cursor is not None:
+            elif cursor is not None and seat.page:
                 self._offer(queue, cursor_frame(cursor))
 
     def _seats_for(self, job: PushJob) -> dict[asyncio.Queue[bytes], StreamSeat]:
@@ -427,7 +427,9 @@ class Hub:
         if job.only is not None:
             queues = job.only & queues
         seats = {queue: self._seat(queue) for queue in queues}
-        return {queue: seat for queue, seat in seats.items() if seat.page}
+        # A stream with no page (the settings page) has nothing drawn, but a whole page's job still gives it the
+        # journal's cursor, without which it would never read the entries that bring it its signals.
+        return {queue: seat for queue, seat in seats.items() if seat.page or job.whole}
 
     def _revoke(self, campaign_id: int, user_id: Any, session: str) -> None:
         """Close the streams a removal, a departure or a logout took the right to away."""

@@ -16,7 +16,7 @@ from django.urls import reverse
 
 import live.hub as live
 from live import journal
-from live.events import ClockMoved, PartyChanged, RollMade
+from live.events import ClockMoved, PartyChanged, RollMade, SettingsChanged
 from live.hub import QUEUE_SIZE
 from tests.campaigns.live_helpers import Stream, head, present, run, session_cookie, write
 
@@ -273,3 +273,23 @@ def test_the_django_view_is_404_for_strangers(campaign, stranger):
 
     session_cookie_sync = session_cookie(stranger)
     assert run(scenario()) == 404
+
+
+def test_a_page_that_pushes_nothing_still_hears_its_signals(campaign, gm):
+    """The settings page opens its stream with no ``?page=`` and no cursor (templates/campaigns/settings.html): it
+    has nothing pushed, but a settings write's entry still tells it to reload its form."""
+    path, cookie = events_path(campaign), session_cookie(gm)
+
+    async def scenario():
+        stream = await Stream(path, cookie).open()
+        await stream.next_event()  # presence
+        [queue] = live.hub._queues[campaign.pk]
+        for _ in range(500):  # until the hub knows how far its journal goes (what it read before is not its news)
+            if live.hub._cursors.get(queue) is not None:
+                break
+            await asyncio.sleep(0.01)
+        await write(campaign.pk, SettingsChanged())
+        assert (await stream.next_event())[0] == "settings"
+        await stream.close()
+
+    run(scenario())

@@ -66,6 +66,16 @@ async def write(campaign_id: int, *events: Event) -> int | None:
     return await sync_to_async(_record_committed, thread_sensitive=False)(campaign_id, events)
 
 
+async def hub_has_cursors(campaign_id: int) -> None:
+    """Until every stream of the campaign here knows how far the journal goes (its page drawn, or for a stream with
+    no page, the head read): a write before that is part of what it was drawn at, not news."""
+    for _ in range(1000):  # a bound on the wait, never a clock
+        queues = live.hub._queues.get(campaign_id, set())
+        if queues and all(live.hub._cursors.get(queue) is not None for queue in queues):
+            return
+        await asyncio.sleep(0.01)
+
+
 def head(campaign_id: int) -> int:
     """The campaign's journal cursor now: what a page drawn now passes as ``?after=``."""
     return journal.head(campaign_id)

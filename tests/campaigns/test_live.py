@@ -18,7 +18,7 @@ import live.hub as live
 from live import journal
 from live.events import ClockMoved, PartyChanged, RollMade, SettingsChanged
 from live.hub import QUEUE_SIZE
-from tests.campaigns.live_helpers import Stream, head, present, run, session_cookie, write
+from tests.campaigns.live_helpers import Stream, head, hub_has_cursors, present, run, session_cookie, write
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -283,11 +283,7 @@ def test_a_page_that_pushes_nothing_still_hears_its_signals(campaign, gm):
     async def scenario():
         stream = await Stream(path, cookie).open()
         await stream.next_event()  # presence
-        [queue] = live.hub._queues[campaign.pk]
-        for _ in range(500):  # until the hub knows how far its journal goes (what it read before is not its news)
-            if live.hub._cursors.get(queue) is not None:
-                break
-            await asyncio.sleep(0.01)
+        await hub_has_cursors(campaign.pk)
         await write(campaign.pk, SettingsChanged())
         assert (await stream.next_event())[0] == "settings"
         await stream.close()

@@ -225,6 +225,7 @@ def test_a_rolls_line_reaches_only_those_who_may_see_it(campaign, gm, player, ot
             for name, cookie in cookies.items()
             for page in pages
         }
+        await hub_has_cursors(campaign.pk)  # each page's regions drawn as it opens: the roll is news to all
         for stream in streams.values():
             await _pushes_until_quiet(stream)  # presence arrivals, and each page's regions as it opens
         roll = (await call(_roll, character=hero, by=player, visibility=visibility)).row

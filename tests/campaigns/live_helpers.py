@@ -84,8 +84,12 @@ def head(campaign_id: int) -> int:
 class Stream:
     """One GET on config.asgi.application; ``gate`` closed means the client has stopped reading."""
 
-    def __init__(self, path: str, cookie: str | None = None, *, query: str = "", csrf: str = "") -> None:
+    def __init__(
+        self, path: str, cookie: str | None = None, *, query: str = "", csrf: str = "", last_event_id: str = ""
+    ) -> None:
         headers = [(b"host", b"testserver")]
+        if last_event_id:  # what EventSource sends when it reconnects: the id of the last push it had
+            headers.append((b"last-event-id", last_event_id.encode()))
         if cookie:
             headers.append((b"cookie", f"sessionid={cookie}{f'; csrftoken={csrf}' if csrf else ''}".encode()))
         self.scope = {

@@ -435,7 +435,7 @@ class Hub:
                 continue
             if html := drawn.get((seat.user_id, seat.page)):
                 self._offer(queue, push_frame(html.replace(CSRF_SLOT, seat.csrf), cursor))
-            elif cursor is not None:
+            elif cursor is not None and seat.page:
                 self._offer(queue, cursor_frame(cursor))
         if job.whole:
             self._queue_read(job.campaign_id)  # what was written while the pages were drawn
@@ -445,7 +445,8 @@ class Hub:
         if job.only is not None:
             queues = job.only & queues
         seats = {queue: self._seat(queue) for queue in queues}
-        # A page that only hears signals (page "") still needs its cursor from a whole-page job.
+        # A stream with no page (the settings page) has nothing drawn, but a whole page's job still gives it the
+        # journal's cursor, without which it would never read the entries that bring it its signals.
         return {queue: seat for queue, seat in seats.items() if seat.page or job.whole}
 
     def _revoke(self, campaign_id: int, user_id: Any, session: str) -> None:

@@ -83,9 +83,11 @@ def record(campaign_id: int | None, *events: Event, by: Any = None, write: str =
         pending[campaign_id] = _Open(entry.pk, position, unique)
         return position
     opened = pending[campaign_id]
-    more = [each for each in _unique(payload) if each not in opened.events]
-    if more and len(opened.events) < MAX_EVENTS:
-        opened.events = (opened.events + more)[:MAX_EVENTS]
+    # What the entry holds now, read back: a savepoint rolled back since may have taken events this process added.
+    held = Entry.objects.filter(pk=opened.pk).values_list("events", flat=True).first() or []
+    more = [each for each in _unique(payload) if each not in held]
+    if more and len(held) < MAX_EVENTS:
+        opened.events = (held + more)[:MAX_EVENTS]
         Entry.objects.filter(pk=opened.pk).update(events=opened.events)
     return opened.cursor
 

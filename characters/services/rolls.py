@@ -293,7 +293,7 @@ def _offer(target: Character, new_state: Mapping[str, Any], *, roll: Roll, resul
         before={k: old[k] for k in changed if k in old},
         after={k: new_state[k] for k in changed if k in new_state},
     )
-    announce_regions(target, OFFERS_CHANGE)  # its sheet's offers (a region of its own, never kept) and its card
+    announce_regions(target, OFFERS_CHANGE, by=by)  # its sheet's offers (a region of its own, never kept) and its card
 
 
 @transaction.atomic

@@ -65,9 +65,10 @@ class Written:
         return replace(self, regions=self.regions | frozenset(regions), row=self.row if row is None else row)
 
 
-def announce_regions(character: Character, regions: tuple[str, ...]) -> None:
-    """Have the open pages of the table shown what changed: the sheet's regions, and the character's card."""
-    record(character.campaign_id, SheetChanged(character=character.pk, regions=tuple(regions)))
+def announce_regions(character: Character, regions: tuple[str, ...], *, by: Any = None) -> None:
+    """Have the open pages of the table shown what changed: the sheet's regions, and the character's card. ``by``:
+    whose write it is (the journal's entry names them when this is the write's first record)."""
+    record(character.campaign_id, SheetChanged(character=character.pk, regions=tuple(regions)), by=by)
 
 
 def _state_regions(character: Character, old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[str, ...]:
@@ -184,7 +185,7 @@ def commit(
     character.version += 1
     character.save(update_fields=[*saving, "version", "updated_at"])
     change = record_change(character, by=by, what=what, before=before, after=after, **record)
-    announce_regions(character, regions)
+    announce_regions(character, regions, by=by)
     table.sheet_written(character.campaign_id, before, after)  # a torch lit, put out, taken or dropped
     return Written(character, frozenset(regions), change)
 

@@ -34,17 +34,8 @@ def api_as():
 
 
 @pytest.fixture
-def pushed(monkeypatch):
-    """The events each write recorded (live.journal.record), as JSON, in order. Read from each call rather than
-    from the entries: inside a test's one transaction every write joins the first write's entry."""
-    from live import journal
+def pushed(campaign):
+    """What the writes recorded in the table's journal from now on (tests/recorded.py): what every reader gets."""
+    from tests.recorded import Since
 
-    events: list[dict] = []
-    real = journal._unique  # each record() call's events pass through it once
-
-    def recording(payload):
-        events.extend(payload)
-        return real(payload)
-
-    monkeypatch.setattr(journal, "_unique", recording)
-    return events
+    return Since(campaign.pk)

@@ -16,6 +16,7 @@ from characters import services
 from characters.models import Change, Roll
 from characters.selectors import character_for, rolls_visible_to
 from characters.sheet_view import sheet_view
+from live.events import RollMade, SheetChanged
 from rules import base as rules_base
 from tests.api.conftest import bearer
 from tests.conftest import make_character, make_table
@@ -246,14 +247,14 @@ def test_a_roll_is_made_by_those_who_may_and_comes_with_its_odds(role, status, a
     response = as_role(role).send(f"/api/characters/{hero.pk}/rolls/test", {"params": {"ability": "BOD"}})
     assert response.status_code == status, response.content
     if status != 200:
-        assert Roll.objects.count() == before and not [e for e in pushed if e["kind"].startswith("roll.")]
+        assert Roll.objects.count() == before and not pushed.of(RollMade)
         return
     body = response.json()
     roll = Roll.objects.get(pk=body["roll"]["id"])
     assert roll.character == hero and roll.procedure == "test" and roll.inputs["ability"] == "BOD"
     assert body["odds"] == roll.odds and sum(_fractions(body["odds"])) == 1
     assert body["roll"]["outcome"] == roll.outcome and body["roll"]["dice"] == roll.dice
-    assert {"kind": "roll.made", "roll": roll.pk, "character": hero.pk} in pushed  # as the page's roll records
+    assert roll.pk in [made.roll for made in pushed.of(RollMade)]  # recorded as the page's roll is
 
 
 def _fractions(odds):
@@ -319,13 +320,13 @@ def test_a_track_is_changed_by_those_who_may(role, status, as_role, hero, pushed
     assert response.status_code == status, response.content
     hero.refresh_from_db()
     if status != 200:
-        assert hero.state["hp"] == hp and not pushed
+        assert hero.state["hp"] == hp and not pushed.events()
         return
     assert hero.state["hp"] == hp - 1 and response.json()["state"]["hp"] == hp - 1
     assert response.json()["version"] == hero.version
     change = Change.objects.filter(character=hero).first()
     assert change.what == "HP -1"
-    assert any(e["kind"] == "sheet.changed" and e["character"] == hero.pk and "vitals" in e["regions"] for e in pushed)
+    assert any(each.character == hero.pk and "vitals" in each.regions for each in pushed.of(SheetChanged))
 
 
 @pytest.mark.parametrize(
@@ -391,7 +392,7 @@ def test_a_request_is_answered_by_those_who_may(role, status, as_role, hero, ask
     body = response.json()
     assert answer.roll_id == body["roll"]["id"] and answer.outcome == body["roll"]["outcome"]
     assert body["roll"]["odds"] and Roll.objects.get(pk=answer.roll_id).inputs["dn"] == 5
-    assert any(e["kind"] == "roll.made" and e["roll"] == answer.roll_id for e in pushed)
+    assert answer.roll_id in [made.roll for made in pushed.of(RollMade)]
 
 
 def test_a_request_answer_is_checked_as_on_the_sheet(player, gm, campaign, hero, rival, asked):
@@ -541,10 +542,10 @@ def test_odds_are_checked_as_on_the_page(player, hero):
 
 
 def test_an_api_write_pushes_what_the_same_write_on_the_page_pushes(player, hero, as_user, pushed):
-    """Same service, same journal events: a track change from the sheet's +/- and from the API."""
+    """Same service, same journal entry: a track change from the sheet's +/- and from the API."""
     page = as_user(player).post(f"/characters/{hero.pk}/adjust/", {"key": "hp", "delta": "-1"})
     assert page.status_code == 302
-    from_page = list(pushed)
+    from_page = [(entry.by_id, entry.write, entry.events) for entry in pushed.entries()]
     pushed.clear()
     assert bearer(player).send(f"/api/characters/{hero.pk}/tracks", {"key": "hp", "delta": -1}).status_code == 200
-    assert pushed == from_page and from_page
+    assert [(entry.by_id, entry.write, entry.events) for entry in pushed.entries()] == from_page and from_page

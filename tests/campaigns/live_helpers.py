@@ -12,8 +12,9 @@ from django.test import Client
 
 import live.hub as live
 from config.asgi import application
-from live import relay
+from live import journal, relay
 from live.broker import close_all
+from live.events import Event
 
 TIMEOUT = 5.0  # generous upper bound for anything that should take milliseconds
 
@@ -41,10 +42,10 @@ def session_cookie(user) -> str:
     return client.cookies["sessionid"].value
 
 
-def _publish_committed(campaign_id: int, topic: str, data: dict[str, Any]) -> None:
+def _record_committed(campaign_id: int, events: tuple[Event, ...]) -> int | None:
     try:
         with transaction.atomic():
-            transaction.on_commit(lambda: relay.announce({"campaign": campaign_id, "topic": topic, **data}))
+            return journal.record(campaign_id, *events)
     finally:
         connections.close_all()  # this worker thread's connection must not outlive the test
 
@@ -63,18 +64,38 @@ async def present(campaign_id: int) -> set[int]:
     return await sync_to_async(_present_then_close, thread_sensitive=False)(campaign_id)
 
 
-async def write(campaign_id: int, topic: str, **data: Any) -> None:
-    """A committed write that announces ``topic``, from a worker thread as a view would."""
+async def write(campaign_id: int, *events: Event) -> int | None:
+    """A committed write that records ``events`` in the campaign's journal, from a worker thread as a view would;
+    the cursor its entry has."""
     from asgiref.sync import sync_to_async
 
-    await sync_to_async(_publish_committed, thread_sensitive=False)(campaign_id, topic, data)
+    return await sync_to_async(_record_committed, thread_sensitive=False)(campaign_id, events)
+
+
+async def hub_has_cursors(campaign_id: int) -> None:
+    """Until every stream of the campaign here knows how far the journal goes (its page drawn, or for a stream with
+    no page, the head read): a write before that is part of what it was drawn at, not news."""
+    for _ in range(1000):  # a bound on the wait, never a clock
+        queues = live.hub._queues.get(campaign_id, set())
+        if queues and all(live.hub._cursors.get(queue) is not None for queue in queues):
+            return
+        await asyncio.sleep(0.01)
+
+
+def head(campaign_id: int) -> int:
+    """The campaign's journal cursor now: what a page drawn now passes as ``?after=``."""
+    return journal.head(campaign_id)
 
 
 class Stream:
     """One GET on config.asgi.application; ``gate`` closed means the client has stopped reading."""
 
-    def __init__(self, path: str, cookie: str | None = None, *, query: str = "", csrf: str = "") -> None:
+    def __init__(
+        self, path: str, cookie: str | None = None, *, query: str = "", csrf: str = "", last_event_id: str = ""
+    ) -> None:
         headers = [(b"host", b"testserver")]
+        if last_event_id:  # what EventSource sends when it reconnects: the id of the last push it had
+            headers.append((b"last-event-id", last_event_id.encode()))
         if cookie:
             headers.append((b"cookie", f"sessionid={cookie}{f'; csrftoken={csrf}' if csrf else ''}".encode()))
         self.scope = {
@@ -143,6 +164,17 @@ class Stream:
                 return event, {"html": data}
             if event is not None:
                 return event, json.loads(data)
+
+    async def next_push(self, timeout: float = TIMEOUT) -> tuple[int | None, str]:
+        """The next pushed change as (its journal cursor, its HTML), skipping signals, pings and bare cursors."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            frame = await self.next_frame(max(0.0, deadline - loop.time()))
+            lines = [line.split(": ", 1) for line in frame.splitlines() if ": " in line and not line.startswith(":")]
+            if ("event", "push") in [tuple(each) for each in lines]:
+                cursor = next((int(value) for name, value in lines if name == "id"), None)
+                return cursor, "\n".join(value for name, value in lines if name == "data")
 
     async def events_until_quiet(self, quiet: float = 0.2) -> list[str]:
         topics = []

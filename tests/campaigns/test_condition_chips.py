@@ -10,12 +10,14 @@ from fractions import Fraction
 import pytest
 from django.urls import reverse
 
-from campaigns import conditions, push, session
+from campaigns import push, session
 from campaigns.models import Campaign, Membership
+from live.events import SheetsChanged
 from tests.campaigns.test_table_conditions import _dark
 from tests.characters.test_fortunes_favor_app import set_state
 from tests.conftest import make_character
 from tests.pages import HTMX, roll_form, text_of
+from tests.recorded import Since
 
 pytestmark = pytest.mark.django_db
 
@@ -100,13 +102,11 @@ def test_toggling_darkness_pushes_the_chips_to_every_open_sheet(cc, wren, gm, pl
     session.request_create(
         campaign_id=cc.pk, procedure="save", fixed={"attribute": "DEX"}, character_ids=[wren.pk], minutes=10, by=gm
     )
-    sent: list = []
-    real = conditions.push
-    monkeypatch.setattr(conditions, "push", lambda c, *parts, **kw: (sent.extend(parts), real(c, *parts, **kw)))
+    sent = Since(cc.pk)
     page = [(player.pk, f"sheet-{wren.pk}")]
     _dark(as_user(gm), cc)
-    assert sent == [["party", ["vitals", "details", "requests"]]]
-    out = push.render_push(cc.pk, sent, page)[page[0]]
+    assert sent.of(SheetsChanged) == [SheetsChanged(regions=("vitals", "details", "requests"))]
+    out = push.render_push(cc.pk, sent.events(), page)[page[0]]
     odds = re.search(r'<div id="default-odds".*?</div>', out, re.S).group(0)
     save = re.search(r'<template data-procedure="save">(.*?)</template>', odds, re.S).group(1)
     assert 'data-condition="table-light"' in save and "Dark: " in save
@@ -116,5 +116,6 @@ def test_toggling_darkness_pushes_the_chips_to_every_open_sheet(cc, wren, gm, pl
     assert prompt and 'data-condition="table-light"' in prompt.group(1)
     sent.clear()
     _dark(as_user(gm), cc, daylight="1")
-    out = push.render_push(cc.pk, sent, page)[page[0]]
+    assert sent.of(SheetsChanged) == [SheetsChanged(regions=("vitals", "details", "requests"))]
+    out = push.render_push(cc.pk, sent.events(), page)[page[0]]
     assert "data-condition" not in out

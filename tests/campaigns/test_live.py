@@ -15,9 +15,10 @@ from django.test import AsyncClient
 from django.urls import reverse
 
 import live.hub as live
-from live.events import publish
+from live import journal
+from live.events import ClockMoved, PartyChanged, RollMade, SettingsChanged
 from live.hub import QUEUE_SIZE
-from tests.campaigns.live_helpers import Stream, present, run, session_cookie, write
+from tests.campaigns.live_helpers import Stream, head, hub_has_cursors, present, run, session_cookie, write
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -31,11 +32,17 @@ def events_path(campaign) -> str:
     return reverse("campaigns:events", args=[campaign.pk])
 
 
+def table_page(campaign) -> str:
+    """The query of a table page's stream, drawn at the journal's head now (templates/campaigns/detail.html)."""
+    return f"page=table&after={head(campaign.pk)}"
+
+
 def test_a_committed_write_reaches_another_members_stream(campaign, gm, player):
-    path, cookie = events_path(campaign), session_cookie(player)
+    path, cookie, query = events_path(campaign), session_cookie(player), table_page(campaign)
+    before = head(campaign.pk)
 
     async def scenario():
-        stream = await Stream(path, cookie).open()
+        stream = await Stream(path, cookie, query=query).open()
         assert stream.status == 200
         assert stream.headers["content-type"] == "text/event-stream"
         assert stream.headers["cache-control"] == "no-cache"
@@ -47,34 +54,38 @@ def test_a_committed_write_reaches_another_members_stream(campaign, gm, player):
             {"campaign": campaign.pk, "topic": "presence", "users": [player.pk]},
         )
 
-        await write(campaign.pk, "character-12", version=7)
-        topic, data = await stream.next_event()
-        assert (topic, data) == ("character-12", {"campaign": campaign.pk, "topic": "character-12", "version": 7})
+        await stream.next_push()  # their own row of the member list
+        assert await write(campaign.pk, ClockMoved()) == before + 1
+        cursor, html = await stream.next_push()
+        assert cursor == before + 1 and 'id="clock"' in html  # its journal cursor: the browser's Last-Event-ID
         await stream.close()
 
     run(scenario())
 
 
 def test_a_rolled_back_write_announces_nothing(campaign, player):
-    path, cookie = events_path(campaign), session_cookie(player)
+    path, cookie, query = events_path(campaign), session_cookie(player), table_page(campaign)
+    before = head(campaign.pk)
 
     def rolled_back():
         try:
             with transaction.atomic():
-                publish(campaign.pk, "rolls")
+                journal.record(campaign.pk, RollMade(roll=1))
                 transaction.set_rollback(True)
         finally:
             connections.close_all()
 
     async def scenario():
-        stream = await Stream(path, cookie).open()
+        stream = await Stream(path, cookie, query=query).open()
         assert await stream.next_event() == (
             "presence",
             {"campaign": campaign.pk, "topic": "presence", "users": [player.pk]},
         )
+        await stream.next_push()  # their own row of the member list
         await sync_to_async(rolled_back, thread_sensitive=False)()
-        await write(campaign.pk, "party")
-        assert (await stream.next_event())[0] == "party"  # the rolled-back "rolls" never came first
+        await write(campaign.pk, PartyChanged())
+        cursor, html = await stream.next_push()
+        assert cursor == before + 1 and 'id="party"' in html  # the rolled-back roll took no cursor, came first never
         await stream.close()
 
     run(scenario())
@@ -84,14 +95,18 @@ def test_events_of_other_campaigns_are_not_sent(campaign, gm, player):
     from campaigns.models import Campaign
 
     elsewhere = Campaign.objects.create(name="Elsewhere", system=campaign.system)
-    path, cookie = events_path(campaign), session_cookie(player)
+    path, cookie, query = events_path(campaign), session_cookie(player), table_page(campaign)
+    before = head(campaign.pk)
 
     async def scenario():
-        stream = await Stream(path, cookie).open()
+        stream = await Stream(path, cookie, query=query).open()
         await stream.next_event()  # presence
-        await write(elsewhere.pk, "rolls")
-        await write(campaign.pk, "table")
-        assert await stream.events_until_quiet() == ["table"]
+        await stream.next_push()  # their own row of the member list
+        await write(elsewhere.pk, PartyChanged())
+        await write(campaign.pk, ClockMoved())
+        cursor, html = await stream.next_push()
+        assert cursor == before + 1 and 'id="clock"' in html and 'id="party"' not in html
+        assert await stream.events_until_quiet() == []
         await stream.close()
 
     run(scenario())
@@ -226,20 +241,25 @@ def test_a_client_that_stops_reading_gets_one_resync_not_unbounded_memory(campai
 
 def test_the_django_view_streams_too(campaign, player):
     """Without config.asgi's router in front (another server setup), Django's own view serves the stream."""
-    path, cookie = events_path(campaign), session_cookie(player)
+    path, cookie, query = events_path(campaign), session_cookie(player), table_page(campaign)
+    before = head(campaign.pk)
 
     async def scenario():
         client = AsyncClient()
         client.cookies["sessionid"] = cookie
-        response = await client.get(path)
+        response = await client.get(f"{path}?{query}")
         assert response.status_code == 200
         assert response["Content-Type"] == "text/event-stream"
         assert response["X-Accel-Buffering"] == "no"
         chunks = aiter(response.streaming_content)
         assert (await asyncio.wait_for(anext(chunks), 5)).startswith(b": open")
         assert b"event: presence" in await asyncio.wait_for(anext(chunks), 5)
-        await write(campaign.pk, "rolls")
-        assert b"event: rolls" in await asyncio.wait_for(anext(chunks), 5)
+        await write(campaign.pk, ClockMoved())
+        for _ in range(5):  # the member list's row of their arrival may come first
+            chunk = await asyncio.wait_for(anext(chunks), 5)
+            if b'id="clock"' in chunk:
+                break
+        assert chunk.startswith(f"id: {before + 1}\nevent: push\n".encode())
         await chunks.aclose()
 
     run(scenario())
@@ -253,3 +273,19 @@ def test_the_django_view_is_404_for_strangers(campaign, stranger):
 
     session_cookie_sync = session_cookie(stranger)
     assert run(scenario()) == 404
+
+
+def test_a_page_that_pushes_nothing_still_hears_its_signals(campaign, gm):
+    """The settings page opens its stream with no ``?page=`` and no cursor (templates/campaigns/settings.html): it
+    has nothing pushed, but a settings write's entry still tells it to reload its form."""
+    path, cookie = events_path(campaign), session_cookie(gm)
+
+    async def scenario():
+        stream = await Stream(path, cookie).open()
+        await stream.next_event()  # presence
+        await hub_has_cursors(campaign.pk)
+        await write(campaign.pk, SettingsChanged())
+        assert (await stream.next_event())[0] == "settings"
+        await stream.close()
+
+    run(scenario())

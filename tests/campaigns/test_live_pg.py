@@ -13,7 +13,8 @@ from django.urls import reverse
 
 import live.hub as live
 import live.postgres as live_postgres
-from tests.campaigns.live_helpers import Stream, present, run, session_cookie, write
+from live.events import ClockMoved, SettingsChanged
+from tests.campaigns.live_helpers import Stream, head, hub_has_cursors, present, run, session_cookie, write
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -52,9 +53,10 @@ def test_open_streams_hold_no_database_connection(campaign, gm, player, other_pl
         streams = [await Stream(path, cookies[n % 3]).open() for n in range(30)]
         for stream in streams:
             await stream.next_frame()  # each is open and streaming
-        await write(campaign.pk, "rolls")
+        await hub_has_cursors(campaign.pk)
+        await write(campaign.pk, SettingsChanged())
         for stream in [first, *streams]:
-            while (await stream.next_event())[0] != "rolls":
+            while (await stream.next_event())[0] != "settings":
                 pass
         after = await query(BACKENDS_SQL)
         for stream in [first, *streams]:
@@ -73,27 +75,26 @@ def test_open_streams_hold_no_database_connection(campaign, gm, player, other_pl
 
 def test_the_listener_reconnects_after_its_backend_is_killed_and_streams_resync(campaign, player):
     path, cookie = reverse("campaigns:events", args=[campaign.pk]), session_cookie(player)
+    query_string = f"page=table&after={head(campaign.pk)}"
 
     async def scenario():
-        stream = await Stream(path, cookie).open()
+        stream = await Stream(path, cookie, query=query_string).open()
         await stream.next_event()  # presence
+        await stream.next_push()  # their own row of the member list
         [(old, killed)] = await query(
             "SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity "
             "WHERE datname = current_database() AND application_name = 'lantern-listen'"
         )
         assert killed
-        for _ in range(500):  # after the 0.5 s backoff, a new LISTEN (the hub then catches up from the journal)
+        for _ in range(500):  # after the 0.5 s backoff, a new LISTEN (a bound on the wait, never a clock)
             listening = await query(LISTEN_SQL)
             if listening and listening[0][0] != old and live.hub.listener_ready():
                 break
             await asyncio.sleep(0.02)
         else:
             pytest.fail("the listener did not come back")
-        await write(campaign.pk, "character-3", version=2)
-        assert await stream.next_event() == (
-            "character-3",
-            {"campaign": campaign.pk, "topic": "character-3", "version": 2},
-        )
+        cursor = await write(campaign.pk, ClockMoved())
+        assert (await stream.next_push())[0] == cursor  # heard through the new LISTEN, or read by the catch-up
         await stream.close()
 
     run(scenario())

@@ -8,8 +8,10 @@ from django.urls import reverse
 
 from campaigns import session
 from campaigns.models import GmNote
+from live.models import Entry
 from tests.conftest import make_character
 from tests.pages import HTMX, form_fields, text_of
+from tests.recorded import Since
 
 pytestmark = pytest.mark.django_db
 SECRET = "The innkeeper is the lich"
@@ -84,19 +86,16 @@ def test_notes_urls_permissions(who, notes, summary_read, write, cc, wren, as_us
 def test_only_the_gms_pages_hear_that_a_note_changed(cc, wren, gm, player, other_player, monkeypatch):
     """Issue 35 item 8 (a mutant of who hears it passed the suite): a GM note's live signal goes to the campaign's GMs
     alone, every time (on the campaign and on a character); the summary's goes to the whole table."""
-    from live import events
+    from live.events import NotesChanged, SummaryChanged, gm_only
 
-    heard: list[tuple[list, list[int] | None]] = []
-    real = events.push
-
-    def recording(campaign_id, *parts, audience=None):
-        heard.append(([list(p) for p in parts], None if audience is None else sorted(audience)))
-        return real(campaign_id, *parts, audience=audience)
-
-    monkeypatch.setattr(events, "push", recording)
-    session.note_save(campaign_id=cc.pk, character_id=None, text=SECRET)
-    session.note_save(campaign_id=cc.pk, character_id=wren.pk, text=SECRET)
-    assert heard == [([["table", ["notes"]]], [gm.pk])] * 2
-    heard.clear()
+    heard = Since(cc.pk)
+    for character_id in (None, wren.pk):
+        session.note_save(campaign_id=cc.pk, character_id=character_id, text=SECRET)
+        assert heard.events() == [NotesChanged(seen=gm_only())]
+        (note,) = heard.events()
+        who = {user.pk: note.seen.lets(user.pk, is_gm=user == gm) for user in (gm, player, other_player)}
+        assert who == {gm.pk: True, player.pk: False, other_player.pk: False}
+        heard.clear()
     session.summary_save(campaign_id=cc.pk, text="We reached the barrow.")
-    assert heard == [([["table", ["summary"]]], None)]
+    assert heard.events() == [SummaryChanged()]
+    assert SECRET not in str(Entry.objects.values_list("events", flat=True)) and SECRET not in str(heard.entries())

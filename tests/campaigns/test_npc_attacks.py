@@ -12,10 +12,12 @@ from django.urls import reverse
 from campaigns import session
 from characters.models import Change, Character, Roll
 from characters.services import change_revert
+from live.events import SheetChanged
 from rules import SYSTEMS, dice
 from rules import base as rules_base
 from tests.conftest import make_character, make_table
 from tests.pages import HTMX, form_fields, text_of
+from tests.recorded import Since
 
 pytestmark = pytest.mark.django_db
 
@@ -125,11 +127,14 @@ def test_the_players_sheet_shows_the_fight_and_what_hit_them_pushed_with_each_fi
     url = reverse("campaigns:sheet_fight", args=[campaign.pk, wren.pk])
     assert "Fight: round 1" in text_of(client.get(url)) and "hit you" not in text_of(client.get(url))
     assert 'id="sheet-fight"' in client.get(wren.get_absolute_url()).content.decode()
+    since = Since(campaign.pk)
     done = _attack_until_it_lands(campaign, goblin, wren, gm, monkeypatch)
     shown = text_of(client.get(url))
     assert f"Goblin hit you for {done.harm.amount}" in shown
+    assert {"encounter", "table", "fight"} <= set(since.topics())  # campaigns.session.FIGHT
+    fight = [event for event in since.events() if not isinstance(event, SheetChanged)]  # the fight's own
     pages = [(player.pk, f"sheet-{wren.pk}"), (gm.pk, "table")]
-    out = push.render_push(campaign.pk, [["table", list(session.FIGHT)]], pages)
+    out = push.render_push(campaign.pk, fight, pages)
     sheet = out[player.pk, f"sheet-{wren.pk}"]
     assert 'id="sheet-fight"' in sheet and 'hx-swap-oob="outerHTML"' in sheet and "hit you for" in sheet
     assert 'id="card-' not in out[gm.pk, "table"]

@@ -15,6 +15,7 @@ from characters.models import Character, Roll
 from rules import SYSTEMS, dice
 from tests.conftest import make_character, make_table
 from tests.pages import HTMX, form_fields, text_of
+from tests.recorded import Since
 
 pytestmark = pytest.mark.django_db
 
@@ -182,10 +183,12 @@ def test_a_pc_attack_updates_the_gms_encounter_and_the_players_fight_live(gm, pl
     from campaigns import push
 
     campaign, wren, goblin = _fight("fell-draft", gm, player)
+    since = Since(campaign.pk)
     _, hit = _attack_until_it_hits(as_user(player), wren, goblin, monkeypatch)
     goblin.refresh_from_db()
+    assert {"encounter", "table", "fight"} <= set(since.topics())  # campaigns.session.FIGHT
     pages = [(player.pk, f"sheet-{wren.pk}"), (gm.pk, "table"), (player.pk, "table")]
-    out = push.render_push(campaign.pk, [["table", list(session.FIGHT)]], pages)
+    out = push.render_push(campaign.pk, since.events(), pages)
     table = out[gm.pk, "table"]
     assert 'id="encounter"' in table and f"HP <strong>{goblin.stats['hp']}</strong>" in table
     assert hit.words in table and ">Undo<" in table

@@ -5,9 +5,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
-import time
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -15,8 +13,8 @@ from django.db import connections
 from django.urls import reverse
 
 from characters import services
-from live.hub import CLOCK_SKEW, CSRF_SLOT
-from tests.campaigns.live_helpers import Stream, run, session_cookie
+from live.hub import CSRF_SLOT
+from tests.campaigns.live_helpers import Stream, head, hub_has_cursors, run, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
 CSRF_COOKIE = "k" * 32  # a CSRF secret as Django's cookie holds it
@@ -35,10 +33,7 @@ def _adjust(character_id: int, by) -> int:
 
 
 async def _next_push(stream: Stream) -> str:
-    while True:
-        frame = await stream.next_frame()
-        if frame.startswith("event: push"):
-            return "\n".join(line.removeprefix("data: ") for line in frame.splitlines()[1:])
+    return (await stream.next_push())[1]
 
 
 def test_an_open_sheet_gets_its_regions_on_opening_and_each_change_drawn(campaign, gm, player, hero):
@@ -76,19 +71,18 @@ def test_a_stream_without_a_page_hears_signals_only(campaign, player, hero):
                 frames.append(await stream.next_frame(0.5))
         except TimeoutError:
             pass
-        assert not [frame for frame in frames if frame.startswith("event: push")]
+        assert not [frame for frame in frames if "event: push" in frame]
         await stream.close()
 
     run(scenario())
 
 
-def test_a_page_that_opens_its_stream_at_once_is_not_resynced_but_one_drawn_before_a_change_is(
-    campaign, gm, player, hero
-):
-    """``?since=``: a page drawn after the last change this process heard of (while listening) gets nothing
-    when its stream opens; one drawn before a change gets everything it shows."""
+def test_a_page_gets_exactly_the_entries_after_the_cursor_it_was_drawn_at(campaign, gm, player, hero):
+    """``?after=`` (the journal's cursor the page was drawn at) or ``Last-Event-ID`` (a reconnect): a page at the
+    head gets nothing when its stream opens; one drawn before a change gets that change, not its whole page; a
+    cursor the journal never reached (from another database) gets the whole page."""
     path, cookie = reverse("campaigns:events", args=[campaign.pk]), session_cookie(gm)
-    sheet = f"page=sheet-{hero.pk}"
+    sheet, at = f"page=sheet-{hero.pk}", head(campaign.pk)
 
     async def pushes(stream: Stream, quiet: float = 0.5) -> list[str]:
         frames = []
@@ -96,21 +90,26 @@ def test_a_page_that_opens_its_stream_at_once_is_not_resynced_but_one_drawn_befo
             while True:
                 frames.append(await stream.next_frame(quiet))
         except TimeoutError:
-            return [frame for frame in frames if frame.startswith("event: push")]
+            return [frame for frame in frames if "event: push" in frame]
 
     async def scenario():
-        first = await Stream(path, cookie, query=sheet).open()  # the process now hears every change
-        assert len(await pushes(first)) == 1  # no since: a resync
-        await asyncio.sleep(CLOCK_SKEW + 0.1)
-        fresh = await Stream(path, cookie, query=f"{sheet}&since={time.time():.3f}").open()
+        first = await Stream(path, cookie, query=sheet).open()
+        assert 'id="inventory"' in (await first.next_push())[1]  # no cursor: its whole page
+        fresh = await Stream(path, cookie, query=f"{sheet}&after={at}").open()
+        await hub_has_cursors(campaign.pk)
         assert await pushes(fresh) == []
-        drawn = time.time()
-        await asyncio.sleep(0.1)
         await sync_to_async(_adjust, thread_sensitive=False)(hero.pk, player)
-        await pushes(first)
-        stale = await Stream(path, cookie, query=f"{sheet}&since={drawn:.3f}").open()
-        assert len(await pushes(stale)) == 1  # drawn before the change: everything afresh
-        for stream in (first, fresh, stale):
+        assert (await first.next_push())[0] == (await fresh.next_push())[0] == at + 1
+        stale = [
+            await Stream(path, cookie, query=f"{sheet}&after={at}").open(),
+            await Stream(path, cookie, query=sheet, last_event_id=str(at)).open(),
+        ]
+        for reconnected in stale:
+            cursor, html = await reconnected.next_push()
+            assert cursor == at + 1 and 'id="vitals"' in html and 'id="inventory"' not in html  # that change only
+        elsewhere = await Stream(path, cookie, query=f"{sheet}&after={at + 1000}").open()
+        assert 'id="inventory"' in (await elsewhere.next_push())[1]  # its whole page afresh
+        for stream in (first, fresh, *stale, elsewhere):
             await stream.close()
 
     run(scenario())

@@ -10,10 +10,10 @@ from campaigns import services as campaign_services
 from campaigns.models import Campaign, Membership, RuleSettingChange
 from characters.catalogue import load_catalogue
 from characters.models import CatalogueItem
-from live import events
 from tests.conftest import make_character
 from tests.contract.coin_flip import SYSTEM as COIN_FLIP
 from tests.pages import BOTH, form_fields, post, roll_form, text_of
+from tests.recorded import Since
 
 
 @pytest.fixture
@@ -27,16 +27,9 @@ def coin_table(db, gm, player, other_player):
 
 
 @pytest.fixture
-def topics(monkeypatch):
-    seen: list[str] = []
-    real = events.publish
-
-    def spy(campaign_id, topic, **kwargs):
-        seen.append(topic)
-        real(campaign_id, topic, **kwargs)
-
-    monkeypatch.setattr(campaign_services, "publish", spy)
-    return seen
+def topics(coin_table):
+    """What the writes record in the table's journal from now on (tests/recorded.py)."""
+    return Since(coin_table.pk)
 
 
 def _url(campaign):
@@ -85,7 +78,8 @@ def test_the_gm_changes_a_setting_logged_and_live(coin_table, gm, as_user, topic
     assert coin_table.rule_settings == {"coin": "two-headed"}  # only what differs from the defaults
     change = RuleSettingChange.objects.get(campaign=coin_table)
     assert (change.label, change.before, change.after, change.by) == ("The coin", "Fair", "Two-headed", gm)
-    assert topics == ["settings"]
+    assert [kind for kind in topics.kinds() if kind == "settings.changed"] == ["settings.changed"]
+    assert len(topics.entries()) == 1
     page = text_of(client.get(_url(coin_table)))
     assert "The coin: Fair → Two-headed" in page.replace(" :", ":")
 
@@ -94,7 +88,7 @@ def test_saving_unchanged_settings_logs_nothing(coin_table, gm, as_user, topics)
     client = as_user(gm)
     client.post(_url(coin_table), form_fields(client.get(_url(coin_table)), _url(coin_table)))
     assert not RuleSettingChange.objects.exists()
-    assert topics == []
+    assert topics.entries() == []
 
 
 @BOTH

@@ -18,7 +18,8 @@ from django.urls import reverse
 import live.hub as live
 from campaigns import services
 from characters import services as character_services
-from tests.campaigns.live_helpers import TIMEOUT, Stream, run, session_cookie, write
+from live.events import SettingsChanged
+from tests.campaigns.live_helpers import TIMEOUT, Stream, hub_has_cursors, run, session_cookie, write
 from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -193,12 +194,13 @@ def test_saving_an_account_without_a_new_password_closes_nothing(campaign, playe
         stream = await Stream(_path(campaign), cookie).open()
         await stream.events_until_quiet()  # presence
         await call(touch_the_account)
-        await write(campaign.pk, "rolls")
+        await hub_has_cursors(campaign.pk)
+        await write(campaign.pk, SettingsChanged())
         topics = await stream.events_until_quiet(0.5)
         await stream.close()
         return topics
 
-    assert run(scenario()) == ["rolls"]  # still open, still hearing the table
+    assert run(scenario()) == ["settings"]  # still open, still hearing the table
 
 
 def _roll(character, by, visibility):
@@ -223,6 +225,7 @@ def test_a_rolls_line_reaches_only_those_who_may_see_it(campaign, gm, player, ot
             for name, cookie in cookies.items()
             for page in pages
         }
+        await hub_has_cursors(campaign.pk)  # each page's regions drawn as it opens: the roll is news to all
         for stream in streams.values():
             await _pushes_until_quiet(stream)  # presence arrivals, and each page's regions as it opens
         roll = (await call(_roll, character=hero, by=player, visibility=visibility)).row

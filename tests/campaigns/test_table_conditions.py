@@ -9,16 +9,17 @@ from fractions import Fraction
 import pytest
 from django.urls import reverse
 
-from campaigns import conditions
 from campaigns.models import RollRequest
 from characters import services
 from characters.models import Character, Roll
 from characters.services import item_add
+from live.events import LightChanged, SheetsChanged
 from rules import base as rules_base
 from rules import dice
 from rules.dice import ScriptedRandom
 from tests.conftest import make_character
 from tests.pages import HTMX, form_fields, roll_form, text_of
+from tests.recorded import Since
 
 pytestmark = pytest.mark.django_db
 
@@ -134,12 +135,10 @@ def test_lighting_a_torch_tells_the_table_and_every_sheet(cc, wren, gm, player, 
     moves from darkness to bright, pushes every sheet's vitals and details (banners, odds) and card (issue 25)."""
     _dark(as_user(gm), cc)
     torch = item_add(character_id=wren.pk, item=TORCH, by=player).row
-    sent: list = []
-    real, real_push = conditions.announce, conditions.push
-    monkeypatch.setattr(conditions, "announce", lambda c, *topics, **kw: (sent.extend(topics), real(c, *topics, **kw)))
-    monkeypatch.setattr(conditions, "push", lambda c, *parts, **kw: (sent.append(parts), real_push(c, *parts, **kw)))
+    sent = Since(cc.pk)
     _light(as_user(player), wren, torch)
-    assert sent == ["light", (["party", ["vitals", "details", "requests"]],)]
+    assert sent.of(LightChanged) == [LightChanged()]
+    assert sent.of(SheetsChanged) == [SheetsChanged(regions=("vitals", "details", "requests"))]
     sheet = as_user(player).get(wren.get_absolute_url()).content.decode()
     assert f'data-table="{Character.objects.get(pk=wren.pk).table_stamp()}"' in sheet  # a pushed region lands
     table = as_user(gm).get(reverse("campaigns:detail", args=[cc.pk])).content.decode()

@@ -1,6 +1,6 @@
 """Campaign writes return what they changed (issue 24): a ``TableWritten`` with the campaign as the write left it,
-the regions it announced (exactly the signals it sent) and the row it made, so a view answers without reading
-anything back."""
+the regions it announced (exactly what it recorded in the journal) and the row it made, so a view answers without
+reading anything back."""
 
 from __future__ import annotations
 
@@ -9,39 +9,21 @@ import pytest
 from campaigns import services, session
 from campaigns.models import GmNote, Npc, RollRequest
 from campaigns.services import TableWritten
-from live import events
+from tests.recorded import Since
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def sent(monkeypatch):
-    """The topics every write announces, in order (live.events.publish goes through publish_many)."""
-    topics: list[str] = []
-    original = events.publish_many
-
-    def watched(campaign_id, signals, **kwargs):
-        signals = list(signals)
-        for topic, data in signals:
-            if topic != "push":
-                topics.append(topic)
-                continue
-            for part in data["parts"]:  # a push names its topics (issue 25): the table's, and each sheet's regions
-                if part[0] == "table":
-                    topics.extend(part[1])
-                elif part[0] == "character":
-                    topics.extend(f"character-{part[1]}-{region}" for region in part[2])
-                elif part[0] == "party":  # every sheet at the table: its settings or conditions moved
-                    topics.append("conditions")
-        return original(campaign_id, signals, **kwargs)
-
-    monkeypatch.setattr(events, "publish_many", watched)
-    return topics
+def sent(cc):
+    """What every write records in the table's journal, read as the topics it names (tests/recorded.py)."""
+    return Since(cc.pk)
 
 
-def _announced(written: TableWritten, sent: list[str]) -> None:
+def _announced(written: TableWritten, sent: Since) -> None:
     assert isinstance(written, TableWritten)
-    assert written.regions == frozenset(sent), "the regions returned are the signals sent, no more, no less"
+    assert written.regions == frozenset(sent.topics()), "the regions returned are what it recorded, no more, no less"
+    assert len(sent.entries()) == (1 if written.regions else 0)  # one write, one entry (none when nothing moved)
     sent.clear()
 
 

@@ -16,6 +16,7 @@ from campaigns import push, session
 from campaigns.models import Encounter
 from rules import dice
 from tests.pages import HTMX, form_fields, text_of
+from tests.recorded import Since, topics
 
 pytestmark = pytest.mark.django_db
 
@@ -95,9 +96,11 @@ def test_next_turn_with_no_fight_or_from_a_player_changes_nothing(campaign, hero
 def test_moving_the_turn_pushes_the_strip_and_every_sheet(campaign, hero, gm, player, as_user):
     """Live: a turn moved redraws the clock on every table page and the fight on every sheet, with no reload."""
     session.encounter_start(campaign_id=campaign.pk, name="Wolves", by=gm)
+    since = Since(campaign.pk)
     written = session.encounter_next_turn(campaign_id=campaign.pk, by=gm)
+    assert set(topics(since.events())) == written.regions
     pages = [(player.pk, f"sheet-{hero.pk}"), (gm.pk, "table"), (player.pk, "table")]
-    out = push.render_push(campaign.pk, [["table", list(written.regions)]], pages)
+    out = push.render_push(campaign.pk, since.events(), pages)
     sheet = out[player.pk, f"sheet-{hero.pk}"]
     assert 'id="sheet-fight"' in sheet and "Not your turn yet" in sheet
     for user in (gm, player):

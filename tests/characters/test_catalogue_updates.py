@@ -14,10 +14,11 @@ from characters.models import CatalogueItem, Change, Item
 from characters.services import catalogue_updates
 from characters.services.inventory import item_add_from_catalogue
 from characters.services.sheet import change_revert
-from live import events
+from live.events import SheetChanged
 from rules import RulesError
 from tests.conftest import client_for, make_character, make_table
 from tests.pages import form_fields, text_of
+from tests.recorded import Since
 
 pytestmark = pytest.mark.django_db
 
@@ -110,8 +111,7 @@ def test_push_to_all_updates_each_sheet_through_its_rules_and_skips_the_one_it_w
     client = client_for(staff)
     wren, ash, sword = cast["wren"], cast["ash"], cast["sword"]
     _edit_in_admin(client, sword, data=TWO_HANDED)
-    told: list = []
-    monkeypatch.setattr(events, "publish_many", lambda campaign_id, messages, **kw: told.append(campaign_id))
+    first, second = Since(cast["first"].pk), Since(cast["second"].pk)
     wren.refresh_from_db()
     ash.refresh_from_db()
     versions = {wren.pk: wren.version, ash.pk: ash.version}
@@ -124,7 +124,11 @@ def test_push_to_all_updates_each_sheet_through_its_rules_and_skips_the_one_it_w
     ash.refresh_from_db()
     assert (_copy(wren).slots, _copy(wren).catalogue_version, wren.version) == (2, 2, versions[wren.pk] + 1)
     assert (_copy(ash).slots, _copy(ash).catalogue_version, ash.version) == (1, 1, versions[ash.pk])
-    assert told == [cast["first"].pk]  # Wren's table is told; nothing was written at Ash's
+    # Wren's table is told, by whoever pushed the update; nothing was written at Ash's
+    assert [(entry.by_id, entry.events) for entry in first.entries()] == [
+        (staff.pk, (SheetChanged(character=wren.pk, regions=("inventory", "vitals", "details")),))
+    ]
+    assert second.entries() == []
     change = Change.objects.filter(character=wren).latest("pk")
     assert change.what == f"Catalogue update: {SWORD} (slots: 1 → 2, hands: 1 → 2)" and change.by == staff
     # Her player takes it back: the copy is of version 1 again, so the update is offered again.

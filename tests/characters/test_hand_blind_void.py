@@ -20,10 +20,12 @@ from campaigns.models import Campaign, RollRequest
 from characters import services
 from characters.forms import raw_params
 from characters.models import Change, Character, Roll
+from live.events import RollMade, RollVoided, Seen
 from rules import RulesError, dice, system_for
 from rules.base import check_params
 from tests.conftest import make_table
 from tests.pages import HTMX, form_fields, roll_form, text_of
+from tests.recorded import roll_events
 
 pytestmark = pytest.mark.django_db
 
@@ -144,7 +146,9 @@ def test_a_blind_gm_roll_reaches_only_the_gm_and_changes_nothing_until_applied(
         assert f'data-roll="{roll.pk}"' not in table
     sheet = f"sheet-{hero.pk}"
     pages = [(gm.pk, sheet), (player.pk, sheet), (other_player.pk, sheet), (player.pk, "table")]
-    out = push.render_push(campaign.pk, [["roll", roll.pk]], pages)
+    (made,) = roll_events(campaign.pk, roll.pk)  # what the journal tells its readers of the roll: ids only
+    assert made == RollMade(roll=roll.pk, character=hero.pk, seen=Seen("blind", (gm.pk,)))
+    out = push.render_push(campaign.pk, [made], pages)
     assert _sees_result(out[(gm.pk, sheet)], roll)
     assert set(out) == {(gm.pk, sheet)}
 
@@ -198,7 +202,9 @@ def test_a_blind_request_hides_the_result_from_the_player_everywhere(campaign, h
     assert blind[0]["result"] == "rolled blind: the GM has the result"
     sheet = f"sheet-{hero.pk}"
     pages = [(gm.pk, sheet), (player.pk, sheet), (other_player.pk, sheet), (other_player.pk, "table")]
-    out = push.render_push(campaign.pk, [["roll", roll.pk]], pages)
+    made = roll_events(campaign.pk, roll.pk)[0]
+    assert made == RollMade(roll=roll.pk, character=hero.pk, seen=Seen("blind", (player.pk,)))
+    out = push.render_push(campaign.pk, [made], pages)
     assert "rolled blind" in out[(player.pk, sheet)] and not _sees_result(out[(player.pk, sheet)], roll)
     assert _sees_result(out[(gm.pk, sheet)], roll)
     assert set(out) == {(gm.pk, sheet), (player.pk, sheet)}
@@ -264,7 +270,9 @@ def test_the_gm_voids_a_roll_its_change_is_reverted_and_every_log_strikes_it(
             text = as_user(who).get(url).content.decode()
             assert 'class="roll voided"' in text and "Voided by gm: wrong NPC" in text
     sheet = f"sheet-{hero.pk}"
-    out = push.render_push(campaign.pk, [["roll", roll.pk]], [(player.pk, sheet), (other_player.pk, "table")])
+    voided = roll_events(campaign.pk, roll.pk)[-1]
+    assert voided == RollVoided(roll=roll.pk, character=hero.pk)
+    out = push.render_push(campaign.pk, [voided], [(player.pk, sheet), (other_player.pk, "table")])
     for html in out.values():
         assert f'<li id="roll-{roll.pk}" data-version="1" data-pushed hx-swap-oob="outerHTML">' in html
         assert "Voided by gm" in html

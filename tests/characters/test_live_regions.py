@@ -1,7 +1,7 @@
 """Issue 10, then issue 25: a write answers with just the regions it changed, and announces just those.
 
-A write pushes one part naming the character and its changed regions (``["character", id, regions]``); each
-process draws them for the open pages (campaigns/push.py, tested in tests/campaigns/test_push.py). These
+A write records one journal entry whose events name the character and its changed regions (``sheet.changed``);
+each process draws them for the open pages (campaigns/push.py, tested in tests/campaigns/test_push.py). These
 tests hold the server side: what a write announces, what its answer carries, what one region request builds.
 bench/live_requests.py counts the browser's side.
 """
@@ -16,37 +16,18 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaigns import services as campaign_services
-from live import events
+from live.events import MembersChanged, RolesChanged
 from tests.pages import form_fields
+from tests.recorded import Since
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture
-def announced(monkeypatch):
-    """The topics written after each commit, in order (SQLite hands them off in process; PostgreSQL
-    sends them as NOTIFY payloads: both go through ``publish_many``, which ``publish`` calls). A push
-    reads as its parts: ``character-<id>-<region>`` for each region, ``roll`` for a roll's line."""
-    seen: list[str] = []
-    real_many = events.publish_many
-
-    def spy_many(campaign_id, signals, **kwargs):
-        signals = list(signals)
-        for topic, data in signals:
-            if topic != "push":
-                seen.append(topic)
-                continue
-            for part in data["parts"]:
-                if part[0] == "character":
-                    seen.extend(f"character-{part[1]}-{region}" for region in part[2])
-                elif part[0] == "table":
-                    seen.extend(part[1])  # the topics the table page's regions are drawn for
-                else:
-                    seen.append(part[0])
-        real_many(campaign_id, signals, **kwargs)
-
-    monkeypatch.setattr(events, "publish_many", spy_many)
-    return seen
+def announced(campaign):
+    """What the writes recorded in the table's journal since the test (or its last ``clear``), read as topics:
+    ``character-<id>-<region>`` for each region of a sheet, ``roll`` for a roll's line (tests/recorded.py)."""
+    return Since(campaign.pk)
 
 
 def _regions_in(response) -> list[str]:
@@ -61,7 +42,8 @@ def test_one_hp_change_names_two_sheet_regions_and_the_card(hero, player, as_use
     announced.clear()
     response = client.post(url, fields, **HTMX)
     assert response.status_code == 200
-    assert announced == [f"{hero.topic}-vitals", f"{hero.topic}-details"]
+    assert announced.topics() == [f"{hero.topic}-vitals", f"{hero.topic}-details"]
+    assert len(announced.entries()) == 1
     # The answer: the region the form targets, and the other one that changed (out of band), nothing else.
     assert _regions_in(response) == ["vitals", "details"]
     assert response.content.decode().count('hx-swap-oob="outerHTML"') == 1
@@ -73,8 +55,9 @@ def test_a_plain_roll_publishes_each_topic_once(hero, player, as_user, announced
     announced.clear()
     response = client.post(url, form_fields(client.get(hero.get_absolute_url()), url), **HTMX)
     assert response.status_code == 200
-    assert announced.count("roll") == 1
-    assert len(announced) == len(set(announced))
+    (entry,) = announced.entries()  # one write, one entry
+    assert [event.kind for event in entry.events].count("roll.made") == 1
+    assert len(entry.events) == len(set(entry.events))
 
 
 def test_adding_an_item_answers_with_inventory_vitals_and_details(hero, player, as_user, announced):
@@ -87,7 +70,7 @@ def test_adding_an_item_answers_with_inventory_vitals_and_details(hero, player, 
     response = client.post(url, fields, **HTMX)
     assert response.status_code == 200
     assert sorted(_regions_in(response)) == ["details", "inventory", "vitals"]
-    assert set(announced) == {f"{hero.topic}-{r}" for r in ("inventory", "vitals", "details")}
+    assert set(announced.topics()) == {f"{hero.topic}-{r}" for r in ("inventory", "vitals", "details")}
 
 
 @pytest.mark.parametrize("region", ["vitals", "details", "inventory", "hirelings", "log"])
@@ -138,14 +121,20 @@ def test_the_panel_names_each_procedures_inputs_apart(hero, player, as_user):
 def test_joining_leaving_and_a_new_gm_are_announced(campaign, gm, player, other_player, hero, announced):
     announced.clear()
     campaign_services.campaign_transfer_gm(campaign=campaign, to_user_id=player.pk)
-    assert "members" in announced and "roles" in announced
+    assert "members" in announced.topics() and "roles" in announced.topics()
+    (roles,) = announced.of(RolesChanged)
+    assert set(roles.users) == {gm.pk, player.pk} and set(roles.seen.to) == {gm.pk, player.pk}
     campaign_services.campaign_transfer_gm(campaign=campaign, to_user_id=gm.pk)
     announced.clear()
     campaign_services.campaign_regenerate_invite(campaign=campaign)
-    assert announced == ["members"]
+    assert announced.topics() == ["members"]
+    (link,) = announced.of(MembersChanged)
+    assert link.seen.who == "gm"  # only the GM's member list shows the invite link
     announced.clear()
     campaign_services.campaign_leave(campaign=campaign, user=player)
-    assert {"party", "members"} <= set(announced)  # and the leaver's streams are revoked (test_stream_permissions)
+    # and the leaver's streams are revoked (test_stream_permissions)
+    assert {"party", "members", "revoke"} <= set(announced.topics())
+    assert [event.users for event in announced.of(MembersChanged)] == [(player.pk,)]
     hero.refresh_from_db()
     assert hero.campaign_id is None
     assert hero.changes.filter(what="Left the campaign").exists()  # logged and versioned, not .update()

@@ -94,23 +94,25 @@ def test_outside_a_transaction_every_call_is_a_first_and_the_callback_runs_at_on
     assert ran == ["one", "two"]
 
 
-def test_the_same_signal_twice_in_one_write_is_published_once_and_again_after_a_rollback(monkeypatch):
-    from live import events
+def test_the_same_event_twice_in_one_write_is_recorded_and_announced_once_and_again_after_a_rollback(monkeypatch):
+    from live import journal, relay
+    from live.events import LightChanged, RollMade
 
     sent: list[dict] = []
-    monkeypatch.setattr(events, "_hand_off", sent.append)
-    monkeypatch.setattr(events.connection, "vendor", "sqlite")  # the on-commit hand-off, on either database
+    monkeypatch.setattr(relay, "announce", sent.append)
     with transaction.atomic():
-        events.publish(7, "rolls")
-        events.publish(7, "rolls")
-        events.publish(7, "light")
-    assert [p["topic"] for p in sent] == ["rolls", "light"]
+        journal.record(7, RollMade(roll=1))
+        journal.record(7, RollMade(roll=1))
+        journal.record(7, LightChanged())
+    assert sent == [{"campaign": 7, "cursor": 1}]
+    assert [entry.events for entry in journal.entries_after(7, 0)] == [(RollMade(roll=1), LightChanged())]
     with pytest.raises(_Undo), transaction.atomic():
-        events.publish(7, "rolls")
+        journal.record(7, RollMade(roll=1))
         raise _Undo
     with transaction.atomic():
-        events.publish(7, "rolls")
-    assert [p["topic"] for p in sent] == ["rolls", "light", "rolls"]
+        journal.record(7, RollMade(roll=1))
+    assert sent == [{"campaign": 7, "cursor": 1}, {"campaign": 7, "cursor": 2}]
+    assert [entry.cursor for entry in journal.entries_after(7, 0)] == [1, 2]
 
 
 def test_the_conditions_are_refreshed_once_per_campaign_after_the_commit_and_not_after_a_rollback(monkeypatch):

@@ -21,6 +21,7 @@ from characters.selectors import characters_editable_by
 from characters.services import catalogue_updates as catalogue_service
 from characters.services import store_free_roll
 from core.htmx import HtmxHttpRequest
+from live import journal
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
 from rules.free import FREE_ROLL
@@ -356,6 +357,7 @@ def leave(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 def rule_settings(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The readings this table plays by: everyone at the table reads them, the GM changes them."""
+    after = journal.head(pk)  # before the page's reads: its stream hears every change made after them
     campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
     membership = membership_of(request.user, campaign)
     error = ""
@@ -381,7 +383,7 @@ def rule_settings(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             campaign = written.campaign  # as the write left it: no reading back
     elif request.method != "GET":
         return HttpResponse("Use GET or POST.", status=405)
-    context = _settings_context(request, campaign, membership, error)
+    context = {**_settings_context(request, campaign, membership, error), "journal_cursor": after}
     if request.htmx:
         return render(request, "campaigns/settings.html#rule-settings", context, status=200)
     return render(request, "campaigns/settings.html", context, status=status)

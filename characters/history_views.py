@@ -12,13 +12,13 @@ from django.views.decorators.http import require_POST
 
 from campaigns.models import Membership
 from campaigns.session import hits
+from characters import commands, services
 from characters import history as change_history
-from characters import services
 from characters.forms import RevertForm, VoidForm
 from characters.models import Roll
 from characters.selectors import rolls_visible_to
 from characters.sheet_view import reverted_by
-from characters.views import _editable, _first_error, _respond, _visible
+from characters.views import _first_error, _respond, _visible
 from config.htmx import HtmxHttpRequest
 from rules import SYSTEMS, RulesError
 
@@ -53,7 +53,7 @@ def history(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def revert(request: HtmxHttpRequest, pk: int, change_id: int) -> HttpResponse:
     """Put one change back, with a reason: from the history page, or the sheet's Undo right after a change."""
-    seat = _editable(request, pk)
+    seat = commands.editable(request.user, pk)
     character = seat.character
     form = RevertForm(request.POST)
     region = form.data.get("region", "")

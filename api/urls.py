@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
-from api.endpoints import api
+from api.app import api
 
 
 def _without_login_redirect(patterns: list) -> list:

@@ -13,13 +13,14 @@ what comes back. Each command looks up, checks permission, reads the inputs once
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from campaigns.session import hits
 from characters import services
 from characters.forms import FORM_KEYS
 from characters.models import Roll
-from characters.selectors import Seat, character_for
+from characters.selectors import Seat, character_for, rolls_visible_to
 from characters.services.writes import Written
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
@@ -27,6 +28,7 @@ from rules.errors import Refusal
 
 HAND_MAX = 400  # the faces of a hand roll: a few hundred characters at most
 CHOOSE_VISIBILITY = "Pick who may see this roll."
+VOID_REASON_MAX = 150
 TRACK_DELTA = "Change a track by a whole number between -1000 and 1000."
 
 
@@ -102,6 +104,38 @@ def _plain(name: str, value: Any) -> str | list[str]:
     raise RulesError(f"{name}: give a number, a word, true or false, or a list of words.")
 
 
+@dataclass(frozen=True)
+class RollAsked:
+    """A roll as asked, read and checked against the sheet (``read``: its version and the checked sheet)."""
+
+    procedure: str
+    params: dict[str, Any]
+    visibility: str
+    expected_version: int | None
+    hand: str | None
+    read: tuple[int, rules_base.Sheet]
+
+
+def ask_roll(
+    seat: Seat,
+    *,
+    procedure: str,
+    inputs: Mapping[str, Any],
+    visibility: str = "",
+    version: int | str | None = None,
+    hand: str = "",
+    prefixed: bool = False,
+) -> RollAsked:
+    """A roll of ``procedure`` read once: the roll this viewer makes, its inputs, who sees it (empty: everyone),
+    the sheet's version it was made against (refused later if it moved on), the faces of dice rolled at the
+    table. ``roll`` makes it; the offline replay keeps it for its turn (characters.services.offline)."""
+    proc = procedure_of(seat, procedure)
+    visibility, expected_version, faces = _visibility(visibility), _version(version), _hand(hand)
+    sheet = seat.character.checked_sheet()
+    params = read_inputs(proc, sheet, inputs, gm=seat.viewer.is_gm, prefixed=prefixed)
+    return RollAsked(proc.key, params, visibility, expected_version, faces, (seat.character.version, sheet))
+
+
 def roll(
     seat: Seat,
     *,
@@ -114,25 +148,24 @@ def roll(
     npc_target: str | int | None = None,
     prefixed: bool = False,
 ) -> Written:
-    """Roll ``procedure`` from the sheet: the roll, its change to the sheet and its ``row`` (the Roll).
-
-    ``visibility``: who sees it (empty: everyone); ``version``: the sheet's version the roll was made against
-    (refused if it moved on); ``hand``: the faces of dice rolled at the table; ``npc_target``: an NPC of the
-    running fight the roll attacks."""
-    proc = procedure_of(seat, procedure)
-    how = {
+    """Roll ``procedure`` from the sheet (``ask_roll`` reads the request): the roll, its change to the sheet and
+    its ``row`` (the Roll). ``npc_target``: an NPC of the running fight the roll attacks."""
+    asked = ask_roll(
+        seat, procedure=procedure, inputs=inputs, visibility=visibility, version=version, hand=hand, prefixed=prefixed
+    )
+    how: dict[str, Any] = {
+        "character_id": seat.character.pk,
+        "procedure": asked.procedure,
+        "params": asked.params,
         "by": by,
-        "visibility": _visibility(visibility),
-        "expected_version": _version(version),
-        "hand": _hand(hand),
+        "visibility": asked.visibility,
+        "expected_version": asked.expected_version,
+        "hand": asked.hand,
     }
-    sheet = seat.character.checked_sheet()
-    params = read_inputs(proc, sheet, inputs, gm=seat.viewer.is_gm, prefixed=prefixed)
-    what = {"character_id": seat.character.pk, "procedure": proc.key, "params": params}
     if npc_target not in (None, ""):  # an attack on an NPC of the running fight lands on it
-        return hits.pc_attack(**what, npc_id=_npc_id(str(npc_target)), **how).row.written
+        return hits.pc_attack(**how, npc_id=_npc_id(str(npc_target))).row.written
     # The sheet just checked goes along: the service checks it again only if the row moved on meanwhile.
-    return services.character_roll(**what, read=(seat.character.version, sheet), **how)
+    return services.character_roll(**how, read=asked.read)
 
 
 def _visibility(raw: str) -> str:
@@ -199,3 +232,13 @@ def answer_offer(seat: Seat, *, offer_id: int, apply: bool, by) -> Written:
         raise NotHere("No such offer here.")
     service = services.offer_apply if apply else services.offer_decline
     return service(offer_id=offer_id, by=by)
+
+
+def void_roll(by, *, roll_id: int, reason: str) -> tuple[Roll, list[str]]:
+    """Void a roll at a table with a reason every log shows (its GM; its roller within a minute): what it changed
+    put back, and a sentence per NPC of a fight given back what its hits took."""
+    if not rolls_visible_to(by).filter(pk=roll_id, campaign__isnull=False).exists():
+        raise NotHere("No roll here.")
+    if not reason.strip() or len(reason) > VOID_REASON_MAX:
+        raise RulesError(f"Say why in a few words (at most {VOID_REASON_MAX} characters).")
+    return hits.roll_void(roll_id=roll_id, by=by, reason=reason.strip())

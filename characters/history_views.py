@@ -94,7 +94,8 @@ def roll_fix(request: HtmxHttpRequest, roll_id: int) -> HttpResponse:
             else:
                 if not form.is_valid():
                     raise RulesError(_first_error(form))
-                _roll, given_back = hits.roll_void(roll_id=roll.pk, by=request.user, reason=form.cleaned_data["reason"])
+                reason = form.cleaned_data["reason"]
+                _roll, given_back = commands.void_roll(request.user, roll_id=roll.pk, reason=reason)
                 messages.success(
                     request, " ".join(["Voided: it stays in every log, struck through.", *_given_back(given_back)])
                 )

@@ -27,6 +27,7 @@ from characters.forms import (
     ItemUpdateForm,
     RenameForm,
     details_form,
+    plain_inputs,
     raw_params,
 )
 from characters.models import Change, Character, Hireling, Item
@@ -317,12 +318,11 @@ def control(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
 @require_POST
 def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     seat = commands.editable(request.user, pk)
-    sent = {name: values[-1] if len(values) == 1 else values for name, values in request.POST.lists()}
     try:
         written = commands.roll(
             seat,
             procedure=procedure,
-            inputs=sent,
+            inputs=plain_inputs(request.POST),
             prefixed=True,
             by=request.user,
             visibility=request.POST.get("visibility", ""),

@@ -177,7 +177,7 @@ def character_roll(
         raise RulesError("Only the GM rolls blind, or asks a player for a blind roll.")
     if blind and hand is not None and not gm:  # the player's own dice would show them what the GM keeps
         raise RulesError("A blind roll is made with Lantern's dice: dice you roll yourself would show you the result.")
-    sheet = _as_read(read, character) or character.checked_sheet()
+    sheet = sheet_as_read(read, character) or character.checked_sheet()
     resolved = _resolve(character, proc, sheet, params, locked=locked)
     others = {k.removesuffix("__character"): resolved.pop(k) for k in list(resolved) if k.endswith("__character")}
     if blind and others:
@@ -223,7 +223,7 @@ def character_roll(
     return written.adding(("log",), row=roll)
 
 
-def _as_read(read: tuple[int, rules_base.Sheet] | None, character: Character) -> rules_base.Sheet | None:
+def sheet_as_read(read: tuple[int, rules_base.Sheet] | None, character: Character) -> rules_base.Sheet | None:
     """The sheet the caller checked, if the locked row is still as it was read (every write moves the version on;
     the table's settings and conditions are the campaign's)."""
     if read is None or read[0] != character.version:

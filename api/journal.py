@@ -18,7 +18,7 @@ from ninja.responses import Status, codes_4xx
 from pydantic import BaseModel, ConfigDict
 
 from api.access import table_seat
-from api.endpoints import Detail
+from api.common import Detail
 from live import journal
 from live.events import KINDS, Event
 

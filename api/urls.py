@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver
 
-from api import journal
-from api.endpoints import api
+from api.app import api
 
 
 def _without_login_redirect(patterns: list) -> list:
@@ -19,6 +18,5 @@ def _without_login_redirect(patterns: list) -> list:
     return patterns
 
 
-api.add_router("", journal.router)  # an area of its own (api/journal.py), with its schemas
 patterns, app_name, namespace = api.urls
 urls = (_without_login_redirect(patterns), app_name, namespace)

@@ -117,6 +117,12 @@ def raw_params(
     return values
 
 
+def plain_inputs(query: QueryDict) -> dict[str, str | list[str]]:
+    """A form's fields as a plain mapping for a command (characters.commands): a field sent once is its value, one
+    sent several times (a multi-choice's ticks) the list of them."""
+    return {name: values[-1] if len(values) == 1 else values for name, values in query.lists()}
+
+
 def own_inputs(procedure_key: str, query, *, strict: bool = False) -> QueryDict:
     """The inputs of one procedure's panel form with their prefix taken off; without any (and not
     ``strict``: several panel forms may share the query) the query as it came."""

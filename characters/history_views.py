@@ -11,13 +11,13 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaigns.session import hits
+from characters import commands, services, table
 from characters import history as change_history
-from characters import services, table
 from characters.forms import RevertForm, VoidForm
 from characters.models import Roll
 from characters.selectors import rolls_visible_to
 from characters.sheet_view import reverted_by
-from characters.views import _editable, _first_error, _respond, _visible
+from characters.views import _first_error, _respond, _visible
 from core.htmx import HtmxHttpRequest
 from rules import SYSTEMS, RulesError
 
@@ -52,7 +52,7 @@ def history(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def revert(request: HtmxHttpRequest, pk: int, change_id: int) -> HttpResponse:
     """Put one change back, with a reason: from the history page, or the sheet's Undo right after a change."""
-    seat = _editable(request, pk)
+    seat = commands.editable(request.user, pk)
     character = seat.character
     form = RevertForm(request.POST)
     region = form.data.get("region", "")
@@ -93,7 +93,8 @@ def roll_fix(request: HtmxHttpRequest, roll_id: int) -> HttpResponse:
             else:
                 if not form.is_valid():
                     raise RulesError(_first_error(form))
-                _roll, given_back = hits.roll_void(roll_id=roll.pk, by=request.user, reason=form.cleaned_data["reason"])
+                reason = form.cleaned_data["reason"]
+                _roll, given_back = commands.void_roll(request.user, roll_id=roll.pk, reason=reason)
                 messages.success(
                     request, " ".join(["Voided: it stays in every log, struck through.", *_given_back(given_back)])
                 )

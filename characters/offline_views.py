@@ -12,16 +12,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from django.http import HttpResponse, JsonResponse, QueryDict
+from django.http import HttpResponse, JsonResponse
 from django.views.decorators.http import require_POST
 
-from characters.forms import raw_params
-from characters.models import NOTES_MAX, OfflineChange, Roll
-from characters.selectors import character_for
+from characters import commands
+from characters.models import NOTES_MAX, OfflineChange
 from characters.services import offline
 from core.htmx import HtmxHttpRequest
 from core.json_body import MalformedJson, json_object
-from rules import RulesError, system_for
+from rules.errors import Refusal
 
 MAX_CURSOR = 2**63 - 1  # a journal cursor is a bigint
 MAX_BODY = 20_000  # notes are at most 2,000 characters; a hand roll's inputs a few hundred
@@ -39,15 +38,13 @@ class BadChange(ValueError):
 
 @require_POST
 def sync(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    seat = character_for(request.user, pk, edit=True)
-    if seat is None:
-        return JsonResponse({"outcome": "refused", "message": "No character here."}, status=404)
     try:
+        seat = commands.editable(request.user, pk)
         key, version, kind, payload, cursor = _read(request, seat)
     except BadChange as problem:
         return JsonResponse({"outcome": "refused", "message": str(problem)}, status=400)
-    except RulesError as refusal:  # a roll's inputs the rules refuse: nothing to keep, the same each time
-        return JsonResponse({"outcome": "refused", "message": str(refusal)}, status=422)
+    except Refusal as refusal:  # a roll's inputs the rules refuse: nothing to keep, the same each time
+        return JsonResponse({"outcome": "refused", "message": str(refusal)}, status=refusal.status)
     synced = offline.sync_change(
         character_id=pk, by=request.user, key=key, base_version=version, kind=kind, payload=payload, cursor=cursor
     )
@@ -98,11 +95,11 @@ def _cursor(data: dict) -> int | None:
 def _roll(data: dict, seat) -> dict[str, Any]:
     """A hand roll: the roll control's fields as the form posted them, and the faces of the dice rolled at the
     table. Server dice are never kept offline: the page says they need a connection."""
-    character = seat.character
     procedure, fields, hand = data.get("procedure"), data.get("fields"), data.get("hand")
-    proc = system_for(character.system).procedures().get(procedure) if isinstance(procedure, str) else None
-    if proc is None or (proc.gm_only and not seat.viewer.is_gm):
-        raise BadChange("Name a roll this sheet has.")
+    try:  # a roll the sheet has no page could send: a 400, in the command's words
+        commands.procedure_of(seat, procedure if isinstance(procedure, str) else "")
+    except Refusal as refusal:
+        raise BadChange(str(refusal)) from None
     if not isinstance(hand, str) or not hand.strip() or len(hand) > 400:
         raise BadChange(
             "Only a roll with dice rolled at the table is kept offline: the server's dice need a connection."
@@ -112,9 +109,12 @@ def _roll(data: dict, seat) -> dict[str, Any]:
         isinstance(p, list) and len(p) == 2 and all(isinstance(v, str) for v in p) for p in pairs
     ):
         raise BadChange("Send the roll's fields as [name, value] pairs.")
-    query = QueryDict(mutable=True)
+    sent: dict[str, list[str]] = {}
     for name, value in pairs:
-        query.appendlist(name, value)
-    visibility = query.get("visibility") or Roll.Visibility.PUBLIC
-    params = raw_params(proc, character.checked_sheet(), query, gm=seat.viewer.is_gm, prefixed=True, refuse_others=True)
-    return {"procedure": proc.key, "params": params, "hand": hand.strip(), "visibility": visibility}
+        sent.setdefault(name, []).append(value)
+    inputs = {name: values[-1] if len(values) == 1 else values for name, values in sent.items()}
+    visibility = str(inputs.get("visibility") or "")
+    asked = commands.ask_roll(
+        seat, procedure=str(procedure), inputs=inputs, visibility=visibility, hand=hand, prefixed=True
+    )
+    return {"procedure": asked.procedure, "params": asked.params, "hand": asked.hand, "visibility": asked.visibility}

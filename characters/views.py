@@ -15,7 +15,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns.session import hits
-from characters import services, table
+from characters import commands, services, table
 from characters.forms import (
     AdjustForm,
     CatalogueAddForm,
@@ -24,11 +24,11 @@ from characters.forms import (
     ImportForm,
     ItemUpdateForm,
     RenameForm,
-    VisibilityForm,
     details_form,
+    plain_inputs,
     raw_params,
 )
-from characters.models import Change, Character, Hireling, Item, Roll
+from characters.models import Change, Character, Hireling, Item
 from characters.region_cache import CACHED_REGIONS, LOG_SLOT, for_page, sheet_body, sheet_region, undo_mark
 from characters.selectors import Seat, character_for
 from characters.sheet_view import (
@@ -147,13 +147,6 @@ def _visible(request, pk: int) -> Seat:
     return seat
 
 
-def _editable(request, pk: int) -> Seat:
-    seat = character_for(request.user, pk, edit=True)
-    if seat is None:
-        raise Http404("No character here.")
-    return seat
-
-
 def _respond(
     request,
     seat: Seat,
@@ -229,32 +222,28 @@ _OWN_COLUMNS = [f.attname for f in Character._meta.concrete_fields if not f.is_r
 
 @require_POST
 def adjust(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    seat = _editable(request, pk)
-    character = seat.character
+    seat = commands.editable(request.user, pk)
     form = AdjustForm(request.POST)
-    if not form.is_valid():
-        return _respond(request, seat, "vitals", error="Change a track by a whole number between -1000 and 1000.")
-    key, delta, how = form.cleaned_data["key"], form.cleaned_data["delta"], request.POST.get("how", "")
-    change = {"by": request.user, "character_id": character.pk, "key": key, "delta": delta}
+    how = {"plain": "plain", "rules": "rules"}.get(request.POST.get("how", ""), "ask")  # the page asks first
     try:
-        if how == "rules":  # the rules' own procedure, as the Change box offered it
-            written = services.character_adjust_by_rules(**change)
-            return _respond(request, seat, "vitals", written=written, fresh=True, extra={"harm_done": written.row})
-        # Across a line the rules act on, asked first, in place: nothing changes until the player picks.
-        written = services.character_adjust(**change, ask=how != "plain")
+        if not form.is_valid():
+            raise RulesError(commands.TRACK_DELTA)
+        change = {"key": form.cleaned_data["key"], "delta": form.cleaned_data["delta"]}
+        written = commands.adjust(seat, **change, by=request.user, how=how)
     except services.HarmOffered as asked:
         return _respond(request, seat, "vitals", extra={"harm_offer": asked.shown}, in_place=True)
     except Refusal as error:
         if error.status == 404:
             raise
         return _respond(request, seat, "vitals", error=str(error))
-    return _respond(request, seat, "vitals", written=written, fresh=True)
+    harm_done = {"harm_done": written.row} if how == "rules" else None
+    return _respond(request, seat, "vitals", written=written, fresh=True, extra=harm_done)
 
 
 def _procedure_of(request, pk: int, key: str):
     """The character this viewer edits, its procedure ``key`` and whether the viewer is its GM; 404 for an
     unknown procedure or a GM-only one asked by a player (odds and controls say no more than that)."""
-    seat = _editable(request, pk)
+    seat = commands.editable(request.user, pk)
     character = seat.character
     proc = _rules_or_404(character).procedures().get(key)
     gm = seat.viewer.is_gm
@@ -330,33 +319,19 @@ def control(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
 
 @require_POST
 def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
-    seat = _editable(request, pk)
-    character = seat.character
-    rules = _rules_or_404(character)
-    proc = rules.procedures().get(procedure)
-    gm = seat.viewer.is_gm
-    if proc is None:
-        return _roll_answer(request, seat, error=f"{rules.name} has no roll called {procedure!r}.")
-    if proc.gm_only and not gm:
-        return _roll_answer(request, seat, error=f"Only the GM makes the {proc.label} roll.")
-    meta = VisibilityForm(request.POST)
-    if not meta.is_valid():
-        return _roll_answer(request, seat, error="Pick who may see this roll.")
+    seat = commands.editable(request.user, pk)
     try:
-        params = raw_params(proc, character.checked_sheet(), request.POST, gm=gm, prefixed=True, refuse_others=True)
-        how = {
-            "by": request.user,
-            "visibility": meta.cleaned_data["visibility"] or Roll.Visibility.PUBLIC,
-            "expected_version": meta.cleaned_data["version"],
-            "hand": meta.cleaned_data["hand"] or None,
-        }
-        if request.POST.get("npc_target"):  # an attack on an NPC of the running fight lands on it
-            npc_id = _npc_id(request.POST["npc_target"])
-            written = hits.pc_attack(
-                character_id=character.pk, procedure=procedure, params=params, npc_id=npc_id, **how
-            ).row.written
-        else:
-            written = services.character_roll(character_id=character.pk, procedure=procedure, params=params, **how)
+        written = commands.roll(
+            seat,
+            procedure=procedure,
+            inputs=plain_inputs(request.POST),
+            prefixed=True,
+            by=request.user,
+            visibility=request.POST.get("visibility", ""),
+            version=request.POST.get("version"),
+            hand=request.POST.get("hand", ""),
+            npc_target=request.POST.get("npc_target"),
+        )
     except Refusal as error:
         if error.status == 404:  # the character went under the lock: a 404, as if it never was (core.refusals)
             raise
@@ -365,7 +340,7 @@ def roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
 
 
 def _npc_id(raw: str) -> int:
-    """The NPC a roll targets, from the form's select: a sentence when it names none."""
+    """The NPC an odds box's attack targets, from the form's select: a sentence when it names none."""
     if not raw.isdigit() or int(raw) >= 2**63:
         raise Refusal("Pick an NPC of the running fight as the target.")
     return int(raw)
@@ -398,7 +373,7 @@ def _roll_answer(
 @require_GET
 def catalogue(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The equipment picker's matches for what was typed: a fragment for htmx, a page without JavaScript."""
-    context = _picker_context(_editable(request, pk).character, request.GET)
+    context = _picker_context(commands.editable(request.user, pk).character, request.GET)
     if request.htmx:
         return render(request, "characters/_catalogue_results.html", context)
     return render(request, "characters/catalogue.html", context, status=400 if "picker_error" in context else 200)
@@ -417,8 +392,7 @@ def _picker_context(character: Character, data) -> dict:
 
 @require_POST
 def item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    seat = _editable(request, pk)
-    character = seat.character
+    seat = commands.editable(request.user, pk)
     from_picker = request.htmx and "picker" in request.POST
     try:
         form: CatalogueAddForm | CustomItemForm
@@ -426,26 +400,13 @@ def item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             form = CatalogueAddForm(request.POST)
             if not form.is_valid():
                 raise RulesError("Pick an item and a quantity between 1 and 100.")
-            written = services.item_add_from_catalogue(
-                character_id=character.pk,
-                entry_id=form.cleaned_data["entry"],
-                by=request.user,
-                buy=form.cleaned_data["buy"],
-                quantity=form.cleaned_data["quantity"],
-            )
+            written = commands.add_from_catalogue(seat, by=request.user, **_named(form, "entry_id", "quantity", "buy"))
             done = written.change.what if from_picker and written.change is not None else ""
         else:
             form = CustomItemForm(request.POST)
             if not form.is_valid():
                 raise RulesError(_first_error(form))
-            data = form.cleaned_data
-            written = services.item_add(
-                character_id=character.pk,
-                item=rules_base.Item(
-                    name=data["name"], kind=data["kind"], slots=data["slots"], quantity=data["quantity"]
-                ),
-                by=request.user,
-            )
+            written = commands.add_item(seat, by=request.user, **form.cleaned_data)
             done = ""
     except RulesError as error:
         if from_picker:
@@ -478,7 +439,7 @@ def _picker_answer(
 
 @require_POST
 def item_update(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse:
-    seat = _editable(request, pk)
+    seat = commands.editable(request.user, pk)
     character = seat.character
     form = ItemUpdateForm(request.POST)
     try:
@@ -495,7 +456,7 @@ def item_update(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse
 
 @require_POST
 def item_remove(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse:
-    seat = _editable(request, pk)
+    seat = commands.editable(request.user, pk)
     character = seat.character
     try:
         written = services.item_remove(character_id=character.pk, item_id=item_id, by=request.user)
@@ -506,7 +467,7 @@ def item_remove(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse
 
 @require_POST
 def hire(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    seat = _editable(request, pk)
+    seat = commands.editable(request.user, pk)
     character = seat.character
     rules = _rules_or_404(character)
     try:
@@ -522,7 +483,7 @@ def hire(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 def dismiss(request: HtmxHttpRequest, pk: int, hireling_id: int) -> HttpResponse:
-    seat = _editable(request, pk)
+    seat = commands.editable(request.user, pk)
     character = seat.character
     try:
         written = services.hireling_dismiss(character_id=character.pk, hireling_id=hireling_id, by=request.user)
@@ -534,13 +495,9 @@ def dismiss(request: HtmxHttpRequest, pk: int, hireling_id: int) -> HttpResponse
 @require_POST
 def offer_answer(request: HtmxHttpRequest, pk: int, offer_id: int, answer: str) -> HttpResponse:
     """Apply or decline what another player's roll would do to this character (its owner or the GM)."""
-    seat = _editable(request, pk)
-    character = seat.character
-    if not character.offers.filter(pk=offer_id).exists():
-        raise Http404
-    service = services.offer_apply if answer == "apply" else services.offer_decline
+    seat = commands.editable(request.user, pk)
     try:
-        written = service(offer_id=offer_id, by=request.user)
+        written = commands.answer_offer(seat, offer_id=offer_id, apply=answer == "apply", by=request.user)
     except RulesError as error:
         return _respond(request, seat, "vitals", error=str(error))
     return _respond(request, seat, "vitals", written=written)
@@ -548,7 +505,7 @@ def offer_answer(request: HtmxHttpRequest, pk: int, offer_id: int, answer: str) 
 
 @require_POST
 def rename(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    seat = _editable(request, pk)
+    seat = commands.editable(request.user, pk)
     character = seat.character
     form = RenameForm(request.POST)
     try:
@@ -567,7 +524,7 @@ def rename(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 def edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Name, notes and the system's descriptive fields, after creation."""
-    seat = _editable(request, pk)
+    seat = commands.editable(request.user, pk)
     character = seat.character
     rules = _rules_or_404(character)
     initial = {"name": character.name, "notes": character.notes, "version": character.version}
@@ -609,6 +566,12 @@ def _rules_or_404(character: Character):
     if character.system not in SYSTEMS:
         raise Http404
     return SYSTEMS[character.system]
+
+
+def _named(form, *names: str) -> dict[str, Any]:
+    """The form's values under the command's names ("entry" → "entry_id")."""
+    fields = {"entry_id": "entry"}
+    return {name: form.cleaned_data[fields.get(name, name)] for name in names}
 
 
 def _first_error(form) -> str:

@@ -29,13 +29,13 @@ RANK = {app: rank for rank, app in enumerate(LAYERS)}
 UPWARD_STILL = {
     ("accounts.tokens", "campaigns.models"),
     ("accounts.views", "campaigns.selectors"),
+    ("characters.commands", "campaigns.session.hits"),  # a void puts back an NPC's damage too (the table's hits)
     ("characters.history_views", "campaigns.session.hits"),
     ("characters.views", "campaigns.session.hits"),
 }
 # Private names still imported from a sibling module (the views' shared helpers), each one to make public.
 PRIVATE_STILL = {
     ("characters.creation_views", "characters.views._first_error"),
-    ("characters.history_views", "characters.views._editable"),
     ("characters.history_views", "characters.views._first_error"),
     ("characters.history_views", "characters.views._respond"),
     ("characters.history_views", "characters.views._visible"),

@@ -20,6 +20,7 @@ from characters import locking
 from characters.models import Character, Roll
 from characters.selectors import characters_editable_by
 from characters.services import character_roll, roll_lock_ids
+from characters.services.rolls import sheet_as_read
 from characters.sheet_view import odds_shown
 from live.events import RequestAnswered, RequestAsked, RequestEnded
 from live.journal import record
@@ -192,14 +193,23 @@ def _announce_request(
 
 @transaction.atomic
 def request_answer(
-    *, request_id: int, character_id: int, params: Mapping[str, Any], by: User, rng=None, hand: str | None = None
+    *,
+    request_id: int,
+    character_id: int,
+    params: Mapping[str, Any],
+    by: User,
+    rng=None,
+    hand: str | None = None,
+    read: tuple[int, rules_base.Sheet] | None = None,
 ) -> TableWritten:
     """A player answers a request for one of their characters: the normal roll, the GM's inputs forced. ``hand``:
     the faces of dice rolled at the table, where the table allows them (character_roll checks it); a blind request
     is answered with a blind roll. The row is the answer; the regions, the request's (the roll announces its own).
 
     Locked in the app's one order (characters.locking): the roller, the characters the roll locks, then the
-    answer (locking the answer first deadlocked with the character's deletion, which deletes its answers)."""
+    answer (locking the answer first deadlocked with the character's deletion, which deletes its answers).
+
+    ``read``: the version and the checked sheet the caller read the inputs against (character_roll's)."""
     if not characters_editable_by(by).filter(pk=character_id).exists():
         raise RulesError("That request is for someone else's character: only its player or the GM answers it.")
     locking.lock_roller(by)
@@ -228,7 +238,7 @@ def request_answer(
     if proc is None:
         raise RulesError(f"{system.name} no longer has that roll.")
     character = locking.lock_character(character_id)  # held already: it waits for nothing
-    sheet = character.checked_sheet()
+    sheet = sheet_as_read(read, character) or character.checked_sheet()
     given = {k: v for k, v in params.items() if k in request.inputs}
     if given:
         clean = rules_base.check_params(proc, sheet, given)
@@ -244,6 +254,7 @@ def request_answer(
         hand=hand,
         visibility=str(Roll.Visibility.BLIND if request.blind else Roll.Visibility.PUBLIC),
         requested_blind=request.blind,
+        read=(character.version, sheet),  # checked just now, under the lock
     ).row
     answer.roll = roll
     answer.outcome = roll.outcome[:60]

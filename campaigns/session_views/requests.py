@@ -10,16 +10,16 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns import session
+from campaigns import commands, session
 from campaigns.forms import fixed_from
 from campaigns.models import Encounter, RollRequest, RollRequestAnswer
-from campaigns.selectors import campaigns_of, campaigns_run_by
+from campaigns.selectors import campaigns_of
 from campaigns.session_view import party_odds_for, request_form_for
 from campaigns.session_views.common import _gm_campaign, _region
 from campaigns.table import party_cards
-from characters.forms import procedure_form, raw_params
+from characters.forms import plain_inputs, procedure_form, raw_params
 from characters.models import Character
-from characters.selectors import characters_editable_by, characters_visible_to
+from characters.selectors import Seat, character_for, characters_editable_by, characters_visible_to
 from characters.sheet_view import OddsShown, hand_dice_offer, odds_shown
 from core.htmx import HtmxHttpRequest
 from rules import SYSTEMS, RulesError
@@ -122,6 +122,14 @@ def request_cancel(request: HtmxHttpRequest, pk: int, request_id: int) -> HttpRe
     except Refusal as problem:
         error = str(problem)
     return _region(request, campaign, "requests", error=error)
+
+
+def _sheet_seat(request, pk: int, character_id: int) -> Seat:
+    """The character at this table as its viewer sees it (404 for one they can't)."""
+    seat = character_for(request.user, character_id)
+    if seat is None or seat.character.campaign_id != pk:
+        raise Http404("No character here.")
+    return seat
 
 
 def _sheet_character(request, pk: int, character_id: int) -> Character:
@@ -255,27 +263,12 @@ def request_answer_odds(request: HtmxHttpRequest, pk: int, request_id: int, char
 @require_POST
 def request_answer(request: HtmxHttpRequest, pk: int, request_id: int, character_id: int) -> HttpResponse:
     """A player answers the GM's request from their sheet: one tap, the GM's inputs forced."""
-    character = _sheet_character(request, pk, character_id)
-    error = ""
-    answer = RollRequestAnswer.objects.filter(request_id=request_id, character=character).select_related("request")
-    found = answer.first()
+    seat = _sheet_seat(request, pk, character_id)
+    character, error = seat.character, ""
     try:
-        if found is None:
-            raise RulesError("That request is not for this character.")
-        system = SYSTEMS.get(character.system)
-        proc = system.procedures().get(found.request.procedure) if system is not None else None
-        if proc is None:
-            raise RulesError("That roll no longer exists.")
-        gm = campaigns_run_by(request.user).filter(pk=pk).exists()
-        sheet = character.checked_sheet()
-        given = raw_params(proc, sheet, request.POST, gm=gm)
-        # An unticked box sends nothing: only inputs the form really sent can disagree with the GM's.
-        given = {k: v for k, v in given.items() if k not in found.request.inputs or k in request.POST}
-        hand = request.POST.get("hand", "").strip()[:400] or None
-        session.request_answer(
-            request_id=request_id, character_id=character.pk, params=given, by=request.user, hand=hand
-        )
-    except RulesError as problem:
+        hand, sent = request.POST.get("hand", ""), plain_inputs(request.POST)
+        commands.answer_request(seat, request_id=request_id, inputs=sent, by=request.user, hand=hand)
+    except Refusal as problem:
         error = str(problem)
     if not request.htmx:
         if error:

@@ -141,6 +141,7 @@ def character_roll(
     cause: str = "",
     shape: Callable[[rules_base.RollResult], rules_base.RollResult] | None = None,
     on_result: Callable[[rules_base.RollResult], None] | None = None,
+    read: tuple[int, rules_base.Sheet] | None = None,
 ) -> Written:
     """Roll on the server from the stored sheet and the picked modifiers; apply what the roll changes.
 
@@ -158,6 +159,9 @@ def character_roll(
 
     The roll changes only what its roller may edit: a change to a character they may not edit (another
     player's, when rolled by a player) is offered to that character's owner and the GM instead.
+
+    ``read``: the version and the checked sheet the caller read the inputs against (characters.commands): not
+    checked again when the row locked is still that version at the same table.
     """
     if visibility not in Roll.Visibility.values:
         raise RulesError("Pick who may see this roll: everyone, the GM, or only you.")
@@ -177,7 +181,7 @@ def character_roll(
         raise RulesError("Only the GM rolls blind, or asks a player for a blind roll.")
     if blind and hand is not None and not gm:  # the player's own dice would show them what the GM keeps
         raise RulesError("A blind roll is made with Lantern's dice: dice you roll yourself would show you the result.")
-    sheet = character.checked_sheet()
+    sheet = sheet_as_read(read, character) or character.checked_sheet()
     resolved = _resolve(character, proc, sheet, params, locked=locked)
     others = {k.removesuffix("__character"): resolved.pop(k) for k in list(resolved) if k.endswith("__character")}
     if blind and others:
@@ -221,6 +225,16 @@ def character_roll(
             _offer(other, new_state, roll=roll, result=result, by=by, from_character=character)
     written = applied or Written(character, frozenset(), None)
     return written.adding(("log",), row=roll)
+
+
+def sheet_as_read(read: tuple[int, rules_base.Sheet] | None, character: Character) -> rules_base.Sheet | None:
+    """The sheet the caller checked, if the locked row is still as it was read (every write moves the version on;
+    the table's settings and conditions are the campaign's)."""
+    if read is None or read[0] != character.version:
+        return None
+    sheet = read[1]
+    same_table = sheet.settings == character.rule_settings() and sheet.table == character.table_conditions()
+    return sheet if same_table else None
 
 
 @transaction.atomic

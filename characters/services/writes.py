@@ -77,14 +77,14 @@ def _state_regions(character: Character, old: Mapping[str, Any], new: Mapping[st
     return TRACK_CHANGE if changed <= tracks else STATE_CHANGE
 
 
-def _check_whole_sheet(character: Character, read: rules_base.Sheet | None = None) -> None:
+def _check_whole_sheet(character: Character, read: rules_base.Sheet | None = None) -> rules_base.Sheet:
     """After every write, whatever made it: the sheet as it now stands must keep every rule of its system
     (carry limit, bounds). A RulesError here rolls the whole write back.
 
     ``read``: the sheet the write read under its lock, when only the state changed since: its items and
     hirelings are still those of the database, so they are not read twice."""
     sheet = character.to_sheet() if read is None else replace(read, state=character.state)
-    system_for(character.system).validate_sheet(sheet)
+    return system_for(character.system).validate_sheet(sheet)
 
 
 def record_change(
@@ -143,13 +143,15 @@ def save_state(
 
     ``read``: the sheet read under the lock, if nothing but the state changes (see ``_check_whole_sheet``)."""
     old = character.state
-    character.state = system_for(character.system).validate_state(state)
+    # The whole sheet checked once, here: its state comes back normalised (validate_sheet validates it first).
+    character.state = dict(state)
+    character.state = _check_whole_sheet(character, read).state
     old_fields, new_fields = history.state_diff(old, character.state)
     before = {**(before or {}), **({"state": old_fields} if old_fields or new_fields else {})}
     after = {**(after or {}), **({"state": new_fields} if old_fields or new_fields else {})}
     regions = tuple(dict.fromkeys(_state_regions(character, old, character.state) + also))
     return commit(
-        character, regions, by=by, what=what, read=read, saving=("state",), before=before, after=after, **record
+        character, regions, by=by, what=what, check=False, saving=("state",), before=before, after=after, **record
     )
 
 

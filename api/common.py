@@ -1,0 +1,69 @@
+"""What more than one area of the API answers with: a refusal, a track, a roll, a roll request."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from ninja import Field, Schema
+
+from core.converters import MAX_ID
+
+Id = Annotated[int, Field(ge=1, le=MAX_ID)]
+
+
+class Detail(Schema):
+    detail: str = Field(description="What was refused, in the sentence the page shows.")
+
+
+class TrackOut(Schema):
+    key: str
+    label: str
+    current: int
+    shown: int
+    maximum: int | None
+    minimum: int
+    adjustable: bool
+
+
+class RollOut(Schema):
+    id: int
+    campaign_id: int | None
+    character_id: int | None
+    character: str
+    roller: str
+    procedure: str
+    label: str
+    at: str
+    visibility: Literal["public", "gm", "private", "blind"]
+    rolled_by_hand: bool
+    undone: bool
+    outcome: str | None = None
+    dice: list[dict[str, Any]] | None = None
+    total: int | None = None
+    summary: str | None = None
+    odds: dict[str, str] | None = Field(None, description='Exact odds it was rolled at: {"outcome": "3/4"}.')
+    result: str | None = Field(None, description="Instead of the result, for a blind roll seen by its roller.")
+    voided: dict[str, Any] | None = None
+
+
+class AnswerOut(Schema):
+    character_id: int
+    answered_at: str | None
+    outcome: str
+    roll_id: int | None
+
+
+class RequestOut(Schema):
+    id: int
+    campaign_id: int
+    procedure: str
+    label: str
+    fixed: dict[str, Any]
+    shown: str
+    blind: bool
+    status: str
+    open: bool
+    expires_at: str
+    group_outcome: str
+    group_summary: str
+    answers: list[AnswerOut]

@@ -16,8 +16,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateformat import format as date_format
 
+from accounts import tables
 from accounts.models import ApiToken
-from campaigns.models import Membership
 from rules.errors import Refusal
 
 PREFIX = "lt_"
@@ -97,7 +97,7 @@ def tokens_revoke_all(*, user_id: int) -> int:
 
 
 def runs(user, campaign_id: int) -> bool:
-    return Membership.objects.filter(campaign_id=campaign_id, user=user, role=Membership.Role.GM).exists()
+    return tables.runs(user, campaign_id)
 
 
 def token_for(secret: str) -> ApiToken | None:

@@ -10,10 +10,10 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from accounts import tables
 from accounts.forms import SignupForm, TokenForm
 from accounts.models import ApiToken
 from accounts.tokens import TokenError, token_create, token_revoke
-from campaigns.selectors import campaigns_run_by
 from core.htmx import HtmxHttpRequest
 
 
@@ -44,7 +44,7 @@ def login_locked_out(
 
 def api_tokens(request: HtmxHttpRequest) -> HttpResponse:
     """The account's API tokens: made here (the secret shown once, on this answer only), listed, revoked."""
-    run = list(campaigns_run_by(request.user).order_by("name", "pk").values_list("pk", "name"))
+    run = tables.campaigns_run_by(request.user)
     form = TokenForm(request.POST or None, run=run)
     made = None
     if request.method == "POST" and form.is_valid():

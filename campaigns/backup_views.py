@@ -14,7 +14,7 @@ from campaigns.backup import export_campaign, import_campaign, parse_backup
 from campaigns.forms import BackupForm, CampaignForm, JoinForm
 from campaigns.selectors import campaigns_run_by
 from campaigns.services import CampaignError
-from campaigns.views import _render_list
+from campaigns.views import render_list
 from core.htmx import HtmxHttpRequest
 from rules import RulesError
 
@@ -40,4 +40,4 @@ def backup_import(request: HtmxHttpRequest) -> HttpResponse:
         else:
             messages.success(request, f"{campaign.name} was restored from its backup. You run it; share the invite.")
             return redirect(campaign)
-    return _render_list(request, CampaignForm(), JoinForm(), status=400, backup_form=form)
+    return render_list(request, CampaignForm(), JoinForm(), status=400, backup_form=form)

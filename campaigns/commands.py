@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.contrib.auth.models import User
+
 from campaigns import session
 from campaigns.models import RollRequestAnswer
 from campaigns.services import TableWritten
@@ -14,7 +16,7 @@ from characters.selectors import Seat
 from rules import SYSTEMS, RulesError
 
 
-def answer_request(seat: Seat, *, request_id: int, inputs: Mapping[str, Any], by, hand: str = "") -> TableWritten:
+def answer_request(seat: Seat, *, request_id: int, inputs: Mapping[str, Any], by: User, hand: str = "") -> TableWritten:
     """Answer the GM's roll request for the seat's character: one roll, the GM's inputs as set. ``inputs``: those
     the GM left to the player (only inputs really sent can disagree with the GM's); ``hand``: the faces of dice
     rolled at the table. ``seat``: the character as its viewer sees it (a player at the table who may not change
@@ -33,5 +35,5 @@ def answer_request(seat: Seat, *, request_id: int, inputs: Mapping[str, Any], by
     sheet = character.checked_sheet()
     given = read_inputs(proc, sheet, inputs, gm=seat.viewer.is_gm)
     given = {k: v for k, v in given.items() if k not in answer.request.inputs or k in inputs}
-    done = {"request_id": request_id, "character_id": character.pk, "params": given, "by": by}
+    done: dict[str, Any] = {"request_id": request_id, "character_id": character.pk, "params": given, "by": by}
     return session.request_answer(**done, hand=hand.strip()[:400] or None, read=(character.version, sheet))

@@ -9,9 +9,11 @@ from django.contrib.auth.signals import user_logged_out
 from django.db.models.signals import post_delete, post_save, pre_save
 from django.dispatch import receiver
 
+from accounts import tables as account_tables
 from accounts.tokens import tokens_revoke_all
-from campaigns.conditions import SheetsAtTheTable
 from campaigns.models import Campaign, Membership
+from campaigns.selectors import campaigns_run_by
+from campaigns.table_hooks import TheTable
 from characters import table
 from live import journal
 from live.relay import revoke_streams, session_hash
@@ -19,7 +21,9 @@ from live.relay import revoke_streams, session_hash
 PASSWORD_CHANGED = "_lantern_password_changed"
 
 # A character write tells its table (characters sit below campaigns and import nothing of it: characters.table).
-table.register(SheetsAtTheTable())
+table.register(TheTable())
+# The campaigns an account runs (its API tokens' choices and checks), in order of name.
+account_tables.register(lambda user: campaigns_run_by(user).order_by("name", "pk").values_list("pk", "name"))
 
 
 @receiver(user_logged_out, dispatch_uid="lantern-logout-closes-streams")

@@ -28,10 +28,10 @@ from rules.free import FREE_ROLL
 
 
 def campaign_list(request: HtmxHttpRequest) -> HttpResponse:
-    return _render_list(request, CampaignForm(), JoinForm())
+    return render_list(request, CampaignForm(), JoinForm())
 
 
-def _render_list(
+def render_list(
     request, form: CampaignForm, join_form: JoinForm, status: int = 200, backup_form: BackupForm | None = None
 ) -> HttpResponse:
     context = {
@@ -47,14 +47,14 @@ def _render_list(
 def campaign_create(request: HtmxHttpRequest) -> HttpResponse:
     form = CampaignForm(request.POST)
     if not form.is_valid():
-        return _render_list(request, form, JoinForm(), status=400)
+        return render_list(request, form, JoinForm(), status=400)
     try:
         campaign = services.campaign_create(
             name=form.cleaned_data["name"], system=form.cleaned_data["system"], gm=request.user
         )
     except services.CampaignError as error:
         form.add_error(None, str(error))
-        return _render_list(request, form, JoinForm(), status=400)
+        return render_list(request, form, JoinForm(), status=400)
     messages.success(request, f"{campaign.name} is ready. Share the invite link with your players.")
     return redirect(campaign)
 
@@ -231,7 +231,7 @@ def join_by_form(request: HtmxHttpRequest) -> HttpResponse:
     form = JoinForm(request.POST or request.GET or None)
     if form.is_valid():
         return redirect("campaigns:join", code=form.cleaned_data["code"])
-    return _render_list(request, CampaignForm(), form, status=400)
+    return render_list(request, CampaignForm(), form, status=400)
 
 
 def campaign_join(request: HtmxHttpRequest, code: str) -> HttpResponse:

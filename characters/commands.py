@@ -16,8 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from campaigns.session import hits
-from characters import services
+from django.contrib.auth.models import User
+
+from characters import services, table
 from characters.forms import FORM_KEYS
 from characters.models import Roll
 from characters.selectors import Seat, character_for, rolls_visible_to
@@ -141,7 +142,7 @@ def roll(
     *,
     procedure: str,
     inputs: Mapping[str, Any],
-    by,
+    by: User,
     visibility: str = "",
     version: int | str | None = None,
     hand: str = "",
@@ -163,7 +164,7 @@ def roll(
         "hand": asked.hand,
     }
     if npc_target not in (None, ""):  # an attack on an NPC of the running fight lands on it
-        return hits.pc_attack(**how, npc_id=_npc_id(str(npc_target))).row.written
+        return table.attack_npc(**how, npc_id=_npc_id(str(npc_target)))
     # The sheet just checked goes along: the service checks it again only if the row moved on meanwhile.
     return services.character_roll(**how, read=asked.read)
 
@@ -198,26 +199,26 @@ def _npc_id(raw: str) -> int:
     return int(raw)
 
 
-def adjust(seat: Seat, *, key: str, delta: int, by, how: str = "") -> Written:
+def adjust(seat: Seat, *, key: str, delta: int, by: User, how: str = "") -> Written:
     """Change a track (HP, stress…) by ``delta``; the rules clamp it. ``how``: "rules", the rules' own procedure
     as the Change box offered it; "ask", asked first across a line the rules act on (``services.HarmOffered``:
     nothing changed); "" or "plain", the plain change."""
     if not isinstance(delta, int) or isinstance(delta, bool) or not -1000 <= delta <= 1000 or not key:
         raise RulesError(TRACK_DELTA)
-    change = {"by": by, "character_id": seat.character.pk, "key": key, "delta": delta}
+    change: dict[str, Any] = {"by": by, "character_id": seat.character.pk, "key": key, "delta": delta}
     if how == "rules":  # the rules' own procedure, as the Change box offered it
         return services.character_adjust_by_rules(**change)
     # Across a line the rules act on, asked first: nothing changes until the player picks.
     return services.character_adjust(**change, ask=how == "ask")
 
 
-def add_item(seat: Seat, *, by, name: str, kind: str, slots: int, quantity: int) -> Written:
+def add_item(seat: Seat, *, by: User, name: str, kind: str, slots: int, quantity: int) -> Written:
     """An item of the person's own making, checked by the rules."""
     item = rules_base.Item(name=name, kind=kind, slots=slots, quantity=quantity)
     return services.item_add(character_id=seat.character.pk, item=item, by=by)
 
 
-def add_from_catalogue(seat: Seat, *, by, entry_id: int, quantity: int = 1, buy: bool = False) -> Written:
+def add_from_catalogue(seat: Seat, *, by: User, entry_id: int, quantity: int = 1, buy: bool = False) -> Written:
     """An item of the system's equipment list, taken or bought."""
     if not 1 <= quantity <= 100:
         raise RulesError("Pick an item and a quantity between 1 and 100.")
@@ -226,7 +227,7 @@ def add_from_catalogue(seat: Seat, *, by, entry_id: int, quantity: int = 1, buy:
     )
 
 
-def answer_offer(seat: Seat, *, offer_id: int, apply: bool, by) -> Written:
+def answer_offer(seat: Seat, *, offer_id: int, apply: bool, by: User) -> Written:
     """Apply or decline what another player's roll would do to this character (its owner or the GM)."""
     if not seat.character.offers.filter(pk=offer_id).exists():
         raise NotHere("No such offer here.")
@@ -234,11 +235,11 @@ def answer_offer(seat: Seat, *, offer_id: int, apply: bool, by) -> Written:
     return service(offer_id=offer_id, by=by)
 
 
-def void_roll(by, *, roll_id: int, reason: str) -> tuple[Roll, list[str]]:
+def void_roll(by: User, *, roll_id: int, reason: str) -> tuple[Roll, list[str]]:
     """Void a roll at a table with a reason every log shows (its GM; its roller within a minute): what it changed
     put back, and a sentence per NPC of a fight given back what its hits took."""
     if not rolls_visible_to(by).filter(pk=roll_id, campaign__isnull=False).exists():
         raise NotHere("No roll here.")
     if not reason.strip() or len(reason) > VOID_REASON_MAX:
         raise RulesError(f"Say why in a few words (at most {VOID_REASON_MAX} characters).")
-    return hits.roll_void(roll_id=roll_id, by=by, reason=reason.strip())
+    return table.void_roll(roll_id=roll_id, by=by, reason=reason.strip())

@@ -15,7 +15,7 @@ from characters.forms import ImportForm, procedure_form, raw_params
 from characters.models import Character
 from characters.selectors import characters_editable_by
 from characters.transfer import export_character, import_character, parse_document
-from characters.views import _first_error
+from characters.views import first_error
 from core.converters import parse_id
 from core.htmx import HtmxHttpRequest
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
@@ -91,7 +91,7 @@ def import_view(request: HtmxHttpRequest) -> HttpResponse:
             messages.success(request, f"{character.name} was imported.")
             return redirect(character)
     else:
-        error = _first_error(form)
+        error = first_error(form)
     messages.error(request, error)
     context = {
         "characters": Character.objects.filter(owner=request.user).select_related("campaign"),

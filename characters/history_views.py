@@ -10,21 +10,20 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from campaigns.session import hits
 from characters import commands, services, table
 from characters import history as change_history
 from characters.forms import RevertForm, VoidForm
 from characters.models import Roll
 from characters.selectors import rolls_visible_to
 from characters.sheet_view import reverted_by
-from characters.views import _first_error, _respond, _visible
+from characters.views import first_error, respond, visible_seat
 from core.htmx import HtmxHttpRequest
 from rules import SYSTEMS, RulesError
 
 
 def history(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Every change to a character, field by field (who, when, from → to), newest first; revert from here."""
-    seat = _visible(request, pk)
+    seat = visible_seat(request, pk)
     character, can_edit = seat.character, seat.viewer.can_edit
     rules = SYSTEMS.get(character.system)
     hidden = () if rules is None or can_edit else rules.private_fields
@@ -59,8 +58,8 @@ def revert(request: HtmxHttpRequest, pk: int, change_id: int) -> HttpResponse:
     region = region if region in ("vitals", "inventory", "details") else ""  # an Undo on the sheet answers there
     try:
         if not form.is_valid():
-            raise RulesError(_first_error(form))
-        written, given_back = hits.change_revert(
+            raise RulesError(first_error(form))
+        written, given_back = table.revert_change(
             character_id=character.pk,
             change_id=change_id,
             by=request.user,
@@ -69,11 +68,11 @@ def revert(request: HtmxHttpRequest, pk: int, change_id: int) -> HttpResponse:
         )
     except RulesError as error:
         if region:
-            return _respond(request, seat, region, error=str(error))
+            return respond(request, seat, region, error=str(error))
         messages.error(request, str(error))
         return redirect("characters:history", pk=character.pk)
     if region:
-        return _respond(request, seat, region, written=written)
+        return respond(request, seat, region, written=written)
     messages.success(request, " ".join(["Reverted: the history shows it as a new change.", *_given_back(given_back)]))
     return redirect("characters:history", pk=character.pk)
 
@@ -92,7 +91,7 @@ def roll_fix(request: HtmxHttpRequest, roll_id: int) -> HttpResponse:
                 messages.success(request, "Applied to the sheet.")
             else:
                 if not form.is_valid():
-                    raise RulesError(_first_error(form))
+                    raise RulesError(first_error(form))
                 reason = form.cleaned_data["reason"]
                 _roll, given_back = commands.void_roll(request.user, roll_id=roll.pk, reason=reason)
                 messages.success(
@@ -118,5 +117,5 @@ def _fix_context(request, roll: Roll, form, error: str = "") -> dict[str, Any]:
     gm = table.is_gm(request.user, campaign.pk)
     view = "gm" if gm else "roller" if roll.roller_id == request.user.pk else "peer"
     context = {"roll": roll, "form": form, "error": error, "campaign": campaign, "system_id": campaign.system}
-    context["also_back"] = hits.void_preview(roll) if roll.voided_at is None else []
+    context["also_back"] = table.void_preview(roll) if roll.voided_at is None else []
     return {**context, "roll_view": view}

@@ -14,6 +14,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import CharField, Value
 
 from characters.models import Character
+from core.errors import Refusal
 
 GM = "gm"  # the role of the user who runs a table (campaigns.models.Membership.Role.GM)
 
@@ -48,6 +49,24 @@ class Table(Protocol):
     def seat_of(self, user: User, campaign_id: Any) -> Any:
         """The role of ``user`` at the table ``campaign_id`` (an ``OuterRef`` too), as a subquery; none: None."""
 
+    # The table's fight, as a sheet's roll meets it: an attack on one of its NPCs, and what a void or a revert
+    # gives back to the NPCs a roll hit.
+
+    def target_params(self, character: Character, procedure: str, npc_id: int, params: Mapping[str, Any]) -> Any:
+        """A roll's inputs against an NPC of the running fight (its armour counts); a Refusal if it can't be."""
+
+    def attack_npc(self, *, npc_id: int, **roll: Any) -> Any:
+        """A PC's attack roll on an NPC of the running fight (``roll``: character_roll's inputs); the Written."""
+
+    def void_roll(self, *, roll_id: int, by: User, reason: str) -> tuple[Any, list[str]]:
+        """A roll voided, and a sentence per NPC of a fight given back what it took."""
+
+    def revert_change(self, **change: Any) -> tuple[Any, list[str]]:
+        """A history entry reverted (change_revert's inputs), and a sentence per NPC given back what it took."""
+
+    def void_preview(self, roll: Any) -> list[str]:
+        """What voiding this roll would give back to NPCs, a sentence each."""
+
 
 class _NoTable:
     def sheet_written(
@@ -75,6 +94,21 @@ class _NoTable:
 
     def seat_of(self, user: User, campaign_id: Any) -> Any:
         return Value(None, output_field=CharField())
+
+    def target_params(self, character: Character, procedure: str, npc_id: int, params: Mapping[str, Any]) -> Any:
+        raise Refusal("That roll can't target an NPC: there is no table's fight.")
+
+    def attack_npc(self, *, npc_id: int, **roll: Any) -> Any:
+        raise Refusal("That roll can't target an NPC: there is no table's fight.")
+
+    def void_roll(self, *, roll_id: int, by: User, reason: str) -> tuple[Any, list[str]]:
+        raise Refusal("Voiding needs the table's app (campaigns), which orders its locks.")
+
+    def revert_change(self, **change: Any) -> tuple[Any, list[str]]:
+        raise Refusal("Reverting needs the table's app (campaigns), which orders its locks.")
+
+    def void_preview(self, roll: Any) -> list[str]:
+        return []
 
 
 _registered: list[Table] = [_NoTable()]
@@ -120,3 +154,23 @@ def seat_of(user: User, campaign_id: Any) -> Any:
 
 def campaigns_of(user: User) -> Any:
     return _registered[0].campaigns_of(user)
+
+
+def target_params(character: Character, procedure: str, npc_id: int, params: Mapping[str, Any]) -> Any:
+    return _registered[0].target_params(character, procedure, npc_id, params)
+
+
+def attack_npc(*, npc_id: int, **roll: Any) -> Any:
+    return _registered[0].attack_npc(npc_id=npc_id, **roll)
+
+
+def void_roll(*, roll_id: int, by: User, reason: str) -> tuple[Any, list[str]]:
+    return _registered[0].void_roll(roll_id=roll_id, by=by, reason=reason)
+
+
+def revert_change(**change: Any) -> tuple[Any, list[str]]:
+    return _registered[0].revert_change(**change)
+
+
+def void_preview(roll: Any) -> list[str]:
+    return _registered[0].void_preview(roll)

@@ -14,7 +14,6 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns.session import hits
 from characters import commands, services, table
 from characters.forms import (
     AdjustForm,
@@ -71,7 +70,7 @@ def sheet(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     Undo and CSRF token put in."""
     # Before the page's reads: its stream gets every entry after this (one written meanwhile twice, harmless).
     after = journal.head_where(Character.objects.filter(pk=pk).values("campaign_id"))
-    seat = _visible(request, pk)
+    seat = visible_seat(request, pk)
     character, token, log = seat.character, get_token(request), _log_filter(request)
     body = sheet_body(seat, lambda: _sheet_body(request.user, seat, log=log))
     own = sheet_view(request.user, seat, regions=("log",), log=log).context(csrf_token=token)
@@ -124,7 +123,7 @@ def region(request: HtmxHttpRequest, pk: int, name: str) -> HttpResponse:
     """
     if name not in LIVE_PARTS:
         raise Http404
-    seat = _visible(request, pk)
+    seat = visible_seat(request, pk)
     context = sheet_view(request.user, seat, regions=(name,), panel=request.GET, log=_log_filter(request)).context()
     if name == "odds":
         return render(request, "characters/_panel_odds.html", context)
@@ -139,7 +138,7 @@ def _log_filter(request) -> str:
 # --- writing ---------------------------------------------------------------------------------
 
 
-def _visible(request, pk: int) -> Seat:
+def visible_seat(request, pk: int) -> Seat:
     """The character, if this viewer may see it (404 otherwise), with what they may do to it."""
     seat = character_for(request.user, pk)
     if seat is None:
@@ -147,7 +146,7 @@ def _visible(request, pk: int) -> Seat:
     return seat
 
 
-def _respond(
+def respond(
     request,
     seat: Seat,
     primary: str,
@@ -231,13 +230,13 @@ def adjust(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         change = {"key": form.cleaned_data["key"], "delta": form.cleaned_data["delta"]}
         written = commands.adjust(seat, **change, by=request.user, how=how)
     except services.HarmOffered as asked:
-        return _respond(request, seat, "vitals", extra={"harm_offer": asked.shown}, in_place=True)
+        return respond(request, seat, "vitals", extra={"harm_offer": asked.shown}, in_place=True)
     except Refusal as error:
         if error.status == 404:
             raise
-        return _respond(request, seat, "vitals", error=str(error))
+        return respond(request, seat, "vitals", error=str(error))
     harm_done = {"harm_done": written.row} if how == "rules" else None
-    return _respond(request, seat, "vitals", written=written, fresh=True, extra=harm_done)
+    return respond(request, seat, "vitals", written=written, fresh=True, extra=harm_done)
 
 
 def _procedure_of(request, pk: int, key: str):
@@ -260,7 +259,7 @@ def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
         sheet = character.checked_sheet()
         params = raw_params(proc, sheet, request.GET, gm=gm, prefixed=True, refuse_others=True)
         if request.GET.get("npc_target"):  # against an NPC of the fight: its armour counts
-            params = hits.target_params(character, procedure, _npc_id(request.GET["npc_target"]), params)
+            params = table.target_params(character, procedure, _npc_id(request.GET["npc_target"]), params)
         shown = odds_shown(character, proc, sheet, params)  # read and checked once; with the conditions' chips
         # The dice a hand roll needs move with the inputs: sent along out of band to the faces field's note.
         needs = (
@@ -352,7 +351,7 @@ def _roll_answer(
     """htmx: the result where the roll was made and, for the sheet's own forms, the regions it changed out of
     band (the log with the filter the page sends along); a plain POST goes back."""
     if not request.htmx:
-        return _respond(request, seat, "log", error=error)
+        return respond(request, seat, "log", error=error)
     character = seat.character
     roll = written.row if written is not None else None
     context = {"roll": roll, "error": error, "settled": settled, "system_id": character.system, "viewer": seat.viewer}
@@ -386,7 +385,7 @@ def _picker_context(character: Character, data) -> dict:
     text = form.cleaned_data["q"] if form.is_valid() else ""
     context = {"character": character, "rules": rules, "q": text, **picks(character, rules, text)}
     if not form.is_valid():
-        context["picker_error"] = _first_error(form)
+        context["picker_error"] = first_error(form)
     return context
 
 
@@ -405,16 +404,16 @@ def item_add(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         else:
             form = CustomItemForm(request.POST)
             if not form.is_valid():
-                raise RulesError(_first_error(form))
+                raise RulesError(first_error(form))
             written = commands.add_item(seat, by=request.user, **form.cleaned_data)
             done = ""
     except RulesError as error:
         if from_picker:
             return _picker_answer(request, seat, error=str(error))
-        return _respond(request, seat, "inventory", error=str(error))
+        return respond(request, seat, "inventory", error=str(error))
     if from_picker:
         return _picker_answer(request, seat, done=done or "", written=written)
-    return _respond(request, seat, "inventory", written=written)
+    return respond(request, seat, "inventory", written=written)
 
 
 def _picker_answer(
@@ -444,14 +443,14 @@ def item_update(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse
     form = ItemUpdateForm(request.POST)
     try:
         if not form.is_valid():
-            raise RulesError(_first_error(form))
+            raise RulesError(first_error(form))
         changes = {"worn": form.cleaned_data["worn"]}
         if form.cleaned_data["quantity"] is not None:
             changes["quantity"] = form.cleaned_data["quantity"]
         written = services.item_update(character_id=character.pk, item_id=item_id, by=request.user, **changes)
     except RulesError as error:
-        return _respond(request, seat, "inventory", error=str(error))
-    return _respond(request, seat, "inventory", written=written)
+        return respond(request, seat, "inventory", error=str(error))
+    return respond(request, seat, "inventory", written=written)
 
 
 @require_POST
@@ -461,8 +460,8 @@ def item_remove(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse
     try:
         written = services.item_remove(character_id=character.pk, item_id=item_id, by=request.user)
     except RulesError as error:
-        return _respond(request, seat, "inventory", error=str(error))
-    return _respond(request, seat, "inventory", written=written)
+        return respond(request, seat, "inventory", error=str(error))
+    return respond(request, seat, "inventory", written=written)
 
 
 @require_POST
@@ -477,8 +476,8 @@ def hire(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         choices = {key: value for key, value in choices.items() if value not in (None, "")}
         written = services.hireling_hire(character_id=character.pk, choices=choices, by=request.user)
     except RulesError as error:
-        return _respond(request, seat, "hirelings", error=str(error))
-    return _respond(request, seat, "hirelings", written=written)
+        return respond(request, seat, "hirelings", error=str(error))
+    return respond(request, seat, "hirelings", written=written)
 
 
 @require_POST
@@ -488,8 +487,8 @@ def dismiss(request: HtmxHttpRequest, pk: int, hireling_id: int) -> HttpResponse
     try:
         written = services.hireling_dismiss(character_id=character.pk, hireling_id=hireling_id, by=request.user)
     except RulesError as error:
-        return _respond(request, seat, "hirelings", error=str(error))
-    return _respond(request, seat, "hirelings", written=written)
+        return respond(request, seat, "hirelings", error=str(error))
+    return respond(request, seat, "hirelings", written=written)
 
 
 @require_POST
@@ -499,8 +498,8 @@ def offer_answer(request: HtmxHttpRequest, pk: int, offer_id: int, answer: str) 
     try:
         written = commands.answer_offer(seat, offer_id=offer_id, apply=answer == "apply", by=request.user)
     except RulesError as error:
-        return _respond(request, seat, "vitals", error=str(error))
-    return _respond(request, seat, "vitals", written=written)
+        return respond(request, seat, "vitals", error=str(error))
+    return respond(request, seat, "vitals", written=written)
 
 
 @require_POST
@@ -510,7 +509,7 @@ def rename(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     form = RenameForm(request.POST)
     try:
         if not form.is_valid():
-            raise RulesError(_first_error(form))
+            raise RulesError(first_error(form))
         written = services.character_rename(
             character_id=character.pk,
             name=form.cleaned_data["name"],
@@ -518,8 +517,8 @@ def rename(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             expected_version=form.cleaned_data["version"],
         )
     except RulesError as error:
-        return _respond(request, seat, "details", error=str(error))
-    return _respond(request, seat, "details", written=written)
+        return respond(request, seat, "details", error=str(error))
+    return respond(request, seat, "details", written=written)
 
 
 def edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
@@ -533,7 +532,7 @@ def edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST":
         try:
             if not form.is_valid():
-                raise RulesError(_first_error(form))
+                raise RulesError(first_error(form))
             data = form.cleaned_data
             details = {p.name: data.get(f"detail_{p.name}") for p in rules.detail_params()}
             services.character_edit_details(
@@ -574,7 +573,7 @@ def _named(form, *names: str) -> dict[str, Any]:
     return {name: form.cleaned_data[fields.get(name, name)] for name in names}
 
 
-def _first_error(form) -> str:
+def first_error(form) -> str:
     for field, errors in form.errors.items():
         label = form.fields[field].label if field in form.fields else ""
         return f"{label}: {errors[0]}" if label else errors[0]

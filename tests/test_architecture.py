@@ -26,33 +26,9 @@ RANK = {app: rank for rank, app in enumerate(LAYERS)}
 # add. The sheet's views call the fight's services (campaigns.session.hits: a PC's attack on an NPC, a revert
 # or void that gives back the hits); the roll's audience reads campaigns' seats (issue 37's journal takes it);
 # accounts asks which campaigns a person runs and whether they run one (the API tokens' page and scope).
-UPWARD_STILL = {
-    ("accounts.tokens", "campaigns.models"),
-    ("accounts.views", "campaigns.selectors"),
-    ("characters.commands", "campaigns.session.hits"),  # a void puts back an NPC's damage too (the table's hits)
-    ("characters.history_views", "campaigns.session.hits"),
-    ("characters.views", "campaigns.session.hits"),
-}
+UPWARD_STILL: set[tuple[str, str]] = set()
 # Private names still imported from a sibling module (the views' shared helpers), each one to make public.
-PRIVATE_STILL = {
-    ("characters.creation_views", "characters.views._first_error"),
-    ("characters.history_views", "characters.views._first_error"),
-    ("characters.history_views", "characters.views._respond"),
-    ("characters.history_views", "characters.views._visible"),
-    ("campaigns.backup_views", "campaigns.views._render_list"),
-    ("campaigns.session_views.clock", "campaigns.session_views.common._gm_campaign"),
-    ("campaigns.session_views.clock", "campaigns.session_views.common._region"),
-    ("campaigns.session_views.clock", "campaigns.session_views.common._valid"),
-    ("campaigns.session_views.encounters", "campaigns.session_views.common._first"),
-    ("campaigns.session_views.encounters", "campaigns.session_views.common._gm_campaign"),
-    ("campaigns.session_views.encounters", "campaigns.session_views.common._valid"),
-    ("campaigns.session_views.encounters", "campaigns.session_views.common._visibility"),
-    ("campaigns.session_views.notes", "campaigns.session_views.common._gm_campaign"),
-    ("campaigns.session_views.notes", "campaigns.session_views.common._region"),
-    ("campaigns.session_views.notes", "campaigns.session_views.common._valid"),
-    ("campaigns.session_views.requests", "campaigns.session_views.common._gm_campaign"),
-    ("campaigns.session_views.requests", "campaigns.session_views.common._region"),
-}
+PRIVATE_STILL: set[tuple[str, str]] = set()
 
 
 def _modules() -> dict[str, Path]:

@@ -14,11 +14,11 @@ from campaigns.services import CampaignError
 from campaigns.session_view import REGIONS
 
 
-def _gm_campaign(request, pk: int) -> Campaign:
+def gm_campaign(request, pk: int) -> Campaign:
     return get_object_or_404(campaigns_run_by(request.user), pk=pk)
 
 
-def _region(
+def region_answer(
     request, campaign: Campaign, name: str, *, error: str = "", procedure: str = "", form=None, party_odds=None
 ):
     if request.method == "POST" and not request.htmx:
@@ -35,7 +35,7 @@ def _region(
     return render(request, f"campaigns/_session.html#{name}", context, status=422 if error else 200)
 
 
-def _visibility(request) -> str:
+def visibility_of(request) -> str:
     """Who sees a roll the GM makes for an NPC: everyone (the default) or the GM alone."""
     visibility = request.POST.get("visibility") or "public"
     if visibility not in ("public", "gm"):
@@ -43,13 +43,13 @@ def _visibility(request) -> str:
     return visibility
 
 
-def _valid(form) -> dict[str, Any]:
+def valid_form(form) -> dict[str, Any]:
     if not form.is_valid():
-        raise CampaignError(_first(form))
+        raise CampaignError(first_error_of(form))
     return form.cleaned_data
 
 
-def _first(form) -> str:
+def first_error_of(form) -> str:
     field, errors = next(iter(form.errors.items()))
     label = form.fields[field].label if field in form.fields else ""
     return f"{label}: {errors[0]}" if label else errors[0]

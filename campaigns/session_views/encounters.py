@@ -15,7 +15,7 @@ from campaigns.selectors import campaigns_of, membership_of
 from campaigns.services import CampaignError
 from campaigns.session import hits
 from campaigns.session_view import encounter_context
-from campaigns.session_views.common import _first, _gm_campaign, _valid, _visibility
+from campaigns.session_views.common import first_error_of, gm_campaign, valid_form, visibility_of
 from core.htmx import HtmxHttpRequest
 from rules import SYSTEMS
 from rules.errors import Refusal
@@ -30,7 +30,7 @@ def _encounter_answer(request, campaign: Campaign, error: str = "", form=None) -
             messages.error(request, error)
         return redirect(campaign)
     membership = membership_of(request.user, campaign)
-    assert membership is not None  # _gm_campaign() let only the GM in
+    assert membership is not None  # gm_campaign() let only the GM in
     context = {**encounter_context(request, campaign, membership), "error": error, "error_region": "encounter"}
     if form is not None:
         context["npc_form"] = form
@@ -39,16 +39,16 @@ def _encounter_answer(request, campaign: Campaign, error: str = "", form=None) -
 
 @require_GET
 def encounter_region(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    campaign = _gm_campaign(request, pk)
+    campaign = gm_campaign(request, pk)
     membership = membership_of(request.user, campaign)
-    assert membership is not None  # _gm_campaign() let only the GM in
+    assert membership is not None  # gm_campaign() let only the GM in
     return render(request, "campaigns/_session.html#encounter", encounter_context(request, campaign, membership))
 
 
 @require_POST
 def encounter_action(request: HtmxHttpRequest, pk: int, action: str) -> HttpResponse:
     """Start a fight, run its next round, end it, or add an NPC to it (or to the saved list)."""
-    campaign = _gm_campaign(request, pk)
+    campaign = gm_campaign(request, pk)
     if action not in ENCOUNTER_ACTIONS:
         raise Http404
     system = SYSTEMS.get(campaign.system)
@@ -72,7 +72,7 @@ def encounter_action(request: HtmxHttpRequest, pk: int, action: str) -> HttpResp
         else:
             form = npc_form(system.npc_fields(), data=request.POST)
             if not form.is_valid():
-                raise CampaignError(_first(form))
+                raise CampaignError(first_error_of(form))
             data = form.cleaned_data
             stats = {p.name: data[p.name] for p in system.npc_fields()}
             fighting = campaign.encounters.filter(active=True).exists()
@@ -104,7 +104,7 @@ def _pc_attack(request: HtmxHttpRequest, campaign: Campaign) -> None:
         npc_ids=[int(n) for n in raw_npcs][:50],
         choices={"feature": feature, "ranged": request.POST.get("ranged") == "on"},
         by=request.user,
-        visibility=_visibility(request),
+        visibility=visibility_of(request),
     )
 
 
@@ -121,23 +121,23 @@ def _target(request) -> int | None:
 @require_POST
 def npc_action(request: HtmxHttpRequest, pk: int, npc_id: int, action: str) -> HttpResponse:
     """Damage an NPC, give it a status, roll for it (as the GM), bring a saved one in, or remove it."""
-    campaign = _gm_campaign(request, pk)
+    campaign = gm_campaign(request, pk)
     if action not in NPC_ACTIONS:
         raise Http404
     error = ""
     try:
         if action == "damage":
-            data = _valid(DamageForm(request.POST))
+            data = valid_form(DamageForm(request.POST))
             session.npc_damage(
                 campaign_id=campaign.pk,
                 npc_id=npc_id,
                 amount=data["amount"],
                 ignore_armour=data["ignore_armour"],
                 by=request.user,
-                visibility=_visibility(request),
+                visibility=visibility_of(request),
             )
         elif action == "status":
-            data = _valid(StatusForm(request.POST))
+            data = valid_form(StatusForm(request.POST))
             session.npc_status(campaign_id=campaign.pk, npc_id=npc_id, name=data["name"], rounds=data["rounds"])
         elif action == "remove":
             session.npc_remove(campaign_id=campaign.pk, npc_id=npc_id)
@@ -148,7 +148,7 @@ def npc_action(request: HtmxHttpRequest, pk: int, npc_id: int, action: str) -> H
                 campaign_id=campaign.pk,
                 npc_id=npc_id,
                 key=request.POST.get("key", ""),
-                visibility=_visibility(request),
+                visibility=visibility_of(request),
                 by=request.user,
                 target_id=_target(request),
             )

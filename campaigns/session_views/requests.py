@@ -15,7 +15,7 @@ from campaigns.forms import fixed_from
 from campaigns.models import Encounter, RollRequest, RollRequestAnswer
 from campaigns.selectors import campaigns_of
 from campaigns.session_view import party_odds_for, request_form_for
-from campaigns.session_views.common import _gm_campaign, _region
+from campaigns.session_views.common import gm_campaign, region_answer
 from campaigns.table import party_cards
 from characters.forms import plain_inputs, procedure_form, raw_params
 from characters.models import Character
@@ -29,14 +29,14 @@ from rules.errors import Refusal
 @require_GET
 def requests_region(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
-    return _region(request, campaign, "requests")
+    return region_answer(request, campaign, "requests")
 
 
 @require_GET
 def request_fields(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The GM's request form for the roll picked: its inputs change with it."""
-    campaign = _gm_campaign(request, pk)
-    return _region(request, campaign, "request-form", procedure=request.GET.get("procedure", ""))
+    campaign = gm_campaign(request, pk)
+    return region_answer(request, campaign, "request-form", procedure=request.GET.get("procedure", ""))
 
 
 @require_GET
@@ -44,7 +44,7 @@ def request_odds(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """Each ticked character's exact odds at the roll the GM is composing, and the party's: re-fetched as the GM
     types (the request form's own fields, sent as they stand). Only the campaign's GM; a bad input is a 422 with a
     sentence (htmx shows it in the box)."""
-    campaign = _gm_campaign(request, pk)
+    campaign = gm_campaign(request, pk)
     system = SYSTEMS.get(campaign.system)
     if system is None:
         raise Http404
@@ -78,7 +78,7 @@ def _composed_odds(system, cards, procedure: str, form, sent) -> tuple[session.P
 
 @require_POST
 def request_new(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    campaign = _gm_campaign(request, pk)
+    campaign = gm_campaign(request, pk)
     system = SYSTEMS.get(campaign.system)
     if system is None:
         raise Http404
@@ -106,22 +106,22 @@ def request_new(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         except Refusal as problem:
             error = str(problem)
     if not error:  # a fresh form, its odds at the defaults
-        return _region(request, campaign, "request-form", procedure=procedure)
+        return region_answer(request, campaign, "request-form", procedure=procedure)
     party_odds = _composed_odds(system, cards, procedure, form, request.POST)[0]  # the refused form's, kept
-    return _region(
+    return region_answer(
         request, campaign, "request-form", error=error, procedure=procedure, form=form, party_odds=party_odds
     )
 
 
 @require_POST
 def request_cancel(request: HtmxHttpRequest, pk: int, request_id: int) -> HttpResponse:
-    campaign = _gm_campaign(request, pk)
+    campaign = gm_campaign(request, pk)
     error = ""
     try:
         session.request_cancel(request_id=request_id, campaign_id=campaign.pk)
     except Refusal as problem:
         error = str(problem)
-    return _region(request, campaign, "requests", error=error)
+    return region_answer(request, campaign, "requests", error=error)
 
 
 def _sheet_seat(request, pk: int, character_id: int) -> Seat:

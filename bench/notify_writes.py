@@ -13,6 +13,10 @@ in this process drains the channel during every run. The modes, taken in turn (s
   transaction (the service wrapped in ``atomic()``), nothing announced after it;
 - ``bare`` (ask for it): no journal and no notify (``live.journal.record`` a no-op): what the journal adds.
 
+``--write record``: each write is the journal's part alone (one ``record()`` in its own transaction), with far
+less Python per commit than the service: on 2 shared cores the service's CPU caps writes/s well below where
+PostgreSQL's notify lock bites (~150 commits/s here), so this shows the lock the service's figure cannot.
+
 Each round runs every writer count and every mode for ``--seconds``, the modes' order turning each round; the
 figure is the median over rounds of writes/s, with the p50 / p99 of that round's write times. Target: journal /
 silent >= 0.5 at 16 writers (the notify-in-transaction way measured 0.07-0.09 with pgbench). The machine's load
@@ -36,12 +40,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import create_database, database_url, production_env  # noqa: E402 - after the path
+from bench.common import create_database, database_url, journal_recording, production_env  # noqa: E402 - after the path
 
 BENCH_DB = os.environ.get("BENCH_DB", "lantern_bench_notify")
 MODES = ("journal", "silent", "notify")
 ALL_MODES = (*MODES, "bare")
 CHANNEL = "lantern"
+WRITES = {
+    "service": "HP changes through characters.services.character_adjust",
+    "record": "live.journal.record() alone, one sheet.changed in its own transaction",
+}
 
 
 def bench_env() -> dict[str, str]:
@@ -88,30 +96,39 @@ def make_cast(writers: int) -> list[tuple[int, int, int]]:
 
 
 def set_mode(mode: str, originals: dict) -> None:
-    """Patch this process for ``mode`` (from the originals saved at start)."""
-    from live import journal, relay
+    """Patch this process for ``mode``."""
+    from live import relay
 
     relay.announce = originals["announce"] if mode == "journal" else (lambda signal: None)
-    noop = mode == "bare"
-    for module in list(sys.modules.values()):  # every `from live.journal import record` binding
-        if getattr(module, "record", None) in (originals["record"], originals["noop_record"]):
-            module.record = originals["noop_record"] if noop else originals["record"]  # type: ignore[attr-defined]
-    assert journal.record in (originals["record"], originals["noop_record"])
+    journal_recording(mode != "bare")
 
 
-def writer(conn, campaign_id: int, character_id: int, user_id: int) -> None:
-    """One writer: waits for ("run", mode, start_at, seconds), writes until the end, answers its count and times."""
+def writer(conn, campaign_id: int, character_id: int, user_id: int, what: str) -> None:
+    """One writer: waits for ("run", mode, start_at, seconds), writes until the end, answers its count and times.
+
+    ``what``: "service" (an HP change through character_adjust) or "record" (the journal's part alone: one
+    ``record()`` of a sheet.changed in its own transaction, the head bump and the insert)."""
     setup_django()
     from django.contrib.auth import get_user_model
     from django.db import connection, transaction
 
     from characters.services import character_adjust
-    from live import journal, relay
+    from live import relay
+    from live.events import SheetChanged
+    from live.journal import record
+
+    event = SheetChanged(character=character_id, regions=("vitals",))
+
+    def write(delta: int) -> None:
+        if what == "record":
+            record(campaign_id, event, by=user)
+        else:
+            character_adjust(character_id=character_id, key="hp", delta=delta, by=user)
 
     user = get_user_model().objects.get(pk=user_id)
     with connection.cursor() as cursor:
         cursor.execute("SET synchronous_commit = on")  # the pool keeps this session: the setting stays
-    originals = {"announce": relay.announce, "record": journal.record, "noop_record": lambda *a, **k: None}
+    originals = {"announce": relay.announce}
     payload = json.dumps(
         {"campaign": campaign_id, "topic": "push", "parts": [["character", character_id, ["vitals"]]]}
     )  # what c041e89's writes notified
@@ -131,11 +148,11 @@ def writer(conn, campaign_id: int, character_id: int, user_id: int) -> None:
             try:
                 if mode == "notify":
                     with transaction.atomic():
-                        character_adjust(character_id=character_id, key="hp", delta=sign, by=user)
+                        write(sign)
                         with connection.cursor() as cursor:
                             cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, payload])
                 else:
-                    character_adjust(character_id=character_id, key="hp", delta=sign, by=user)
+                    write(sign)
             except Exception:  # counted, not fatal: the figure says how many failed
                 errors += 1
                 continue
@@ -194,7 +211,7 @@ def run_once(pipes: list, listener: Listener, n: int, mode: str, seconds: float)
     }
 
 
-def main(writer_counts: list[int], modes: list[str], seconds: float, rounds: int) -> dict:
+def main(writer_counts: list[int], modes: list[str], seconds: float, rounds: int, what: str) -> dict:
     create_database(BENCH_DB)
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=bench_env(), check=True
@@ -205,7 +222,7 @@ def main(writer_counts: list[int], modes: list[str], seconds: float, rounds: int
     pipes, processes = [], []
     for campaign_id, character_id, user_id in cast:
         ours, theirs = context.Pipe()
-        process = context.Process(target=writer, args=(theirs, campaign_id, character_id, user_id), daemon=True)
+        process = context.Process(target=writer, args=(theirs, campaign_id, character_id, user_id, what), daemon=True)
         process.start()
         pipes.append(ours)
         processes.append(process)
@@ -229,18 +246,18 @@ def main(writer_counts: list[int], modes: list[str], seconds: float, rounds: int
         for process in processes:
             process.join(10)
         listener.stopping.set()
-    return report(results, writer_counts, modes, seconds, rounds, load_before)
+    return report(results, writer_counts, modes, seconds, rounds, load_before, what)
 
 
 def median_round(runs: list[dict]) -> dict:
     return sorted(runs, key=lambda r: r["writes_s"])[len(runs) // 2]
 
 
-def report(results, writer_counts, modes, seconds, rounds, load_before) -> dict:
+def report(results, writer_counts, modes, seconds, rounds, load_before, what) -> dict:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
     print(
-        f"\nNotifying writes through characters.services.character_adjust, PostgreSQL synchronous_commit=on, "
+        f"\nNotifying writes: {WRITES[what]}, PostgreSQL synchronous_commit=on, "
         f"commit {commit.stdout.strip()}{' + uncommitted changes' if dirty.strip() else ''}, {os.cpu_count()} cores; "
         f"{seconds:g} s runs, {rounds} rounds in turn, median round; load average before "
         f"{load_before[0]:.1f} / {load_before[1]:.1f} / {load_before[2]:.1f}, after {os.getloadavg()[0]:.1f}\n"
@@ -289,11 +306,16 @@ if __name__ == "__main__":
     parser.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, of {', '.join(ALL_MODES)}")
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--write", choices=sorted(WRITES), default="service", help="what a write is (record: the journal's SQL alone)"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON last (for a summary)")
     args = parser.parse_args()
     chosen = [m for m in args.modes.split(",") if m]
     if unknown := set(chosen) - set(ALL_MODES):
         sys.exit(f"unknown mode(s): {', '.join(sorted(unknown))}")
-    figures = main([int(n) for n in args.writers.split(",")], chosen, args.seconds, args.rounds)
+    if args.write == "record" and "bare" in chosen:
+        sys.exit("bare has nothing to write with --write record")
+    figures = main([int(n) for n in args.writers.split(",")], chosen, args.seconds, args.rounds, args.write)
     if args.json:
         print(json.dumps(figures))

@@ -151,8 +151,9 @@ def write_for(plan: dict) -> None:
 
     relay.announce = stamped
     users = {u.pk: u for u in get_user_model().objects.filter(pk__in=[t[2] for t in plan["tables"]])}
+    start = max(plan["start"], time.time() + 0.5)  # a writer slow to import Django starts late, not behind
     schedule = sorted(
-        (plan["start"] + offset + k * plan["interval"], n)
+        (start + offset + k * plan["interval"], n)
         for n, (_, _, _, offset) in enumerate(plan["tables"])
         for k in range(plan["writes"])
     )

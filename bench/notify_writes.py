@@ -16,6 +16,8 @@ in this process drains the channel during every run. The modes, taken in turn (s
 ``--write record``: each write is the journal's part alone (one ``record()`` in its own transaction), with far
 less Python per commit than the service: on 2 shared cores the service's CPU caps writes/s well below where
 PostgreSQL's notify lock bites (~150 commits/s here), so this shows the lock the service's figure cannot.
+``--write sql``: the same two statements with no Django at all (pgbench's kind of write), the notify after commit
+in a transaction of its own (``journal``) or inside (``notify``): the database's own ceiling.
 
 Each round runs every writer count and every mode for ``--seconds``, the modes' order turning each round; the
 figure is the median over rounds of writes/s, with the p50 / p99 of that round's write times. Target: journal /
@@ -49,6 +51,7 @@ CHANNEL = "lantern"
 WRITES = {
     "service": "HP changes through characters.services.character_adjust",
     "record": "live.journal.record() alone, one sheet.changed in its own transaction",
+    "sql": "the journal's two statements in raw SQL (psycopg, no Django), announced after commit as the relay does",
 }
 
 
@@ -103,6 +106,54 @@ def set_mode(mode: str, originals: dict) -> None:
     journal_recording(mode != "bare")
 
 
+def payload_for(campaign_id: int, character_id: int) -> str:
+    """What c041e89's writes notified."""
+    return json.dumps({"campaign": campaign_id, "topic": "push", "parts": [["character", character_id, ["vitals"]]]})
+
+
+def sql_writer(conn, campaign_id: int, payload: str) -> None:
+    """``--write sql``: pgbench's kind of write, so the database, not Python, sets the pace: the head bump and the
+    entry's insert in one transaction; ``journal`` then notifies in a transaction of its own, ``notify`` inside."""
+    import psycopg
+
+    from live.journal import _BUMP
+
+    insert = (
+        'INSERT INTO live_entry (campaign_id, "cursor", at, by_id, write, events) '
+        "VALUES (%s, %s, now(), NULL, 'sheet.changed', %s)"
+    )
+    events = json.dumps([{"kind": "sheet.changed", "character": 1, "regions": ["vitals"]}])
+    with psycopg.connect(database_url(BENCH_DB)) as db:
+        db.execute("SET synchronous_commit = on")
+        db.commit()
+        while True:
+            command = conn.recv()
+            if command[0] == "stop":
+                return
+            _, mode, start_at, seconds = command
+            times: list[float] = []
+            errors = 0
+            time.sleep(max(0.0, start_at - time.time()))
+            end = start_at + seconds
+            while time.time() < end:
+                started = time.perf_counter()
+                try:
+                    (position,) = db.execute(_BUMP, [campaign_id]).fetchone()  # type: ignore[misc]
+                    db.execute(insert, [campaign_id, position, events])
+                    if mode == "notify":
+                        db.execute("SELECT pg_notify(%s, %s)", [CHANNEL, payload])
+                    db.commit()
+                    if mode == "journal":
+                        db.execute("SELECT pg_notify(%s, %s)", [CHANNEL, json.dumps({"campaign": campaign_id})])
+                        db.commit()
+                except psycopg.Error:
+                    db.rollback()
+                    errors += 1
+                    continue
+                times.append(time.perf_counter() - started)
+            conn.send((len(times), times, errors))
+
+
 def writer(conn, campaign_id: int, character_id: int, user_id: int, what: str) -> None:
     """One writer: waits for ("run", mode, start_at, seconds), writes until the end, answers its count and times.
 
@@ -119,6 +170,10 @@ def writer(conn, campaign_id: int, character_id: int, user_id: int, what: str) -
 
     event = SheetChanged(character=character_id, regions=("vitals",))
 
+    if what == "sql":
+        sql_writer(conn, campaign_id, payload_for(campaign_id, character_id))
+        return
+
     def write(delta: int) -> None:
         if what == "record":
             record(campaign_id, event, by=user)
@@ -129,9 +184,7 @@ def writer(conn, campaign_id: int, character_id: int, user_id: int, what: str) -
     with connection.cursor() as cursor:
         cursor.execute("SET synchronous_commit = on")  # the pool keeps this session: the setting stays
     originals = {"announce": relay.announce}
-    payload = json.dumps(
-        {"campaign": campaign_id, "topic": "push", "parts": [["character", character_id, ["vitals"]]]}
-    )  # what c041e89's writes notified
+    payload = payload_for(campaign_id, character_id)
     sign = -1
     while True:
         command = conn.recv()
@@ -314,7 +367,7 @@ if __name__ == "__main__":
     chosen = [m for m in args.modes.split(",") if m]
     if unknown := set(chosen) - set(ALL_MODES):
         sys.exit(f"unknown mode(s): {', '.join(sorted(unknown))}")
-    if args.write == "record" and "bare" in chosen:
+    if args.write != "service" and "bare" in chosen:
         sys.exit("bare has nothing to write with --write record")
     figures = main([int(n) for n in args.writers.split(",")], chosen, args.seconds, args.rounds, args.write)
     if args.json:

@@ -54,7 +54,7 @@ def child_env(engine: str, sqlite_file: str) -> dict[str, str]:
 # --- the child: one engine ----------------------------------------------------------------------------------
 
 
-def measure(engine: str, fill: int, batch: int, rounds: int) -> dict:
+def measure(engine: str, fill: int, batch: int, rounds: int, calls: int = CALLS) -> dict:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
@@ -147,7 +147,7 @@ def measure(engine: str, fill: int, batch: int, rounds: int) -> dict:
 
     def timed_at_size() -> dict:
         record_times, read_times, read_cpu = [], [], []
-        for _ in range(CALLS):
+        for _ in range(calls):
             started = time.perf_counter()
             record(campaign_id, event, by=gm)  # its own transaction: bump, insert, commit
             record_times.append(time.perf_counter() - started)
@@ -167,7 +167,7 @@ def measure(engine: str, fill: int, batch: int, rounds: int) -> dict:
         }
 
     small_bytes = journal_bytes()
-    fill_to(1000)
+    fill_to(min(1000, fill))
     at_small = timed_at_size()
     bytes_before, file_before, count_before = journal_bytes()[0], file_size(), Entry.objects.count()
     fill_to(fill)

@@ -157,7 +157,7 @@ def write_for(plan: dict) -> None:
         for n, (_, _, _, offset) in enumerate(plan["tables"])
         for k in range(plan["writes"])
     )
-    behind, sign = 0.0, {}
+    behind, sign = 0.0, dict[int, int]()
     for due, n in schedule:
         _, character_id, gm_id, _ = plan["tables"][n]
         wait = due - time.time()

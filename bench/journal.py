@@ -63,7 +63,8 @@ def main() -> None:
         flat = large["record_cpu_ms"] / small["record_cpu_ms"], large["read50_cpu_ms"] / small["read50_cpu_ms"]
         print(
             f"| growth flat, {engine['engine']}: {small['entries']:,} → {large['entries']:,} entries "
-            f"| CPU: record() ×{flat[0]:.2f}, entries_after(head-50) ×{flat[1]:.2f} | {'yes' if max(flat) < 1.5 else 'NO'} |"
+            f"| CPU: record() ×{flat[0]:.2f}, entries_after(head-50) ×{flat[1]:.2f} "
+            f"| {'yes' if max(flat) < 1.5 else 'NO'} |"
         )
     targets = {"many tables": 150, "one big table": 50}
     for phase in tables:

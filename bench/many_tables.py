@@ -15,7 +15,9 @@ and cursor. A stream's frames carry ``id: <cursor>``; an entry reaches a page wh
 later one arrives (the hub draws entries read together at once: a later id covers the ones before it, counted as
 coalesced, not late). Figures: commit → page p50 / p99, how many (stream, entry) pairs arrived, were coalesced or
 never came, and whether every stream ends at its campaign's head (its last id against ``live_head``, after a
-settling wait longer than the hub's catch-up period).
+settling wait longer than the hub's catch-up period, and again once all are there or 2 minutes went by: a server
+behind its work is told apart from one that lost something), and the server's CPU (both workers, user + system)
+per write: the steadiest figure on a shared machine, and what its capacity is (cores / CPU per write).
 
 ``--big N``: afterwards, the same with one campaign of N open pages (its seat cap: 50), writing every
 ``--big-interval`` seconds. Targets: p99 < 150 ms (many tables) and < 50 ms (one big table).
@@ -45,6 +47,7 @@ from bench.common import (  # noqa: E402 - after the path
     create_database,
     database_url,
     free_port,
+    process_tree,
     production_env,
     session_for,
     start_server,
@@ -56,6 +59,7 @@ SERVER_LOG = Path(tempfile.gettempdir()) / "lantern-many-tables-server.log"
 CONNECT_BATCH = 50
 DEADLINE = 30.0  # any single wait (a stream's headers) longer than this: the run is broken
 SETTLE = 5.0  # after the last write: longer than the hub's catch-up period (LIVE_CATCHUP_SECONDS, 2 s)
+SETTLE_MAX = 120.0  # a server behind its work is waited for this long: late is told apart from lost
 
 
 def server_env() -> dict[str, str]:
@@ -135,6 +139,8 @@ def heads(campaign_ids: list[int]) -> dict[int, int]:
 
 def write_for(plan: dict) -> None:
     """Change each table's HP on its schedule; print the commits as JSON: [campaign, cursor, commit time]."""
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, range(os.cpu_count() or 1))  # not the reader's core alone
     setup_django()
     from django.contrib.auth import get_user_model
 
@@ -203,6 +209,21 @@ def run_writers(tables: list[Table], interval: float, seconds: float, writers: i
 
 
 # --- streams -------------------------------------------------------------------------------------------------
+
+
+def server_cpu() -> float:
+    """CPU seconds (user + system) the server's processes have used so far."""
+    total = 0
+    for pid in process_tree(SERVER["pid"]):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+SERVER = {"pid": 0}
 
 
 @dataclass
@@ -295,12 +316,19 @@ async def phase(label: str, tables: list[Table], interval: float, seconds: float
     open_seconds = time.perf_counter() - opened
     readers = [asyncio.create_task(consume(stream)) for stream in streams]
     await asyncio.sleep(2.0)  # the presence of every arrival settles
+    cpu_before = server_cpu()
     stamps, behind = await asyncio.to_thread(run_writers, tables, interval, seconds, writers)
     await asyncio.sleep(SETTLE)
     end_heads = await sync_to_async(heads, thread_sensitive=False)(ids)
-    at_head = sum(
-        1 for s in streams if max((i for i, _ in s.ids), default=start_heads[s.campaign_id]) == end_heads[s.campaign_id]
-    )
+
+    def at_head() -> int:
+        last = {s: max((i for i, _ in s.ids), default=start_heads[s.campaign_id]) for s in streams}
+        return sum(1 for s in streams if last[s] >= end_heads[s.campaign_id])
+
+    at_head_after_settle, settled = at_head(), time.time()
+    while at_head() < len(streams) and time.time() - settled < SETTLE_MAX:
+        await asyncio.sleep(0.5)
+    cpu = server_cpu() - cpu_before
     for task in readers:
         task.cancel()
     for stream in streams:
@@ -314,7 +342,10 @@ async def phase(label: str, tables: list[Table], interval: float, seconds: float
         "writes_per_s": len(stamps) / seconds,
         "open_s": open_seconds,
         "writer_behind_s": behind,
-        "at_head": at_head,
+        "at_head": at_head_after_settle,
+        "at_head_late": at_head(),
+        "settle_s": SETTLE + time.time() - settled,
+        "server_cpu_ms_per_write": 1000 * cpu / max(1, len(stamps)),
         "resyncs": sum(s.resyncs for s in streams),
         "load": os.getloadavg()[0],
         **latencies(streams, stamps),
@@ -331,6 +362,7 @@ def main(args: argparse.Namespace) -> list[dict]:
     command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", HOST, "--port", str(PORT)]
     command += ["--workers", "2", "--timeout-graceful-shutdown", "5", "--no-access-log"]
     server = start_server(command, cwd=ROOT, env=server_env(), port=PORT, log=SERVER_LOG, cores="0,1")
+    SERVER["pid"] = server.pid
 
     async def both() -> list[dict]:
         results = [await phase("many tables", many, args.interval, args.seconds, args.writers)]
@@ -353,14 +385,17 @@ def report(results: list[dict], args: argparse.Namespace) -> None:
     )
     print(
         "| phase | tables × pages | writes (per s) | commit→page p50 ms | p99 ms | max ms | entries arrived "
-        "/ coalesced / never | streams at head | resyncs | writer behind s | load |"
+        "/ coalesced / never | streams at head 5 s after / at the end (s) | server CPU ms per write | resyncs "
+        "| writer behind s | load |"
     )
-    print("|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|")
     for r in results:
         print(
             f"| {r['label']} | {r['tables']} × {r['streams'] // max(1, r['tables'])} | {r['writes']} "
             f"({r['writes_per_s']:.1f}) | {r['p50']:.1f} | {r['p99']:.1f} | {r['max']:.0f} "
-            f"| {r['arrived']:.1f} / {r['coalesced']:.1f} / {r['missing']:.1f} % | {r['at_head']} of {r['streams']} "
+            f"| {r['arrived']:.1f} / {r['coalesced']:.1f} / {r['missing']:.1f} % "
+            f"| {r['at_head']} / {r['at_head_late']} of {r['streams']} ({r['settle_s']:.0f} s) "
+            f"| {r['server_cpu_ms_per_write']:.0f} "
             f"| {r['resyncs']} | {r['writer_behind_s']:.2f} | {r['load']:.1f} |"
         )
     targets = {"many tables": 150, "one big table": 50}
@@ -376,7 +411,7 @@ if __name__ == "__main__":
     parser.add_argument("--pages", type=int, default=7, help="open pages (members) per table")
     parser.add_argument("--interval", type=float, default=5.0, help="seconds between a table's writes")
     parser.add_argument("--seconds", type=float, default=30.0, help="how long the tables write")
-    parser.add_argument("--writers", type=int, default=0, help="writer processes (0: one per 20 writes/s)")
+    parser.add_argument("--writers", type=int, default=0, help="writer processes (0: one per 5 writes/s)")
     parser.add_argument("--big", type=int, default=50, help="pages of the one big table (0: skip)")
     parser.add_argument("--big-interval", type=float, default=0.25)
     parser.add_argument("--big-seconds", type=float, default=10.0)
@@ -386,7 +421,7 @@ if __name__ == "__main__":
     if args.write:
         write_for(json.loads(args.write))
         sys.exit()
-    args.writers = args.writers or max(1, round(args.tables / args.interval / 20))
+    args.writers = args.writers or max(1, round(args.tables / args.interval / 5))
     streams = args.tables * args.pages + args.big
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {1 % (os.cpu_count() or 1)})  # the streams' reader on core 1

@@ -322,8 +322,8 @@ async def phase(label: str, tables: list[Table], interval: float, seconds: float
     end_heads = await sync_to_async(heads, thread_sensitive=False)(ids)
 
     def at_head() -> int:
-        last = {s: max((i for i, _ in s.ids), default=start_heads[s.campaign_id]) for s in streams}
-        return sum(1 for s in streams if last[s] >= end_heads[s.campaign_id])
+        last = [max((i for i, _ in s.ids), default=start_heads[s.campaign_id]) for s in streams]
+        return sum(1 for s, top in zip(streams, last, strict=True) if top >= end_heads[s.campaign_id])
 
     at_head_after_settle, settled = at_head(), time.time()
     while at_head() < len(streams) and time.time() - settled < SETTLE_MAX:

@@ -1,15 +1,17 @@
 """A logout closes that session's open pages of every table; a new password closes every page of that account
-and revokes its API tokens (issue 9: streams follow permissions; issue 23, item 12; issue 35, item 17)."""
+and revokes its API tokens (issue 9: streams follow permissions; issue 23, item 12; issue 35, item 17); a deleted
+campaign takes its journal with it."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth.signals import user_logged_out
-from django.db.models.signals import post_save, pre_save
+from django.db.models.signals import post_delete, post_save, pre_save
 from django.dispatch import receiver
 
 from accounts.tokens import tokens_revoke_all
-from campaigns.models import Membership
+from campaigns.models import Campaign, Membership
+from live import journal
 from live.relay import revoke_streams, session_hash
 
 PASSWORD_CHANGED = "_lantern_password_changed"
@@ -46,3 +48,9 @@ def close_the_accounts_streams(sender, instance, **kwargs) -> None:
     tokens_revoke_all(user_id=instance.pk)
     for campaign_id in Membership.objects.filter(user=instance).values_list("campaign_id", flat=True):
         revoke_streams(campaign_id, user_id=instance.pk)
+
+
+@receiver(post_delete, sender=Campaign, dispatch_uid="lantern-campaign-journal-goes-with-it")
+def delete_the_journal(sender, instance: Campaign, **kwargs) -> None:
+    """The journal names its campaign by id (live imports no app): a deleted campaign's entries go with it."""
+    journal.delete_campaign(instance.pk)

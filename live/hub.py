@@ -54,7 +54,7 @@ def push_frame(html: str, cursor: int | None = None) -> bytes:
     """A pushed change: HTML whose parts swap themselves in (hx-swap-oob), one ``data:`` line per line; ``id:`` the
     journal's cursor it brings the page to (the browser sends it back as Last-Event-ID when it reconnects)."""
     mark = "" if cursor is None else f"id: {cursor}\n"
-    return (mark + "event: push\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + "\n").encode()
+    return ("event: push\n" + "".join(f"data: {line}\n" for line in html.splitlines()) + mark + "\n").encode()
 
 
 def cursor_frame(cursor: int) -> bytes:
@@ -103,14 +103,19 @@ class PushJob:
     cursor: int | None = None
 
     def joins(self, other: PushJob) -> bool:
-        """Whether ``other``, queued right behind this one, can be drawn with it in one go."""
-        return (self.campaign_id, self.only, self.whole) == (other.campaign_id, other.only, other.whole)
+        """Whether ``other``, queued right behind this one, can be drawn with it in one go: pages of one campaign
+        that opened together (one whole-page draw), or changes for the same streams."""
+        if (self.campaign_id, self.whole) != (other.campaign_id, other.whole):
+            return False
+        return self.whole and self.only is not None and other.only is not None or self.only == other.only
 
     @property
     def whole(self) -> bool:
         return any(isinstance(each, WholePage) for each in self.happened)
 
     def joined(self, other: PushJob) -> PushJob:
+        if self.whole and self.only is not None and other.only is not None:
+            return replace(self, only=self.only | other.only)
         more = tuple(each for each in other.happened if each not in self.happened)
         cursor = max((c for c in (self.cursor, other.cursor) if c is not None), default=None)
         return replace(self, happened=self.happened + more, cursor=cursor)
@@ -321,19 +326,27 @@ class Hub:
             lost = oldest is not None and cursor < oldest - 1  # pruned away
             if cursor > top or lost or top - cursor > REPLAY_MAX:  # a cursor from elsewhere, or too far behind
                 self._whole_page(campaign_id, queue)
+        jobs: list[PushJob] = []
         for entry in entries:
+            # Streams that came meanwhile with an older cursor are not among them: their own read follows.
             behind = frozenset(
                 queue
                 for queue in queues
-                if queue in self._viewers and (cursor := self._cursors.get(queue)) is not None and cursor < entry.cursor
+                if queue in self._viewers
+                and (cursor := self._cursors.get(queue)) is not None
+                and low <= cursor < entry.cursor
             )
             if not behind:
                 continue
             self._control(campaign_id, entry.events, behind)
-            await self._push_one(loop, PushJob(campaign_id, entry.events, only=behind, cursor=entry.cursor))
-            for queue in behind:
+            job = PushJob(campaign_id, entry.events, only=behind, cursor=entry.cursor)
+            # Entries for the same streams are drawn together (a page catching up: one draw, not one per entry).
+            jobs[-1:] = [jobs[-1].joined(job)] if jobs and jobs[-1].joins(job) else [*jobs[-1:], job]
+        for job in jobs:
+            await self._push_one(loop, job)
+            for queue in job.only or ():
                 if self._cursors.get(queue) is not None:  # not sent back to its whole page meanwhile
-                    self._cursors[queue] = entry.cursor
+                    self._cursors[queue] = job.cursor
         if len(entries) == REPLAY_MAX:
             self._queue_read(campaign_id)  # more than one read's worth: the rest next
 
@@ -399,7 +412,7 @@ class Hub:
         seats = self._seats_for(job)
         if not seats:
             return
-        wanted = sorted({(seat.user_id, seat.page) for seat in seats.values()})
+        wanted = sorted({(seat.user_id, seat.page) for seat in seats.values() if seat.page})
         cursor = job.cursor
         try:
             if job.whole:
@@ -417,17 +430,22 @@ class Hub:
                 continue
             if job.whole:
                 self._cursors[queue] = cursor  # its page is as the journal stood before it was drawn
+            if not seat.page:
+                continue
             if html := drawn.get((seat.user_id, seat.page)):
                 self._offer(queue, push_frame(html.replace(CSRF_SLOT, seat.csrf), cursor))
             elif cursor is not None:
                 self._offer(queue, cursor_frame(cursor))
+        if job.whole:
+            self._queue_read(job.campaign_id)  # what was written while the pages were drawn
 
     def _seats_for(self, job: PushJob) -> dict[asyncio.Queue[bytes], StreamSeat]:
         queues: set[asyncio.Queue[bytes]] | frozenset[asyncio.Queue[bytes]] = self._queues.get(job.campaign_id, set())
         if job.only is not None:
             queues = job.only & queues
         seats = {queue: self._seat(queue) for queue in queues}
-        return {queue: seat for queue, seat in seats.items() if seat.page}
+        # A page that only hears signals (page "") still needs its cursor from a whole-page job.
+        return {queue: seat for queue, seat in seats.items() if seat.page or job.whole}
 
     def _revoke(self, campaign_id: int, user_id: Any, session: str) -> None:
         """Close the streams a removal, a departure or a logout took the right to away."""
@@ -570,6 +588,8 @@ def _draw_whole(campaign_id: int, wanted: list[tuple[int, str]]) -> tuple[int, d
     drawn is sent again after (harmless) rather than missed."""
     try:
         cursor = journal.head(campaign_id)
+        if not wanted:
+            return cursor, {}
         return cursor, import_string(settings.LIVE_RENDERER)(campaign_id, (WholePage(),), wanted)
     finally:
         connections.close_all()

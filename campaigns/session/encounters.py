@@ -17,7 +17,7 @@ from campaigns.session.requests import request_create
 from characters import locking
 from characters.models import Character, Roll
 from characters.services import character_roll, store_free_roll
-from live.events import ClockMoved, FightChanged
+from live.events import ClockMoved, FightChanged, HitLanded
 from live.journal import record
 from rules import RulesError, dice, system_for
 from rules import base as rules_base
@@ -303,6 +303,7 @@ def npc_roll(
                 change=change,
             )
         changed.append("hit")  # the target's sheet shows it (_publish_fight)
+        record(campaign.pk, HitLanded(character=target.pk, roll=harm_roll.pk if harm_roll else None), by=by)
     if npc.prompt:  # what the GM applies by hand: the sheet could not take it
         changed.append("prompt")
     regions: tuple[str, ...] = ("rolls",)

@@ -266,6 +266,8 @@ document.addEventListener("htmx:oobAfterSwap", (event) => {
   const log = landed.matches("li[id^='roll-']") ? landed.closest("[data-log]") : null;
   if (log) {
     log.querySelectorAll(":scope > li.muted").forEach((empty) => empty.remove()); // "No rolls yet."
+    // A line the page already had (an entry written while the page was drawn comes once more): keep the new one.
+    log.querySelectorAll(`:scope > li[id="${landed.id}"]`).forEach((twin) => { if (twin !== landed) twin.remove(); });
     const keep = Number(log.dataset.keep || 0);
     if (keep) log.querySelectorAll(":scope > li[id^='roll-']").forEach((row, n) => { if (n >= keep) row.remove(); });
     flash(landed);

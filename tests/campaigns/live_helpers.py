@@ -12,7 +12,7 @@ from django.test import Client
 
 import live.hub as live
 from config.asgi import application
-from live.events import publish
+from live import relay
 
 TIMEOUT = 5.0  # generous upper bound for anything that should take milliseconds
 
@@ -38,7 +38,7 @@ def session_cookie(user) -> str:
 def _publish_committed(campaign_id: int, topic: str, data: dict[str, Any]) -> None:
     try:
         with transaction.atomic():
-            publish(campaign_id, topic, **data)
+            transaction.on_commit(lambda: relay.announce({"campaign": campaign_id, "topic": topic, **data}))
     finally:
         connections.close_all()  # this worker thread's connection must not outlive the test
 

@@ -8,7 +8,9 @@ for each N opens N logged-in member streams, then makes 20 real writes 200 ms ap
 keyed by the character's new version, which the event echoes, so latency = event received − POST sent;
 when the stream carries no versioned signal (pushed regions, say), a calibration write counts the events one
 write sends a subscriber and the stream's events are matched to the writes in order (the first event of a
-write is its arrival). Three rounds per N; the round with the median p99 is reported. PostgreSQL connections
+write is its arrival). A write whose version never came while a later one did was drawn together with it (the hub
+coalesces): it is counted as skipped, apart from those that never came, and "p99 with skipped" times it to the
+later state. Three rounds per N; the round with the median p99 is reported. PostgreSQL connections
 to the bench database (pg_stat_activity) before the server starts, idle, with the streams open and during
 the writes (the most of three rounds).
 

@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 RELOAD_DIRS := --reload-dir core --reload-dir config --reload-dir rules --reload-dir accounts --reload-dir campaigns \
 	--reload-dir characters --reload-dir live --reload-dir templates --reload-include '*.html'
 
-.PHONY: run serve-checked test lint format bench bench-live bench-compare clean
+.PHONY: run serve-checked test lint format bench bench-live bench-compare bench-journal clean
 
 # Without Debian's python3-venv, `python3 -m venv` fails half-way and leaves a .venv with no pip in it: a venv
 # without pip is made afresh, and a failure says which package is missing.
@@ -84,6 +84,13 @@ bench-compare: $(VENV)/.installed-test
 	$(BIN)/python bench/live_requests.py
 	$(BIN)/python bench/fanout.py --sizes 500 --load
 	$(BIN)/python bench/fanout.py --sizes 2000 --workers 2 --load
+
+# Issue 37 (PostgreSQL): notifying writes/s at 1/4/16 writers (the journal, without any notify, the old pg_notify in
+# the write), through the write service and in raw SQL; the journal's bytes and ms per write and its growth to
+# 100,000 entries on both engines; many tables at a small size (20 x 7 streams; the full 300 x 7 is
+# `bench/many_tables.py` with its defaults) and one table of 50 pages; then a summary of the targets.
+bench-journal: $(VENV)/.installed-test
+	$(BIN)/python bench/journal.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis staticfiles .test-db.sqlite3*

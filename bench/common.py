@@ -116,3 +116,23 @@ def measured_in_child(command: list[str], env: dict[str, str], tree: Path, timeo
     if done.returncode:
         sys.exit(f"measuring {tree} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+_REAL_RECORD: list = []
+
+
+def _no_record(*args, **kwargs) -> None:
+    return None
+
+
+def journal_recording(on: bool) -> None:
+    """Switch ``live.journal.record`` on or off in every module that imported it (``from live.journal import
+    record``): off, a write is the same write without its journal entry (Django set up)."""
+    from live import journal
+
+    if not _REAL_RECORD:
+        _REAL_RECORD.append(journal.record)
+    real = _REAL_RECORD[0]
+    for module in list(sys.modules.values()):
+        if getattr(module, "record", None) in (real, _no_record):
+            module.record = real if on else _no_record  # type: ignore[attr-defined]

@@ -65,3 +65,33 @@ def test_pushed_regions_are_cut_into_writes_in_order():
     matched = arrivals(sub, {11: 0.0, 12: 0.0, 13: 0.0}, per_write=2)
     assert list(matched) == [11, 12, 13]
     assert matched[12] == sub.frames[2]
+
+
+def test_a_write_whose_version_never_came_but_a_later_one_did_is_coalesced_not_lost():
+    from bench.fanout import coalesced
+
+    sent = {5: 0.0, 6: 0.1, 7: 0.2, 8: 0.3}
+    arrived = {5: 0.05, 7: 0.5}  # 6 drawn together with 7; 8 never came
+    assert coalesced(arrived, sent) == [0.5 - 0.1]
+
+
+def test_many_tables_counts_an_entry_reached_by_its_own_id_or_a_later_one():
+    from bench.many_tables import Stream, latencies
+
+    stream = Stream(1, None, None, ids=[(3, 10.2), (5, 10.5)])  # type: ignore[arg-type] # only ids are read
+    other = Stream(2, None, None, ids=[])  # type: ignore[arg-type]
+    figures = latencies([stream, other], [(1, 3, 10.0), (1, 4, 10.1), (1, 5, 10.3), (2, 1, 10.0)])
+    assert figures["pairs"] == 4
+    assert (figures["arrived"], figures["coalesced"], figures["missing"]) == (50.0, 25.0, 25.0)
+    assert round(figures["max"]) == 400  # cursor 4, committed at 10.1, reached by id 5 at 10.5
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_journal_cost_bench_runs_at_a_tiny_size():
+    from django.db import connection
+
+    from bench.journal_cost import measure
+
+    figures = measure(connection.vendor, fill=120, batch=2, rounds=2, calls=3)
+    assert figures["large"]["entries"] >= 120
+    assert figures["large"]["bytes_per_entry"] > 0

@@ -32,6 +32,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import queue
 import statistics
 import subprocess
 import sys
@@ -51,7 +52,10 @@ CHANNEL = "lantern"
 WRITES = {
     "service": "HP changes through characters.services.character_adjust",
     "record": "live.journal.record() alone, one sheet.changed in its own transaction",
-    "sql": "the journal's two statements in raw SQL (psycopg, no Django), announced after commit as the relay does",
+    "sql": (
+        "the journal's two statements in raw SQL (psycopg, no Django), announced after commit by a relay thread as "
+        "live.relay does"
+    ),
 }
 
 
@@ -123,6 +127,22 @@ def sql_writer(conn, campaign_id: int, payload: str) -> None:
         "VALUES (%s, %s, now(), NULL, 'sheet.changed', %s)"
     )
     events = json.dumps([{"kind": "sheet.changed", "character": 1, "regions": ["vitals"]}])
+    announced: queue.SimpleQueue[int] = queue.SimpleQueue()
+
+    def relay() -> None:
+        """As live.relay does: after the commit, off the writer's path, each batch in one notify on a connection of
+        its own with synchronous_commit off (a lost notify is caught up from the journal)."""
+        with psycopg.connect(database_url(BENCH_DB), autocommit=True) as pub:
+            pub.execute("SET synchronous_commit = off")
+            while True:
+                latest = announced.get()
+                while not announced.empty():
+                    latest = max(latest, announced.get_nowait())
+                pub.execute(
+                    "SELECT pg_notify(%s, %s)", [CHANNEL, json.dumps({"campaign": campaign_id, "cursor": latest})]
+                )
+
+    threading.Thread(target=relay, daemon=True).start()
     with psycopg.connect(database_url(BENCH_DB)) as db:
         db.execute("SET synchronous_commit = on")
         db.commit()
@@ -144,8 +164,7 @@ def sql_writer(conn, campaign_id: int, payload: str) -> None:
                         db.execute("SELECT pg_notify(%s, %s)", [CHANNEL, payload])
                     db.commit()
                     if mode == "journal":
-                        db.execute("SELECT pg_notify(%s, %s)", [CHANNEL, json.dumps({"campaign": campaign_id})])
-                        db.commit()
+                        announced.put(position)
                 except psycopg.Error:
                     db.rollback()
                     errors += 1

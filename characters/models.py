@@ -83,9 +83,10 @@ class Character(models.Model):
         return character
 
     def _upgrade_state(self) -> None:
+        if not self.get_deferred_fields().isdisjoint({"state", "state_version", "system"}):
+            return  # a partial read (names, ids): nothing of the state to upgrade, and nothing read to find out
         system = SYSTEMS.get(self.system)
-        loaded = self.get_deferred_fields().isdisjoint({"state", "state_version", "system"})
-        if system is None or not loaded or self.state_version == system.state_version:
+        if system is None or self.state_version == system.state_version:
             return
         try:
             self.state = system.upgrade_state(self.state, self.state_version)

@@ -259,7 +259,7 @@ def test_the_django_view_streams_too(campaign, player):
             chunk = await asyncio.wait_for(anext(chunks), 5)
             if b'id="clock"' in chunk:
                 break
-        assert chunk.startswith(f"id: {before + 1}\nevent: push\n".encode())
+        assert chunk.startswith(b"event: push\n") and chunk.endswith(f"\nid: {before + 1}\n\n".encode())
         await chunks.aclose()
 
     run(scenario())

@@ -51,7 +51,7 @@ def test_a_refused_write_leaves_no_entry_and_no_head_bump(player, campaign, anno
     def refuse(*records, **kwargs):  # after the write recorded its sheet.changed, inside the service
         raise RulesError("refused after recording")
 
-    monkeypatch.setattr(writes, "touches_light", refuse)
+    monkeypatch.setattr(writes.table, "sheet_written", refuse)
     with pytest.raises(RulesError, match="refused after recording"):
         services.character_adjust(character_id=hero.pk, key="hp", delta=-1, by=player)
     assert journal.head(campaign.pk) == top and Entry.objects.count() == count and announced == []

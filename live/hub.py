@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 QUEUE_SIZE = 64  # per stream; a tab that falls this far behind gets one "resync" instead
 PRESENCE_PUSH_DELAY = 0.3  # arrivals this close together redraw the member list once
 MAX_COALESCED = 500  # pushed changes taken off the queue at once, to be drawn together where they can
+STOP_TIMEOUT = 5.0  # a task that does not answer its cancellation this soon is left behind: a stop never hangs
 REPLAY_MAX = 200  # entries a stream is sent to catch up; further behind, it gets its whole page afresh
 READY_TIMEOUT = 5.0  # a stream waits this long for LISTEN before opening anyway (it gets "resync" later)
 
@@ -541,12 +542,15 @@ class Hub:
     async def aclose(self) -> None:
         """Stop the PostgreSQL tasks and forget every stream (server shutdown, end of a test)."""
         if self._listener is not None:
-            await self._listener.aclose()
+            try:
+                await asyncio.wait_for(self._listener.aclose(), STOP_TIMEOUT)
+            except TimeoutError:
+                log.warning("Live table: the transport's listening did not stop within %.0f s", STOP_TIMEOUT)
         for task in [self._pinger, self._pusher, self._catcher]:
             if task is not None:
                 task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+                with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+                    await asyncio.wait_for(task, STOP_TIMEOUT)
         self._pinger = self._pusher = self._jobs = self._catcher = None
         self._reads_due.clear()
         self._cursors.clear()

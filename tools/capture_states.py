@@ -43,7 +43,18 @@ def inputs(procedure, sheet):
             out[p.name] = p.default
     return out
 
-offered = getattr(system, "creation_params", tuple)()  # the first systems had no creation form
+
+
+def creation_params(system):
+    # The creation form's inputs of the rules tree being read: this script reads every historical commit's rules,
+    # and the trees older than the creation form (before GameSystem had creation_params) have none.
+    try:
+        return tuple(system.creation_params())
+    except AttributeError:
+        return ()
+
+
+offered = creation_params(system)
 choices = [{}] + [{p.name: v} for p in offered if p.kind == "choice" for v, _ in p.choices if v]
 for choice in choices:
     try:

@@ -1,22 +1,319 @@
 """What a person does at a table, once for every door (issue 38; characters.commands for a character's own
-writes): the sheet's request card, the API and any later door read their request into these plain inputs."""
+writes): the GM's table page, the sheet's request card, the API and any later door read their request into these
+plain inputs and answer with what comes back.
+
+- **who**: the GM's commands take the campaign's id and ``by``; ``gm_table`` is their permission check (the
+  campaign, if ``by`` runs it). Nobody else learns it exists: ``NotHere``, a 404 by every door.
+- **inputs**: a plain mapping, name to value (JSON's: a number, a word, true or false, a list of them; a form's
+  fields as ``characters.forms.plain_inputs`` gives them), read once here with the page's own form, so its
+  sentence is the one every door answers (tests/test_doors.py holds them to it).
+- **answer**: the service's ``TableWritten`` (the campaign as written, what changed, the row made).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from django.contrib.auth.models import User
 
 from campaigns import session
-from campaigns.models import RollRequestAnswer
-from campaigns.services import TableWritten
+from campaigns.forms import ClockForm, DamageForm, EncounterForm, StatusForm, fixed_from, npc_form, time_form
+from campaigns.models import Campaign, RollRequestAnswer
+from campaigns.selectors import campaigns_of, campaigns_run_by
+from campaigns.services import CampaignError, TableWritten, campaign_move_clock
+from campaigns.session import hits
+from campaigns.session_view import request_form_for
+from campaigns.table import Card, party_cards
 from characters.commands import NotHere, read_inputs
 from characters.selectors import Seat
 from rules import SYSTEMS, RulesError
+from rules import base as rules_base
+from rules.errors import Refusal
+
+Inputs = Mapping[str, Any]
+NOTHING: Inputs = MappingProxyType({})  # a command that reads no inputs takes them all the same (one shape per door)
+NO_CAMPAIGN = "No campaign here."
+WHO_SEES = "Pick who may see this roll."
+ATTACKS_MAX = 50  # NPCs one attack may tick
 
 
-def answer_request(seat: Seat, *, request_id: int, inputs: Mapping[str, Any], by: User, hand: str = "") -> TableWritten:
+class FormRefused(CampaignError):
+    """A GM's form the command could not do: its sentence, and the form as filled (the page shows it again with
+    its errors). ``cards``: the party the form was drawn for, when the form needs them (the roll request's)."""
+
+    def __init__(self, sentence: str, form: Any, cards: Sequence[Card] = ()) -> None:
+        super().__init__(sentence)
+        self.form = form
+        self.cards = tuple(cards)
+
+
+def gm_table(by: User, campaign_id: int) -> Campaign:
+    """The campaign, if ``by`` runs it: the permission check of every GM's command."""
+    campaign = campaigns_run_by(by).filter(pk=campaign_id).first()
+    if campaign is None:
+        raise NotHere(NO_CAMPAIGN)
+    return campaign
+
+
+def system_of(campaign: Campaign) -> rules_base.GameSystem:
+    """The table's rules: a system Lantern no longer plays has no table tools."""
+    system = SYSTEMS.get(campaign.system)
+    if system is None:
+        raise NotHere(NO_CAMPAIGN)
+    return system
+
+
+def first_error_of(form) -> str:
+    """A refused form's first sentence, named by its field's label."""
+    field, errors = next(iter(form.errors.items()))
+    label = form.fields[field].label if field in form.fields else ""
+    return f"{label}: {errors[0]}" if label else errors[0]
+
+
+def valid_form(form) -> dict[str, Any]:
+    """A form's cleaned data, or its first sentence refused."""
+    if not form.is_valid():
+        raise CampaignError(first_error_of(form))
+    return form.cleaned_data
+
+
+def _word(inputs: Inputs, name: str) -> str:
+    """One input as a word (a list sent for it: its last)."""
+    value = inputs.get(name)
+    if isinstance(value, list):
+        value = value[-1] if value else None
+    if value is None or value is False:
+        return ""
+    return "on" if value is True else str(value)
+
+
+def _ticked(inputs: Inputs, name: str) -> bool:
+    return _word(inputs, name).lower() in ("on", "true", "1", "yes")
+
+
+def _visibility(inputs: Inputs) -> str:
+    """Who sees a roll the GM makes for an NPC: everyone (the default) or the GM alone."""
+    visibility = _word(inputs, "visibility") or "public"
+    if visibility not in ("public", "gm"):
+        raise CampaignError(WHO_SEES)
+    return visibility
+
+
+# --- the clock, and the party's light -------------------------------------------------------------
+
+
+def move_clock(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    """The GM's strip: minutes of game time pass ({"action": "advance", "minutes": n}), or the running fight's
+    turn moves to its next step ({"action": "next_turn"})."""
+    campaign = gm_table(by, campaign_id)
+    form = ClockForm(data=inputs)
+    if not form.is_valid():
+        raise CampaignError(str(next(iter(form.errors.values()))[0]))
+    data = form.cleaned_data
+    if data["action"] == "next_turn":
+        return session.encounter_next_turn(campaign_id=campaign.pk, by=by)
+    return campaign_move_clock(campaign_id=campaign.pk, action=data["action"], minutes=data["minutes"] or 0)
+
+
+def advance_time(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    """{"unit": <the system's unit>, "count": n}: the clock moves, lights burn and food is eaten on every sheet."""
+    campaign = gm_table(by, campaign_id)
+    data = valid_form(time_form(system_of(campaign).time_units(), data=inputs))
+    return session.clock_advance(campaign_id=campaign.pk, unit=data["unit"], count=data["count"], by=by)
+
+
+def set_daylight(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    """{"daylight": "1" or true | "0" or false}: the party in daylight, or in the dark where its own lights shine
+    (the table's conditions follow)."""
+    campaign = gm_table(by, campaign_id)
+    raw = inputs.get("daylight")
+    choice = ("1" if raw else "0") if isinstance(raw, bool) else _word(inputs, "daylight")
+    if choice not in ("0", "1"):
+        raise CampaignError("Say whether the party is in daylight or in the dark.")
+    return session.set_daylight(campaign_id=campaign.pk, daylight=choice == "1")
+
+
+# --- the fight: its rounds, its NPCs, the PCs' attacks on them ---------------------------------------
+
+
+def start_encounter(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    """{"name": <optional>}: a fight starts, its first round's order rolled."""
+    campaign = gm_table(by, campaign_id)
+    system_of(campaign)
+    start = EncounterForm(data=inputs)
+    name = start.cleaned_data["name"] if start.is_valid() else ""
+    return session.encounter_start(campaign_id=campaign.pk, name=name, by=by)
+
+
+def next_round(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    """The fight's next round: the order rolled again, the rounds passed on every sheet."""
+    campaign = gm_table(by, campaign_id)
+    system_of(campaign)
+    return session.encounter_next_round(campaign_id=campaign.pk, by=by)
+
+
+def end_encounter(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    """The fight is over: its minutes pass; the row says how many and what each player is asked."""
+    campaign = gm_table(by, campaign_id)
+    system_of(campaign)
+    return session.encounter_end(campaign_id=campaign.pk, by=by)
+
+
+def add_npc(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    """{"name", the system's stat block, "keep": <also on the saved list>}: into the running fight, or onto the
+    saved list when none runs."""
+    campaign = gm_table(by, campaign_id)
+    system = system_of(campaign)
+    form = npc_form(system.npc_fields(), data=inputs)
+    if not form.is_valid():
+        raise FormRefused(first_error_of(form), form)
+    data = form.cleaned_data
+    stats = {p.name: data[p.name] for p in system.npc_fields()}
+    fighting = campaign.encounters.filter(active=True).exists()
+    keep = data["keep"] or not fighting
+    return session.npc_add(campaign_id=campaign.pk, name=data["name"], stats=stats, to_encounter=fighting, keep=keep)
+
+
+def attack_npcs(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    """{"character": id, "npcs": [ids], "feature", "ranged", "visibility"}: a character's attack on the NPCs the GM
+    ticks in the tracker (one, or several as an area attack)."""
+    campaign = gm_table(by, campaign_id)
+    system_of(campaign)
+    character = _word(inputs, "character")
+    raw = inputs.get("npcs")
+    npcs = [str(n) for n in (raw if isinstance(raw, list) else [] if raw in (None, "") else [raw])]
+    if not character.isdigit() or len(character) > 18:
+        raise CampaignError("Pick the character who attacks.")
+    if not npcs or not all(n.isdigit() and len(n) <= 18 for n in npcs):
+        raise CampaignError("Tick the NPCs the character attacks.")
+    return session.pc_attack_npcs(
+        campaign_id=campaign.pk,
+        character_id=int(character),
+        npc_ids=[int(n) for n in npcs][:ATTACKS_MAX],
+        choices={"feature": _word(inputs, "feature").strip()[:60], "ranged": _ticked(inputs, "ranged")},
+        by=by,
+        visibility=_visibility(inputs),
+    )
+
+
+def damage_npc(campaign_id: int, npc_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    """{"amount": n, "ignore_armour", "visibility"}: damage typed at the table; the rules say what it does."""
+    campaign = gm_table(by, campaign_id)
+    data = valid_form(DamageForm(data=inputs))
+    return session.npc_damage(
+        campaign_id=campaign.pk,
+        npc_id=npc_id,
+        amount=data["amount"],
+        ignore_armour=data["ignore_armour"],
+        by=by,
+        visibility=_visibility(inputs),
+    )
+
+
+def npc_status(campaign_id: int, npc_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    """{"name": <the status>, "rounds": n}."""
+    campaign = gm_table(by, campaign_id)
+    data = valid_form(StatusForm(data=inputs))
+    return session.npc_status(campaign_id=campaign.pk, npc_id=npc_id, name=data["name"], rounds=data["rounds"])
+
+
+def remove_npc(campaign_id: int, npc_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    campaign = gm_table(by, campaign_id)
+    return session.npc_remove(campaign_id=campaign.pk, npc_id=npc_id)
+
+
+def bring_npc(campaign_id: int, npc_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    """A fresh copy of the saved NPC ``npc_id`` joins the running fight."""
+    campaign = gm_table(by, campaign_id)
+    return session.npc_bring(campaign_id=campaign.pk, saved_id=npc_id)
+
+
+def npc_roll(campaign_id: int, npc_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    """{"key": <the NPC roll>, "visibility", "target": <a PC at the table, optional>}: rolled as the GM's; an
+    attack with a target lands on that PC's sheet."""
+    campaign = gm_table(by, campaign_id)
+    raw_target = _word(inputs, "target")
+    if raw_target and (not raw_target.isdigit() or len(raw_target) > 18):
+        raise CampaignError("Pick a character at this table as the target.")
+    return session.npc_roll(
+        campaign_id=campaign.pk,
+        npc_id=npc_id,
+        key=_word(inputs, "key"),
+        visibility=_visibility(inputs),
+        by=by,
+        target_id=int(raw_target) if raw_target else None,
+    )
+
+
+def undo_hit(campaign_id: int, hit_id: int, *, inputs: Inputs = NOTHING, by: User) -> TableWritten:
+    """Undo one hit of a fight: the GM any at their table, a player one on their own character (the service
+    says which). Nobody outside the table learns the campaign is there."""
+    if not campaigns_of(by).filter(pk=campaign_id).exists():
+        raise NotHere(NO_CAMPAIGN)
+    return hits.hit_undo(campaign_id=campaign_id, hit_id=hit_id, by=by)
+
+
+TableCommand = Callable[..., TableWritten]
+# The tracker's buttons by name (the page's and the API's {action} in the address).
+ENCOUNTER_COMMANDS: dict[str, TableCommand] = {
+    "start": start_encounter,
+    "next": next_round,
+    "end": end_encounter,
+    "add": add_npc,
+    "attack": attack_npcs,
+}
+NPC_COMMANDS: dict[str, TableCommand] = {
+    "damage": damage_npc,
+    "status": npc_status,
+    "remove": remove_npc,
+    "bring": bring_npc,
+    "roll": npc_roll,
+}
+
+
+# --- roll requests --------------------------------------------------------------------------------
+
+
+def ask_roll(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    """The GM asks characters for a roll: {"procedure", "fix-<input>": <what the GM sets>…, "characters": [ids],
+    "minutes": n, "blind"}; the row is the request. A refusal carries the form as filled and the party."""
+    campaign = gm_table(by, campaign_id)
+    system = system_of(campaign)
+    procedure = _word(inputs, "procedure")
+    cards = party_cards(campaign)
+    ticked = inputs.get("characters")  # one tick is a word, several a list: the form reads a list
+    data = {**inputs, "characters": [] if ticked in (None, "") else ticked if isinstance(ticked, list) else [ticked]}
+    form = request_form_for(system, cards, procedure, data=data)
+    if form is None:
+        raise FormRefused("Nobody at this table can be asked for a roll yet.", None, cards)
+    if procedure not in session.requestable(system):
+        raise FormRefused(f"{system.name} has no roll a player makes called {procedure!r}.", form, cards)
+    if not form.is_valid():
+        raise FormRefused(next(iter(form.errors.values()))[0], form, cards)
+    try:
+        return session.request_create(
+            campaign_id=campaign.pk,
+            procedure=procedure,
+            fixed=fixed_from(form),
+            character_ids=[int(c) for c in form.cleaned_data["characters"]],
+            minutes=form.cleaned_data["minutes"],
+            by=by,
+            blind=form.cleaned_data["blind"],
+        )
+    except NotHere:
+        raise
+    except Refusal as problem:
+        raise FormRefused(str(problem), form, cards) from None
+
+
+def cancel_request(campaign_id: int, request_id: int, *, inputs: Inputs = NOTHING, by: User) -> TableWritten:
+    campaign = gm_table(by, campaign_id)
+    return session.request_cancel(request_id=request_id, campaign_id=campaign.pk)
+
+
+def answer_request(seat: Seat, *, request_id: int, inputs: Inputs, by: User, hand: str = "") -> TableWritten:
     """Answer the GM's roll request for the seat's character: one roll, the GM's inputs as set. ``inputs``: those
     the GM left to the player (only inputs really sent can disagree with the GM's); ``hand``: the faces of dice
     rolled at the table. ``seat``: the character as its viewer sees it (a player at the table who may not change

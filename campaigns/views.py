@@ -9,10 +9,11 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns import services, session, table_view
-from campaigns.forms import BackupForm, CampaignForm, ClockForm, JoinForm, MemberForm
+from campaigns import commands, services, table_view
+from campaigns.forms import BackupForm, CampaignForm, JoinForm, MemberForm
 from campaigns.models import Campaign
 from campaigns.selectors import campaigns_of, campaigns_run_by, membership_of, my_campaigns, seats_of
+from campaigns.session_views.common import gm_write
 from campaigns.table import party_cards, roll_log
 from characters import services as character_services
 from characters.forms import AdjustForm, raw_params
@@ -97,23 +98,8 @@ def older_rolls(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 def move_clock(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    campaign = get_object_or_404(campaigns_run_by(request.user), pk=pk)
-    form = ClockForm(request.POST)
-    error = ""
-    if form.is_valid():
-        try:
-            if form.cleaned_data["action"] == "next_turn":  # the fight's turn, moved from the clock on the GM's strip
-                campaign = session.encounter_next_turn(campaign_id=campaign.pk, by=request.user).campaign
-            else:
-                campaign = services.campaign_move_clock(
-                    campaign_id=campaign.pk,
-                    action=form.cleaned_data["action"],
-                    minutes=form.cleaned_data["minutes"] or 0,
-                ).campaign
-        except services.CampaignError as problem:
-            error = str(problem)
-    else:
-        error = str(next(iter(form.errors.values()))[0])
+    """The GM's strip: minutes of game time, or the fight's next turn (campaigns.commands.move_clock)."""
+    campaign, _done, error = gm_write(request, pk, commands.move_clock)
     return _table_response(request, campaign, "clock", error)
 
 

@@ -1,19 +1,15 @@
-"""Exploration clock views: time advanced, daylight set."""
+"""Exploration clock views: time advanced, daylight set (campaigns.commands does each)."""
 
 from __future__ import annotations
 
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns import session
-from campaigns.forms import time_form
+from campaigns import commands
 from campaigns.selectors import campaigns_of
-from campaigns.services import CampaignError
-from campaigns.session_views.common import gm_campaign, region_answer, valid_form
+from campaigns.session_views.common import gm_write, region_answer
 from core.htmx import HtmxHttpRequest
-from rules import SYSTEMS
-from rules.errors import Refusal
 
 
 @require_GET
@@ -25,31 +21,12 @@ def time_region(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def time_advance(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The GM moves the clock by the system's units: lights burn and food is eaten on every sheet, live."""
-    campaign = gm_campaign(request, pk)
-    system = SYSTEMS.get(campaign.system)
-    if system is None:
-        raise Http404
-    error = ""
-    try:
-        data = valid_form(time_form(system.time_units(), data=request.POST))
-        campaign = session.clock_advance(
-            campaign_id=campaign.pk, unit=data["unit"], count=data["count"], by=request.user
-        ).campaign
-    except Refusal as problem:
-        error = str(problem)
+    campaign, _done, error = gm_write(request, pk, commands.advance_time)
     return region_answer(request, campaign, "time", error=error)
 
 
 @require_POST
 def time_daylight(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The GM says the party is in daylight, or in the dark where only its own lights shine."""
-    campaign = gm_campaign(request, pk)
-    error = ""
-    choice = request.POST.get("daylight", "")
-    try:
-        if choice not in ("0", "1"):
-            raise CampaignError("Say whether the party is in daylight or in the dark.")
-        campaign = session.set_daylight(campaign_id=campaign.pk, daylight=choice == "1").campaign
-    except Refusal as problem:
-        error = str(problem)
+    campaign, _done, error = gm_write(request, pk, commands.set_daylight)
     return region_answer(request, campaign, "time", error=error)

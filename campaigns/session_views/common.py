@@ -1,21 +1,38 @@
-"""What the session views share: the GM's campaign, and one region answered (or a redirect without htmx)."""
+"""What the session views share: the GM's campaign, a GM's command run from a page, and one region answered (or a
+redirect without htmx)."""
 
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 
+from campaigns.commands import NotHere, TableCommand, first_error_of, valid_form
 from campaigns.models import Campaign
 from campaigns.selectors import campaigns_run_by, membership_of
-from campaigns.services import CampaignError
+from campaigns.services import TableWritten
 from campaigns.session_view import REGIONS
+from characters.forms import plain_inputs
+from rules.errors import Refusal
+
+__all__ = ["first_error_of", "gm_campaign", "gm_write", "region_answer", "valid_form"]
 
 
 def gm_campaign(request, pk: int) -> Campaign:
     return get_object_or_404(campaigns_run_by(request.user), pk=pk)
+
+
+def gm_write(request, pk: int, command: TableCommand, *ids: int) -> tuple[Campaign, TableWritten | None, str]:
+    """A GM's table command (campaigns.commands) with the page's fields: the campaign as the write left it and what
+    it wrote, or the campaign and the refusal's sentence. One it does not know of escapes: a 404."""
+    try:
+        done = command(pk, *ids, inputs=plain_inputs(request.POST), by=request.user)
+    except NotHere:
+        raise
+    except Refusal as problem:
+        return gm_campaign(request, pk), None, str(problem)
+    return done.campaign, done, ""
 
 
 def region_answer(
@@ -33,23 +50,3 @@ def region_answer(
     if form is not None:  # the GM's refused request form, as they filled it, with its odds
         context["request_form"], context["party_odds"] = form, party_odds
     return render(request, f"campaigns/_session.html#{name}", context, status=422 if error else 200)
-
-
-def visibility_of(request) -> str:
-    """Who sees a roll the GM makes for an NPC: everyone (the default) or the GM alone."""
-    visibility = request.POST.get("visibility") or "public"
-    if visibility not in ("public", "gm"):
-        raise CampaignError("Pick who may see this roll.")
-    return visibility
-
-
-def valid_form(form) -> dict[str, Any]:
-    if not form.is_valid():
-        raise CampaignError(first_error_of(form))
-    return form.cleaned_data
-
-
-def first_error_of(form) -> str:
-    field, errors = next(iter(form.errors.items()))
-    label = form.fields[field].label if field in form.fields else ""
-    return f"{label}: {errors[0]}" if label else errors[0]

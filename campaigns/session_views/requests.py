@@ -15,7 +15,7 @@ from campaigns.forms import fixed_from
 from campaigns.models import Encounter, RollRequest, RollRequestAnswer
 from campaigns.selectors import campaigns_of
 from campaigns.session_view import party_odds_for, request_form_for
-from campaigns.session_views.common import gm_campaign, region_answer
+from campaigns.session_views.common import gm_campaign, gm_write, region_answer
 from campaigns.table import party_cards
 from characters.forms import plain_inputs, procedure_form, raw_params
 from characters.models import Character
@@ -78,49 +78,30 @@ def _composed_odds(system, cards, procedure: str, form, sent) -> tuple[session.P
 
 @require_POST
 def request_new(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    campaign = gm_campaign(request, pk)
-    system = SYSTEMS.get(campaign.system)
-    if system is None:
-        raise Http404
+    """The GM asks characters for a roll (campaigns.commands.ask_roll); a refused form is shown again as filled,
+    with its odds."""
     procedure = request.POST.get("procedure", "")
-    cards = party_cards(campaign)
-    form = request_form_for(system, cards, procedure, data=request.POST)
-    error = ""
-    if form is None:
-        error = "Nobody at this table can be asked for a roll yet."
-    elif procedure not in session.requestable(system):
-        error = f"{system.name} has no roll a player makes called {procedure!r}."
-    elif not form.is_valid():
-        error = next(iter(form.errors.values()))[0]
-    else:
-        try:
-            session.request_create(
-                campaign_id=campaign.pk,
-                procedure=procedure,
-                fixed=fixed_from(form),
-                character_ids=[int(c) for c in form.cleaned_data["characters"]],
-                minutes=form.cleaned_data["minutes"],
-                by=request.user,
-                blind=form.cleaned_data["blind"],
-            )
-        except Refusal as problem:
-            error = str(problem)
-    if not error:  # a fresh form, its odds at the defaults
-        return region_answer(request, campaign, "request-form", procedure=procedure)
-    party_odds = _composed_odds(system, cards, procedure, form, request.POST)[0]  # the refused form's, kept
-    return region_answer(
-        request, campaign, "request-form", error=error, procedure=procedure, form=form, party_odds=party_odds
-    )
+    try:
+        done = commands.ask_roll(pk, inputs=plain_inputs(request.POST), by=request.user)
+    except commands.FormRefused as refused:
+        campaign = gm_campaign(request, pk)
+        system = SYSTEMS[campaign.system]  # the command found it
+        party_odds = _composed_odds(system, refused.cards, procedure, refused.form, request.POST)[0]  # the form's, kept
+        return region_answer(
+            request,
+            campaign,
+            "request-form",
+            error=str(refused),
+            procedure=procedure,
+            form=refused.form,
+            party_odds=party_odds,
+        )
+    return region_answer(request, done.campaign, "request-form", procedure=procedure)  # a fresh form, its odds
 
 
 @require_POST
 def request_cancel(request: HtmxHttpRequest, pk: int, request_id: int) -> HttpResponse:
-    campaign = gm_campaign(request, pk)
-    error = ""
-    try:
-        session.request_cancel(request_id=request_id, campaign_id=campaign.pk)
-    except Refusal as problem:
-        error = str(problem)
+    campaign, _done, error = gm_write(request, pk, commands.cancel_request, request_id)
     return region_answer(request, campaign, "requests", error=error)
 
 

@@ -1,19 +1,25 @@
-"""A table through the API: its roll log, the party's cards and the GM's roll requests."""
+"""A table through the API: its roll log, the party's cards and the GM's roll requests; and the GM's table (a table
+token): the clock and the party's light, the fight and its NPCs, roll requests asked and cancelled. Each write is
+the GM's command (campaigns.commands) with the body as its inputs, the very names the table page's forms send: the
+same checks, the same sentences."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Prefetch
+from django.db.models import Model, Prefetch
 from django.http import HttpRequest
 from django.utils import timezone
-from ninja import Field, Query, Router, Schema
+from ninja import Body, Field, Query, Router, Schema
+from ninja.errors import HttpError
 from ninja.responses import codes_4xx
 
 from api import serialize
 from api.access import table_seat, token_of
 from api.common import Detail, Id, RequestOut, RollOut, TrackOut
+from campaigns import commands
 from campaigns.models import RollRequestAnswer
+from campaigns.services import TableWritten
 from campaigns.session_view import REQUESTS_SHOWN
 from campaigns.table import party_cards, roll_log
 
@@ -68,3 +74,92 @@ def requests(request: HttpRequest, campaign_id: int):
         Prefetch("answers", queryset=RollRequestAnswer.objects.order_by("pk"), to_attr="answer_rows")
     )[:REQUESTS_SHOWN]
     return [serialize.request_json(r, now, answers=r.answer_rows, gm=True) for r in rows]
+
+
+# --- the GM's table ------------------------------------------------------------------------------
+
+Inputs = dict[str, Any]
+INPUTS = Body(
+    default_factory=dict,
+    description="The inputs by name, as the table page's form sends them (a number, a word, true or false, a list).",
+)
+
+
+class TableDone(Schema):
+    campaign_id: int
+    changed: list[str] = Field(description="The table's live regions the write changed.")
+    row_id: int | None = Field(None, description="What the write made, when it is a row (the request, the NPC).")
+
+
+def _done(done: TableWritten) -> dict[str, Any]:
+    row_id = done.row.pk if isinstance(done.row, Model) else None  # a row, or what the rules said (no id)
+    return {"campaign_id": done.campaign.pk, "changed": sorted(done.regions), "row_id": row_id}
+
+
+def _gm(request: HttpRequest, campaign_id: int):
+    """Who calls, once their token reaches this table as its GM (the command checks they run it)."""
+    table_seat(request, campaign_id, gm=True)
+    return token_of(request).user
+
+
+RESPONSES = {200: TableDone, codes_4xx: Detail}
+
+
+@router.post("/campaigns/{id:campaign_id}/clock", response=RESPONSES, url_name="table_clock")
+def table_clock(request: HttpRequest, campaign_id: int, inputs: Inputs = INPUTS):
+    """Minutes of game time pass ({"action": "advance", "minutes": 30}), or the fight's turn moves on
+    ({"action": "next_turn"})."""
+    return _done(commands.move_clock(campaign_id, inputs=inputs, by=_gm(request, campaign_id)))
+
+
+@router.post("/campaigns/{id:campaign_id}/time/advance", response=RESPONSES, url_name="table_time")
+def table_time(request: HttpRequest, campaign_id: int, inputs: Inputs = INPUTS):
+    """The clock moves by the system's units ({"unit": "turn", "count": 2}): lights burn, food is eaten."""
+    return _done(commands.advance_time(campaign_id, inputs=inputs, by=_gm(request, campaign_id)))
+
+
+@router.post("/campaigns/{id:campaign_id}/time/daylight", response=RESPONSES, url_name="table_daylight")
+def table_daylight(request: HttpRequest, campaign_id: int, inputs: Inputs = INPUTS):
+    """The party in daylight ({"daylight": true}) or in the dark: the table's conditions follow."""
+    return _done(commands.set_daylight(campaign_id, inputs=inputs, by=_gm(request, campaign_id)))
+
+
+@router.post("/campaigns/{id:campaign_id}/encounter/{action}", response=RESPONSES, url_name="table_encounter")
+def table_encounter(request: HttpRequest, campaign_id: int, action: str, inputs: Inputs = INPUTS):
+    """The fight: start ({"name"}), next (round), end, add (an NPC: {"name", its stats, "keep"}), attack (a
+    character's on NPCs: {"character", "npcs", "feature", "ranged", "visibility"})."""
+    by = _gm(request, campaign_id)
+    command = commands.ENCOUNTER_COMMANDS.get(action)
+    if command is None:
+        raise HttpError(404, f"The fight has no action called {action!r}.")
+    return _done(command(campaign_id, inputs=inputs, by=by))
+
+
+@router.post("/campaigns/{id:campaign_id}/npcs/{id:npc_id}/{action}", response=RESPONSES, url_name="table_npc")
+def table_npc(request: HttpRequest, campaign_id: int, npc_id: int, action: str, inputs: Inputs = INPUTS):
+    """An NPC: damage ({"amount", "ignore_armour", "visibility"}), status ({"name", "rounds"}), roll ({"key",
+    "visibility", "target"}), bring (a saved one into the fight), remove."""
+    by = _gm(request, campaign_id)
+    command = commands.NPC_COMMANDS.get(action)
+    if command is None:
+        raise HttpError(404, f"An NPC has no action called {action!r}.")
+    return _done(command(campaign_id, npc_id, inputs=inputs, by=by))
+
+
+@router.post("/campaigns/{id:campaign_id}/hits/{id:hit_id}/undo", response=RESPONSES, url_name="table_hit_undo")
+def table_hit_undo(request: HttpRequest, campaign_id: int, hit_id: int):
+    """Undo one hit of the running fight: what it did to the sheet or the NPC put back."""
+    return _done(commands.undo_hit(campaign_id, hit_id, by=_gm(request, campaign_id)))
+
+
+@router.post("/campaigns/{id:campaign_id}/requests", response=RESPONSES, url_name="table_ask")
+def table_ask(request: HttpRequest, campaign_id: int, inputs: Inputs = INPUTS):
+    """Ask characters for a roll: {"procedure", "fix-<input>": what you set…, "characters": [ids], "minutes",
+    "blind"}; row_id is the request."""
+    return _done(commands.ask_roll(campaign_id, inputs=inputs, by=_gm(request, campaign_id)))
+
+
+@router.post("/campaigns/{id:campaign_id}/requests/{id:request_id}/cancel", response=RESPONSES, url_name="table_cancel")
+def table_cancel(request: HttpRequest, campaign_id: int, request_id: int):
+    """Cancel a roll request still open."""
+    return _done(commands.cancel_request(campaign_id, request_id, by=_gm(request, campaign_id)))

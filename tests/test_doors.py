@@ -22,7 +22,7 @@ from characters.selectors import character_for
 from rules import SYSTEMS
 from rules.errors import Refusal
 from tests.api.conftest import bearer
-from tests.conftest import client_for, make_character
+from tests.conftest import client_for, make_character, make_table
 from tests.pages import HTMX, text_of
 
 pytestmark = pytest.mark.django_db
@@ -349,3 +349,163 @@ def test_a_character_gone_meanwhile_is_no_character(player, campaign):
     Character.objects.filter(pk=hero.pk).delete()
     with pytest.raises(Gone):
         commands.roll(seat, procedure="test", inputs={"ability": "BOD"}, by=player)
+
+
+# --- the doors of the GM's table actions -------------------------------------------------------
+# Each GM's command (campaigns.commands) by the table page (its form's fields), the API (a table token, the same
+# names as JSON) and the command itself: the same change on three tables alike, the same sentence when refused.
+
+
+def page_gm(user, campaign: Campaign, route: tuple, inputs: dict) -> tuple[int, str]:
+    name, *ids = route
+    fields = {k: ("on" if v is True else v) for k, v in inputs.items() if v is not False}
+    answer = client_for(user).post(reverse(f"campaigns:{name}", args=[campaign.pk, *ids]), fields, **HTMX)
+    return answer.status_code, text_of(answer)
+
+
+def api_gm(user, campaign: Campaign, route: tuple, inputs: dict) -> tuple[int, str]:
+    name, *ids = route
+    path = "/".join(str(part) for part in [*API_PATHS[name], *ids])
+    scope = "table" if campaign.memberships.filter(user=user, role="gm").exists() else "play"
+    answer = bearer(user, scope, campaign if scope == "table" else None).send(
+        f"/api/campaigns/{campaign.pk}/{path}", inputs
+    )
+    return answer.status_code, answer.json().get("detail", "")
+
+
+def command_gm(user, campaign: Campaign, route: tuple, inputs: dict) -> tuple[int, str]:
+    name, *ids = route
+    try:
+        GM_COMMANDS[name](*ids)(campaign.pk, inputs=inputs, by=user)
+    except Refusal as refusal:
+        return refusal.status, str(refusal)
+    return 200, ""
+
+
+# The page's route name → the API's path under /api/campaigns/<id>/ and the command (given the route's ids).
+API_PATHS = {
+    "time_advance": ("time", "advance"),
+    "time_daylight": ("time", "daylight"),
+    "clock": ("clock",),
+    "encounter_action": ("encounter",),
+    "npc_action": ("npcs",),
+    "request_new": ("requests",),
+}
+GM_COMMANDS = {
+    "time_advance": lambda: table_commands.advance_time,
+    "time_daylight": lambda: table_commands.set_daylight,
+    "clock": lambda: table_commands.move_clock,
+    "encounter_action": lambda action: table_commands.ENCOUNTER_COMMANDS[action],
+    "npc_action": lambda npc_id, action: lambda pk, **how: table_commands.NPC_COMMANDS[action](pk, npc_id, **how),
+    "request_new": lambda: table_commands.ask_roll,
+}
+GM_DOORS = {"page": page_gm, "api": api_gm, "command": command_gm}
+
+
+def _fighting(gm, campaign: Campaign) -> int:
+    """A fight with one goblin in it: the goblin's id."""
+    session.encounter_start(campaign_id=campaign.pk, name="Ambush", by=gm)
+    stats = {"hp": 6, "protection": 1, "steel_die": "6", "wil_die": "6"}
+    return session.npc_add(campaign_id=campaign.pk, name="Goblin", stats=stats).row.pk
+
+
+def _what_the_table_holds(campaign: Campaign) -> tuple:
+    """What a GM's write leaves at the table, ids left out (each door writes to a table of its own)."""
+    campaign.refresh_from_db()
+    npcs = sorted(
+        (n.name, sorted(n.stats.items()), n.defeated, n.encounter_id is not None) for n in campaign.npcs.all()
+    )
+    fights = sorted((e.name, e.active, e.round) for e in campaign.encounters.all())
+    asked = campaign.roll_requests.all()
+    requests = sorted((r.procedure, sorted(r.inputs.items()), r.answers.count()) for r in asked)
+    return campaign.game_minutes, campaign.daylight, npcs, fights, requests
+
+
+# name → (the page's route given the goblin's id, the inputs, whether a fight runs first)
+GM_WRITES = {
+    "time passes": (lambda npc: ("time_advance",), {"unit": "exploration", "count": 2}, False),
+    "daylight": (lambda npc: ("time_daylight",), {"daylight": "0"}, False),
+    "minutes on the strip": (lambda npc: ("clock",), {"action": "advance", "minutes": 30}, False),
+    "a fight starts": (lambda npc: ("encounter_action", "start"), {"name": "Ambush"}, False),
+    "its next round": (lambda npc: ("encounter_action", "next"), {}, True),
+    "it ends": (lambda npc: ("encounter_action", "end"), {}, True),
+    "an NPC added": (
+        lambda npc: ("encounter_action", "add"),
+        {"name": "Wolf", "hp": 5, "protection": 0, "steel_die": "8", "wil_die": "6", "keep": True},
+        True,
+    ),
+    "an NPC damaged": (lambda npc: ("npc_action", npc, "damage"), {"amount": 2}, True),
+    "an NPC's status": (lambda npc: ("npc_action", npc, "status"), {"name": "Stunned", "rounds": 2}, True),
+    "an NPC removed": (lambda npc: ("npc_action", npc, "remove"), {}, True),
+}
+
+
+@pytest.mark.parametrize("write", GM_WRITES)
+def test_a_gm_s_table_write_is_the_same_by_every_door(write, gm, player, other_player):
+    route, inputs, fight = GM_WRITES[write]
+    held = {}
+    for door, send in GM_DOORS.items():
+        table = make_table("fell-draft", gm, player, other_player)
+        npc = _fighting(gm, table) if fight else 0
+        status, said = send(gm, table, route(npc), inputs)
+        assert status == 200, (door, said)
+        held[door] = _what_the_table_holds(table)
+    assert held["page"] == held["api"] == held["command"], held
+
+
+def test_a_roll_request_is_asked_the_same_by_every_door(gm, player, other_player):
+    held = {}
+    for door, send in GM_DOORS.items():
+        table = make_table("fell-draft", gm, player, other_player)
+        hero = make_character(player, table)
+        inputs = {"procedure": "test", "fix-ability": "WIL", "characters": [str(hero.pk)], "minutes": 5}
+        assert send(gm, table, ("request_new",), inputs)[0] == 200, door
+        held[door] = _what_the_table_holds(table)
+    assert held["page"] == held["api"] == held["command"]
+    assert held["page"][4] == [("test", [("ability", "WIL")], 1)]
+
+
+# name → (route given the goblin's id, inputs, whether a fight runs first)
+GM_REFUSALS = {
+    "too much time at once": (lambda npc: ("time_advance",), {"unit": "exploration", "count": 99}, False),
+    "a unit the system lacks": (lambda npc: ("time_advance",), {"unit": "eon", "count": 1}, False),
+    "daylight, unsaid": (lambda npc: ("time_daylight",), {"daylight": "maybe"}, False),
+    "daylight already": (lambda npc: ("time_daylight",), {"daylight": "1"}, False),
+    "a round off the strip": (lambda npc: ("clock",), {"action": "next_round"}, False),
+    "minutes unsaid": (lambda npc: ("clock",), {"action": "advance"}, False),
+    "a round without a fight": (lambda npc: ("encounter_action", "next"), {}, False),
+    "an NPC without a name": (lambda npc: ("encounter_action", "add"), {"hp": 5}, True),
+    "an attack by nobody": (lambda npc: ("encounter_action", "attack"), {"npcs": ["1"]}, True),
+    "negative damage": (lambda npc: ("npc_action", npc, "damage"), {"amount": -1}, True),
+    "damage seen by whom": (lambda npc: ("npc_action", npc, "damage"), {"amount": 1, "visibility": "all"}, True),
+    "an NPC roll it lacks": (lambda npc: ("npc_action", npc, "roll"), {"key": "dance"}, True),
+    "an NPC elsewhere": (lambda npc: ("npc_action", npc + 1000, "remove"), {}, True),
+    "a request for a roll it lacks": (lambda npc: ("request_new",), {"procedure": "fly", "minutes": 5}, False),
+}
+
+
+@pytest.mark.parametrize("case", GM_REFUSALS)
+def test_a_refused_gm_s_write_says_the_same_sentence_by_every_door(case, gm, player, campaign):
+    route, inputs, fight = GM_REFUSALS[case]
+    make_character(player, campaign)
+    npc = _fighting(gm, campaign) if fight else 0
+    before = _what_the_table_holds(campaign)
+    answers = {door: send(gm, campaign, route(npc), inputs) for door, send in GM_DOORS.items()}
+    status, sentence = answers["command"]
+    assert status == 422 and sentence, answers
+    assert answers["api"] == (422, sentence)
+    assert answers["page"][0] == 422 and sentence in answers["page"][1], (sentence, answers["page"])
+    assert _what_the_table_holds(campaign) == before
+
+
+def test_a_player_or_a_stranger_finds_no_gm_s_table_by_any_door(gm, player, stranger, campaign):
+    for who in (player, stranger):
+        route, inputs = ("time_advance",), {"unit": "exploration", "count": 1}
+        assert page_gm(who, campaign, route, inputs)[0] == 404
+        assert command_gm(who, campaign, route, inputs) == (404, "No campaign here.")
+    assert api_gm(stranger, campaign, ("time_advance",), {"unit": "exploration", "count": 1}) == (
+        404,
+        "No campaign here.",
+    )
+    assert api_gm(player, campaign, ("time_advance",), {"unit": "exploration", "count": 1})[0] == 403
+    assert Campaign.objects.get(pk=campaign.pk).game_minutes == 0

@@ -27,6 +27,15 @@ ENDPOINTS = {
     ("get", "/api/campaigns/{campaign_id}/party"),
     ("get", "/api/campaigns/{campaign_id}/requests"),
     ("get", "/api/campaigns/{campaign_id}/events"),
+    # the GM's table (api.table)
+    ("post", "/api/campaigns/{campaign_id}/clock"),
+    ("post", "/api/campaigns/{campaign_id}/time/advance"),
+    ("post", "/api/campaigns/{campaign_id}/time/daylight"),
+    ("post", "/api/campaigns/{campaign_id}/encounter/{action}"),
+    ("post", "/api/campaigns/{campaign_id}/npcs/{npc_id}/{action}"),
+    ("post", "/api/campaigns/{campaign_id}/hits/{hit_id}/undo"),
+    ("post", "/api/campaigns/{campaign_id}/requests"),
+    ("post", "/api/campaigns/{campaign_id}/requests/{request_id}/cancel"),
 }
 
 

@@ -27,6 +27,7 @@ from campaigns.session import hits
 from campaigns.session_view import request_form_for
 from campaigns.table import Card, party_cards
 from characters.commands import NotHere, read_inputs
+from characters.forms import first_error
 from characters.selectors import Seat
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
@@ -65,17 +66,10 @@ def system_of(campaign: Campaign) -> rules_base.GameSystem:
     return system
 
 
-def first_error_of(form) -> str:
-    """A refused form's first sentence, named by its field's label."""
-    field, errors = next(iter(form.errors.items()))
-    label = form.fields[field].label if field in form.fields else ""
-    return f"{label}: {errors[0]}" if label else errors[0]
-
-
 def valid_form(form) -> dict[str, Any]:
     """A form's cleaned data, or its first sentence refused."""
     if not form.is_valid():
-        raise CampaignError(first_error_of(form))
+        raise CampaignError(first_error(form))
     return form.cleaned_data
 
 
@@ -168,7 +162,7 @@ def add_npc(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
     system = system_of(campaign)
     form = npc_form(system.npc_fields(), data=inputs)
     if not form.is_valid():
-        raise FormRefused(first_error_of(form), form)
+        raise FormRefused(first_error(form), form)
     data = form.cleaned_data
     stats = {p.name: data[p.name] for p in system.npc_fields()}
     fighting = campaign.encounters.filter(active=True).exists()

@@ -19,7 +19,7 @@ from typing import Any
 from django.contrib.auth.models import User
 
 from characters import services, table
-from characters.forms import FORM_KEYS
+from characters.forms import FORM_KEYS, ItemUpdateForm, RenameForm, first_error
 from characters.models import Roll
 from characters.selectors import Seat, character_for, rolls_visible_to
 from characters.services.writes import Written
@@ -243,3 +243,45 @@ def void_roll(by: User, *, roll_id: int, reason: str) -> tuple[Roll, list[str]]:
     if not reason.strip() or len(reason) > VOID_REASON_MAX:
         raise RulesError(f"Say why in a few words (at most {VOID_REASON_MAX} characters).")
     return table.void_roll(roll_id=roll_id, by=by, reason=reason.strip())
+
+
+def update_item(seat: Seat, *, item_id: int, inputs: Mapping[str, Any], by: User) -> Written:
+    """{"quantity": n (optional), "worn": true or "on" (left out: not worn)}: an item of the sheet changed."""
+    form = ItemUpdateForm(data=inputs)
+    if not form.is_valid():
+        raise RulesError(first_error(form))
+    changes: dict[str, Any] = {"worn": form.cleaned_data["worn"]}
+    if form.cleaned_data["quantity"] is not None:
+        changes["quantity"] = form.cleaned_data["quantity"]
+    return services.item_update(character_id=seat.character.pk, item_id=item_id, by=by, **changes)
+
+
+def remove_item(seat: Seat, *, item_id: int, by: User) -> Written:
+    return services.item_remove(character_id=seat.character.pk, item_id=item_id, by=by)
+
+
+def hire(seat: Seat, *, inputs: Mapping[str, Any], by: User) -> Written:
+    """A hireling of the rules' offer (``GameSystem.hire_params``), its choices read once against the sheet."""
+    rules = SYSTEMS.get(seat.character.system)
+    if rules is None:
+        raise NotHere("No character here.")
+    sheet = seat.character.checked_sheet()
+    form = rules_base.ParamSpec("Hire", rules.hire_params(sheet))
+    choices = rules_base.check_params(form, sheet, read_inputs(form, sheet, inputs, gm=True))
+    choices = {key: value for key, value in choices.items() if value not in (None, "")}
+    return services.hireling_hire(character_id=seat.character.pk, choices=choices, by=by)
+
+
+def dismiss(seat: Seat, *, hireling_id: int, by: User) -> Written:
+    return services.hireling_dismiss(character_id=seat.character.pk, hireling_id=hireling_id, by=by)
+
+
+def rename(seat: Seat, *, inputs: Mapping[str, Any], by: User) -> Written:
+    """{"name": the new name, "version": the sheet's version it was asked against}."""
+    form = RenameForm(data=inputs)
+    if not form.is_valid():
+        raise RulesError(first_error(form))
+    data = form.cleaned_data
+    return services.character_rename(
+        character_id=seat.character.pk, name=data["name"], by=by, expected_version=data["version"]
+    )

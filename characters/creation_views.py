@@ -11,11 +11,10 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
 from characters import services, table
-from characters.forms import ImportForm, procedure_form, raw_params
+from characters.forms import ImportForm, first_error, procedure_form, raw_params
 from characters.models import Character
 from characters.selectors import characters_editable_by
 from characters.transfer import export_character, import_character, parse_document
-from characters.views import first_error
 from core.converters import parse_id
 from core.htmx import HtmxHttpRequest
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError

@@ -215,3 +215,11 @@ class ImportForm(forms.Form):
         if upload.size > 512 * 1024:
             raise forms.ValidationError("That file is too large to be a Lantern character (512 KB at most).")
         return upload
+
+
+def first_error(form) -> str:
+    """A refused form's first sentence, named by its field's label."""
+    for field, errors in form.errors.items():
+        label = form.fields[field].label if field in form.fields else ""
+        return f"{label}: {errors[0]}" if label else errors[0]
+    return "Check the form."

@@ -12,11 +12,11 @@ from django.views.decorators.http import require_POST
 
 from characters import commands, services, table
 from characters import history as change_history
-from characters.forms import RevertForm, VoidForm
+from characters.forms import RevertForm, VoidForm, first_error
 from characters.models import Roll
 from characters.selectors import rolls_visible_to
 from characters.sheet_view import reverted_by
-from characters.views import first_error, respond, visible_seat
+from characters.views import respond, visible_seat
 from core.htmx import HtmxHttpRequest
 from rules import SYSTEMS, RulesError
 

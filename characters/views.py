@@ -21,9 +21,8 @@ from characters.forms import (
     CatalogueSearchForm,
     CustomItemForm,
     ImportForm,
-    ItemUpdateForm,
-    RenameForm,
     details_form,
+    first_error,
     plain_inputs,
     raw_params,
 )
@@ -46,7 +45,6 @@ from core.htmx import HtmxHttpRequest
 from live import journal
 from live.hub import CSRF_SLOT
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
-from rules import base as rules_base
 from rules.errors import Refusal, Settled
 
 AFTER_SLOT = "__lantern_after__"  # a kept sheet body's stream learns the journal's cursor its page shows from here
@@ -439,15 +437,8 @@ def _picker_answer(
 @require_POST
 def item_update(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse:
     seat = commands.editable(request.user, pk)
-    character = seat.character
-    form = ItemUpdateForm(request.POST)
     try:
-        if not form.is_valid():
-            raise RulesError(first_error(form))
-        changes = {"worn": form.cleaned_data["worn"]}
-        if form.cleaned_data["quantity"] is not None:
-            changes["quantity"] = form.cleaned_data["quantity"]
-        written = services.item_update(character_id=character.pk, item_id=item_id, by=request.user, **changes)
+        written = commands.update_item(seat, item_id=item_id, inputs=plain_inputs(request.POST), by=request.user)
     except RulesError as error:
         return respond(request, seat, "inventory", error=str(error))
     return respond(request, seat, "inventory", written=written)
@@ -456,9 +447,8 @@ def item_update(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse
 @require_POST
 def item_remove(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse:
     seat = commands.editable(request.user, pk)
-    character = seat.character
     try:
-        written = services.item_remove(character_id=character.pk, item_id=item_id, by=request.user)
+        written = commands.remove_item(seat, item_id=item_id, by=request.user)
     except RulesError as error:
         return respond(request, seat, "inventory", error=str(error))
     return respond(request, seat, "inventory", written=written)
@@ -467,14 +457,8 @@ def item_remove(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse
 @require_POST
 def hire(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     seat = commands.editable(request.user, pk)
-    character = seat.character
-    rules = _rules_or_404(character)
     try:
-        sheet = character.checked_sheet()
-        form = rules_base.ParamSpec("Hire", rules.hire_params(sheet))
-        choices = rules_base.check_params(form, sheet, raw_params(form, sheet, request.POST))
-        choices = {key: value for key, value in choices.items() if value not in (None, "")}
-        written = services.hireling_hire(character_id=character.pk, choices=choices, by=request.user)
+        written = commands.hire(seat, inputs=plain_inputs(request.POST), by=request.user)
     except RulesError as error:
         return respond(request, seat, "hirelings", error=str(error))
     return respond(request, seat, "hirelings", written=written)
@@ -483,9 +467,8 @@ def hire(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def dismiss(request: HtmxHttpRequest, pk: int, hireling_id: int) -> HttpResponse:
     seat = commands.editable(request.user, pk)
-    character = seat.character
     try:
-        written = services.hireling_dismiss(character_id=character.pk, hireling_id=hireling_id, by=request.user)
+        written = commands.dismiss(seat, hireling_id=hireling_id, by=request.user)
     except RulesError as error:
         return respond(request, seat, "hirelings", error=str(error))
     return respond(request, seat, "hirelings", written=written)
@@ -505,17 +488,8 @@ def offer_answer(request: HtmxHttpRequest, pk: int, offer_id: int, answer: str) 
 @require_POST
 def rename(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     seat = commands.editable(request.user, pk)
-    character = seat.character
-    form = RenameForm(request.POST)
     try:
-        if not form.is_valid():
-            raise RulesError(first_error(form))
-        written = services.character_rename(
-            character_id=character.pk,
-            name=form.cleaned_data["name"],
-            by=request.user,
-            expected_version=form.cleaned_data["version"],
-        )
+        written = commands.rename(seat, inputs=plain_inputs(request.POST), by=request.user)
     except RulesError as error:
         return respond(request, seat, "details", error=str(error))
     return respond(request, seat, "details", written=written)
@@ -571,10 +545,3 @@ def _named(form, *names: str) -> dict[str, Any]:
     """The form's values under the command's names ("entry" → "entry_id")."""
     fields = {"entry_id": "entry"}
     return {name: form.cleaned_data[fields.get(name, name)] for name in names}
-
-
-def first_error(form) -> str:
-    for field, errors in form.errors.items():
-        label = form.fields[field].label if field in form.fields else ""
-        return f"{label}: {errors[0]}" if label else errors[0]
-    return "Check the form."

@@ -8,7 +8,7 @@ from functools import partial
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 
-from campaigns.commands import NotHere, TableCommand, first_error_of, valid_form
+from campaigns.commands import NotHere, TableCommand, valid_form
 from campaigns.models import Campaign
 from campaigns.selectors import campaigns_run_by, membership_of
 from campaigns.services import TableWritten
@@ -16,7 +16,7 @@ from campaigns.session_view import REGIONS
 from characters.forms import plain_inputs
 from rules.errors import Refusal
 
-__all__ = ["first_error_of", "gm_campaign", "gm_write", "region_answer", "valid_form"]
+__all__ = ["gm_campaign", "gm_write", "region_answer", "valid_form"]
 
 
 def gm_campaign(request, pk: int) -> Campaign:

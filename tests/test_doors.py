@@ -509,3 +509,101 @@ def test_a_player_or_a_stranger_finds_no_gm_s_table_by_any_door(gm, player, stra
     )
     assert api_gm(player, campaign, ("time_advance",), {"unit": "exploration", "count": 1})[0] == 403
     assert Campaign.objects.get(pk=campaign.pk).game_minutes == 0
+
+
+# --- an item changed or removed, a hireling hired or dismissed, a rename: the page's door and the command --------
+
+
+def page_sheet(user, hero: Character, route: tuple, inputs: dict) -> tuple[int, str]:
+    name, *ids = route
+    fields = {k: ("on" if v is True else v) for k, v in inputs.items() if v is not False}
+    answer = client_for(user).post(reverse(f"characters:{name}", args=[hero.pk, *ids]), fields, **HTMX)
+    return answer.status_code, text_of(answer)
+
+
+SHEET_COMMANDS = {
+    "item_update": lambda item_id: lambda seat, **how: commands.update_item(seat, item_id=item_id, **how),
+    "item_remove": lambda item_id: lambda seat, inputs, by: commands.remove_item(seat, item_id=item_id, by=by),
+    "hire": lambda: commands.hire,
+    "dismiss": lambda hireling_id: lambda seat, inputs, by: commands.dismiss(seat, hireling_id=hireling_id, by=by),
+    "rename": lambda: commands.rename,
+}
+
+
+def command_sheet(user, hero: Character, route: tuple, inputs: dict) -> tuple[int, str]:
+    name, *ids = route
+    try:
+        SHEET_COMMANDS[name](*ids)(commands.editable(user, hero.pk), inputs=inputs, by=user)
+    except Refusal as refusal:
+        return refusal.status, str(refusal)
+    return 200, ""
+
+
+SHEET_DOORS = {"page": page_sheet, "command": command_sheet}
+
+
+def _held(hero: Character) -> tuple:
+    """The sheet as a write leaves it, ids left out (each door writes to a character of its own)."""
+    hero.refresh_from_db()
+    items = sorted((i.name, i.quantity, i.worn) for i in hero.items.all())
+    hirelings = sorted(h.name for h in hero.hirelings.all())
+    return hero.name, hero.version, items, hirelings
+
+
+def _rope_and_hand(player, hero: Character) -> tuple[int, int]:
+    """A rope on the sheet and a hireling at its side (coin enough to pay a few): their ids."""
+    Character.objects.filter(pk=hero.pk).update(state={**hero.state, "coins": 100})
+    seat = commands.editable(player, hero.pk)
+    rope = commands.add_item(seat, by=player, name="Rope", kind="gear", slots=1, quantity=2).row
+    hand = commands.hire(commands.editable(player, hero.pk), inputs={"name": "Pim"}, by=player).row
+    return rope.pk, hand.pk
+
+
+# name → (route given the rope's and the hireling's ids, inputs)
+SHEET_WRITES = {
+    "an item's quantity": (lambda rope, hand: ("item_update", rope), {"quantity": 5, "worn": False}),
+    "an item worn": (lambda rope, hand: ("item_update", rope), {"worn": True}),
+    "an item removed": (lambda rope, hand: ("item_remove", rope), {}),
+    "a hireling hired": (lambda rope, hand: ("hire",), {"name": "Tam"}),
+    "a hireling dismissed": (lambda rope, hand: ("dismiss", hand), {}),
+    "a rename": (lambda rope, hand: ("rename",), {"name": "Wren the Bold", "version": 3}),
+}
+
+
+@pytest.mark.parametrize("write", SHEET_WRITES)
+def test_a_sheet_write_is_the_same_by_the_page_and_the_command(write, player, campaign):
+    route, inputs = SHEET_WRITES[write]
+    held = {}
+    for door, send in SHEET_DOORS.items():
+        hero = make_character(player, campaign, name="Wren")
+        ids = _rope_and_hand(player, hero)
+        status, said = send(player, hero, route(*ids), inputs)
+        assert status == 200, (door, said)
+        held[door] = _held(hero)
+    assert held["page"] == held["command"], held
+
+
+SHEET_REFUSALS = {
+    "a quantity of none": (lambda rope, hand: ("item_update", rope), {"quantity": 0}),
+    "an item elsewhere": (lambda rope, hand: ("item_remove", rope + 1000), {}),
+    "a hire's option it lacks": (lambda rope, hand: ("hire",), {"wings": "2"}),
+    "a hireling elsewhere": (lambda rope, hand: ("dismiss", hand + 1000), {}),
+    "a rename without a name": (lambda rope, hand: ("rename",), {"name": " ", "version": 3}),
+    "a rename of a sheet moved on": (lambda rope, hand: ("rename",), {"name": "Wren II", "version": 1}),
+}
+
+
+@pytest.mark.parametrize("case", SHEET_REFUSALS)
+def test_a_refused_sheet_write_says_the_same_sentence_by_the_page_and_the_command(case, player, campaign):
+    route, inputs = SHEET_REFUSALS[case]
+    hero = make_character(player, campaign)
+    ids = _rope_and_hand(player, hero)
+    before = _held(hero)
+    answers = {door: send(player, hero, route(*ids), inputs) for door, send in SHEET_DOORS.items()}
+    status, sentence = answers["command"]
+    assert status in (404, 409, 422) and sentence, answers
+    if status == 404:
+        assert answers["page"][0] == 404
+    else:
+        assert sentence in answers["page"][1] and answers["page"][0] in (409, 422), (sentence, answers["page"])
+    assert _held(hero) == before

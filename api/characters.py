@@ -168,5 +168,5 @@ def character_track(request: HttpRequest, character_id: int, payload: TrackIn):
     """Change a track (HP, stress…) by a whole number, as the sheet's +/- does; the rules clamp it."""
     seat = character_seat(request, character_id, write=True)
     user = token_of(request).user
-    commands.adjust(seat, key=payload.key, delta=payload.delta, by=user)
-    return serialize.sheet_json(user, character_seat(request, character_id))
+    written = commands.adjust(seat, key=payload.key, delta=payload.delta, by=user)
+    return serialize.sheet_json(user, character_seat(request, character_id), checked=written.sheet)

@@ -37,9 +37,10 @@ def track_json(track: rules_base.Track) -> dict[str, Any]:
     return {**jsonable(track), "shown": track.shown}
 
 
-def sheet_json(user, seat: Seat) -> dict[str, Any]:
-    """The sheet as its page shows it to this viewer: the same read (``sheet_view``), as data."""
-    view = sheet_view(user, seat, regions=SHEET_REGIONS, controls=False, personal=False)
+def sheet_json(user, seat: Seat, *, checked: rules_base.Sheet | None = None) -> dict[str, Any]:
+    """The sheet as its page shows it to this viewer: the same read (``sheet_view``), as data. ``checked``: the
+    whole sheet as a write just checked it (``Written.sheet``)."""
+    view = sheet_view(user, seat, regions=SHEET_REGIONS, controls=False, personal=False, checked=checked)
     character = seat.character
     return {
         "id": character.pk,

@@ -136,6 +136,7 @@ def sheet_view(
     rows: tuple[Iterable[Item], Iterable[Hireling]] | None = None,
     latest_change: Change | None = None,
     personal: bool = True,
+    checked: rules_base.Sheet | None = None,
 ) -> SheetView:
     """What the named regions show (all of them, and the roll panel, for the whole page), and nothing more.
 
@@ -143,6 +144,8 @@ def sheet_view(
     filter asked. ``rows``: the items and hirelings, when the write read them already. ``latest_change``:
     the change the write just made (nothing reverts it yet): its Undo is offered without reading it back.
     ``personal=False``: drawn for every viewer of its kind (a pushed change), so without this viewer's Undo.
+    ``checked``: the whole sheet as the write just checked it (``Written.sheet``): drawn without a check of its own
+    while it holds what is drawn.
     """
     character, viewer = seat.character, seat.viewer
     wanted = set(regions)
@@ -185,7 +188,9 @@ def sheet_view(
         view.custom_item_fields = _custom_item_fields()
     try:
         character.rules_state()  # a state saved by a newer Lantern is refused with its own sentence
-        sheet = rules_base.check_sheet(rules, sheet)  # the rules' questions below then start from its state
+        # The rules' questions below then start from its state: the write's check when it is this sheet's.
+        same = rules_base.checked_as(checked, sheet) if checked is not None else None
+        sheet = same if same is not None else rules_base.check_sheet(rules, sheet)
     except RulesError as problem:
         # Stored before a bound existed, or written past the app: show what can be shown, and the way out.
         view.sheet_problem = unreadable_notice(problem)

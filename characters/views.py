@@ -45,6 +45,7 @@ from core.htmx import HtmxHttpRequest
 from live import journal
 from live.hub import CSRF_SLOT
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
+from rules import base as rules_base
 from rules.errors import Refusal, Settled
 
 AFTER_SLOT = "__lantern_after__"  # a kept sheet body's stream learns the journal's cursor its page shows from here
@@ -162,6 +163,8 @@ def respond(
     character = seat.character
     changed = written.regions if written is not None and written.character.pk == character.pk else frozenset()
     loaded = _reload(character, written if fresh else None)
+    if written is not None and written.sheet is not None and written.character.pk == character.pk:
+        loaded["checked"] = written.sheet
     if not request.htmx:
         if error or in_place:
             after = journal.head(character.campaign_id)
@@ -190,6 +193,7 @@ class Loaded(TypedDict, total=False):
 
     rows: tuple[Iterable[Item], Iterable[Hireling]]
     latest_change: Change
+    checked: rules_base.Sheet  # the whole sheet as the write checked it: drawn unchecked while it is what is drawn
 
 
 def _reload(character: Character, written: services.Written | None = None) -> Loaded:

@@ -935,6 +935,20 @@ def check_sheet(system: SheetRules, sheet: Sheet) -> Sheet:
 _CHECKED = object()  # sheet_state's memo key for a state check_sheet validated
 
 
+def checked_as(checked: Sheet, sheet: Sheet) -> Sheet | None:
+    """``checked`` (a sheet ``check_sheet`` returned, a write's) standing in for ``sheet`` when both hold the same
+    state, items and hirelings: ``sheet``'s name, settings and table on it, still checked (validation reads none
+    of them), so a write's answer does not validate what the write just did. None when they differ."""
+    if (checked.state, checked.items, checked.hirelings) != (sheet.state, sheet.items, sheet.hirelings):
+        return None
+    memo = checked.__dict__.get("_validated_state")
+    if memo is None or memo[0] is not _CHECKED:
+        return None
+    same = replace(checked, name=sheet.name, settings=sheet.settings, table=sheet.table)
+    object.__setattr__(same, "_validated_state", memo)
+    return same
+
+
 def check_params(procedure: Procedure | ParamSpec, sheet: Sheet | None, given: Mapping[str, Any]) -> dict[str, Any]:
     """Fill defaults, coerce and range-check the inputs a person sent to a roll or a form (a ``ParamSpec``);
     RulesError on nonsense."""

@@ -8,6 +8,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
 import pytest
 from django.urls import reverse
@@ -20,6 +21,7 @@ from characters.locking import Gone
 from characters.models import Character, Roll
 from characters.selectors import character_for
 from rules import SYSTEMS
+from rules import base as rules_base
 from rules.errors import Refusal
 from tests.api.conftest import bearer
 from tests.conftest import client_for, make_character, make_table
@@ -305,13 +307,24 @@ def validations() -> Iterator[Counter]:
             object.__delattr__(system, "validate_state")
 
 
-# The whole request for a roll (its answer draws no sheet); the command alone for a track, whose answer then draws
-# the vitals from the sheet as written (one more check, a read: tools/trace_writes.py shows it).
+# The whole request for a roll (its answer draws no sheet), for a track's change and an item added (their answers
+# draw the sheet as the write checked it); tools/trace_writes.py shows the same figures.
 WRITES = {
     "page roll": lambda user, hero: page_roll(user, hero, "test", {"ability": "BOD"}),
     "page roll that harms": lambda user, hero: page_roll(user, hero, "take_harm", {"amount": 1}),
     "API roll that harms": lambda user, hero: api_roll(user, hero, "take_harm", {"amount": 1}),
     "HP change": lambda user, hero: command_adjust(user, hero, "hp", -1),
+    # The whole request, its answer drawn from the sheet as the write checked it (Written.sheet).
+    "page HP change": lambda user, hero: page_adjust(user, hero, "hp", -1),
+    "API HP change": lambda user, hero: api_adjust(user, hero, "hp", -1),
+    "offline HP change": lambda user, hero: offline_adjust(user, hero, "hp", -1),
+    "page item added": lambda user, hero: page_sheet(
+        user, hero, ("item_add",), {"name": "Rope", "kind": "gear", "slots": 1, "quantity": 1}
+    ),
+    "command item added": lambda user, hero: (
+        commands.add_item(commands.editable(user, hero.pk), by=user, name="Rope", kind="gear", slots=1, quantity=1)
+        and (200, "")
+    ),
 }
 
 
@@ -607,3 +620,14 @@ def test_a_refused_sheet_write_says_the_same_sentence_by_the_page_and_the_comman
     else:
         assert sentence in answers["page"][1] and answers["page"][0] in (409, 422), (sentence, answers["page"])
     assert _held(hero) == before
+
+
+def test_the_sheet_a_write_checked_stands_in_only_for_the_same_sheet(player, campaign):
+    """Written.sheet spares the answer a check only while it is the sheet drawn (rules.base.checked_as)."""
+    hero = make_character(player, campaign)
+    checked = rules_base.check_sheet(SYSTEMS[hero.system], hero.to_sheet())
+    same = rules_base.checked_as(checked, hero.to_sheet())
+    assert same is not None and same.state == hero.state
+    moved_on = replace(hero.to_sheet(), state={**hero.state, "hp": hero.state["hp"] - 1})
+    assert rules_base.checked_as(checked, moved_on) is None
+    assert rules_base.checked_as(hero.to_sheet(), hero.to_sheet()) is None  # never checked: no stand-in

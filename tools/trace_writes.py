@@ -163,6 +163,9 @@ def trace_all() -> dict[str, dict[str, Any]]:
         "API HP adjust (-1)": lambda pk: api.post(
             f"/api/characters/{pk}/tracks", **as_json({"key": "hp", "delta": -1})
         ),
+        "page add item (Rope)": lambda pk: page.post(
+            f"/characters/{pk}/items/", {"name": "Rope", "kind": "gear", "slots": "1", "quantity": "1"}, **htmx
+        ),
         "offline HP adjust (-1)": lambda pk: page.post(
             f"/characters/{pk}/offline/",
             json.dumps({"key": f"trace-{pk:04d}", "version": 1, "kind": "track", "track": "hp", "delta": -1}),

@@ -138,7 +138,7 @@ def _write(character: Character, by: User, base_version: int, kind: str, payload
         old, new = history.state_diff(character.state, rules.adjust(sheet, key, delta))
         paths = set(old) | set(new) or {key}
         _refuse_if_changed(character, base_version, by, what=track.label, paths=paths)
-        return character_adjust(character_id=character.pk, key=key, delta=delta, by=by)
+        return character_adjust(character_id=character.pk, key=key, delta=delta, by=by, read=(character.version, sheet))
     if kind == "notes":
         _refuse_if_changed(character, base_version, by, what="Notes", columns=("notes",))
         return character_edit_details(

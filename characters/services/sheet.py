@@ -12,7 +12,7 @@ from accounts.names import clean_name
 from characters import history, table
 from characters.models import NOTES_MAX, CatalogueItem, Change, Character, Item, Roll
 from characters.selectors import characters_editable_by
-from characters.services.rolls import character_roll, mark_undone, store_roll
+from characters.services.rolls import character_roll, mark_undone, sheet_as_read, store_roll
 from characters.services.writes import (
     ITEMS_CHANGE,
     NAME_CHANGE,
@@ -275,15 +275,24 @@ class HarmOffered(Exception):  # noqa: N818 - an answer, not a failure: the Chan
 
 
 @transaction.atomic
-def character_adjust(*, character_id: int, key: str, delta: int, by: User, ask: bool = False) -> Written:
+def character_adjust(
+    *,
+    character_id: int,
+    key: str,
+    delta: int,
+    by: User,
+    ask: bool = False,
+    read: tuple[int, rules_base.Sheet] | None = None,
+) -> Written:
     """+/- on a track (HP, stress, Stamina...): the rules clamp it and refuse what they must.
 
     Across a line the rules act on (``GameSystem.harm_offer``: 0 HP, 0 Stamina...), ``ask`` raises HarmOffered
     and writes nothing, for the Change box to offer the rules' way; otherwise the plain change is applied and its
-    history line says what it left out."""
+    history line says what it left out. ``read``: the version and the checked sheet the caller read (the offline
+    replay's, under the same lock): not checked again while the row is still that version."""
     character = lock(character_id, with_rows=True)
     rules = system_for(character.system)
-    sheet = character.checked_sheet()
+    sheet = sheet_as_read(read, character) or character.checked_sheet()
     tracks = {track.key: track for track in rules.tracks(sheet)}
     track = tracks.get(key)
     if track is None or not track.adjustable:

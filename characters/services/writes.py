@@ -53,12 +53,14 @@ class Written:
     change's Undo, reading nothing back. ``character``: the row as the write left it (read under its lock);
     ``regions``: the regions of its sheet the write announced; ``change``: the history entry it made (None: it
     kept none); ``row``: what else the write made or changed, when there is one (the item, the hireling, the
-    roll)."""
+    roll); ``sheet``: the whole sheet as the write checked it (None: unchecked, a removal's), so its answer draws
+    it without validating it again."""
 
     character: Character
     regions: frozenset[str]
     change: Change | None
     row: Any = None
+    sheet: rules_base.Sheet | None = None
 
     def adding(self, regions: Iterable[str] = (), *, row: Any = None) -> Written:
         """This result, with more regions announced (the roll's log) and the row the write made."""
@@ -145,13 +147,14 @@ def save_state(
     old = character.state
     # The whole sheet checked once, here: its state comes back normalised (validate_sheet validates it first).
     character.state = dict(state)
-    character.state = _check_whole_sheet(character, read).state
+    checked = _check_whole_sheet(character, read)
+    character.state = checked.state
     old_fields, new_fields = history.state_diff(old, character.state)
     before = {**(before or {}), **({"state": old_fields} if old_fields or new_fields else {})}
     after = {**(after or {}), **({"state": new_fields} if old_fields or new_fields else {})}
     regions = tuple(dict.fromkeys(_state_regions(character, old, character.state) + also))
     return commit(
-        character, regions, by=by, what=what, check=False, saving=("state",), before=before, after=after, **record
+        character, regions, by=by, what=what, checked=checked, saving=("state",), before=before, after=after, **record
     )
 
 
@@ -174,6 +177,7 @@ def commit(
     what: str,
     check: bool = True,
     read: rules_base.Sheet | None = None,
+    checked: rules_base.Sheet | None = None,
     saving: tuple[str, ...] = (),
     before: Mapping[str, Any] | None = None,
     after: Mapping[str, Any] | None = None,
@@ -181,15 +185,16 @@ def commit(
 ) -> Written:
     """The pipeline's steps after the write's own rules, the same for every character write (see the module's
     docstring): the whole sheet checked, a new version saved (with ``saving``, the columns the write changed
-    and has not saved), the history's entry, the regions announced (sent once the transaction commits)."""
-    if check:
-        _check_whole_sheet(character, read)
+    and has not saved), the history's entry, the regions announced (sent once the transaction commits).
+    ``checked``: the whole sheet checked already (``save_state``'s), not checked again."""
+    if checked is None and check:
+        checked = _check_whole_sheet(character, read)
     character.version += 1
     character.save(update_fields=[*saving, "version", "updated_at"])
     change = record_change(character, by=by, what=what, before=before, after=after, **record)
     announce_regions(character, regions, by=by)
     table.sheet_written(character.campaign_id, before, after)  # a torch lit, put out, taken or dropped
-    return Written(character, frozenset(regions), change)
+    return Written(character, frozenset(regions), change, sheet=checked)
 
 
 def item_row(character: Character, item: rules_base.Item, position: int, catalogue_item=None) -> Item:

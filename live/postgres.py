@@ -25,7 +25,7 @@ from django.conf import settings
 from django.db import connections
 
 from live.signals import INT4_MAX, Key, presence_signal
-from live.transport import Signal, channel
+from live.transport import CampaignListening, Signal, cancelled, channel
 
 log = logging.getLogger("live.hub")  # one logger for the live table, as before the split
 
@@ -127,42 +127,25 @@ WHERE locktype = 'advisory' AND objsubid = 2 AND granted AND classid = %s::oid
 """
 
 
-class PgListening:
+class PgListening(CampaignListening):
     """The process's LISTEN connection (campaign channels as the hub serves them) and its presence connection."""
 
     application_name = "lantern-listen"
 
     def __init__(self, hub: Any) -> None:  # a live.hub.Hub (which starts this)
-        self.hub = hub
-        self.ready = asyncio.Event()
-        self._wanted: set[int] = set()
+        super().__init__(hub)
         self._listening: set[int] = set()  # on the current connection
-        self._waiters: dict[int, list[asyncio.Future[None]]] = {}
-        self._changed = asyncio.Event()
         self.presence = PgPresence(hub)
         self.task = asyncio.create_task(self._run(), name="lantern-listen")
 
-    async def serve(self, campaign_id: int) -> None:
-        self._wanted.add(campaign_id)
-        if campaign_id in self._listening:
-            return
-        waiter = asyncio.get_running_loop().create_future()
-        self._waiters.setdefault(campaign_id, []).append(waiter)
-        self._changed.set()
-        await waiter
-
-    def unserve(self, campaign_id: int) -> None:
-        self._wanted.discard(campaign_id)
-        self._changed.set()
+    def hearing(self, campaign_id: int) -> bool:
+        return campaign_id in self._listening
 
     def presence_changed(self, campaign_id: int, user_id: int) -> None:
         self.presence.wake()
 
     async def aclose(self) -> None:
-        for task in (self.task, self.presence.task):
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancelled(self.task, self.presence.task)
 
     async def _run(self) -> None:
         delay = BACKOFF_FIRST
@@ -191,23 +174,20 @@ class PgListening:
 
     async def _follow(self, conn) -> None:
         """LISTEN to the campaigns served since, UNLISTEN the others; wake whoever waited for theirs."""
-        self._changed.clear()
-        wanted = set(self._wanted)
+        self.changed.clear()
+        wanted = set(self.wanted)
         statements = [f"LISTEN {channel(c)}" for c in sorted(wanted - self._listening)]
         statements += [f"UNLISTEN {channel(c)}" for c in sorted(self._listening - wanted)]
         if statements:
             await conn.execute("; ".join(statements))
         self._listening = wanted
-        for campaign_id in list(self._waiters):
-            if campaign_id in wanted:
-                for waiter in self._waiters.pop(campaign_id):
-                    if not waiter.done():
-                        waiter.set_result(None)
+        for campaign_id in wanted & set(self.waiters):
+            self.subscribed(campaign_id)
 
     async def _hear_until_changed(self, conn) -> None:
         """Hand every notification to the hub until the campaigns served change (or the connection fails)."""
         hearing = asyncio.create_task(self._hear(conn))
-        changed = asyncio.create_task(self._changed.wait())
+        changed = asyncio.create_task(self.changed.wait())
         try:
             await asyncio.wait({hearing, changed}, return_when=asyncio.FIRST_COMPLETED)
             if hearing.done():
@@ -220,13 +200,7 @@ class PgListening:
 
     async def _hear(self, conn) -> None:
         async for notify in conn.notifies():
-            try:
-                signal = json.loads(notify.payload)
-            except ValueError:
-                log.warning("Ignoring a NOTIFY that is not JSON: %r", notify.payload[:200])
-                continue
-            if isinstance(signal, dict):
-                self.hub.heard(signal)
+            self.hand_over(notify.payload, "NOTIFY")
 
 
 class PgPresence:

@@ -21,7 +21,7 @@ import uuid
 from typing import Any
 
 from live.signals import Key, presence_signal
-from live.transport import Signal, channel
+from live.transport import CampaignListening, Signal, cancelled, channel
 
 log = logging.getLogger("live.hub")
 
@@ -91,45 +91,28 @@ class RedisTransport:
             client.close()
 
 
-class RedisListening:
+class RedisListening(CampaignListening):
     """The process's subscription (campaign channels as the hub serves them) and its presence heartbeat."""
 
     def __init__(self, hub: Any, transport: RedisTransport) -> None:
-        self.hub = hub
+        super().__init__(hub)
         self.transport = transport
-        self.ready = asyncio.Event()
         self.process = uuid.uuid4().hex[:12]  # names this process's presence entries
-        self._wanted: set[int] = set()
         self._asked: set[int] = set()  # subscribed to on the current connection
         self._confirmed: set[int] = set()  # ... and Redis said so: its signals reach the hub
-        self._waiters: dict[int, list[asyncio.Future[None]]] = {}
-        self._changed = asyncio.Event()
         self._presence_changed = asyncio.Event()
         self._mine: set[Key] = set()  # presence entries this process wrote
         self.task = asyncio.create_task(self._run(), name="lantern-redis-listen")
         self.presence_task = asyncio.create_task(self._presence(), name="lantern-redis-presence")
 
-    async def serve(self, campaign_id: int) -> None:
-        self._wanted.add(campaign_id)
-        if campaign_id in self._confirmed:
-            return
-        waiter = asyncio.get_running_loop().create_future()
-        self._waiters.setdefault(campaign_id, []).append(waiter)
-        self._changed.set()
-        await waiter
-
-    def unserve(self, campaign_id: int) -> None:
-        self._wanted.discard(campaign_id)
-        self._changed.set()
+    def hearing(self, campaign_id: int) -> bool:
+        return campaign_id in self._confirmed
 
     def presence_changed(self, campaign_id: int, user_id: int) -> None:
         self._presence_changed.set()
 
     async def aclose(self) -> None:
-        for task in (self.task, self.presence_task):
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancelled(self.task, self.presence_task)
         if self._mine:  # a process that stops cleanly leaves nobody at the table behind it
             client = self.transport.async_client("presence")
             with contextlib.suppress(Exception):
@@ -152,7 +135,7 @@ class RedisListening:
             try:
                 await pubsub.connect()
                 self._asked, self._confirmed = set(), set()
-                self._changed.set()
+                self.changed.set()
                 self.ready.set()
                 delay = BACKOFF_FIRST
                 if missed:
@@ -176,9 +159,9 @@ class RedisListening:
     async def _follow(self, pubsub) -> None:
         """SUBSCRIBE to the campaigns served since, UNSUBSCRIBE the others (the reader sees Redis confirm)."""
         while True:
-            await self._changed.wait()
-            self._changed.clear()
-            wanted = set(self._wanted)
+            await self.changed.wait()
+            self.changed.clear()
+            wanted = set(self.wanted)
             # Unsubscribe first: once Redis confirms a new subscription, it has done the unsubscribing too.
             if gone := self._asked - wanted:
                 await pubsub.unsubscribe(*[self.transport.channel(c) for c in sorted(gone)])
@@ -198,17 +181,9 @@ class RedisListening:
                 campaign_id = int(name.removeprefix(prefix))
                 if campaign_id in self._asked:
                     self._confirmed.add(campaign_id)
-                for waiter in self._waiters.pop(campaign_id, []):
-                    if not waiter.done():
-                        waiter.set_result(None)
+                self.subscribed(campaign_id)
             elif kind == "message":
-                try:
-                    signal = json.loads(message["data"])
-                except ValueError:
-                    log.warning("Ignoring a Redis message that is not JSON: %r", message["data"][:200])
-                    continue
-                if isinstance(signal, dict):
-                    self.hub.heard(signal)
+                self.hand_over(message["data"], "Redis message")
 
     # --- presence --------------------------------------------------------------------------------
 

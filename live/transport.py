@@ -17,11 +17,15 @@ The listening side runs on the hub's event loop: it subscribes only to the campa
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
+import logging
 from typing import Any, Protocol
 
 from live.signals import presence_signal
 
 Signal = dict[str, Any]
+log = logging.getLogger("live.hub")  # one logger for the live table
 
 
 class Listening(Protocol):
@@ -102,3 +106,60 @@ class InProcessListening:
 
     async def aclose(self) -> None:
         pass
+
+
+class CampaignListening:
+    """What a listening side that subscribes per campaign shares (live.postgres, live.redis_broker): the campaigns
+    the hub serves (``wanted``), who waits for their campaign's subscription to take (``serve``), the event its
+    loop waits on to follow a change (``changed``), and a message handed to the hub.
+
+    A subclass says when a campaign's signals reach the hub (``hearing``), follows ``wanted`` on its connection,
+    and calls ``subscribed(campaign_id)`` once a subscription has taken."""
+
+    def __init__(self, hub: Any) -> None:  # a live.hub.Hub (which starts this)
+        self.hub = hub
+        self.ready = asyncio.Event()  # set while connected and listening
+        self.wanted: set[int] = set()
+        self.waiters: dict[int, list[asyncio.Future[None]]] = {}
+        self.changed = asyncio.Event()
+
+    def hearing(self, campaign_id: int) -> bool:
+        """Whether this campaign's signals reach the hub on the current connection."""
+        raise NotImplementedError
+
+    async def serve(self, campaign_id: int) -> None:
+        self.wanted.add(campaign_id)
+        if self.hearing(campaign_id):
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self.waiters.setdefault(campaign_id, []).append(waiter)
+        self.changed.set()
+        await waiter
+
+    def unserve(self, campaign_id: int) -> None:
+        self.wanted.discard(campaign_id)
+        self.changed.set()
+
+    def subscribed(self, campaign_id: int) -> None:
+        """The campaign's subscription took: whoever waited in ``serve`` goes on."""
+        for waiter in self.waiters.pop(campaign_id, []):
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def hand_over(self, payload: str | bytes, source: str) -> None:
+        """A message's payload to the hub, if it is a signal (a JSON object); anything else is logged and left."""
+        try:
+            signal = json.loads(payload)
+        except ValueError:
+            log.warning("Ignoring a %s that is not JSON: %r", source, payload[:200])
+            return
+        if isinstance(signal, dict):
+            self.hub.heard(signal)
+
+
+async def cancelled(*tasks: asyncio.Task) -> None:
+    """Cancel these tasks and wait until each has stopped."""
+    for task in tasks:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

@@ -198,6 +198,8 @@ class Item(models.Model):
     worn = models.BooleanField(default=False)
     # System numbers copied from the catalogue when added: damage die, protection/AV, bulky, hands...
     data = models.JSONField(default=dict, blank=True)
+    # The shape ``data`` was saved in (GameSystem.item_version, rules/upgrades.py), as Character.state_version.
+    data_version = models.PositiveSmallIntegerField(default=1)
     position = models.PositiveIntegerField(default=0)
 
     class Meta:
@@ -206,6 +208,29 @@ class Item(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def save(self, *args, **kwargs) -> None:
+        """Saved ``data`` is stored in its system's shape now, with that version (a newer one is never lowered)."""
+        fields = kwargs.get("update_fields")
+        if fields is None or "data" in fields:
+            version = _shape_version(self.data_version, {s.item_version for s in SYSTEMS.values()})
+            system = SYSTEMS.get(self.character.system) if version is None else None
+            current = version if system is None else system.item_version
+            if current is not None and self.data_version < current:
+                self.data, self.data_version = self.current_data(), current
+                if fields is not None:
+                    kwargs["update_fields"] = {*fields, "data_version"}
+        super().save(*args, **kwargs)
+
+    def current_data(self) -> dict:
+        """``data`` in its system's shape now: a row saved before a reshape is upgraded as it is read (RulesError:
+        saved by a newer Lantern). Its character is read only when the systems' item versions differ from it."""
+        if _shape_version(self.data_version, {s.item_version for s in SYSTEMS.values()}) is not None:
+            return self.data
+        system = SYSTEMS.get(self.character.system)
+        if system is None or system.item_version == self.data_version:
+            return self.data
+        return system.upgrade_item_data(self.data, self.data_version)
+
     def to_rules(self) -> rules_base.Item:
         return rules_base.Item(
             id=self.pk,
@@ -213,7 +238,7 @@ class Item(models.Model):
             kind=self.kind,
             slots=self.slots,
             quantity=self.quantity,
-            data=self.data,
+            data=self.current_data(),
             worn=self.worn,
         )
 
@@ -238,6 +263,8 @@ class Hireling(models.Model):
     name = models.CharField(max_length=100)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.HIRELING)
     state = models.JSONField(default=dict, blank=True)
+    # The shape ``state`` was saved in (GameSystem.hireling_version, rules/upgrades.py), as Character.state_version.
+    state_version = models.PositiveSmallIntegerField(default=1)
     wage = models.PositiveIntegerField(
         default=0, validators=[MaxValueValidator(WAGE_MAX)], help_text="Per day, in the system's smallest coin."
     )
@@ -249,8 +276,37 @@ class Hireling(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def save(self, *args, **kwargs) -> None:
+        """A saved ``state`` is stored in its system's shape now, with that version (a newer one is never lowered)."""
+        fields = kwargs.get("update_fields")
+        if fields is None or "state" in fields:
+            version = _shape_version(self.state_version, {s.hireling_version for s in SYSTEMS.values()})
+            system = SYSTEMS.get(self.character.system) if version is None else None
+            current = version if system is None else system.hireling_version
+            if current is not None and self.state_version < current:
+                self.state, self.state_version = self.current_state(), current
+                if fields is not None:
+                    kwargs["update_fields"] = {*fields, "state_version"}
+        super().save(*args, **kwargs)
+
+    def current_state(self) -> dict:
+        """``state`` in its system's shape now, as ``Item.current_data``."""
+        if _shape_version(self.state_version, {s.hireling_version for s in SYSTEMS.values()}) is not None:
+            return self.state
+        system = SYSTEMS.get(self.character.system)
+        if system is None or system.hireling_version == self.state_version:
+            return self.state
+        return system.upgrade_hireling_state(self.state, self.state_version)
+
     def to_rules(self) -> rules_base.Hireling:
-        return rules_base.Hireling(id=self.pk, name=self.name, kind=self.kind, state=self.state, wage=self.wage)
+        state = self.current_state()
+        return rules_base.Hireling(id=self.pk, name=self.name, kind=self.kind, state=state, wage=self.wage)
+
+
+def _shape_version(stored: int, versions: set[int]) -> int | None:
+    """The version every system keeps this shape at, when they all agree and a row stored at ``stored`` needs no
+    look at its own system (its character is not read): None when it must look."""
+    return stored if versions == {stored} else None
 
     def clean(self) -> None:
         """Staff editing hirelings in the admin meet the system's bounds, as items do."""

@@ -172,14 +172,6 @@ def sheet_view(
     if not (can_edit or viewer.is_owner):
         for private in rules.private_fields:  # e.g. a secret faction
             state.pop(private, None)
-    sheet = rules_base.Sheet(
-        state=state,
-        items=tuple(i.to_rules() for i in items),
-        hirelings=tuple(h.to_rules() for h in hirelings),
-        name=character.name,
-        settings=character.rule_settings(),  # the facts, tracks and banners follow the table's settings
-        table=character.table_conditions(),  # and its conditions (darkness), read from the same campaign row
-    )
     view.rules, view.state = rules, state
     # A sheet the rules can't read shows each row's own slots.
     view.items = [ItemRow(row, row.slots) for row in items]
@@ -188,6 +180,14 @@ def sheet_view(
         view.custom_item_fields = _custom_item_fields()
     try:
         character.rules_state()  # a state saved by a newer Lantern is refused with its own sentence
+        sheet = rules_base.Sheet(
+            state=state,
+            items=tuple(i.to_rules() for i in items),  # likewise an item's data, a hireling's state
+            hirelings=tuple(h.to_rules() for h in hirelings),
+            name=character.name,
+            settings=character.rule_settings(),  # the facts, tracks and banners follow the table's settings
+            table=character.table_conditions(),  # and its conditions (darkness), read from the same campaign row
+        )
         # The rules' questions below then start from its state: the write's check when it is this sheet's.
         same = rules_base.checked_as(checked, sheet) if checked is not None else None
         sheet = same if same is not None else rules_base.check_sheet(rules, sheet)

@@ -44,9 +44,14 @@ def export_character(character: Character, viewer=None) -> dict[str, Any]:
         "state": character.state,
         "state_version": character.state_version,  # the shape of "state": an older file's is upgraded on import
         "notes": character.notes,
-        "items": [{field: getattr(item, field) for field in ITEM_FIELDS} for item in character.items.all()],
+        # Each item's "data" and each hireling's "state" with the shape they were saved in, upgraded on import too.
+        "items": [
+            {**{field: getattr(item, field) for field in ITEM_FIELDS}, "data_version": item.data_version}
+            for item in character.items.all()
+        ],
         "hirelings": [
-            {"name": h.name, "kind": h.kind, "state": h.state, "wage": h.wage} for h in character.hirelings.all()
+            {"name": h.name, "kind": h.kind, "state": h.state, "state_version": h.state_version, "wage": h.wage}
+            for h in character.hirelings.all()
         ],
     }
     if viewer is not None:
@@ -209,10 +214,12 @@ def save_character(checked: CheckedCharacter, *, owner, what: str, campaign: Cam
         state=checked.state,
         notes=checked.notes,
     )
+    shapes = {"data_version": checked.rules.item_version}  # upgraded on reading: today's shapes (bulk: no save())
     Item.objects.bulk_create(
-        [Item(character=character, position=n, **fields) for n, fields in enumerate(checked.items)]
+        [Item(character=character, position=n, **shapes, **fields) for n, fields in enumerate(checked.items)]
     )
-    Hireling.objects.bulk_create([Hireling(character=character, **fields) for fields in checked.hirelings])
+    hired = {"state_version": checked.rules.hireling_version}
+    Hireling.objects.bulk_create([Hireling(character=character, **hired, **fields) for fields in checked.hirelings])
     # The whole sheet as any write leaves it (the carry limit binds items to the state), and within what the rules
     # let a character gather (hirelings, spells, shields), which the writes check one at a time: or nothing is saved.
     sheet = checked.rules.validate_sheet(character.to_sheet())
@@ -255,7 +262,7 @@ def _item(rules, row, position: int) -> dict[str, Any]:
         slots=slots,
         quantity=quantity,
         worn=row.get("worn", False),
-        data=file_mapping(row.get("data", {}), "item data"),
+        data=rules.upgrade_item_data(file_mapping(row.get("data", {}), "item data"), row.get("data_version")),
     )
     item = rules.validate_item(item)  # the system's bounds: a damage die on its ladder, armour within its cap
     return {field: getattr(item, field) for field in ITEM_FIELDS}
@@ -268,8 +275,7 @@ def _hireling(rules, row) -> dict[str, Any]:
         raise RulesError("A hireling in the file is damaged.")
     if not isinstance(wage, int) or not 0 <= wage <= 1_000_000:
         raise RulesError(f"{name}: the wage is out of range.")
-    hireling = rules_base.Hireling(
-        name=clean_name(name), kind=kind, state=file_mapping(row.get("state", {}), "hireling"), wage=wage
-    )
+    state = rules.upgrade_hireling_state(file_mapping(row.get("state", {}), "hireling"), row.get("state_version"))
+    hireling = rules_base.Hireling(name=clean_name(name), kind=kind, state=state, wage=wage)
     hireling = rules.validate_hireling(hireling)
     return {"name": hireling.name, "kind": hireling.kind, "state": dict(hireling.state), "wage": hireling.wage}

@@ -335,6 +335,23 @@ class StoredState(SheetRules, Protocol):
         version from a newer Lantern is refused with a sentence (RulesError)."""
         return upgrade(state, version, current=self.state_version, steps=self.state_upgrades, name=self.name)
 
+    # An item's system numbers (``Item.data``) and a hireling's own fields (``Hireling.state``) are stored shapes
+    # too, versioned and upgraded alike (validate_item, validate_hireling read today's shape).
+    item_version: int = 1
+    item_upgrades: tuple[StateUpgrade, ...] = ()
+    hireling_version: int = 1
+    hireling_upgrades: tuple[StateUpgrade, ...] = ()
+
+    def upgrade_item_data(self, data: Mapping[str, Any], version: Any) -> dict[str, Any]:
+        """An item's ``data`` stored at ``version`` in today's shape (RulesError: saved by a newer Lantern)."""
+        steps = self.item_upgrades
+        return upgrade(data, version, current=self.item_version, steps=steps, name=self.name, what="item")
+
+    def upgrade_hireling_state(self, state: Mapping[str, Any], version: Any) -> dict[str, Any]:
+        """A hireling's ``state`` stored at ``version`` in today's shape (RulesError: saved by a newer Lantern)."""
+        steps = self.hireling_upgrades
+        return upgrade(state, version, current=self.hireling_version, steps=steps, name=self.name, what="hireling")
+
 
 @runtime_checkable
 class RuleSettings(SheetRules, Protocol):

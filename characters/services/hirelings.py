@@ -35,6 +35,7 @@ def hireling_hire(
         name=(clean_name(hired.name or "") or "Hireling")[:100],
         kind=hired.kind if hired.kind in Hireling.Kind.values else Hireling.Kind.HIRELING,
         state=dict(hired.state),
+        state_version=rules.hireling_version,
         wage=max(0, hired.wage),
     )
     regions = HIRELINGS_CHANGE + (STATE_CHANGE if hired.upfront else ())

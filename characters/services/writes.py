@@ -198,7 +198,8 @@ def commit(
 
 
 def item_row(character: Character, item: rules_base.Item, position: int, catalogue_item=None) -> Item:
-    item = system_for(character.system).validate_item(item)  # every new row: bounded by the rules
+    rules = system_for(character.system)
+    item = rules.validate_item(item)  # every new row: bounded by the rules
     return Item(
         character=character,
         catalogue_item=catalogue_item,
@@ -209,6 +210,7 @@ def item_row(character: Character, item: rules_base.Item, position: int, catalog
         quantity=max(1, int(item.quantity)),
         worn=item.worn,
         data=dict(item.data),
+        data_version=rules.item_version,  # in today's shape (rows made in bulk are not stamped by save())
         position=position,
     )
 

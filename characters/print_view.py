@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlencode
 
@@ -214,7 +214,7 @@ def _checks(
     dice decide (it is applied as set) is no check; one refused at its defaults is listed with its reason."""
     by_procedure: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for quick in rules.quick_rolls(sheet):
-        by_procedure.setdefault(quick.procedure, []).append((quick.stat or quick.label, dict(quick.params)))
+        by_procedure.setdefault(quick.procedure, []).append((quick.label, dict(quick.params)))
     names = {rules_base.entry_key(item, n): item.name for n, item in enumerate(sheet.items)}
     for value, (procedure, name) in item_rolls(rules, sheet).items():
         by_procedure.setdefault(procedure, []).append((names.get(value, value), {name: value}))
@@ -228,14 +228,16 @@ def _checks(
             continue
         if not _rolled(shown):
             continue
+        default = Chance(procedure.key, "", _posted(procedure, sheet, {}), shown)
         variants = []
         for by, inputs in by_procedure.get(procedure.key, ()):
-            if not inputs:  # the roll's defaults: the line above
+            posted = _posted(procedure, sheet, inputs)
+            if posted == default.inputs:  # the roll's defaults: said on its first line
+                default = replace(default, by=default.by or by)
                 continue
             varied = odds_shown(character, procedure, sheet, inputs)
             if _rolled(varied):
-                variants.append(Chance(procedure.key, by, _posted(procedure, sheet, inputs), varied))
-        default = Chance(procedure.key, "", _posted(procedure, sheet, {}), shown)
+                variants.append(Chance(procedure.key, by, posted, varied))
         checks.append(Check(procedure.key, procedure.label, procedure.gm_only, default, tuple(variants)))
     return checks, unrollable
 

@@ -277,6 +277,7 @@ class PartyRow:
     label: str
     by: str = ""
     gm_only: bool = False
+    key: str = ""  # a track's key, a roll's
     tracks: tuple[rules_base.Track | None, ...] = ()
     chances: tuple[Chance | None, ...] = ()
 
@@ -289,17 +290,19 @@ def party_rows(prints: Sequence[PrintSheet]) -> tuple[list[PartyRow], list[Party
         for track in printed.tracks:
             track_labels.setdefault(track.key, track.label)
     by_key = [{t.key: t for t in printed.tracks} for printed in prints]
-    defences = [PartyRow(label, tracks=tuple(held.get(key) for held in by_key)) for key, label in track_labels.items()]
+    defences = [
+        PartyRow(label, key=key, tracks=tuple(held.get(key) for held in by_key)) for key, label in track_labels.items()
+    ]
     lines: dict[tuple[str, str], tuple[str, bool]] = {}
     found: dict[tuple[str, str], dict[int, Chance]] = {}
     for n, printed in enumerate(prints):
         for check in printed.checks:
             for chance in (check.default, *check.variants):
-                line = (check.key, chance.by)
+                line = (check.key, "" if chance is check.default else chance.by)
                 lines.setdefault(line, (check.label, check.gm_only))
                 found.setdefault(line, {})[n] = chance
     chances = [
-        PartyRow(label, by, gm_only, chances=tuple(found[line].get(n) for n in range(len(prints))))
+        PartyRow(label, line[1], gm_only, line[0], chances=tuple(found[line].get(n) for n in range(len(prints))))
         for line, (label, gm_only) in lines.items()
     ]
     chances.sort(key=lambda row: row.gm_only)  # the players' rolls first, the GM's after (a stable sort)

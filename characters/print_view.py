@@ -194,7 +194,9 @@ def _filled(
     printed.banners, printed.facts = rules.banners(sheet), rules.sheet_facts(sheet)
     printed.slots = rules.slots(sheet)
     printed.coins = None if money is None else rules.format_money(money)
-    printed.items = [PrintItem(row, rules.item_slots(sheet, item)) for row, item in zip(items, sheet.items, strict=True)]
+    printed.items = [
+        PrintItem(row, rules.item_slots(sheet, item)) for row, item in zip(items, sheet.items, strict=True)
+    ]
     printed.hirelings = [(row, rules.format_money(row.wage)) for row in hirelings]
     printed.system_template = system_template(printed.character.system, "sheet")
     printed.sheet = sheet
@@ -206,9 +208,7 @@ def _filled(
     return printed
 
 
-def _checks(
-    character: Character, rules, sheet: rules_base.Sheet, *, gm: bool
-) -> tuple[list[Check], list[Unrollable]]:
+def _checks(character: Character, rules, sheet: rules_base.Sheet, *, gm: bool) -> tuple[list[Check], list[Unrollable]]:
     """Each roll the sheet's Roll part offers (the GM's rolls only with ``gm``), at its default inputs as its odds
     box shows them; then by stat (the system's quick rolls) and by weapon (the items an attack names). A roll no
     dice decide (it is applied as set) is no check; one refused at its defaults is listed with its reason."""

@@ -83,11 +83,36 @@ def test_each_demo_sheet_prints_on_one_page_with_the_sheets_own_odds(new_page, s
             assert f'data-odds="{chance["odds"]}"' in answer.text(), (system, chance)
 
 
-def test_the_printed_page_reads_on_a_phone_without_sideways_scrolling(new_page):
-    hero = _demo("fortunes-favor")
-    page = new_page(375, 812)
+@pytest.mark.parametrize("system", list(SYSTEMS))
+def test_each_systems_pregen_prints_on_one_page(new_page, system):
+    """A convention's pregen, from a fixed seed: one page of A4 and of Letter, its chances printed."""
+    hero = _demo(system)
+    page = new_page(1280, 900)
     log_in(page, hero.owner.username, DEMO_PASSWORD)
-    page.goto(f"/characters/{hero.pk}/print/")
-    expect(page.locator(".print-chances")).to_be_visible()
-    wide = page.evaluate("() => document.documentElement.scrollWidth")
-    assert wide <= 375, f"the printed page is {wide} px wide on a 375 px phone"
+    figures = {}
+    for paper in PAPERS:
+        page.goto(f"/characters/pregens/{system}/?seed=40&paper={paper}")
+        page.emulate_media(media="print")
+        chances = page.evaluate(PRINTED)
+        assert chances and all(chance["shown"] for chance in chances), f"{system}: the pregen prints no chances"
+        pdf = page.pdf(prefer_css_page_size=True, print_background=True)
+        figures[paper] = {"chances": len(chances), "pages": pdf_pages(pdf), "bytes": len(pdf)}
+        assert pdf_pages(pdf) == 1, f"{system}'s pregen prints on {pdf_pages(pdf)} {PAPERS[paper]} pages"
+    print(f"{system} pregen: {figures}")
+
+
+def test_the_printed_pages_read_on_a_phone_without_sideways_scrolling(new_page):
+    """The screen view of each printed page on a 375 px phone: the sheet, a pregen, the GM's party page."""
+    hero = _demo("fortunes-favor")
+    pages = {
+        "bob": [f"/characters/{hero.pk}/print/", "/characters/pregens/grit-flesh/?seed=3"],
+        "gm": [f"/campaigns/{hero.campaign_id}/party/print/"],
+    }
+    for user, urls in pages.items():
+        page = new_page(375, 812)
+        log_in(page, user, DEMO_PASSWORD)
+        for url in urls:
+            page.goto(url)
+            expect(page.locator(".print-odds").first).to_be_visible()
+            wide = page.evaluate("() => document.documentElement.scrollWidth")
+            assert wide <= 375, f"{url} is {wide} px wide on a 375 px phone"

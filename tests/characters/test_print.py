@@ -42,7 +42,6 @@ def test_the_printed_page_shows_each_rolls_odds_as_the_sheets_odds_box(as_user, 
         assert f'data-odds="{odds}"' in box.content.decode(), (system, key, inputs)
 
 
-
 def _url(character) -> str:
     return reverse("characters:print", args=[character.pk])
 

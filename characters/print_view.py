@@ -90,7 +90,6 @@ class PrintSheet:
     checks: list[Check] = field(default_factory=list)
     unrollable: list[Unrollable] = field(default_factory=list)
     problem: str = ""  # the stored numbers the rules can't read
-    sheet: rules_base.Sheet | None = None  # the rules' view it was printed from
 
     def context(self) -> dict[str, Any]:
         """The page's context: the names the system's sheet template reads (sheet.html's "details")."""
@@ -105,11 +104,6 @@ class PrintSheet:
             "conditions": self.conditions,
             "system_id": self.character.system,
         }
-
-    @property
-    def chance_count(self) -> int:
-        """How many chances the page prints (each roll's default and each of its variants)."""
-        return sum(1 + len(check.variants) for check in self.checks)
 
 
 def character_print(seat: Seat, *, gm_rolls: bool = False) -> PrintSheet:
@@ -199,7 +193,6 @@ def _filled(
     ]
     printed.hirelings = [(row, rules.format_money(row.wage)) for row in hirelings]
     printed.system_template = system_template(printed.character.system, "sheet")
-    printed.sheet = sheet
     printed.table = tuple(condition_label(k, v) for k, v in dict(sheet.table).items() if v not in (None, False, ""))
     if printed.chances:
         printed.checks, printed.unrollable = _checks(printed.character, rules, sheet, gm=False)

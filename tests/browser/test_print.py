@@ -21,6 +21,7 @@ from tests.browser.conftest import log_in
 DEMO_PASSWORD = "lantern"
 SHOTS = os.environ.get("LANTERN_SCREENSHOTS", "")  # a folder: each printed PDF is kept there
 PAPERS = {"a4": "A4", "letter": "Letter"}
+POINTS = {"a4": (595, 842), "letter": (612, 792)}  # each paper's size in PDF points, as the page's @page sets it
 PRINTED = """() => [...document.querySelectorAll(".print-odds")].map((el) => ({
   procedure: el.dataset.procedure, inputs: el.dataset.inputs, odds: el.dataset.odds,
   exact: [...el.querySelectorAll(".exact")].map((x) => x.innerText.trim()),
@@ -31,6 +32,13 @@ PRINTED = """() => [...document.querySelectorAll(".print-odds")].map((el) => ({
 def pdf_pages(pdf: bytes) -> int:
     """The pages of a PDF: its /Type /Page objects (not the /Pages tree that holds them)."""
     return len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf))
+
+
+def paper_size(pdf: bytes) -> tuple[int, int]:
+    """The first page's size in points (its /MediaBox), rounded."""
+    box = re.search(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", pdf)
+    assert box, "the PDF names no page size"
+    return round(float(box.group(1))), round(float(box.group(2)))
 
 
 def _demo(system: str) -> Character:
@@ -64,6 +72,7 @@ def test_each_demo_sheet_prints_on_one_page_with_the_sheets_own_odds(new_page, s
             page.set_viewport_size({"width": 760, "height": 1060})  # about A4's printable area at 96 dpi
             page.screenshot(path=os.path.join(SHOTS, f"print-{system}-{paper}.png"), full_page=True)
         assert SHOTS or pdf_pages(pdf) == 1, f"{system} prints on {pdf_pages(pdf)} {size} pages"
+        assert paper_size(pdf) == POINTS[paper], f"{system}: the {size} page is {paper_size(pdf)} points"
     print(f"{system}: {len(printed)} chances, {figures}")
     page.set_viewport_size({"width": 1280, "height": 900})
     # The sheet's own odds boxes: each roll's control opened on the sheet shows its odds at its defaults.
@@ -98,6 +107,7 @@ def test_each_systems_pregen_prints_on_one_page(new_page, system):
         pdf = page.pdf(prefer_css_page_size=True, print_background=True)
         figures[paper] = {"chances": len(chances), "pages": pdf_pages(pdf), "bytes": len(pdf)}
         assert pdf_pages(pdf) == 1, f"{system}'s pregen prints on {pdf_pages(pdf)} {PAPERS[paper]} pages"
+        assert paper_size(pdf) == POINTS[paper]
     print(f"{system} pregen: {figures}")
 
 

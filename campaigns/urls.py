@@ -1,7 +1,7 @@
 from django.urls import path
 
 import core.converters  # noqa: F401 - registers <id:…>, ids within the database's range
-from campaigns import backup_views, session_views, views
+from campaigns import backup_views, print_views, session_views, views
 from live import stream
 
 app_name = "campaigns"
@@ -27,6 +27,7 @@ urlpatterns = [
     path("<id:pk>/roll/<slug:procedure>/", views.table_roll, name="table_roll"),
     path("<id:pk>/roll/<slug:procedure>/odds/", views.table_roll_odds, name="table_roll_odds"),
     path("<id:pk>/clock/", views.move_clock, name="clock"),
+    path("<id:pk>/party/print/", print_views.party_print, name="party_print"),
     path("<id:pk>/settings/", views.rule_settings, name="settings"),
     path("<id:pk>/settings/apply/<id:character_id>/", views.apply_settings, name="apply_settings"),
     path("<id:pk>/settings/dice/", views.hand_dice, name="hand_dice"),

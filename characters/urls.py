@@ -1,14 +1,17 @@
 from django.urls import path
 
 import core.converters  # noqa: F401 - registers <id:…>, ids within the database's range
-from characters import creation_views, history_views, offline_views, views
+from characters import creation_views, history_views, offline_views, print_views, views
 
 app_name = "characters"
 urlpatterns = [
     path("", views.character_list, name="list"),
     path("new/", creation_views.create, name="create"),
     path("import/", creation_views.import_view, name="import"),
+    path("pregens/", print_views.pregen_list, name="pregens"),
+    path("pregens/<str:system>/", print_views.pregen, name="pregen"),
     path("<id:pk>/", views.sheet, name="sheet"),
+    path("<id:pk>/print/", print_views.character_print_view, name="print"),
     path("<id:pk>/region/<str:name>/", views.region, name="region"),
     path("<id:pk>/adjust/", views.adjust, name="adjust"),
     path("<id:pk>/offline/", offline_views.sync, name="offline_sync"),

@@ -585,3 +585,8 @@ document.addEventListener("keydown", (event) => {
     setTimeout(() => focusControl(control)); // after the browser has opened it
   }
 });
+
+// A printed sheet's Print button (issue 40): the browser's print dialog, with the page's own print stylesheet.
+document.addEventListener("click", (event) => {
+  if (event.target instanceof Element && event.target.closest("[data-print]")) window.print();
+});

@@ -121,7 +121,7 @@ def _lines(lines) -> list[dict[str, Any]]:
 
 
 @router.get(
-    "/campaigns/{id:campaign_id}/sessions/", response={200: list[SessionOut], codes_4xx: Detail}, url_name="sessions"
+    "/campaigns/{id:campaign_id}/sessions", response={200: list[SessionOut], codes_4xx: Detail}, url_name="sessions"
 )
 def sessions(request: HttpRequest, campaign_id: int):
     """The table's play sessions, newest first (any member)."""

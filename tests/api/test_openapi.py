@@ -27,6 +27,10 @@ ENDPOINTS = {
     ("get", "/api/campaigns/{campaign_id}/party"),
     ("get", "/api/campaigns/{campaign_id}/requests"),
     ("get", "/api/campaigns/{campaign_id}/events"),
+    ("get", "/api/campaigns/{campaign_id}/sessions"),
+    ("get", "/api/campaigns/{campaign_id}/sessions/{number}/chronicle"),
+    ("post", "/api/campaigns/{campaign_id}/sessions/start"),
+    ("post", "/api/campaigns/{campaign_id}/sessions/end"),
 }
 
 

@@ -282,7 +282,7 @@ def test_strangers_see_no_session_anywhere(as_user, api_as, gm, stranger, campai
     assert client.post(line, {"entry": "summary", "text": "hi"}).status_code == 404
     assert client.post(reverse("campaigns:chronicle_summary", args=[campaign.pk, 1]), {"text": "x"}).status_code == 404
     api = api_as(stranger, "read")
-    assert api.get(f"/api/campaigns/{campaign.pk}/sessions/").status_code == 404
+    assert api.get(f"/api/campaigns/{campaign.pk}/sessions").status_code == 404
     assert api.get(f"/api/campaigns/{campaign.pk}/sessions/1/chronicle").status_code == 404
     assert as_user(None).get(reverse("campaigns:chronicle", args=[campaign.pk, 1])).status_code in (302, 404)
     assert not ChronicleLine.objects.exists()
@@ -293,7 +293,7 @@ def test_the_api_lists_sessions_and_the_gm_starts_and_ends_them(api_as, gm, play
     assert table.post(f"/api/campaigns/{campaign.pk}/sessions/start").json()["number"] == 1
     ended = table.send(f"/api/campaigns/{campaign.pk}/sessions/end", {"summary": "Done."})
     assert ended.status_code == 200 and ended.json()["under_way"] is False
-    listed = api_as(player, "read").get(f"/api/campaigns/{campaign.pk}/sessions/").json()
+    listed = api_as(player, "read").get(f"/api/campaigns/{campaign.pk}/sessions").json()
     assert [row["number"] for row in listed] == [1]
     answer = api_as(player, "read").get(f"/api/campaigns/{campaign.pk}/sessions/1/chronicle")
     assert answer.status_code == 200 and answer.json()["summary"] == "Done."

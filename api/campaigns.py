@@ -171,7 +171,9 @@ def chronicle(request: HttpRequest, campaign_id: int, number: int):
 
 
 @router.post(
-    "/campaigns/{id:campaign_id}/sessions/start", response={200: SessionOut, codes_4xx: Detail}, url_name="session_start"
+    "/campaigns/{id:campaign_id}/sessions/start",
+    response={200: SessionOut, codes_4xx: Detail},
+    url_name="session_start",
 )
 def session_start(request: HttpRequest, campaign_id: int):
     """Start a session (the GM, through a table token)."""

@@ -355,12 +355,12 @@ class PlaySession(models.Model):
     def __str__(self) -> str:
         return f"Session {self.number} of {self.campaign_id}"
 
+    def get_absolute_url(self) -> str:
+        return reverse("campaigns:chronicle", args=[self.campaign_id, self.number])
+
     @property
     def is_open(self) -> bool:
         return self.ended_at is None
-
-    def get_absolute_url(self) -> str:
-        return reverse("campaigns:chronicle", args=[self.campaign_id, self.number])
 
 
 class ChronicleLine(models.Model):

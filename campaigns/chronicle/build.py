@@ -138,7 +138,7 @@ class Chronicle:
     summary: str
     summary_lines: tuple[LineRecord, ...]
 
-    def keys(self) -> set[str]:
+    def entry_keys(self) -> set[str]:
         """The entries this reader may see (and so add a line to)."""
         return {"summary"} | {item.key for section in self.sections for item in section.items}
 
@@ -282,8 +282,10 @@ def change_facts(change: ChangeRecord, hidden: tuple[str, ...]) -> list[tuple[st
     died = after.get("dead") is True and before.get("dead") is not True
     if died or (after.get("status") == "dead" and before.get("status") != "dead"):
         facts.append(("moments", f"{who} died", ("death",)))
-    elif after.get("dying") is True and before.get("dying") is not True or (
-        after.get("status") == "dying" and before.get("status") != "dying"
+    elif (
+        after.get("dying") is True
+        and before.get("dying") is not True
+        or (after.get("status") == "dying" and before.get("status") != "dying")
     ):
         facts.append(("moments", f"{who} was left dying", ("near-death",)))
     for path in after:

@@ -58,9 +58,7 @@ def records(session: PlaySession, campaign: Campaign | None = None) -> Records:
     campaign = campaign or session.campaign
     system = SYSTEMS.get(campaign.system)
     until: datetime = session.ended_at or timezone.now()
-    entries = journal.entries_after(
-        campaign.pk, session.start_cursor, upto=session.end_cursor, limit=ENTRIES_READ_MAX
-    )
+    entries = journal.entries_after(campaign.pk, session.start_cursor, upto=session.end_cursor, limit=ENTRIES_READ_MAX)
     roll_ids = {event.roll for entry in entries for event in entry.events if isinstance(event, ev.ROLL_KINDS)}
     sheets = ev.characters_named(event for entry in entries for event in entry.events)
     in_time = Q(at__gte=session.started_at, at__lte=until)

@@ -48,9 +48,7 @@ def session_start(*, campaign_id: int, by: User) -> TableWritten:
         raise CampaignError(f"Session {going.number} is still going: end it before starting another.")
     number = (campaign.play_sessions.aggregate(top=Max("number"))["top"] or 0) + 1
     party = campaign.characters.select_related("owner").order_by("name", "pk")
-    present = [
-        {"character": c.pk, "name": c.name, "user": c.owner_id, "player": c.owner.username} for c in party
-    ]
+    present = [{"character": c.pk, "name": c.name, "user": c.owner_id, "player": c.owner.username} for c in party]
     session = PlaySession.objects.create(
         campaign=campaign,
         number=number,
@@ -105,7 +103,7 @@ def line_add(*, campaign_id: int, number: int, entry: str, text: str, by: User, 
         raise CampaignError("Write something to add.")
     if session.lines.filter(author=by).count() >= LINES_PER_SESSION_MAX:
         raise CampaignError(f"You have {LINES_PER_SESSION_MAX} lines on this session already.")
-    if entry not in records(session, campaign).for_reader(Reader(by.pk, is_gm)).keys():
+    if entry not in records(session, campaign).for_reader(Reader(by.pk, is_gm)).entry_keys():
         raise CampaignError("That entry is not in the chronicle you can read.")
     line = ChronicleLine.objects.create(session=session, entry=entry, author=by, text=words)
     journal.record(campaign.pk, SessionChanged(session=number), by=by)

@@ -16,6 +16,7 @@ from campaigns.session_views.encounters import (
     hit_undo,
     npc_action,
 )
+from campaigns.session_views.notes import note_save, notes_region, summary_region, summary_save
 from campaigns.session_views.play import (
     chronicle,
     chronicle_summary,
@@ -27,7 +28,6 @@ from campaigns.session_views.play import (
     sessions,
     sessions_region,
 )
-from campaigns.session_views.notes import note_save, notes_region, summary_region, summary_save
 from campaigns.session_views.requests import (
     request_answer,
     request_answer_odds,

@@ -15,8 +15,8 @@ from typing import Any
 
 from campaigns import commands, session
 from campaigns.models import Campaign, PlaySession
-from characters.models import Character, Change, Item
-from characters.services import character_roll, change_revert, hireling_hire, item_add, roll_void
+from characters.models import Change, Character, Item
+from characters.services import change_revert, character_roll, hireling_hire, item_add, roll_void
 from rules import base as rules_base
 from tests.conftest import make_character, make_table
 
@@ -102,7 +102,11 @@ def play(gm, player, other_player, before: Callable[[Campaign], None] | None = N
     hireling_hire(character_id=wren.pk, choices={"kind": "porter", "name": "Hob"}, by=player, rng=random.Random(2))
     # A level-up with a scar.
     wren.refresh_from_db()
-    state = {**wren.state, "level": 2, "scars": [*wren.state["scars"], {"roll": 3, "name": "Torn ear", "text": "An ear half gone."}]}
+    state = {
+        **wren.state,
+        "level": 2,
+        "scars": [*wren.state["scars"], {"roll": 3, "name": "Torn ear", "text": "An ear half gone."}],
+    }
     rolls["level"] = _roll(wren, player, "plus_two", "Stronger for it.", state=state, label="Level up").pk
     # A fight of three rounds.
     session.encounter_start(campaign_id=campaign.pk, name="Bandits at the ford", by=gm, rng=random.Random(1))

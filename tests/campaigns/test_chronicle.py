@@ -20,7 +20,7 @@ from live import journal
 from live.events import SessionEnded, SessionStarted
 from rules.errors import Refusal
 from tests.api.conftest import ApiClient, bearer
-from tests.campaigns.chronicle_script import BLIND, GM_ONLY, PRIVATE, SECRETS, play
+from tests.campaigns.chronicle_script import BLIND, GM_ONLY, PRIVATE, play
 from webhooks.models import Delivery, Webhook
 from webhooks.services import fan_out
 
@@ -338,7 +338,10 @@ def test_a_line_goes_only_where_its_entry_is_seen(as_user, evening, gm, player, 
     # The owner's line on their private roll: the peer never reads it.
     private = f"roll-{evening.rolls['private']}"
     assert as_user(player).post(add, {"entry": private, "text": "Only I know."}, **HTMX).status_code == 200
-    assert "Only I know." not in as_user(other_player).get(reverse("campaigns:chronicle", args=[evening.campaign.pk, 1])).content.decode()
+    assert (
+        "Only I know."
+        not in as_user(other_player).get(reverse("campaigns:chronicle", args=[evening.campaign.pk, 1])).content.decode()
+    )
     # A player cannot attach a line to the GM-only roll (or anything they do not see), nor send a malformed key.
     for entry in (f"roll-{evening.rolls['gm']}", private, "roll-x", ""):
         answer = as_user(other_player).post(add, {"entry": entry, "text": "Sneaky"}, **HTMX)

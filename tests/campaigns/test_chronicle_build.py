@@ -150,6 +150,8 @@ def test_a_line_on_an_entry_the_reader_cannot_see_is_not_shown():
     assert "Secret line" in build(SESSION, [roll(2, "gm")], [], [], lines, READERS["gm"]).text()
 
 
-@pytest.mark.parametrize(("minutes", "words"), [(0, "none"), (1, "1 minute"), (61, "1 hour, 1 minute"), (1500, "1 day, 1 hour")])
+@pytest.mark.parametrize(
+    ("minutes", "words"), [(0, "none"), (1, "1 minute"), (61, "1 hour, 1 minute"), (1500, "1 day, 1 hour")]
+)
 def test_time_passed_in_words(minutes, words):
     assert minutes_words(minutes) == words

@@ -376,3 +376,27 @@ def test_the_sessions_page_and_the_summary_edit(as_user, evening, gm, player, dj
     answer = as_user(gm).post(summary, {"text": "The ford, and Ash's end."}, **HTMX)
     assert answer.status_code == 200 and "Ash&#x27;s end." in answer.content.decode()
     assert PlaySession.objects.get().summary == "The ford, and Ash's end."
+
+
+def test_only_the_tables_webhooks_offer_session_chronicles(as_user, gm, player, hero, campaign):
+    table = as_user(gm).get(reverse("webhooks:campaign", args=[campaign.pk])).content.decode()
+    own = as_user(player).get(reverse("webhooks:character", args=[hero.pk])).content.decode()
+    assert 'name="sessions"' in table and 'name="sessions"' not in own
+
+
+def test_a_short_session_and_a_long_one_cost_the_chronicle_page_the_same_queries(
+    as_user, evening, gm, player, other_player
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    commands.start_session(gm, evening.campaign.pk)
+    commands.end_session(gm, evening.campaign.pk)
+    counts = {}
+    for number in (1, 2):
+        client = as_user(player)
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(reverse("campaigns:chronicle", args=[evening.campaign.pk, number])).status_code == 200
+        counts[number] = len(queries)
+    # The same reads (an evening with no sheet change skips looking for reverts of none): 10 for the evening.
+    assert counts[1] - counts[2] in (0, 1) and counts[1] <= 10, counts

@@ -400,3 +400,17 @@ def test_a_short_session_and_a_long_one_cost_the_chronicle_page_the_same_queries
         counts[number] = len(queries)
     # The same reads (an evening with no sheet change skips looking for reverts of none): 10 for the evening.
     assert counts[1] - counts[2] in (0, 1) and counts[1] <= 10, counts
+
+
+def test_a_session_started_or_ended_is_pushed_to_every_open_table_page(gm, player, campaign):
+    from campaigns import push
+    from live import events as ev
+
+    pages = [(gm.pk, "table"), (player.pk, "table")]
+    commands.start_session(gm, campaign.pk)
+    out = push.render_push(campaign.pk, [ev.SessionStarted(session=1)], pages)
+    assert 'data-session-going="1"' in out[(player.pk, "table")] and "data-session-end" in out[(gm.pk, "table")]
+    assert "data-session-end" not in out[(player.pk, "table")]
+    commands.end_session(gm, campaign.pk, summary="Done.")
+    out = push.render_push(campaign.pk, [ev.SessionEnded(session=1)], pages)
+    assert all('data-chronicle-link="1"' in html and 'hx-swap-oob="outerHTML"' in html for html in out.values())

@@ -5,6 +5,7 @@ same checks, the same sentences."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Model, Prefetch
@@ -18,7 +19,8 @@ from api import serialize
 from api.access import table_seat, token_of
 from api.common import Detail, Id, RequestOut, RollOut, TrackOut
 from campaigns import commands
-from campaigns.models import RollRequestAnswer
+from campaigns.chronicle import read as chronicle_read
+from campaigns.models import PlaySession, RollRequestAnswer
 from campaigns.services import TableWritten
 from campaigns.session_view import REQUESTS_SHOWN
 from campaigns.table import party_cards, roll_log
@@ -163,3 +165,119 @@ def table_ask(request: HttpRequest, campaign_id: int, inputs: Inputs = INPUTS):
 def table_cancel(request: HttpRequest, campaign_id: int, request_id: int):
     """Cancel a roll request still open."""
     return _done(commands.cancel_request(campaign_id, request_id, by=_gm(request, campaign_id)))
+
+
+# --- play sessions and their chronicle (issue 40) -------------------------------------------------------------
+
+
+class SessionOut(Schema):
+    number: int
+    started_at: datetime
+    ended_at: datetime | None
+    under_way: bool
+
+
+class ChronicleItemOut(Schema):
+    key: str = Field(description="The entry's key: a player's line names it.")
+    text: str
+    marks: list[str] = Field(description="critical, death, near-death, scar, level-up")
+    state: str = Field(description='"voided", "reverted" or ""')
+    seen_by: str = Field(description='"GM only", "blind", "private" or "" (everyone)')
+    lines: list[dict[str, Any]]
+
+
+class ChronicleSectionOut(Schema):
+    title: str
+    items: list[ChronicleItemOut]
+
+
+class ChronicleOut(Schema):
+    number: int
+    present: list[str]
+    time_passed: str
+    rolls_seen: int
+    sections: list[ChronicleSectionOut]
+    summary: str
+    text: str = Field(description="The whole chronicle as plain text, as you may read it.")
+
+
+class SessionEndIn(Schema):
+    summary: str = ""
+
+
+def _session_out(row: PlaySession) -> dict[str, Any]:
+    return {"number": row.number, "started_at": row.started_at, "ended_at": row.ended_at, "under_way": row.is_open}
+
+
+def _lines(lines) -> list[dict[str, Any]]:
+    return [{"id": line.id, "author": line.author_name, "text": line.text} for line in lines]
+
+
+@router.get(
+    "/campaigns/{id:campaign_id}/sessions", response={200: list[SessionOut], codes_4xx: Detail}, url_name="sessions"
+)
+def sessions(request: HttpRequest, campaign_id: int):
+    """The table's play sessions, newest first (any member)."""
+    seat = table_seat(request, campaign_id)
+    return [_session_out(row) for row in seat.campaign.play_sessions.all()[:500]]
+
+
+@router.get(
+    "/campaigns/{id:campaign_id}/sessions/{id:number}/chronicle",
+    response={200: ChronicleOut, codes_4xx: Detail},
+    url_name="chronicle",
+)
+def chronicle(request: HttpRequest, campaign_id: int, number: int):
+    """One session's chronicle as you may read it: a player's leaves out GM-only, blind and others' private rolls
+    and private fields; the GM's marks what only the GM saw. Built from the journal when asked, never stored."""
+    seat = table_seat(request, campaign_id)
+    user = token_of(request).user
+    session = seat.campaign.play_sessions.filter(number=number).first()
+    if session is None:
+        raise HttpError(404, "No such session at this table.")
+    told = chronicle_read.records(session, seat.campaign).for_reader(chronicle_read.reader_of(user, seat))
+    return {
+        "number": told.number,
+        "present": list(told.present),
+        "time_passed": told.time_passed,
+        "rolls_seen": told.rolls_seen,
+        "sections": [
+            {
+                "title": section.title,
+                "items": [
+                    {
+                        "key": item.key,
+                        "text": item.text,
+                        "marks": list(item.marks),
+                        "state": item.state,
+                        "seen_by": item.seen_by,
+                        "lines": _lines(item.lines),
+                    }
+                    for item in section.items
+                ],
+            }
+            for section in told.sections
+        ],
+        "summary": told.summary,
+        "text": told.text(),
+    }
+
+
+@router.post(
+    "/campaigns/{id:campaign_id}/sessions/start",
+    response={200: SessionOut, codes_4xx: Detail},
+    url_name="session_start",
+)
+def session_start(request: HttpRequest, campaign_id: int):
+    """Start a session (the GM, through a table token)."""
+    table_seat(request, campaign_id, gm=True)
+    return _session_out(commands.start_session(token_of(request).user, campaign_id))
+
+
+@router.post(
+    "/campaigns/{id:campaign_id}/sessions/end", response={200: SessionOut, codes_4xx: Detail}, url_name="session_end"
+)
+def session_end(request: HttpRequest, campaign_id: int, payload: SessionEndIn):
+    """End the session under way with the GM's summary (the GM, through a table token)."""
+    table_seat(request, campaign_id, gm=True)
+    return _session_out(commands.end_session(token_of(request).user, campaign_id, summary=payload.summary))

@@ -25,4 +25,7 @@ TABLE_REGIONS_OF: dict[type[ev.Event], tuple[str, ...]] = {
     ev.RequestEnded: ("requests",),
     ev.NotesChanged: ("notes",),
     ev.SummaryChanged: ("summary",),
+    ev.SessionStarted: ("sessions",),
+    ev.SessionEnded: ("sessions",),
+    ev.SessionChanged: ("sessions",),
 }

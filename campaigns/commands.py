@@ -20,8 +20,8 @@ from django.contrib.auth.models import User
 
 from campaigns import session
 from campaigns.forms import ClockForm, DamageForm, EncounterForm, StatusForm, fixed_from, npc_form, time_form
-from campaigns.models import Campaign, RollRequestAnswer
-from campaigns.selectors import campaigns_of, campaigns_run_by
+from campaigns.models import Campaign, ChronicleLine, Membership, PlaySession, RollRequestAnswer
+from campaigns.selectors import campaigns_of, campaigns_run_by, seats_of
 from campaigns.services import CampaignError, TableWritten, campaign_move_clock
 from campaigns.session import hits
 from campaigns.session_view import request_form_for
@@ -328,3 +328,67 @@ def answer_request(seat: Seat, *, request_id: int, inputs: Inputs, by: User, han
     given = {k: v for k, v in given.items() if k not in answer.request.inputs or k in inputs}
     done: dict[str, Any] = {"request_id": request_id, "character_id": character.pk, "params": given, "by": by}
     return session.request_answer(**done, hand=hand.strip()[:400] or None, read=(character.version, sheet))
+
+
+# --- play sessions and their chronicle (issue 40) -------------------------------------------------------------
+
+
+class NotTheGm(Refusal):
+    """A member asked for what only the table's GM does."""
+
+    status = 403
+
+
+def table_seat(user, campaign_id: int) -> Membership:
+    """The user's seat at the table; a table they do not sit at is answered as one that does not exist."""
+    seat = seats_of(user).filter(campaign_id=campaign_id).first()
+    if seat is None:
+        raise NotHere("No campaign here.")
+    return seat
+
+
+def start_session(user: User, campaign_id: int) -> PlaySession:
+    """The GM starts a session at their table."""
+    if not table_seat(user, campaign_id).is_gm:
+        raise NotTheGm("Only the GM starts a session.")
+    return session.session_start(campaign_id=campaign_id, by=user).row
+
+
+def end_session(user: User, campaign_id: int, *, summary: str = "") -> PlaySession:
+    """The GM ends the session under way, with a summary."""
+    if not table_seat(user, campaign_id).is_gm:
+        raise NotTheGm("Only the GM ends a session.")
+    return session.session_end(campaign_id=campaign_id, by=user, summary=summary).row
+
+
+def write_summary(user: User, campaign_id: int, number: int, *, text: str) -> PlaySession:
+    if not table_seat(user, campaign_id).is_gm:
+        raise NotTheGm("Only the GM writes a session's summary.")
+    return session.session_summary(campaign_id=campaign_id, number=number, text=text, by=user).row
+
+
+def play_session(user, campaign_id: int, number: int) -> tuple[Membership, PlaySession]:
+    """One session of a table the user sits at (else: none here)."""
+    seat = table_seat(user, campaign_id)
+    found = PlaySession.objects.filter(campaign_id=campaign_id, number=number).first()
+    if found is None:
+        raise NotHere("No such session at this table.")
+    return seat, found
+
+
+def add_line(user: User, campaign_id: int, number: int, *, entry: str, text: str) -> ChronicleLine:
+    """A member's own line on an entry of a chronicle they may read."""
+    seat = table_seat(user, campaign_id)
+    return session.line_add(
+        campaign_id=campaign_id, number=number, entry=str(entry)[:40], text=text, by=user, is_gm=seat.is_gm
+    )
+
+
+def edit_line(user: User, campaign_id: int, line_id: int, *, text: str) -> ChronicleLine:
+    table_seat(user, campaign_id)
+    return session.line_edit(campaign_id=campaign_id, line_id=line_id, text=text, by=user)
+
+
+def remove_line(user: User, campaign_id: int, line_id: int) -> int:
+    table_seat(user, campaign_id)
+    return session.line_remove(campaign_id=campaign_id, line_id=line_id, by=user)

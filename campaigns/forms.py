@@ -195,3 +195,28 @@ class BackupForm(forms.Form):
                 f"That file is too large to be a Lantern campaign ({MAX_FILE_BYTES // 1024 // 1024} MB at most)."
             )
         return upload
+
+
+# --- play sessions and their chronicle (issue 40) -------------------------------------------------------------
+
+
+class SessionEndForm(forms.Form):
+    summary = forms.CharField(max_length=5000, required=False, widget=forms.Textarea(attrs={"rows": 3}))
+
+
+class SummaryForm(forms.Form):
+    text = forms.CharField(
+        max_length=5000, required=False, widget=forms.Textarea(attrs={"rows": 4}), label="The GM's summary"
+    )
+
+
+class ChronicleLineForm(forms.Form):
+    """A member's own line on one entry of the chronicle (``entry``: its key, a hidden field beside the entry)."""
+
+    entry = forms.RegexField(regex=r"^[a-z]+(-[0-9]{1,18})?$", max_length=40, widget=forms.HiddenInput)
+    text = forms.CharField(max_length=500, label="Your line")
+
+    def __init__(self, *args, editing: bool = False, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if editing:
+            del self.fields["entry"]

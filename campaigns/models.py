@@ -319,3 +319,63 @@ class FightHit(models.Model):
 
     def __str__(self) -> str:
         return self.words
+
+
+# --- the session chronicle (issue 40) ------------------------------------------------------------------------
+
+
+class PlaySession(models.Model):
+    """One evening of play: the GM starts and ends it; the journal's entries between its two positions are what
+    happened in it, read by campaigns.chronicle for each reader (nothing rendered is stored here)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="play_sessions")
+    number = models.PositiveIntegerField()  # 1, 2, 3… per campaign: the URL's and the reader's name for it
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    started_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    # The journal's head when it started (its entries come after) and when it ended (up to and including).
+    start_cursor = models.BigIntegerField(default=0)
+    end_cursor = models.BigIntegerField(null=True, blank=True)
+    # The game clock then, in minutes: the chronicle says how much time passed.
+    start_minutes = models.PositiveIntegerField(default=0)
+    end_minutes = models.PositiveIntegerField(null=True, blank=True)
+    # Who was there: [{"character": id, "name": …, "user": id, "player": …}], the party when it started.
+    present = models.JSONField(default=list, blank=True)
+    summary = models.TextField(blank=True, max_length=5000)  # the GM's words; every member reads them
+
+    class Meta:
+        ordering = ["-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "number"], name="one_session_number"),
+            models.UniqueConstraint(
+                fields=["campaign"], condition=models.Q(ended_at__isnull=True), name="one_open_session"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Session {self.number} of {self.campaign_id}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("campaigns:chronicle", args=[self.campaign_id, self.number])
+
+    @property
+    def is_open(self) -> bool:
+        return self.ended_at is None
+
+
+class ChronicleLine(models.Model):
+    """A player's own line on one entry of a session's chronicle: shown to whoever may see that entry."""
+
+    session = models.ForeignKey(PlaySession, on_delete=models.CASCADE, related_name="lines")
+    entry = models.CharField(max_length=40)  # the entry's key in the chronicle ("roll-55", "fight-3", "summary")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    text = models.CharField(max_length=500)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        indexes = [models.Index(fields=["session", "entry"], name="chronicle_lines_by_entry")]
+
+    def __str__(self) -> str:
+        return self.text

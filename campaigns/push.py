@@ -60,6 +60,7 @@ TABLE_REGIONS: dict[str, tuple[str, Callable[..., dict], bool]] = {
     "summary": ("campaigns/_session.html#summary", session_view.summary_context, False),
     "encounter": ("campaigns/_session.html#encounter", session_view.encounter_context, True),
     "notes": ("campaigns/_session.html#notes", session_view.notes_context, True),
+    "sessions": ("campaigns/_session.html#sessions", session_view.sessions_context, False),
 }
 
 

@@ -163,6 +163,16 @@ def summary_context(request: HttpRequest, campaign: Campaign, membership: Member
     return _base(campaign, membership)
 
 
+SESSIONS_SHOWN = 12  # the newest sessions the table page lists (each links to its chronicle; the rest on its page)
+
+
+def sessions_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
+    """The session under way (if any) and the newest ones: one query."""
+    rows = list(campaign.play_sessions.all()[: SESSIONS_SHOWN + 1])
+    going = next((row for row in rows if row.is_open), None)
+    return {**_base(campaign, membership), "play_sessions": rows[:SESSIONS_SHOWN], "session_going": going}
+
+
 # The session's live regions (partials of templates/campaigns/_session.html), each with its builder.
 REGIONS: dict[str, Callable[..., Context]] = {
     "requests": requests_context,
@@ -171,6 +181,7 @@ REGIONS: dict[str, Callable[..., Context]] = {
     "encounter": encounter_context,
     "notes": notes_context,
     "summary": summary_context,
+    "sessions": sessions_context,
 }
 
 
@@ -182,6 +193,7 @@ def session_context(request: HttpRequest, campaign: Campaign, membership: Member
         **requests_context(request, campaign, membership),
         **time_context(request, campaign, membership, sheets=sheets),
         **summary_context(request, campaign, membership),
+        **sessions_context(request, campaign, membership),
     }
     system = SYSTEMS.get(campaign.system)
     if membership.is_gm and system is not None:

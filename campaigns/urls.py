@@ -60,6 +60,20 @@ urlpatterns = [
     path("<id:pk>/notes/<id:character_id>/save/", session_views.note_save, name="character_note_save"),
     path("<id:pk>/summary/", session_views.summary_region, name="summary"),
     path("<id:pk>/summary/save/", session_views.summary_save, name="summary_save"),
+    # Play sessions and their chronicle (issue 40)
+    path("<id:pk>/sessions/", session_views.sessions, name="sessions"),
+    path("<id:pk>/sessions/region/", session_views.sessions_region, name="sessions_region"),
+    path("<id:pk>/sessions/start/", session_views.session_start, name="session_start"),
+    path("<id:pk>/sessions/end/", session_views.session_end, name="session_end"),
+    path("<id:pk>/sessions/<id:number>/", session_views.chronicle, name="chronicle"),
+    path("<id:pk>/sessions/<id:number>/summary/", session_views.chronicle_summary, name="chronicle_summary"),
+    path("<id:pk>/sessions/<id:number>/lines/", session_views.line_add, name="chronicle_line_add"),
+    path("<id:pk>/sessions/<id:number>/lines/<id:line_id>/", session_views.line_edit, name="chronicle_line_edit"),
+    path(
+        "<id:pk>/sessions/<id:number>/lines/<id:line_id>/remove/",
+        session_views.line_remove,
+        name="chronicle_line_remove",
+    ),
     path("<id:pk>/sheet-requests/<id:character_id>/", session_views.sheet_requests, name="sheet_requests"),
     path("<id:pk>/sheet-fight/<id:character_id>/", session_views.sheet_fight, name="sheet_fight"),
 ]

@@ -365,3 +365,33 @@ def characters_named(events: Iterable[Event]) -> set[int]:
                 named.add(value)
         named.update(getattr(event, "characters", ()))
     return named
+
+
+# --- the session chronicle (issue 40) ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionStarted(Event):
+    """The GM started a play session (campaigns.PlaySession): what follows in the journal belongs to it."""
+
+    kind: ClassVar[str] = "session.started"
+    session: int  # the session's number at its campaign
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionEnded(Event):
+    """The GM ended a play session: its chronicle can be read (each reader's own, built from the journal)."""
+
+    kind: ClassVar[str] = "session.ended"
+    session: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionChanged(Event):
+    """A session's summary or a player's line on its chronicle changed (never their words: readers re-read)."""
+
+    kind: ClassVar[str] = "session.changed"
+    session: int
+
+
+SESSION_KINDS = (SessionStarted, SessionEnded, SessionChanged)

@@ -16,13 +16,14 @@ class WebhookForm(forms.ModelForm):
 
     class Meta:
         model = Webhook
-        fields = ["name", "url", "format", "rolls", "vitals", "requests", "fight"]
+        fields = ["name", "url", "format", "rolls", "vitals", "requests", "fight", "sessions"]
         labels = {
             "format": "Format",
             "rolls": "Rolls",
             "vitals": "Vitals changes",
             "requests": "Roll requests",
             "fight": "Fight events",
+            "sessions": "Session chronicles (the public version, when the GM ends a session)",
         }
 
     def clean_url(self) -> str:

@@ -34,6 +34,7 @@ class Webhook(models.Model):
         ("vitals", "Vitals changes"),
         ("requests", "Roll requests"),
         ("fight", "Fight events"),
+        ("sessions", "Session chronicles"),
     )
 
     campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.CASCADE, related_name="webhooks")
@@ -51,6 +52,8 @@ class Webhook(models.Model):
     vitals = models.BooleanField(default=False)
     requests = models.BooleanField(default=False)
     fight = models.BooleanField(default=False)
+    # A session's public chronicle when the GM ends it (a campaign's webhook only: issue 40).
+    sessions = models.BooleanField(default=False)
     # Off while paused: nothing is queued for it until its owner resumes it.
     active = models.BooleanField(default=True)
     # Why the last delivery that gave up did (shown on the webhook's page until one succeeds).

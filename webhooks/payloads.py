@@ -27,7 +27,9 @@ from typing import Any
 from django.db.models import Prefetch
 from django.utils import timezone
 
-from campaigns.models import Campaign, Encounter, Membership, RollRequest, RollRequestAnswer
+from campaigns.chronicle import read as chronicle_read
+from campaigns.chronicle.build import PUBLIC_READER
+from campaigns.models import Campaign, Encounter, Membership, PlaySession, RollRequest, RollRequestAnswer
 from characters.models import Character, Roll
 from live import events as ev
 from rules import SYSTEMS, RulesError
@@ -92,6 +94,8 @@ def kind_of(event: ev.Event) -> str | None:
         return "requests"
     if isinstance(event, ev.FightChanged):
         return "fight"
+    if isinstance(event, ev.SessionEnded):
+        return "sessions"
     return None
 
 
@@ -126,6 +130,8 @@ class Rows:
         self._requests = _requests(campaign, request_ids) if request_ids else []
         fight = any(isinstance(event, ev.FightChanged) for event in self.events)
         self._fight = Encounter.objects.filter(campaign=campaign, active=True).first() if fight else None
+        ended = [event.session for event in self.events if isinstance(event, ev.SessionEnded)]
+        self._chronicles = _chronicles(campaign, ended) if ended else []
 
     def items(self, hook: Webhook, audience: Audience) -> list[dict[str, Any]]:
         """What this webhook is sent of the entry: the kinds it wants, of the events its audience may know of."""
@@ -150,6 +156,9 @@ class Rows:
             items.append({"kind": "requests", "requests": shown_requests})
         if any(isinstance(event, ev.FightChanged) for event in seen):
             items.append({"kind": "fight", "fight": _fight(self._fight, audience.character_id)})
+        ended = {event.session for event in seen if isinstance(event, ev.SessionEnded)}
+        if audience.user_id is None:  # the public chronicle goes to the table's webhooks only
+            items += [item for number, item in self._chronicles if number in ended]
         return items
 
 
@@ -198,6 +207,17 @@ def _vitals(character: Character) -> dict[str, Any] | None:
         "tracks": [{"key": t.key, "label": t.label, "value": t.shown, "maximum": t.maximum} for t in tracks],
         "conditions": list(conditions),
     }
+
+
+def _chronicles(campaign: Campaign, numbers: list[int]) -> list[tuple[int, dict[str, Any]]]:
+    """Each ended session's chronicle as the table at large reads it (the public reader: no GM-only, blind or
+    private roll, no private field), built from the journal now, like every payload."""
+    out = []
+    for session in PlaySession.objects.filter(campaign=campaign, number__in=numbers).order_by("number"):
+        chronicle = chronicle_read.records(session, campaign).for_reader(PUBLIC_READER)
+        item = {"number": session.number, "title": f"Session {session.number}", "text": chronicle.text()}
+        out.append((session.number, {"kind": "chronicle", "chronicle": item}))
+    return out
 
 
 def _requests(campaign: Campaign, ids: set[int]) -> list[RollRequest]:
@@ -336,6 +356,9 @@ def _embed(item: dict[str, Any]) -> dict[str, Any]:
         embed = {"title": _plain(title), "description": text}
         colour = OUTCOME_COLOURS.get(str(roll["outcome"]).lower())
         return {**embed, "color": colour} if colour else embed
+    if item["kind"] == "chronicle":  # Discord holds 4096 characters in an embed's description
+        chronicle = item["chronicle"]
+        return {"title": _plain(chronicle["title"]), "description": _plain(chronicle["text"])[:4096]}
     if item["kind"] == "vitals":
         shown = ", ".join(
             f"{t['label']} {t['value']}" + (f"/{t['maximum']}" if t["maximum"] is not None else "")

@@ -46,6 +46,8 @@ def _page(
     here: str,
 ) -> HttpResponse:
     form = WebhookForm(request.POST or None)
+    if character is not None:  # a session's chronicle goes to the table's webhooks only
+        del form.fields["sessions"]
     status = 200
     if request.method == "POST":
         if campaign is None:

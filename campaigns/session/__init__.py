@@ -32,6 +32,15 @@ from campaigns.session.encounters import (
 )
 from campaigns.session.hits import PcAttacked, hit_undo, pc_attack, target_params, undoable_hits
 from campaigns.session.notes import NOTE_MAX, note_save, summary_save
+from campaigns.session.play import (
+    current_session,
+    line_add,
+    line_edit,
+    line_remove,
+    session_end,
+    session_start,
+    session_summary,
+)
 from campaigns.session.requests import (
     FIXABLE_KINDS,
     OPEN_REQUESTS_MAX,
@@ -47,6 +56,13 @@ from campaigns.session.requests import (
 )
 
 __all__ = [
+    "current_session",
+    "line_add",
+    "line_edit",
+    "line_remove",
+    "session_end",
+    "session_start",
+    "session_summary",
     "CampaignError",
     "CLOCK_COUNT_MAX",
     "clock_advance",

@@ -17,6 +17,17 @@ from campaigns.session_views.encounters import (
     npc_action,
 )
 from campaigns.session_views.notes import note_save, notes_region, summary_region, summary_save
+from campaigns.session_views.play import (
+    chronicle,
+    chronicle_summary,
+    line_add,
+    line_edit,
+    line_remove,
+    session_end,
+    session_start,
+    sessions,
+    sessions_region,
+)
 from campaigns.session_views.requests import (
     request_answer,
     request_answer_odds,
@@ -32,6 +43,15 @@ from campaigns.session_views.requests import (
 )
 
 __all__ = [
+    "chronicle",
+    "chronicle_summary",
+    "line_add",
+    "line_edit",
+    "line_remove",
+    "session_end",
+    "session_start",
+    "sessions",
+    "sessions_region",
     "time_advance",
     "time_daylight",
     "time_region",

@@ -36,6 +36,10 @@ ENDPOINTS = {
     ("post", "/api/campaigns/{campaign_id}/hits/{hit_id}/undo"),
     ("post", "/api/campaigns/{campaign_id}/requests"),
     ("post", "/api/campaigns/{campaign_id}/requests/{request_id}/cancel"),
+    ("get", "/api/campaigns/{campaign_id}/sessions"),
+    ("get", "/api/campaigns/{campaign_id}/sessions/{number}/chronicle"),
+    ("post", "/api/campaigns/{campaign_id}/sessions/start"),
+    ("post", "/api/campaigns/{campaign_id}/sessions/end"),
 }
 
 

@@ -38,6 +38,9 @@ SAMPLES: dict[str, Event] = {
     "settings.changed": ev.SettingsChanged(),
     "notes.changed": ev.NotesChanged(seen=ev.gm_only()),
     "summary.changed": ev.SummaryChanged(),
+    "session.started": ev.SessionStarted(session=3),
+    "session.ended": ev.SessionEnded(session=3),
+    "session.changed": ev.SessionChanged(session=3),
 }
 
 # A value of the wrong type for each type a field may declare (and, for ids, the wrong sign).

@@ -240,9 +240,14 @@ def odds_words(odds: Mapping[str, str] | rules_base.Odds | None) -> str:
     words = []
     for key, fraction in pairs:
         top, _, bottom = str(fraction).partition("/")
-        percent = f" ({round(100 * int(top) / int(bottom or 1))}%)" if top.isdigit() and bottom.isdigit() else ""
+        percent = f" ({_percent(int(top), int(bottom))})" if top.isdigit() and bottom.isdigit() and int(bottom) else ""
         words.append(f"{plain(key)} {fraction}{percent}")
     return " · ".join(words)
+
+
+def _percent(top: int, bottom: int) -> str:
+    """As the sheet's odds box: one decimal where it needs one (62.5%, 50%)."""
+    return f"{round(100 * top / bottom, 1):g}%"
 
 
 def odds(caller: Caller, given: dict[str, Any]) -> dict[str, Any]:

@@ -30,9 +30,9 @@ from discord.models import ChannelLink, UserLink
 from rules import SYSTEMS
 from rules import base as rules_base
 from rules.errors import Refusal, Settled
-from webhooks.payloads import plain_for_discord as plain
+from webhooks.payloads import unmarked as plain
 
-# Discord's interaction types and the answers to them (discord.com/developers/docs/interactions/receiving-and-responding)
+# Discord's interaction types and its answers to them (its docs: interactions/receiving-and-responding)
 PING, COMMAND, COMPONENT, AUTOCOMPLETE = 1, 2, 3, 4
 PONG, MESSAGE, UPDATE_MESSAGE, CHOICES = 1, 4, 7, 8
 EPHEMERAL = 64
@@ -41,7 +41,7 @@ BUTTON, ACTION_ROW, PRIMARY = 2, 1, 1
 REQUEST_BUTTON = "request:"  # a request's button: custom_id "request:<id>"
 NOT_LINKED = "Link your Discord user to Lantern first: make a code on Lantern's Discord page, then /lantern link CODE."
 NO_CAMPAIGN = (
-    "This channel plays no campaign: its GM makes a code on the campaign's Discord page and types /lantern channel CODE."
+    "This channel plays no campaign: its GM makes a code on the campaign's Discord page, then /lantern channel CODE."
 )
 
 
@@ -84,7 +84,8 @@ def caller_of(interaction: Mapping[str, Any]) -> Caller:
     name = str(person.get("global_name") or person.get("username") or "")
     channel_id = str(interaction.get("channel_id") or (interaction.get("channel") or {}).get("id") or "")
     link = UserLink.objects.select_related("user").filter(discord_id=discord_id, user__is_active=True).first()
-    channel = ChannelLink.objects.select_related("campaign").filter(channel_id=channel_id).first() if channel_id else None
+    channels = ChannelLink.objects.select_related("campaign")
+    channel = channels.filter(channel_id=channel_id).first() if channel_id else None
     return Caller(discord_id, name, channel_id, str(interaction.get("guild_id") or ""), link, channel)
 
 
@@ -130,7 +131,8 @@ def _over_limit(caller: Caller) -> str:
     if caller.link is not None and not linking.user_calls_left(caller.link):
         return f"That is {settings.DISCORD_CALLS_PER_MINUTE} commands in a minute from you: wait a moment."
     if caller.channel is not None and not linking.channel_calls_left(caller.channel):
-        return f"That is {settings.DISCORD_CHANNEL_CALLS_PER_MINUTE} commands in a minute in this channel: wait a moment."
+        limit = settings.DISCORD_CHANNEL_CALLS_PER_MINUTE
+        return f"That is {limit} commands in a minute in this channel: wait a moment."
     return ""
 
 
@@ -191,9 +193,8 @@ def lantern(caller: Caller, given: dict[str, Any]) -> dict[str, Any]:
     if sub == "channel":
         if not caller.channel_id:
             raise Refusal("Type it in the channel the campaign plays in.")
-        channel = linking.link_channel(
-            code=str(inner.get("code") or ""), channel_id=caller.channel_id, guild_id=caller.guild_id, by=_linked(caller)
-        )
+        code, by = str(inner.get("code") or ""), _linked(caller)
+        channel = linking.link_channel(code=code, channel_id=caller.channel_id, guild_id=caller.guild_id, by=by)
         return message(f"This channel now plays {plain(channel.campaign.name)}.", private=False)
     if sub == "unchannel":
         gone = linking.unlink_channel(user=caller.user, channel_id=caller.channel_id)
@@ -228,7 +229,8 @@ def seat_for(caller: Caller, named: Any) -> Seat:
         raise Refusal(f"You have no character at {plain(caller.campaign.name)}: name one with the character option.")
     if len(own) > 1:
         names = ", ".join(plain(c.name) for c in own)
-        raise Refusal(f"You have {len(own)} characters at {plain(caller.campaign.name)} ({names}): say which with the character option.")
+        where = plain(caller.campaign.name)
+        raise Refusal(f"You have {len(own)} characters at {where} ({names}): say which with the character option.")
     return commands.editable(caller.user, own[0].pk)
 
 
@@ -376,6 +378,7 @@ def suggestions(caller: Caller, data: Mapping[str, Any]) -> list[dict[str, str]]
         return [{"name": c.name[:100], "value": str(c.pk)} for c in rows[:CHOICES_MAX] if typed in c.name.lower()]
     if focused != "procedure":
         return []
+    procedures: Mapping[str, rules_base.Procedure]
     if data.get("name") == "request":
         system = SYSTEMS.get(caller.campaign.system)
         procedures = requestable(system) if system is not None else {}

@@ -47,7 +47,8 @@ def code_make(*, user, kind: str, campaign_id: int | None = None) -> str:
         campaign_id = None
     code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
     with transaction.atomic():
-        LinkCode.objects.filter(user=user, kind=kind, campaign_id=campaign_id).delete()
+        earlier = LinkCode.objects.filter(user=user, kind=kind)
+        (earlier if campaign_id is None else earlier.filter(campaign_id=campaign_id)).delete()
         LinkCode.objects.filter(expires_at__lt=timezone.now()).delete()
         LinkCode.objects.create(
             code_hash=code_hash(code),

@@ -51,7 +51,9 @@ class LinkCode(models.Model):
     code_hash = models.CharField(max_length=64, unique=True)
     kind = models.CharField(max_length=8, choices=Kind.choices)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    campaign = models.ForeignKey(
+        "campaigns.Campaign", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
     expires_at = models.DateTimeField()
 
     def __str__(self) -> str:
@@ -64,3 +66,6 @@ class SeenInteraction(models.Model):
 
     interaction_id = models.CharField(max_length=24, unique=True)
     seen_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return self.interaction_id

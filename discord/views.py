@@ -73,7 +73,8 @@ def account(request: HtmxHttpRequest) -> HttpResponse:
             messages.success(request, "Unlinked: your Discord user no longer plays as you.")
             return redirect("discord:account")
         code = linking.code_make(user=request.user, kind=LinkCode.Kind.USER)
-    context = {"link": link, "code": code, "minutes": linking.CODE_MINUTES, "configured": bool(settings.DISCORD_PUBLIC_KEY)}
+    configured = bool(settings.DISCORD_PUBLIC_KEY)
+    context = {"link": link, "code": code, "minutes": linking.CODE_MINUTES, "configured": configured}
     response = render(request, "discord/account.html", context)
     if code:
         response["Cache-Control"] = "no-store"  # the code is on this page: never kept by a browser or a proxy

@@ -87,7 +87,7 @@ class Discord:
         return Answer(status, answer)
 
     def ping(self) -> Answer:
-        return self.send({"id": str(next(_ids)), "application_id": APPLICATION_ID, "type": 1, "token": "t", "version": 1})
+        return self.send({"id": str(next(_ids)), "application_id": APPLICATION_ID, "type": 1, "token": "t"})
 
     def command(self, by: str, name: str, /, sub: str = "", **options: Any) -> Answer:
         opts = [{"type": _type(v), "name": k, "value": v} for k, v in options.items()]

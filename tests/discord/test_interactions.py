@@ -40,7 +40,8 @@ def test_a_post_without_a_signature_is_refused_with_401(client, db):
 
 
 def test_a_post_signed_with_another_key_is_refused_with_401(discord):
-    answer = discord.send({"id": "1", "type": 1, "application_id": standin.APPLICATION_ID}, key=Ed25519PrivateKey.generate())
+    ping = {"id": "1", "type": 1, "application_id": standin.APPLICATION_ID}
+    answer = discord.send(ping, key=Ed25519PrivateKey.generate())
     assert answer.status == 401 and answer.json["detail"] == "The signature is not Discord's."
 
 
@@ -146,7 +147,8 @@ def test_the_gm_links_a_channel_with_the_campaigns_code_and_unlinks_it(discord, 
     assert ChannelLink.objects.get().campaign == campaign
     assert discord.command("player", "lantern", "unchannel").content == "Only the campaign's GM unlinks its channel."
     channel = ChannelLink.objects.get()
-    assert f'data-channel="{channel.channel_id}"' in as_user(gm).get(f"/discord/campaign/{campaign.pk}/").content.decode()
+    page = as_user(gm).get(f"/discord/campaign/{campaign.pk}/").content.decode()
+    assert f'data-channel="{channel.channel_id}"' in page
     as_user(gm).post(f"/discord/campaign/{campaign.pk}/unlink/{channel.pk}/")
     assert not ChannelLink.objects.exists()
 

@@ -318,7 +318,7 @@ def request(caller: Caller, given: dict[str, Any]) -> dict[str, Any]:
         caller.user,
         campaign_id=caller.campaign.pk,
         procedure=str(given.get("procedure") or ""),
-        inputs={k: v for k, v in parse_inputs(given.get("inputs")).items() if v is not True},
+        inputs={k: rules_base.CHECKBOX_ON if v is True else v for k, v in parse_inputs(given.get("inputs")).items()},
         minutes=int(minutes) if isinstance(minutes, int) else 0,
         blind=bool(given.get("blind")),
     )

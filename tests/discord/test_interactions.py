@@ -386,3 +386,15 @@ def test_a_session_transcript(discord, table, hero, rival, as_user, capsys):
     with capsys.disabled():
         print("\n" + "\n".join(discord.transcript) + "\n" + "\n".join(beside))
     assert len(discord.transcript) == 9
+
+
+def test_inputs_are_read_as_the_roll_panel_sends_them():
+    from discord.interactions import parse_inputs
+
+    assert parse_inputs("ability=BOD advantage=1 careful picks=a,b") == {
+        "ability": "BOD",
+        "advantage": "1",
+        "careful": True,
+        "picks": ["a", "b"],
+    }
+    assert parse_inputs(None) == {}

@@ -14,6 +14,7 @@ from characters.models import Roll
 from characters.services import character_create
 from discord.models import ChannelLink, UserLink
 from tests.browser.conftest import log_in, show_part
+from tests.browser.test_accessibility import check
 from tests.discord import standin
 
 PASSWORD = "lantern-light-42"
@@ -34,11 +35,19 @@ def test_a_roll_from_discord_shows_live_on_the_sheet_and_the_table(new_page, liv
         return answer.status_code, answer.json()
 
     discord = standin.Discord(post)
-    UserLink.objects.create(user=player, discord_id=discord.user_id("player_discord"), discord_name="player_discord")
     ChannelLink.objects.create(campaign=campaign, channel_id=discord.channel_id, linked_by=gm)
 
     sheet = new_page()
     log_in(sheet, "player_discord", PASSWORD)
+    # The player links their Discord user with the code their account's Discord page shows once
+    sheet.locator(".account-menu summary").click()
+    sheet.get_by_role("link", name="Discord", exact=True).click()
+    sheet.get_by_role("button", name="Make a link code").click()
+    code = sheet.locator("[data-code]").inner_text().removeprefix("/lantern link ")
+    check(sheet, "Discord account page with a code")
+    linked = discord.command("player_discord", "lantern", "link", code=code)
+    assert linked.content == "Linked: you play as player\\_discord on Lantern." and linked.ephemeral
+    assert UserLink.objects.get().user == player
     sheet.goto(f"/characters/{hero.pk}/")
     table = new_page()
     log_in(table, "gm_discord", PASSWORD)

@@ -130,6 +130,8 @@ INSTALLED_APPS = [
     "django_tasks",
     "django_tasks_db",
     "webhooks",
+    # Slash commands from Discord through its HTTP interactions endpoint (issue 43, docs/discord.md).
+    "discord",
 ]
 
 MIDDLEWARE = [
@@ -300,6 +302,15 @@ ROLLS_PER_MINUTE = env_int("ROLLS_PER_MINUTE", 60, minimum=1)
 # its row, so across every process; rolls through the API count against ROLLS_PER_MINUTE as on the pages).
 API_TOKENS_PER_USER = env_int("API_TOKENS_PER_USER", 20, minimum=1)
 API_CALLS_PER_MINUTE = env_int("API_CALLS_PER_MINUTE", 120, minimum=1)
+# Discord (issue 43, docs/discord.md): the application's id and its public key (hex, from the Developer Portal);
+# unset, /discord/interactions/ answers 404 with a sentence. Commands one Discord user, and one channel, may send
+# in a minute (counted in their link rows, so across every process); a signed request older than the window (or
+# sent again inside it) is refused.
+DISCORD_APPLICATION_ID = env_str("DISCORD_APPLICATION_ID")
+DISCORD_PUBLIC_KEY = env_str("DISCORD_PUBLIC_KEY")
+DISCORD_CALLS_PER_MINUTE = env_int("DISCORD_CALLS_PER_MINUTE", 30, minimum=1)
+DISCORD_CHANNEL_CALLS_PER_MINUTE = env_int("DISCORD_CHANNEL_CALLS_PER_MINUTE", 120, minimum=1)
+DISCORD_MAX_AGE_SECONDS = env_int("DISCORD_MAX_AGE_SECONDS", 300, minimum=1)
 # A member still counts as at the table this long after their last stream closed, so moving between
 # the table and a sheet does not flash "left" / "arrived" to everyone.
 SSE_PRESENCE_GRACE_SECONDS = env_int("SSE_PRESENCE_GRACE_SECONDS", 3, minimum=0)

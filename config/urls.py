@@ -29,6 +29,7 @@ urlpatterns = [
     path("campaigns/", include("campaigns.urls")),
     path("characters/", include("characters.urls")),
     path("webhooks/", include("webhooks.urls")),
+    path("discord/", include("discord.urls")),
     path("admin/", admin.site.urls),
     path("api/", api_urls),
     path("api/<path:rest>", api_not_found),

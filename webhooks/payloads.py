@@ -295,7 +295,7 @@ def body(hook: Webhook, delivery_id: str, occurred_at: str, items: list[dict[str
 _MARKDOWN = re.compile(r"([\\*_~`|>#\[\]()@])")
 
 
-def _plain(text: Any) -> str:
+def unmarked(text: Any) -> str:
     """Text Discord shows as typed: no markdown, no mentions (a character called @everyone pings nobody)."""
     return _MARKDOWN.sub(r"\\\1", str(text))
 
@@ -304,7 +304,7 @@ def discord(hook: Webhook, items: list[dict[str, Any]]) -> dict[str, Any]:
     embeds = [embed for item in items for embed in _embeds(item)][:EMBEDS_MAX]
     return {
         "username": "Lantern",
-        "content": _plain(hook.campaign.name),
+        "content": unmarked(hook.campaign.name),
         "embeds": embeds,
         "allowed_mentions": {"parse": []},
     }
@@ -327,18 +327,18 @@ def _request_embed(request: dict[str, Any]) -> dict[str, Any]:
     title = f"Roll request: {request['label']}" + (f" ({request['shown']})" if request["shown"] else "")
     lines = []
     for answer in request["answers"]:
-        name = _plain(answer["character"]["name"])
+        name = unmarked(answer["character"]["name"])
         if not answer["answered"]:
             lines.append(f"· {name}: not rolled yet")
             continue
-        how = "rolled blind, the GM has the result" if answer["outcome"] is None else _plain(answer["outcome"])
+        how = "rolled blind, the GM has the result" if answer["outcome"] is None else unmarked(answer["outcome"])
         lines.append(f"✓ {name}: {how}" + (" (dice rolled by hand)" if answer["by_hand"] else ""))
     if request["status"] == "answered":
-        group = f" Together: {_plain(request['group_outcome'])}." if request["group_outcome"] else ""
+        group = f" Together: {unmarked(request['group_outcome'])}." if request["group_outcome"] else ""
         lines.append(f"Everyone has rolled.{group}")
     else:
         lines.append(REQUEST_STANDING.get(request["status"], f"{request['answered']} of {request['asked']} rolled."))
-    return {"title": _plain(title + (" · blind" if request["blind"] else "")), "description": "\n".join(lines)}
+    return {"title": unmarked(title + (" · blind" if request["blind"] else "")), "description": "\n".join(lines)}
 
 
 def _embed(item: dict[str, Any]) -> dict[str, Any]:
@@ -346,14 +346,14 @@ def _embed(item: dict[str, Any]) -> dict[str, Any]:
         roll = item["roll"]
         title = f"{roll['by']}: {roll['label']}"
         if roll["result_hidden"]:
-            return {"title": _plain(title), "description": "Rolled blind: the GM has the result."}
+            return {"title": unmarked(title), "description": "Rolled blind: the GM has the result."}
         dice = " ".join(str(d.get("face", "")) for d in roll["dice"] if isinstance(d, dict))
-        text = f"🎲 {dice} → **{_plain(roll['outcome'])}**" if dice else f"**{_plain(roll['outcome'])}**"
+        text = f"🎲 {dice} → **{unmarked(roll['outcome'])}**" if dice else f"**{unmarked(roll['outcome'])}**"
         if roll["summary"]:
-            text += f"\n{_plain(roll['summary'])}"
+            text += f"\n{unmarked(roll['summary'])}"
         if roll["voided"]:
             text += "\n(voided)"
-        embed = {"title": _plain(title), "description": text}
+        embed = {"title": unmarked(title), "description": text}
         colour = OUTCOME_COLOURS.get(str(roll["outcome"]).lower())
         return {**embed, "color": colour} if colour else embed
     if item["kind"] == "chronicle":  # Discord holds 4096 characters in an embed's description
@@ -366,11 +366,11 @@ def _embed(item: dict[str, Any]) -> dict[str, Any]:
         )
         if item["conditions"]:
             shown += " · " + ", ".join(item["conditions"])
-        return {"title": _plain(item["character"]["name"]), "description": _plain(shown)}
+        return {"title": unmarked(item["character"]["name"]), "description": unmarked(shown)}
     fight = item["fight"]
     if not fight["active"]:
         return {"title": "Fight", "description": "The fight is over."}
     text = f"Round {fight['round']}" + (f" · {fight['order']}" if fight.get("order") else "")
     if fight.get("hit"):
         text += f"\n{fight['hit']}"
-    return {"title": "Fight", "description": _plain(text)}
+    return {"title": "Fight", "description": unmarked(text)}

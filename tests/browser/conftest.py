@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
+from tests.discord import standin
 from tests.postgres import database_urls
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls from the test body are
@@ -62,6 +63,8 @@ def _server_env() -> dict[str, str]:
     else:
         env["SQLITE_NAME"] = str(db["NAME"])
     env.update({"DEBUG": "1", "PYTHONUNBUFFERED": "1", "LOG_LEVEL": "WARNING"})
+    # Discord's endpoint answers the stand-in's test key pair (tests/discord/standin.py; issue 43)
+    env.update({"DISCORD_PUBLIC_KEY": standin.PUBLIC_KEY, "DISCORD_APPLICATION_ID": standin.APPLICATION_ID})
     return env
 
 

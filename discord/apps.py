@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class DiscordConfig(AppConfig):
+    name = "discord"
+    verbose_name = "Discord"

@@ -268,9 +268,10 @@ class PartyRow:
     character has no such number, or no odds for it)."""
 
     label: str
-    by: str = ""
+    by: str = ""  # the inputs' name ("Save STR"): a variant's, or what the roll's defaults amount to
     gm_only: bool = False
     key: str = ""  # a track's key, a roll's
+    variant: bool = False  # the roll by stat or weapon, below its defaults
     tracks: tuple[rules_base.Track | None, ...] = ()
     chances: tuple[Chance | None, ...] = ()
 
@@ -286,17 +287,17 @@ def party_rows(prints: Sequence[PrintSheet]) -> tuple[list[PartyRow], list[Party
     defences = [
         PartyRow(label, key=key, tracks=tuple(held.get(key) for held in by_key)) for key, label in track_labels.items()
     ]
-    lines: dict[tuple[str, str], tuple[str, bool]] = {}
+    lines: dict[tuple[str, str], PartyRow] = {}
     found: dict[tuple[str, str], dict[int, Chance]] = {}
     for n, printed in enumerate(prints):
         for check in printed.checks:
             for chance in (check.default, *check.variants):
-                line = (check.key, "" if chance is check.default else chance.by)
-                lines.setdefault(line, (check.label, check.gm_only))
+                variant = chance is not check.default
+                line = (check.key, chance.by if variant else "")
+                lines.setdefault(line, PartyRow(check.label, chance.by, check.gm_only, check.key, variant))
                 found.setdefault(line, {})[n] = chance
     chances = [
-        PartyRow(label, line[1], gm_only, line[0], chances=tuple(found[line].get(n) for n in range(len(prints))))
-        for line, (label, gm_only) in lines.items()
+        replace(row, chances=tuple(found[line].get(n) for n in range(len(prints)))) for line, row in lines.items()
     ]
     chances.sort(key=lambda row: row.gm_only)  # the players' rolls first, the GM's after (a stable sort)
     return defences, chances

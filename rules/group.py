@@ -120,7 +120,7 @@ def ranked(each: Sequence[Odds]) -> tuple[tuple[str, ...], frozenset[str]]:
 
 
 def best_odds(each: Sequence[Odds]) -> Odds:
-    """"The best result stands": the exact chance of each outcome being the best one rolled. The best is at rank r
+    """ "The best result stands": the exact chance of each outcome being the best one rolled. The best is at rank r
     or worse when everyone's is: P(best is r) = Π P(own rank ≥ r) − Π P(own rank ≥ r + 1)."""
     order, successes = ranked(each)
     worse_or_equal = []

@@ -225,3 +225,65 @@ def test_a_better_chance_for_one_character_never_lowers_the_groups(each, rule, d
 @given(st.lists(chances.map(_pf), min_size=1, max_size=4), st.sampled_from(list(PLAIN_RULES)))
 def test_plain_rules_equal_their_enumeration(each, rule):
     assert shown(check_odds(rule, each)) == enumerate_group(rule, each)
+
+
+# --- the GM's "what if": a table condition in each system's own sense ------------------------------------------------
+
+
+def _what_if(system_id: str, condition: str, seed: int = 7):
+    system = SYSTEMS[system_id]
+    made = system.create({"name": "PC"}, random.Random(seed))
+    sheet = Sheet(state=made.state, items=made.items, name="PC")
+    proc = system.procedures()[CHECK[system_id]]
+    params = check_params(proc, sheet, {})
+    moved = system.what_if(condition, sheet, params)
+    before = proc.odds(sheet, params)
+    return before, None if moved is None else proc.odds(*moved), params, moved
+
+
+def test_chaos_conquest_darkness_and_advantage_for_all():
+    """Seed 002 (002_882aafdbf41b7f4b.txt), Saves and Light: darkness puts saves at disadvantage (2d20, the worse);
+    advantage for all is 2d20, the better; a save has no difficulty step."""
+    before, dark, _, _ = _what_if("chaos-conquest", "dark")
+    p = before.success
+    assert dark.success == p * p
+    assert _what_if("chaos-conquest", "boon")[1].success == 1 - (1 - p) ** 2
+    assert _what_if("chaos-conquest", "harder")[1] is None
+    assert set(SYSTEMS["chaos-conquest"].what_ifs()) == {"dark", "boon", "bane"}
+
+
+def test_fortunes_favor_a_difficulty_step_moves_both_points_by_five():
+    """Seed 003 (003_eeb4db86843669ac.txt), Tests: difficulties step by 5; Fortune's Favor keeps the higher d20."""
+    _, _, params, (_, harder) = _what_if("fortunes-favor", "harder")
+    assert harder["success"] == params["success"] + 5
+    assert harder["failure"] is None or harder["failure"] == params["failure"] + 5
+    _, _, _, (_, boon) = _what_if("fortunes-favor", "boon")
+    assert boon["favor"] is True and SYSTEMS["fortunes-favor"].what_ifs()["boon"] == "Fortune's Favor for all"
+
+
+@pytest.mark.parametrize("system_id", ["fell-draft", "fell-late"])
+def test_fell_a_step_is_the_dn_and_advantage_is_one_more(system_id):
+    """Seed 000 (000_72fc736675279766.txt), seed 001 (001_9a541ab1b0476299.txt), Tests: a die meeting the DN passes;
+    a DN one higher is harder, an advantage helps, a disadvantage hurts."""
+    before, harder, params, (_, moved) = _what_if(system_id, "harder")
+    assert moved["dn"] == params["dn"] + 1 and harder.success <= before.success
+    assert _what_if(system_id, "boon")[1].success >= before.success >= _what_if(system_id, "bane")[1].success
+
+
+def test_grit_and_flesh_offers_only_the_dark():
+    """Seed 004 (004_ebd0e2535c17253c.txt): an attribute check has no difficulty step nor advantage to move."""
+    assert set(SYSTEMS["grit-flesh"].what_ifs()) == {"dark"}
+    assert _what_if("grit-flesh", "boon")[1] is None
+
+
+@pytest.mark.parametrize("system_id", sorted(SYSTEMS))
+def test_a_what_if_never_changes_the_sheet_it_is_given(system_id):
+    system = SYSTEMS[system_id]
+    made = system.create({"name": "PC"}, random.Random(3))
+    sheet = Sheet(state=made.state, items=made.items, name="PC")
+    proc = system.procedures()[CHECK[system_id]]
+    params = check_params(proc, sheet, {})
+    kept = dict(params)
+    for condition in system.what_ifs():
+        system.what_if(condition, sheet, params)
+    assert params == kept and not sheet.table

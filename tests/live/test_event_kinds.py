@@ -38,6 +38,7 @@ SAMPLES: dict[str, Event] = {
     "settings.changed": ev.SettingsChanged(),
     "notes.changed": ev.NotesChanged(seen=ev.gm_only()),
     "summary.changed": ev.SummaryChanged(),
+    "request.grouped": ev.GroupChecked(request=5, roll=40, characters=(12, 13), seen=Seen("gm", (3,))),
 }
 
 # A value of the wrong type for each type a field may declare (and, for ids, the wrong sign).

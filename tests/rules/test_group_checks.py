@@ -32,7 +32,13 @@ from rules.group import (
 )
 
 # The roll each system's GM most often asks of the whole party.
-CHECK = {"fell-draft": "test", "fell-late": "test", "chaos-conquest": "save", "fortunes-favor": "test", "grit-flesh": "check"}
+CHECK = {
+    "fell-draft": "test",
+    "fell-late": "test",
+    "chaos-conquest": "save",
+    "fortunes-favor": "test",
+    "grit-flesh": "check",
+}
 SEEDS = {
     "fell-draft": "000_72fc736675279766.txt",
     "fell-late": "001_9a541ab1b0476299.txt",
@@ -81,9 +87,11 @@ def shown(odds: Odds) -> dict[str, F]:
 
 # --- each rule, against the enumeration, for every system alone and every mix -----------------------------------
 
-PARTIES = [[(sid, 3), (sid, 11), (sid, 29)] for sid in SYSTEMS] + [
-    [(a, 3), (b, 11)] for a, b in itertools.combinations(sorted(SYSTEMS), 2)
-] + [[(sid, 5 + i) for i, sid in enumerate(sorted(SYSTEMS))]]
+PARTIES = (
+    [[(sid, 3), (sid, 11), (sid, 29)] for sid in SYSTEMS]
+    + [[(a, 3), (b, 11)] for a, b in itertools.combinations(sorted(SYSTEMS), 2)]
+    + [[(sid, 5 + i) for i, sid in enumerate(sorted(SYSTEMS))]]
+)
 
 
 @pytest.mark.parametrize("rule", list(PLAIN_RULES))

@@ -13,7 +13,8 @@ from ninja.responses import codes_4xx
 from api import serialize
 from api.access import table_seat, token_of
 from api.common import Detail, Id, RequestOut, RollOut, TrackOut
-from campaigns.models import RollRequestAnswer
+from campaigns import commands
+from campaigns.models import RollRequest, RollRequestAnswer
 from campaigns.session_view import REQUESTS_SHOWN
 from campaigns.table import party_cards, roll_log
 
@@ -68,3 +69,43 @@ def requests(request: HttpRequest, campaign_id: int):
         Prefetch("answers", queryset=RollRequestAnswer.objects.order_by("pk"), to_attr="answer_rows")
     )[:REQUESTS_SHOWN]
     return [serialize.request_json(r, now, answers=r.answer_rows, gm=True) for r in rows]
+
+
+# --- group checks (issue 40): what the GM does to one, through the commands the page uses -----------------------
+
+
+class GroupCheckDone(Schema):
+    request: RequestOut
+    group_roll_id: int | None = Field(description="The group's line in the roll log, once its outcome is decided.")
+
+
+def _request_shown(campaign_id: int, request_id: int) -> dict[str, Any]:
+    row = RollRequest.objects.prefetch_related(
+        Prefetch("answers", queryset=RollRequestAnswer.objects.order_by("pk"), to_attr="answer_rows")
+    ).get(pk=request_id, campaign_id=campaign_id)
+    shown = serialize.request_json(row, timezone.now(), answers=row.answer_rows, gm=True)
+    return {"request": shown, "group_roll_id": row.group_roll_id}
+
+
+@router.post(
+    "/campaigns/{id:campaign_id}/requests/{id:request_id}/close",
+    response={200: GroupCheckDone, codes_4xx: Detail},
+    url_name="request_close",
+)
+def request_close(request: HttpRequest, campaign_id: int, request_id: int):
+    """Close a group check (table token): whoever has not rolled is left out, and its outcome is decided."""
+    seat = table_seat(request, campaign_id, gm=True)
+    commands.close(seat.campaign_id, request_id=request_id, by=token_of(request).user)
+    return _request_shown(campaign_id, request_id)
+
+
+@router.post(
+    "/campaigns/{id:campaign_id}/requests/{id:request_id}/skip/{id:character_id}",
+    response={200: GroupCheckDone, codes_4xx: Detail},
+    url_name="request_skip",
+)
+def request_skip(request: HttpRequest, campaign_id: int, request_id: int, character_id: int):
+    """Leave an absent player's character out of a group check (table token)."""
+    seat = table_seat(request, campaign_id, gm=True)
+    commands.skip(seat.campaign_id, request_id=request_id, character_id=character_id, by=token_of(request).user)
+    return _request_shown(campaign_id, request_id)

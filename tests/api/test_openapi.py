@@ -27,6 +27,8 @@ ENDPOINTS = {
     ("get", "/api/campaigns/{campaign_id}/party"),
     ("get", "/api/campaigns/{campaign_id}/requests"),
     ("get", "/api/campaigns/{campaign_id}/events"),
+    ("post", "/api/campaigns/{campaign_id}/requests/{request_id}/close"),
+    ("post", "/api/campaigns/{campaign_id}/requests/{request_id}/skip/{character_id}"),
 }
 
 

@@ -25,7 +25,8 @@ from tests.recorded import Since
 
 pytestmark = pytest.mark.django_db
 
-WHAT_IF_QUERIES = 8  # however many characters are ticked
+WHAT_IF_QUERIES = 7  # however many characters are ticked
+PANEL_QUERIES = 7  # the requests panel, however many characters a group check asked
 
 
 @pytest.fixture
@@ -296,3 +297,19 @@ def test_the_group_line_is_pushed_to_the_pages_that_may_see_it(
     for page, html in out.items():
         if page[0] != gm.pk:
             assert (asked.group_summary in html) == players_see, page
+
+
+@pytest.mark.parametrize("extra", [0, 3])
+def test_the_requests_panel_takes_the_same_queries_however_many_a_group_check_asked(
+    extra, campaign, hero, rival, gm, player, as_user, django_assert_max_num_queries
+):
+    for n in range(extra):
+        make_character(player, campaign, name=f"Extra{n}", seed=20 + n)
+    _ask(as_user(gm), campaign, **{"fix-ability": "BOD", "fix-dn": "1", "rule": "best"})
+    request = RollRequest.objects.get()
+    _gm_button(as_user(gm), campaign, "request_roll_for", request.pk, hero.pk)
+    _gm_button(as_user(gm), campaign, "request_skip", request.pk, rival.pk)
+    client = as_user(gm)
+    with django_assert_max_num_queries(PANEL_QUERIES):
+        panel = client.get(reverse("campaigns:requests", args=[campaign.pk]))
+    assert text_of(panel).count("Roll for them") == extra and "skipped" in text_of(panel)

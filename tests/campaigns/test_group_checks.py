@@ -313,3 +313,12 @@ def test_the_requests_panel_takes_the_same_queries_however_many_a_group_check_as
     with django_assert_max_num_queries(PANEL_QUERIES):
         panel = client.get(reverse("campaigns:requests", args=[campaign.pk]))
     assert text_of(panel).count("Roll for them") == extra and "skipped" in text_of(panel)
+
+
+def test_a_made_up_audience_for_the_groups_outcome_is_a_form_error_and_nothing_is_asked(cc, wren, ash, gm, as_user):
+    fields = _form(as_user(gm), cc, rule="system")
+    fields["group_seen"] = ["everyone-and-their-dog"]
+    rolls = Roll.objects.count()
+    response = as_user(gm).post(reverse("campaigns:request_new", args=[cc.pk]), fields, **HTMX)
+    assert response.status_code == 422 and "Select a valid choice" in text_of(response)
+    assert not RollRequest.objects.exists() and Roll.objects.count() == rolls

@@ -20,7 +20,7 @@ from api.access import table_seat, token_of
 from api.common import Detail, Id, RequestOut, RollOut, TrackOut
 from campaigns import commands
 from campaigns.chronicle import read as chronicle_read
-from campaigns.models import PlaySession, RollRequestAnswer
+from campaigns.models import PlaySession, RollRequest, RollRequestAnswer
 from campaigns.services import TableWritten
 from campaigns.session_view import REQUESTS_SHOWN
 from campaigns.table import party_cards, roll_log
@@ -281,3 +281,43 @@ def session_end(request: HttpRequest, campaign_id: int, payload: SessionEndIn):
     """End the session under way with the GM's summary (the GM, through a table token)."""
     table_seat(request, campaign_id, gm=True)
     return _session_out(commands.end_session(token_of(request).user, campaign_id, summary=payload.summary))
+
+
+# --- group checks (issue 40): what the GM does to one, through the commands the page uses -----------------------
+
+
+class GroupCheckDone(Schema):
+    request: RequestOut
+    group_roll_id: int | None = Field(description="The group's line in the roll log, once its outcome is decided.")
+
+
+def _request_shown(campaign_id: int, request_id: int) -> dict[str, Any]:
+    row = RollRequest.objects.prefetch_related(
+        Prefetch("answers", queryset=RollRequestAnswer.objects.order_by("pk"), to_attr="answer_rows")
+    ).get(pk=request_id, campaign_id=campaign_id)
+    shown = serialize.request_json(row, timezone.now(), answers=row.answer_rows, gm=True)
+    return {"request": shown, "group_roll_id": row.group_roll_id}
+
+
+@router.post(
+    "/campaigns/{id:campaign_id}/requests/{id:request_id}/close",
+    response={200: GroupCheckDone, codes_4xx: Detail},
+    url_name="request_close",
+)
+def request_close(request: HttpRequest, campaign_id: int, request_id: int):
+    """Close a group check (table token): whoever has not rolled is left out, and its outcome is decided."""
+    seat = table_seat(request, campaign_id, gm=True)
+    commands.close(seat.campaign_id, request_id=request_id, by=token_of(request).user)
+    return _request_shown(campaign_id, request_id)
+
+
+@router.post(
+    "/campaigns/{id:campaign_id}/requests/{id:request_id}/skip/{id:character_id}",
+    response={200: GroupCheckDone, codes_4xx: Detail},
+    url_name="request_skip",
+)
+def request_skip(request: HttpRequest, campaign_id: int, request_id: int, character_id: int):
+    """Leave an absent player's character out of a group check (table token)."""
+    seat = table_seat(request, campaign_id, gm=True)
+    commands.skip(seat.campaign_id, request_id=request_id, character_id=character_id, by=token_of(request).user)
+    return _request_shown(campaign_id, request_id)

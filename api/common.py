@@ -51,6 +51,8 @@ class AnswerOut(Schema):
     answered_at: str | None
     outcome: str
     roll_id: int | None
+    skipped: bool = Field(False, description="The GM left this absent player out of a group check.")
+    for_player: bool = Field(False, description="The GM rolled it on the player's behalf.")
 
 
 class RequestOut(Schema):
@@ -66,4 +68,7 @@ class RequestOut(Schema):
     expires_at: str
     group_outcome: str
     group_summary: str
+    rule: str = Field("", description="A group check's rule: system, all, any, half or best; empty for a request.")
+    group_seen: str = Field("public", description="Who sees a group check's outcome: public, gm or blind.")
+    group_odds: dict[str, str] = Field(default_factory=dict, description="The group's exact odds when asked.")
     answers: list[AnswerOut]

@@ -124,6 +124,8 @@ def answer_json(answer: RollRequestAnswer, *, gm: bool) -> dict[str, Any]:
         "answered_at": answer.answered_at.isoformat() if answer.answered_at else None,
         "outcome": "" if blind_hidden else answer.outcome,
         "roll_id": answer.roll_id,
+        "skipped": answer.skipped,
+        "for_player": answer.for_player,
     }
 
 
@@ -139,7 +141,10 @@ def request_json(request: RollRequest, now, *, answers: list[RollRequestAnswer],
         "status": request.status,
         "open": request.is_open(now),
         "expires_at": request.expires_at.isoformat(),
-        "group_outcome": "" if request.blind and not gm else request.group_outcome,
-        "group_summary": "" if request.blind and not gm else request.group_summary,
+        "group_outcome": "" if request.group_hidden(gm=gm) else request.group_outcome,
+        "group_summary": "" if request.group_hidden(gm=gm) else request.group_summary,
+        "rule": request.rule,
+        "group_seen": request.group_seen,
+        "group_odds": {} if request.group_hidden(gm=gm) else dict(request.group_odds or []),
         "answers": [answer_json(a, gm=gm) for a in answers],
     }

@@ -23,6 +23,7 @@ TABLE_REGIONS_OF: dict[type[ev.Event], tuple[str, ...]] = {
     ev.RequestAsked: ("requests",),
     ev.RequestAnswered: ("requests",),
     ev.RequestEnded: ("requests",),
+    ev.GroupChecked: ("requests",),
     ev.NotesChanged: ("notes",),
     ev.SummaryChanged: ("summary",),
     ev.SessionStarted: ("sessions",),

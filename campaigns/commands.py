@@ -28,7 +28,7 @@ from campaigns.session_view import request_form_for
 from campaigns.table import Card, party_cards
 from characters.commands import NotHere, read_inputs
 from characters.forms import first_error
-from characters.selectors import Seat
+from characters.selectors import Seat, character_for
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
 from rules.errors import Refusal
@@ -295,6 +295,8 @@ def ask_roll(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
             minutes=form.cleaned_data["minutes"],
             by=by,
             blind=form.cleaned_data["blind"],
+            rule=form.cleaned_data["rule"],
+            group_seen=form.cleaned_data["group_seen"],
         )
     except NotHere:
         raise
@@ -392,3 +394,34 @@ def edit_line(user: User, campaign_id: int, line_id: int, *, text: str) -> Chron
 def remove_line(user: User, campaign_id: int, line_id: int) -> int:
     table_seat(user, campaign_id)
     return session.line_remove(campaign_id=campaign_id, line_id=line_id, by=user)
+
+
+# --- group checks (issue 40): what only the table's GM does to them, for the page and the API alike -----------------
+
+
+def _run_by(campaign_id: int, by: User) -> None:
+    """Only the table's GM runs a group check; anyone else is answered as if the table were not there."""
+    if not campaigns_run_by(by).filter(pk=campaign_id).exists():
+        raise NotHere("No campaign here that you run.")
+
+
+def skip(campaign_id: int, *, request_id: int, character_id: int, by: User) -> TableWritten:
+    """The GM leaves an absent player's character out of a group check."""
+    _run_by(campaign_id, by)
+    return session.request_skip(request_id=request_id, campaign_id=campaign_id, character_id=character_id, by=by)
+
+
+def close(campaign_id: int, *, request_id: int, by: User) -> TableWritten:
+    """The GM closes a group check: its outcome from those who rolled."""
+    _run_by(campaign_id, by)
+    return session.request_close(request_id=request_id, campaign_id=campaign_id, by=by)
+
+
+def roll_for(campaign_id: int, *, request_id: int, character_id: int, by: User, hand: str = "") -> TableWritten:
+    """The GM rolls a waiting answer on its player's behalf (the roll's line says so), at the GM's inputs and the
+    sheet's defaults for the rest."""
+    _run_by(campaign_id, by)
+    seat = character_for(by, character_id)
+    if seat is None or seat.character.campaign_id != campaign_id:
+        raise NotHere("That character is not at this table.")
+    return answer_request(seat, request_id=request_id, inputs={}, by=by, hand=hand)

@@ -4,7 +4,7 @@ from django import forms
 
 from accounts import names
 from campaigns.backup import MAX_FILE_BYTES
-from campaigns.models import Campaign, system_choices
+from campaigns.models import Campaign, RollRequest, system_choices
 from campaigns.session.clock import CLOCK_COUNT_MAX
 from core.converters import MAX_ID
 
@@ -64,7 +64,7 @@ class ClockForm(forms.Form):
 PLAYER_CHOOSES = "— the player chooses —"
 
 
-def request_form(procedures, procedure, sheet, characters, *, data=None):
+def request_form(procedures, procedure, sheet, characters, *, data=None, rules=()):
     """The GM's roll request: which roll, the inputs the GM fixes (blank: the player's choice), who, how long.
 
     ``procedure``'s inputs come from ``sheet`` (a character at the table) so choices drawn from a sheet show;
@@ -93,6 +93,17 @@ def request_form(procedures, procedure, sheet, characters, *, data=None):
             "required": "Pick at least one character to ask.",
             "invalid_choice": "Only characters at this table can be asked for a roll.",
         },
+    )
+    # A group check (issue 40): the rule that makes the answers one outcome (``rules``: campaigns.session.group_rules),
+    # and who sees that outcome.
+    fields["rule"] = forms.ChoiceField(
+        choices=[("", "None: each answers on their own"), *rules],
+        required=False,
+        label="Group check",
+        help_text="One outcome for the group, by this rule, logged as one line.",
+    )
+    fields["group_seen"] = forms.ChoiceField(
+        choices=RollRequest.Seen.choices, initial=RollRequest.Seen.PUBLIC, label="Who sees the group's outcome"
     )
     fields["minutes"] = forms.IntegerField(min_value=1, max_value=240, initial=10, label="Open for (minutes)")
     fields["blind"] = forms.BooleanField(

@@ -143,6 +143,14 @@ class RollRequest(models.Model):
     class Status(models.TextChoices):
         OPEN = "open", "Open"
         CANCELLED = "cancelled", "Cancelled"
+        CLOSED = "closed", "Closed"  # a group check the GM closed: who had not rolled is left out of its outcome
+
+    class Seen(models.TextChoices):
+        """Who sees a group check's outcome line in the log (characters.Roll.Visibility's words)."""
+
+        PUBLIC = "public", "Everyone"
+        GM = "gm", "GM only"
+        BLIND = "blind", "Blind: only you see the results"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="roll_requests")
     procedure = models.CharField(max_length=60)
@@ -156,6 +164,15 @@ class RollRequest(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     group_outcome = models.CharField(max_length=60, blank=True)
     group_summary = models.CharField(max_length=300, blank=True)
+    # A group check (issue 40): the rule the GM picked (rules.group: "system", "all", "any", "half", "best"; blank for
+    # a plain request), who sees its outcome, the group's exact odds as shown when asked ([[key, "n/d"], ...], in
+    # order: jsonb keeps no key order) and its one line in the roll log once it is decided.
+    rule = models.CharField(max_length=10, blank=True)
+    group_seen = models.CharField(max_length=8, choices=Seen.choices, default=Seen.PUBLIC)
+    group_odds = models.JSONField(default=list, blank=True)
+    group_roll = models.ForeignKey(
+        "characters.Roll", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["-created_at", "-pk"]
@@ -167,6 +184,10 @@ class RollRequest(models.Model):
     def is_open(self, now) -> bool:
         return self.status == self.Status.OPEN and now < self.expires_at
 
+    def group_hidden(self, *, gm: bool) -> bool:
+        """Whether this viewer is kept from the group's outcome (a blind or GM-only group check, to a player)."""
+        return not gm and (self.blind or self.group_seen != self.Seen.PUBLIC)
+
 
 class RollRequestAnswer(models.Model):
     """One character's place in a roll request: pending until its player rolls, then the roll and outcome."""
@@ -176,6 +197,9 @@ class RollRequestAnswer(models.Model):
     roll = models.ForeignKey("characters.Roll", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     outcome = models.CharField(max_length=60, blank=True)
     answered_at = models.DateTimeField(null=True, blank=True)
+    succeeded = models.BooleanField(null=True, blank=True)  # whether the outcome is a success, by the roll's odds
+    skipped = models.BooleanField(default=False)  # the GM left an absent player out of a group check
+    for_player = models.BooleanField(default=False)  # the GM rolled it on the player's behalf
 
     class Meta:
         ordering = ["request", "character__name", "pk"]

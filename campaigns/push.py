@@ -197,7 +197,7 @@ def _read_events(events: Sequence[Event]) -> _Parts:
             named.add(None, event.regions)
         elif isinstance(event, ev.FightChanged) and event.sheets:
             named.add(None, [SHEET_FIGHT])  # every sheet at the table shows the fight
-        elif isinstance(event, ev.REQUEST_KINDS):
+        elif isinstance(event, ev.ASKED_KINDS):
             for character in event.characters:
                 named.add(character, [REQUESTS])
         elif isinstance(event, ev.ROLL_KINDS) and event.roll not in named.rolls:

@@ -66,7 +66,7 @@ def request_form_context(
         return _base(campaign, membership)
     cards = party_cards(campaign) if cards is None else cards
     form = request_form_for(system, cards, procedure)
-    context = {**_base(campaign, membership), "request_form": form}
+    context = {**_base(campaign, membership), "request_form": form, "what_ifs": list(system.what_ifs().items())}
     if form is not None:  # the odds of everyone asked at first (the whole party), the player's inputs at defaults
         context["party_odds"] = party_odds_for(system, cards, form["procedure"].initial, {}, None)
     return context
@@ -78,11 +78,12 @@ def party_odds_for(
     procedure: str,
     fixed: dict[str, Any],
     character_ids: set[int] | None,
+    rule: str = "",
 ) -> session.PartyOdds:
     """Each asked character's odds at the roll the GM is composing (``character_ids``: who is ticked; None:
-    everyone), from the sheets their cards hold, and the party's."""
+    everyone), from the sheets their cards hold, and the party's (under a group check's ``rule``)."""
     asked = [(c.character, c.sheet) for c in cards if character_ids is None or c.character.pk in character_ids]
-    return session.asked_odds(system, procedure, fixed, asked)
+    return session.asked_odds(system, procedure, fixed, asked, rule=rule)
 
 
 def request_form_for(system: rules_base.GameSystem, cards: Sequence[Card], procedure: str, data=None):
@@ -94,7 +95,8 @@ def request_form_for(system: rules_base.GameSystem, cards: Sequence[Card], proce
     if sheet is None:
         return None
     characters = [card.character for card in cards]
-    return request_form(procedures, chosen, sheet, characters, data=data)
+    rules = session.group_rules(system, chosen.key)
+    return request_form(procedures, chosen, sheet, characters, data=data, rules=rules)
 
 
 def time_context(

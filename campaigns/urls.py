@@ -38,6 +38,14 @@ urlpatterns = [
     path("<id:pk>/requests/new/", session_views.request_new, name="request_new"),
     path("<id:pk>/requests/odds/", session_views.request_odds, name="request_odds"),
     path("<id:pk>/requests/<id:request_id>/cancel/", session_views.request_cancel, name="request_cancel"),
+    path("<id:pk>/requests/what-if/", session_views.request_what_if, name="request_what_if"),
+    path("<id:pk>/requests/<id:request_id>/close/", session_views.request_close, name="request_close"),
+    path("<id:pk>/requests/<id:request_id>/skip/<id:character_id>/", session_views.request_skip, name="request_skip"),
+    path(
+        "<id:pk>/requests/<id:request_id>/roll-for/<id:character_id>/",
+        session_views.request_roll_for,
+        name="request_roll_for",
+    ),
     path(
         "<id:pk>/requests/<id:request_id>/answer/<id:character_id>/",
         session_views.request_answer,

@@ -22,7 +22,9 @@ Two rules keep the order whole:
 Who takes what (tests/campaigns/test_lock_order.py races the pairs):
 
 - a roll (``character_roll``): roller; its character and those its inputs name, in one statement by id;
-- a roll request answered (``request_answer``): roller; the roll's characters; then the answer;
+- a roll request answered (``request_answer``): roller; the roll's characters; then the answer; then, for a
+  group check, its request (the last answer decides the group's outcome once);
+- a group check's answer skipped: the answer, then its request; a group check closed: its request alone;
 - an offer applied or declined: its character, then the offer (the character's deletion holds the character
   and then deletes its offers);
 - the clock, a new round, the end of a fight, an NPC's damage or roll, a fight started: the GM as roller

@@ -395,3 +395,19 @@ class SessionChanged(Event):
 
 
 SESSION_KINDS = (SessionStarted, SessionEnded, SessionChanged)
+# --- group checks (issue 40) ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class GroupChecked(Event):
+    """A group check was decided: its one line in the roll log (``roll``), for the characters it asked; ``seen`` as
+    the GM chose (a GM-only or blind check's outcome is the GM's)."""
+
+    kind: ClassVar[str] = "request.grouped"
+    request: int
+    roll: int
+    characters: tuple[int, ...]
+
+
+# Every event about the GM's requests, a group check's outcome included: each asked character's sheet shows it.
+ASKED_KINDS = (*REQUEST_KINDS, GroupChecked)

@@ -520,6 +520,46 @@ class HiredHelp(SheetRules, Protocol):
         ...
 
 
+# The table conditions a GM may try out on a group check before asking it (issue 40, TableRules.what_if): the dark,
+# one difficulty step either way, and the system's advantage or disadvantage (Fortune's Favor or Misfortune...) for all.
+WHAT_IF_DARK, WHAT_IF_HARDER, WHAT_IF_EASIER, WHAT_IF_BOON, WHAT_IF_BANE = "dark", "harder", "easier", "boon", "bane"
+WHAT_IF_KEYS = (WHAT_IF_DARK, WHAT_IF_HARDER, WHAT_IF_EASIER, WHAT_IF_BOON, WHAT_IF_BANE)
+
+
+def in_the_dark(sheet: Sheet) -> Sheet:
+    """The sheet as the table would give it in darkness (the table's light condition, rules.clock's key)."""
+    return replace(sheet, table={**dict(sheet.table or {}), "light": "darkness"})
+
+
+def nudged(params: Mapping[str, Any], name: str, by: int | bool, low: int = 0, high: int = 99) -> dict[str, Any] | None:
+    """``params`` with one input moved: an int by ``by`` within [low, high], a flag set to ``by``; None when the
+    roll has no such input or it is where the move would take it already (the condition changes nothing)."""
+    if name not in params or (params[name] is None and not isinstance(by, bool)):  # an empty int stays the rules'
+        return None
+    now = params[name]
+    if isinstance(by, bool):
+        moved: Any = by
+    else:
+        moved = min(high, max(low, int(now or 0) + by))
+    return None if moved == now else {**params, name: moved}
+
+
+WhatIfMove = tuple[str, "int | bool", int, int]  # an input, how it moves (a step, or a flag set), its bounds
+
+
+def moved_what_if(
+    condition: str, sheet: Sheet, params: Mapping[str, Any], moves: Mapping[str, tuple[WhatIfMove, ...]]
+) -> tuple[Sheet, dict[str, Any]] | None:
+    """TableRules.what_if for a system whose conditions are its roll inputs moved (``moves`` by condition: Fell's DN
+    one higher, C&C's advantage set), and the dark as the table's light; None where no input of the roll moves."""
+    if condition == WHAT_IF_DARK:
+        return in_the_dark(sheet), dict(params)
+    changed: dict[str, Any] | None = None
+    for name, by, low, high in moves.get(condition, ()):
+        changed = nudged(changed or params, name, by, low, high) or changed
+    return None if changed is None else (sheet, changed)
+
+
 @runtime_checkable
 class TableRules(SheetRules, Protocol):
     """The GM's table (issue 16): roll requests, the encounter tracker, the clock. Every member has a
@@ -593,6 +633,20 @@ class TableRules(SheetRules, Protocol):
         without it): the roll controls show a status beside the rolls whose odds it changes
         (rules/odds_conditions.py). Default: none."""
         return ()
+
+    def what_ifs(self) -> Mapping[str, str]:
+        """The table conditions the GM's "what if" row of a group check offers (issue 40), by key (WHAT_IF_DARK,
+        WHAT_IF_HARDER, ...) with the words the system uses for them. Default: the dark alone."""
+        return {WHAT_IF_DARK: "In the dark"}
+
+    def what_if(self, condition: str, sheet: Sheet, params: Mapping[str, Any]) -> tuple[Sheet, dict[str, Any]] | None:
+        """One character's roll (its sheet and checked inputs) as it would be were ``condition`` true for the whole
+        table, in the system's own sense; None: the condition means nothing to this roll. Nothing is written: the GM
+        sees the odds before and after. Default: the dark, as the table's light (``Sheet.table``) a system that
+        tracks light reads (C&C: saves at disadvantage); anything else means nothing."""
+        if condition == WHAT_IF_DARK:
+            return in_the_dark(sheet), dict(params)
+        return None
 
 
 @runtime_checkable

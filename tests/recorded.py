@@ -78,7 +78,7 @@ TOPIC_OF: dict[type[ev.Event], str] = {
     ev.FightChanged: "encounter",
     ev.NotesChanged: "notes",
     ev.SummaryChanged: "summary",
-    **dict.fromkeys(ev.REQUEST_KINDS, "requests"),
+    **dict.fromkeys(ev.ASKED_KINDS, "requests"),
     **dict.fromkeys(ev.ROLL_KINDS, "roll"),
 }
 
@@ -92,7 +92,7 @@ def topics(events: list[ev.Event]) -> list[str]:
         named = [TOPIC_OF[type(event)]] if type(event) in TOPIC_OF else []
         if isinstance(event, ev.SheetChanged):
             named += [f"character-{event.character}-{region}" for region in event.regions]
-        elif isinstance(event, ev.REQUEST_KINDS):
+        elif isinstance(event, ev.ASKED_KINDS):
             named += [f"character-{character}-requests" for character in event.characters]
         elif isinstance(event, ev.MembersChanged) and event.left:
             named.append("revoke")

@@ -90,7 +90,7 @@ def kind_of(event: ev.Event) -> str | None:
         return "rolls"
     if isinstance(event, (ev.SheetChanged, ev.SheetsChanged)) and "vitals" in event.regions:
         return "vitals"
-    if isinstance(event, ev.REQUEST_KINDS):
+    if isinstance(event, ev.ASKED_KINDS):
         return "requests"
     if isinstance(event, ev.FightChanged):
         return "fight"
@@ -112,7 +112,7 @@ class Rows:
         self.campaign = campaign
         self.events = [event for event in events if kind_of(event) is not None]
         roll_ids = {event.roll for event in self.events if isinstance(event, ev.ROLL_KINDS)}
-        request_ids = {event.request for event in self.events if isinstance(event, ev.REQUEST_KINDS)}
+        request_ids = {event.request for event in self.events if isinstance(event, ev.ASKED_KINDS)}
         character_ids = {event.character for event in self.events if isinstance(event, ev.SheetChanged)}
         party = any(isinstance(event, ev.SheetsChanged) for event in self.events)
         self.rolls = list(
@@ -148,7 +148,7 @@ class Rows:
             shown = party or vitals["character"]["id"] in sheets
             if shown and audience.character_id in (None, vitals["character"]["id"]):
                 items.append({"kind": "vitals", **vitals})
-        asked = {event.request for event in seen if isinstance(event, ev.REQUEST_KINDS)}
+        asked = {event.request for event in seen if isinstance(event, ev.ASKED_KINDS)}
         shown_requests = [
             _request(row, audience) for row in self._requests if row.pk in asked and audience.asks_about(row)
         ]
@@ -240,6 +240,7 @@ def _request(request: RollRequest, audience: Audience) -> dict[str, Any]:
     else:
         status = "open" if request.is_open(now) else "expired"
     hidden = request.blind and audience.role != Membership.Role.GM
+    group_hidden = request.group_hidden(gm=audience.role == Membership.Role.GM)
     return {
         "id": request.pk,
         "label": request.label,
@@ -261,7 +262,7 @@ def _request(request: RollRequest, audience: Audience) -> dict[str, Any]:
             for a in sorted(answered, key=lambda a: a.answered_at or now, reverse=True)
             + [a for a in answers if a.answered_at is None]
         ],
-        "group_outcome": "" if hidden else request.group_outcome,
+        "group_outcome": "" if group_hidden else request.group_outcome,
     }
 
 
@@ -358,7 +359,7 @@ def _embed(item: dict[str, Any]) -> dict[str, Any]:
         return {**embed, "color": colour} if colour else embed
     if item["kind"] == "chronicle":  # Discord holds 4096 characters in an embed's description
         chronicle = item["chronicle"]
-        return {"title": _plain(chronicle["title"]), "description": _plain(chronicle["text"])[:4096]}
+        return {"title": unmarked(chronicle["title"]), "description": unmarked(chronicle["text"])[:4096]}
     if item["kind"] == "vitals":
         shown = ", ".join(
             f"{t['label']} {t['value']}" + (f"/{t['maximum']}" if t["maximum"] is not None else "")

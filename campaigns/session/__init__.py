@@ -30,6 +30,7 @@ from campaigns.session.encounters import (
     publish_fight,
     store_made,
 )
+from campaigns.session.group_checks import group_rules, request_close, request_skip
 from campaigns.session.hits import PcAttacked, hit_undo, pc_attack, target_params, undoable_hits
 from campaigns.session.notes import NOTE_MAX, note_save, summary_save
 from campaigns.session.play import (
@@ -54,6 +55,7 @@ from campaigns.session.requests import (
     request_create,
     requestable,
 )
+from campaigns.session.what_if import WhatIf, what_if_odds
 
 __all__ = [
     "current_session",
@@ -108,4 +110,9 @@ __all__ = [
     "request_cancel",
     "request_create",
     "requestable",
+    "group_rules",
+    "request_close",
+    "request_skip",
+    "WhatIf",
+    "what_if_odds",
 ]

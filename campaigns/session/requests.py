@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from fractions import Fraction
 from typing import Any
@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from campaigns.models import RollRequest, RollRequestAnswer
 from campaigns.services import CampaignError, TableWritten, written
+from campaigns.session import group_checks
 from campaigns.session.common import lock_campaign, table_system
 from characters import locking
 from characters.models import Character, Roll
@@ -54,7 +55,7 @@ def _shown(params: Sequence[rules_base.Param], fixed: Mapping[str, Any]) -> str:
     return ", ".join(words)[:300]
 
 
-def _fixed_inputs(proc: rules_base.Procedure, sheet: rules_base.Sheet, fixed: Mapping[str, Any]) -> dict[str, Any]:
+def fixed_inputs(proc: rules_base.Procedure, sheet: rules_base.Sheet, fixed: Mapping[str, Any]) -> dict[str, Any]:
     """The GM's inputs cleaned by the rules for one character's sheet (RulesError naming what is wrong)."""
     params = {p.name: p for p in proc.params(sheet)}
     unknown = sorted(set(fixed) - set(params))
@@ -87,6 +88,8 @@ class PartyOdds:
     group: rules_base.Odds | None = None
     anyone: Fraction | None = None
     everyone: Fraction | None = None
+    rule: str = ""  # a group check's rule (rules.group), and the group's odds under it
+    rule_odds: rules_base.Odds | None = None
 
 
 def asked_odds(
@@ -94,6 +97,7 @@ def asked_odds(
     procedure: str,
     fixed: Mapping[str, Any],
     asked: Sequence[tuple[Character, rules_base.Sheet | None]],
+    rule: str = "",
 ) -> PartyOdds:
     """Each asked character's exact odds at the roll, the GM's inputs fixed and the rest at the rules' defaults
     (as the roll control of their sheet first shows them), from their checked sheets (``None``: unreadable); and
@@ -108,14 +112,18 @@ def asked_odds(
             rows.append(AskedOdds(character, error=f"{character.name}'s sheet holds numbers the rules can't read."))
             continue
         try:
-            clean = _fixed_inputs(proc, sheet, fixed)
+            clean = fixed_inputs(proc, sheet, fixed)
         except RulesError as problem:
             rows.append(AskedOdds(character, error=str(problem)))
             continue
         shown = odds_shown(character, proc, sheet, clean)
         rows.append(AskedOdds(character, shown.odds, shown.error, shown.chips, shown.no_dice))
     each = [row.odds for row in rows if row.odds is not None]
-    if len(rows) < 2 or len(each) != len(rows):  # one character's odds are the party's
+    if len(each) != len(rows) or not rows:
+        return PartyOdds(tuple(rows))
+    if rule:  # a group check: the group's odds under the GM's rule
+        return PartyOdds(tuple(rows), rule=rule, rule_odds=group_checks.group_odds_at_ask(system, proc.key, rule, each))
+    if len(rows) < 2:  # one character's odds are the party's
         return PartyOdds(tuple(rows))
     group = group_odds(system, proc.key, each)
     if group is not None:
@@ -134,15 +142,24 @@ def request_create(
     minutes: int,
     by: User,
     blind: bool = False,
+    rule: str = "",
+    group_seen: str = "public",
 ) -> TableWritten:
     """The GM asks these characters for a roll; ``fixed``: the inputs the GM sets (the rest stay open). ``blind``:
-    the players roll without seeing the results (Roll.Visibility.BLIND); only the GM sees them. The row is the
-    request."""
+    the players roll without seeing the results (Roll.Visibility.BLIND); only the GM sees them. ``rule``: a group
+    check's rule (campaigns.session.group_checks; blank: each answers on their own), ``group_seen`` who sees its
+    outcome (public, gm, or blind: a blind group check is a blind request). The row is the request."""
     campaign = lock_campaign(campaign_id)
     system = table_system(campaign)
     proc = requestable(system).get(procedure)
     if proc is None:
         raise CampaignError(f"{system.name} has no roll a player makes called {procedure!r}.")
+    rule = group_checks.clean_rule(system, proc.key, rule)
+    if group_seen not in RollRequest.Seen.values:
+        raise CampaignError("Pick who sees the group's outcome: everyone, the GM only, or blind.")
+    if blind and rule:
+        group_seen = RollRequest.Seen.BLIND
+    blind = blind or group_seen == RollRequest.Seen.BLIND
     if not REQUEST_MINUTES[0] <= minutes <= REQUEST_MINUTES[1]:
         raise CampaignError(f"A request stays open {REQUEST_MINUTES[0]} to {REQUEST_MINUTES[1]} minutes.")
     wanted = set(character_ids)
@@ -157,13 +174,20 @@ def request_create(
     fixed = {k: v for k, v in fixed.items() if v not in (None, "")}
     clean: dict[str, Any] = {}
     params: Sequence[rules_base.Param] = ()
+    sheets = []
     for character in characters:
         try:
             sheet = character.checked_sheet()
-            clean = _fixed_inputs(proc, sheet, fixed)
+            clean = fixed_inputs(proc, sheet, fixed)
         except RulesError as problem:
             raise CampaignError(f"{character.name}: {problem}") from None
         params = proc.params(sheet)
+        sheets.append((character, sheet))
+    group = None
+    if rule:  # the group's exact odds as the GM saw them before asking, each at their sheet's defaults
+        each = [row.odds for row in asked_odds(system, proc.key, fixed, sheets).rows]
+        if all(odds is not None for odds in each):
+            group = group_checks.group_odds_at_ask(system, proc.key, rule, [o for o in each if o is not None])
     request = RollRequest.objects.create(
         campaign=campaign,
         procedure=proc.key,
@@ -173,6 +197,9 @@ def request_create(
         created_by=by,
         expires_at=now + timedelta(minutes=minutes),
         blind=blind,
+        rule=rule,
+        group_seen=group_seen if rule else RollRequest.Seen.PUBLIC,
+        group_odds=group_checks.odds_as_rows(group),
     )
     RollRequestAnswer.objects.bulk_create(RollRequestAnswer(request=request, character=c) for c in characters)
     return written(
@@ -245,6 +272,15 @@ def request_answer(
         changed = [p.label for p in proc.params(sheet) if p.name in given and clean[p.name] != request.inputs[p.name]]
         if changed:
             raise RulesError(f"The GM set {', '.join(changed)} for this roll; it cannot be changed.")
+    if answer.skipped:
+        raise RulesError("The GM left this character out of that group check.")
+    for_player = character.owner_id != by.pk  # only its GM answers another's character (checked above)
+    made: list[rules_base.RollResult] = []
+
+    def marked(result: rules_base.RollResult) -> rules_base.RollResult:
+        """A roll the GM made on a player's behalf says so in its line."""
+        return replace(result, summary=f"{result.summary} Rolled by the GM for {character.name}'s player.")
+
     roll = character_roll(
         character_id=character_id,
         procedure=proc.key,
@@ -255,11 +291,20 @@ def request_answer(
         visibility=str(Roll.Visibility.BLIND if request.blind else Roll.Visibility.PUBLIC),
         requested_blind=request.blind,
         read=(character.version, sheet),  # checked just now, under the lock
+        shape=marked if for_player else None,
+        on_result=made.append,
     ).row
     answer.roll = roll
     answer.outcome = roll.outcome[:60]
     answer.answered_at = timezone.now()
-    answer.save(update_fields=["roll", "outcome", "answered_at"])
+    odds = made[-1].odds if made else None
+    answer.succeeded = roll.outcome in odds.success_keys if odds is not None else roll.outcome == "pass"
+    answer.for_player = for_player
+    answer.save(update_fields=["roll", "outcome", "answered_at", "succeeded", "for_player"])
+    if request.rule:
+        regions = _announce_request(request.campaign_id, RequestAnswered, request.pk, [character_id])
+        regions += group_checks.decide_if_done(request.pk, by)  # the last answer decides the group's outcome
+        return written(request.campaign, regions, answer)
     outcomes = list(request.answers.values_list("outcome", "answered_at"))
     if all(at is not None for _, at in outcomes):
         group = system.group_result(request.procedure, [outcome for outcome, _ in outcomes])

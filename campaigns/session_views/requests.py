@@ -70,8 +70,9 @@ def _composed_odds(system, cards, procedure: str, form, sent) -> tuple[session.P
         name, errors = next(iter(wrong.items()))
         return None, f"{form.fields[name].label}: {errors[0]}"
     ticked = {int(c) for c in form.cleaned_data.get("characters", ())}
+    rule = form.cleaned_data.get("rule", "") if "rule" not in form.errors else ""
     try:
-        return party_odds_for(system, cards, procedure, fixed_from(form), ticked), ""
+        return party_odds_for(system, cards, procedure, fixed_from(form), ticked, rule), ""
     except Refusal as problem:
         return None, str(problem)
 
@@ -105,6 +106,80 @@ def request_cancel(request: HtmxHttpRequest, pk: int, request_id: int) -> HttpRe
     return region_answer(request, campaign, "requests", error=error)
 
 
+@require_GET
+def request_what_if(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The "what if" row of the GM's request form: each ticked character's exact chance and the group's before and
+    after a table condition (``what_if``), the form's own fields sent as they stand. Reads only; only the GM; a bad
+    input is a 422 with a sentence."""
+    campaign = gm_campaign(request, pk)
+    system = SYSTEMS.get(campaign.system)
+    if system is None:
+        raise Http404
+    procedure = request.GET.get("procedure", "")
+    cards = party_cards(campaign)
+    form = request_form_for(system, cards, procedure, data=request.GET)
+    what_if, error = None, ""
+    if form is None:
+        error = "Nobody at this table can be asked for a roll yet."
+    elif not form.is_valid() and any(name != "minutes" for name in form.errors):
+        name, errors = next((n, e) for n, e in form.errors.items() if n != "minutes")
+        error = f"{form.fields[name].label}: {errors[0]}" if name in form.fields else errors[0]
+    else:
+        ticked = {int(c) for c in form.cleaned_data.get("characters", ())}
+        asked = [(c.character, c.sheet) for c in cards if c.character.pk in ticked]
+        try:
+            what_if = session.what_if_odds(
+                system, procedure, fixed_from(form), asked, request.GET.get("what_if", ""), form.cleaned_data["rule"]
+            )
+        except Refusal as problem:
+            error = str(problem)
+    context = {"campaign": campaign, "system_id": campaign.system, "what_if": what_if, "what_if_error": error}
+    return render(request, "campaigns/_session.html#what-if", context, status=422 if error else 200)
+
+
+def _group_check_door(request: HtmxHttpRequest, pk: int, act) -> HttpResponse:
+    """A GM's act on a group check from the requests panel (skip, close, roll for a player): the command decides who
+    may; the panel drawn again, with the refusal's sentence if any."""
+    campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
+    error = ""
+    try:
+        act(campaign.pk)
+    except Refusal as problem:
+        if problem.status == 404:
+            raise Http404(str(problem)) from None
+        error = str(problem)
+    return region_answer(request, campaign, "requests", error=error)
+
+
+@require_POST
+def request_skip(request: HtmxHttpRequest, pk: int, request_id: int, character_id: int) -> HttpResponse:
+    return _group_check_door(
+        request,
+        pk,
+        lambda campaign_id: commands.skip(
+            campaign_id, request_id=request_id, character_id=character_id, by=request.user
+        ),
+    )
+
+
+@require_POST
+def request_close(request: HtmxHttpRequest, pk: int, request_id: int) -> HttpResponse:
+    return _group_check_door(
+        request, pk, lambda campaign_id: commands.close(campaign_id, request_id=request_id, by=request.user)
+    )
+
+
+@require_POST
+def request_roll_for(request: HtmxHttpRequest, pk: int, request_id: int, character_id: int) -> HttpResponse:
+    return _group_check_door(
+        request,
+        pk,
+        lambda campaign_id: commands.roll_for(
+            campaign_id, request_id=request_id, character_id=character_id, by=request.user
+        ),
+    )
+
+
 def _sheet_seat(request, pk: int, character_id: int) -> Seat:
     """The character at this table as its viewer sees it (404 for one they can't)."""
     seat = character_for(request.user, character_id)
@@ -132,6 +207,7 @@ def sheet_requests_context(
         RollRequestAnswer.objects.filter(
             character=character,
             answered_at__isnull=True,
+            skipped=False,
             request__status=RollRequest.Status.OPEN,
             request__expires_at__gt=now,
         )

@@ -40,6 +40,8 @@ ENDPOINTS = {
     ("get", "/api/campaigns/{campaign_id}/sessions/{number}/chronicle"),
     ("post", "/api/campaigns/{campaign_id}/sessions/start"),
     ("post", "/api/campaigns/{campaign_id}/sessions/end"),
+    ("post", "/api/campaigns/{campaign_id}/requests/{request_id}/close"),
+    ("post", "/api/campaigns/{campaign_id}/requests/{request_id}/skip/{character_id}"),
 }
 
 

@@ -41,6 +41,7 @@ SAMPLES: dict[str, Event] = {
     "session.started": ev.SessionStarted(session=3),
     "session.ended": ev.SessionEnded(session=3),
     "session.changed": ev.SessionChanged(session=3),
+    "request.grouped": ev.GroupChecked(request=5, roll=40, characters=(12, 13), seen=Seen("gm", (3,))),
 }
 
 # A value of the wrong type for each type a field may declare (and, for ids, the wrong sign).

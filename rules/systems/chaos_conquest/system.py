@@ -64,6 +64,7 @@ from rules.systems.chaos_conquest.table import (
     NPC_ROLLS,
     NPC_TARGETS,
     TIME_UNITS,
+    WHAT_IFS,
     advance_time,
     combat_order,
     group_result,
@@ -74,6 +75,7 @@ from rules.systems.chaos_conquest.table import (
     npc_roll,
     npc_target_params,
     time_checks,
+    what_if,
 )
 from rules.systems.chaos_conquest.travel import TRAVEL_PROCEDURES
 
@@ -177,6 +179,8 @@ class ChaosConquest(GameSystem):
     # --- the GM's table (table.py) --------------------------------------------------------------------------
     table_procedures = returns(TABLE_PROCEDURES)
     group_result = staticmethod(group_result)
+    what_ifs = returns(WHAT_IFS)
+    what_if = staticmethod(what_if)
     combat_round_seconds: int = 20  # seed 002, Time: a round is 20 seconds
     npc_fields = returns(NPC_FIELDS)
     npc_damage = staticmethod(npc_damage)

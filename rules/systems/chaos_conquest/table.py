@@ -15,6 +15,9 @@ from rules.base import (
     BOTH,
     ENEMIES,
     PARTY,
+    WHAT_IF_BANE,
+    WHAT_IF_BOON,
+    WHAT_IF_DARK,
     AttackHarm,
     Banner,
     CombatOrder,
@@ -26,6 +29,8 @@ from rules.base import (
     RollResult,
     Sheet,
     TimeUnit,
+    WhatIfMove,
+    moved_what_if,
 )
 from rules.clock import Lights, boundaries, burn, lit
 from rules.dice import RandomSource, roll_dice, roll_die
@@ -225,3 +230,19 @@ def light_level(party: Sequence[Sheet]) -> Banner | None:
         "always surprised.",
         "bad",
     )
+
+
+# --- the GM's "what if" on a group check (issue 40) ----------------------------------------------------------------
+
+WHAT_IFS: Mapping[str, str] = MappingProxyType(
+    {WHAT_IF_DARK: "In the dark", WHAT_IF_BOON: "Advantage for all", WHAT_IF_BANE: "Disadvantage for all"}
+)
+WHAT_IF_MOVES: Mapping[str, tuple[WhatIfMove, ...]] = MappingProxyType(
+    {WHAT_IF_BOON: (("advantage", True, 0, 1),), WHAT_IF_BANE: (("disadvantage", True, 0, 1),)}
+)
+
+
+def what_if(condition: str, sheet: Sheet, params: Mapping[str, Any]) -> tuple[Sheet, dict[str, Any]] | None:
+    """Seed 002, Saves: a save has no difficulty to step (it is rolled under the attribute); advantage and
+    disadvantage are 2d20 keeping the best or the worst, and darkness puts saves at disadvantage (Light)."""
+    return moved_what_if(condition, sheet, params, WHAT_IF_MOVES)

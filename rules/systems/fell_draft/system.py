@@ -83,6 +83,7 @@ from rules.systems.fell_draft.table import (
     NPC_TARGETS,
     ORDER,
     TIME_UNITS,
+    WHAT_IFS,
     advance_time,
     hits_on_npc,
     light_level,
@@ -91,6 +92,7 @@ from rules.systems.fell_draft.table import (
     npc_roll,
     npc_target_params,
     time_checks,
+    what_if,
 )
 
 PROCEDURES: dict[str, Procedure] = {
@@ -246,6 +248,8 @@ class FellDraft(GameSystem):
     time_checks = staticmethod(time_checks)
     fight_ends = staticmethod(burning(LIGHTS))  # the fight's minutes burn the lit light sources, as the clock's do
     light_level = staticmethod(light_level)
+    what_ifs = returns(WHAT_IFS)
+    what_if = staticmethod(what_if)
 
     def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:
         """Seed 000, Combat: the PCs act first, as a group; no dice."""

@@ -13,6 +13,11 @@ from typing import Any
 from rules.base import (
     ENEMIES,
     PARTY,
+    WHAT_IF_BANE,
+    WHAT_IF_BOON,
+    WHAT_IF_DARK,
+    WHAT_IF_EASIER,
+    WHAT_IF_HARDER,
     AttackHarm,
     Banner,
     CombatOrder,
@@ -24,11 +29,13 @@ from rules.base import (
     RollResult,
     Sheet,
     TimeUnit,
+    WhatIfMove,
+    moved_what_if,
 )
 from rules.clock import Lights, boundaries, burn, lit
 from rules.dice import LADDER, RandomSource, roll_die
 from rules.errors import RulesError
-from rules.systems.fell_draft.state import MAX_PROTECTION, _st
+from rules.systems.fell_draft.state import DN_MAX, DN_MIN, MAX_PROTECTION, SHIFT_MAX, _st
 
 DIE_CHOICES = tuple((str(s), f"d{s}") for s in LADDER)
 NPC_FIELDS: tuple[Param, ...] = (
@@ -203,3 +210,30 @@ def light_level(party: Sequence[Sheet]) -> Banner | None:
     if burning:
         return Banner("lit", f"Light: {', '.join(burning[:3])}", "", "good")
     return Banner("dark", "No light", "Nobody in the party carries a lit torch, lantern or candle.", "warning")
+
+
+# --- the GM's "what if" on a group check (issue 40) ----------------------------------------------------------------
+
+WHAT_IFS: Mapping[str, str] = MappingProxyType(
+    {
+        WHAT_IF_DARK: "In the dark",
+        WHAT_IF_HARDER: "DN one higher",
+        WHAT_IF_EASIER: "DN one lower",
+        WHAT_IF_BOON: "An advantage for all",
+        WHAT_IF_BANE: "A disadvantage for all",
+    }
+)
+WHAT_IF_MOVES: Mapping[str, tuple[WhatIfMove, ...]] = MappingProxyType(
+    {
+        WHAT_IF_HARDER: (("dn", 1, DN_MIN, DN_MAX),),
+        WHAT_IF_EASIER: (("dn", -1, DN_MIN, DN_MAX),),
+        WHAT_IF_BOON: (("advantage", 1, 0, SHIFT_MAX),),
+        WHAT_IF_BANE: (("disadvantage", 1, 0, SHIFT_MAX),),
+    }
+)
+
+
+def what_if(condition: str, sheet: Sheet, params: Mapping[str, Any]) -> tuple[Sheet, dict[str, Any]] | None:
+    """Seed 000, Tasks and Tests: a test passes on a die meeting the DN, so a step harder is the DN one higher;
+    an advantage or a disadvantage is one more (they cancel one for one)."""
+    return moved_what_if(condition, sheet, params, WHAT_IF_MOVES)

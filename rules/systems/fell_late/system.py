@@ -63,6 +63,7 @@ from rules.systems.fell_late.table import (
     NPC_ROLLS,
     NPC_TARGETS,
     TIME_UNITS,
+    WHAT_IFS,
     LightOrPutOut,
     advance_time,
     combat_order,
@@ -73,6 +74,7 @@ from rules.systems.fell_late.table import (
     npc_roll,
     npc_target_params,
     time_checks,
+    what_if,
 )
 
 PROCEDURES: dict[str, Procedure] = {
@@ -244,6 +246,8 @@ class FellLate(GameSystem):
     time_checks = staticmethod(time_checks)
     fight_ends = staticmethod(burning(LIGHTS))  # the fight's minutes burn the lit light sources, as the clock's do
     light_level = staticmethod(light_level)
+    what_ifs = returns(WHAT_IFS)
+    what_if = staticmethod(what_if)
 
 
 SYSTEM = FellLate()

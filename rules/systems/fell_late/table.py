@@ -16,6 +16,11 @@ from typing import Any
 from rules.base import (
     ENEMIES,
     PARTY,
+    WHAT_IF_BANE,
+    WHAT_IF_BOON,
+    WHAT_IF_DARK,
+    WHAT_IF_EASIER,
+    WHAT_IF_HARDER,
     AttackHarm,
     Banner,
     CombatOrder,
@@ -27,13 +32,15 @@ from rules.base import (
     RollResult,
     Sheet,
     TimeUnit,
+    WhatIfMove,
+    moved_what_if,
 )
 from rules.clock import LightProcedure, Lights, boundaries, burn, lit
 from rules.dice import RandomSource, adv_dis_pool, pool_dist, roll_die, roll_pool
 from rules.errors import RulesError
 from rules.systems.fell_late.checks import DIE_CHOICES
 from rules.systems.fell_late.npcs import LuckProcedure
-from rules.systems.fell_late.state import DN_DEFAULT, HP_MAX, MAX_ARMOUR, st, step
+from rules.systems.fell_late.state import DN_DEFAULT, DN_MAX, DN_MIN, HP_MAX, MAX_ARMOUR, SHIFT_MAX, st, step
 
 # --- NPCs in the encounter tracker -------------------------------------------------------------------------
 
@@ -313,3 +320,30 @@ def light_level(party: Sequence[Sheet]) -> Banner | None:
     if burning:
         return Banner("lit", f"Light: {', '.join(burning[:3])}", "", "good")
     return Banner("dark", "No light", "Nobody in the party carries a lit torch or lantern.", "warning")
+
+
+# --- the GM's "what if" on a group check (issue 40) ----------------------------------------------------------------
+
+WHAT_IFS: Mapping[str, str] = MappingProxyType(
+    {
+        WHAT_IF_DARK: "In the dark",
+        WHAT_IF_HARDER: "DN one higher",
+        WHAT_IF_EASIER: "DN one lower",
+        WHAT_IF_BOON: "An advantage for all",
+        WHAT_IF_BANE: "A disadvantage for all",
+    }
+)
+WHAT_IF_MOVES: Mapping[str, tuple[WhatIfMove, ...]] = MappingProxyType(
+    {
+        WHAT_IF_HARDER: (("dn", 1, DN_MIN, DN_MAX),),
+        WHAT_IF_EASIER: (("dn", -1, DN_MIN, DN_MAX),),
+        WHAT_IF_BOON: (("advantage", 1, 0, SHIFT_MAX),),
+        WHAT_IF_BANE: (("disadvantage", 1, 0, SHIFT_MAX),),
+    }
+)
+
+
+def what_if(condition: str, sheet: Sheet, params: Mapping[str, Any]) -> tuple[Sheet, dict[str, Any]] | None:
+    """Seed 001, Tests: a test passes on a die meeting the DN, so a step harder is the DN one higher; an
+    advantage or a disadvantage is one more die (they cancel one for one)."""
+    return moved_what_if(condition, sheet, params, WHAT_IF_MOVES)

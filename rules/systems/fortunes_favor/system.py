@@ -72,6 +72,7 @@ from rules.systems.fortunes_favor.table import (
     ROUND_PHASES,
     ROUND_SECONDS,
     TIME_UNITS,
+    WHAT_IFS,
     advance_time,
     combat_order,
     group_result,
@@ -83,6 +84,7 @@ from rules.systems.fortunes_favor.table import (
     npc_target_params,
     pc_attack_damage,
     pc_attack_on_npcs,
+    what_if,
 )
 from rules.systems.fortunes_favor.travel import (
     EquipProcedure,
@@ -244,6 +246,8 @@ class FortunesFavor(GameSystem):
     # default.
     table_procedures = returns(TABLE_PROCEDURES)
     group_result = staticmethod(group_result)
+    what_ifs = returns(WHAT_IFS)
+    what_if = staticmethod(what_if)
     npc_fields = returns(NPC_FIELDS)
     npc_damage = staticmethod(npc_damage)
     npc_rolls = returns(NPC_ROLLS)

@@ -16,6 +16,11 @@ from typing import Any
 from rules.base import (
     ENEMIES,
     PARTY,
+    WHAT_IF_BANE,
+    WHAT_IF_BOON,
+    WHAT_IF_DARK,
+    WHAT_IF_EASIER,
+    WHAT_IF_HARDER,
     WORLD,
     AttackHarm,
     CombatOrder,
@@ -27,11 +32,13 @@ from rules.base import (
     RollResult,
     Sheet,
     TimeUnit,
+    WhatIfMove,
+    moved_what_if,
 )
 from rules.clock import boundaries
 from rules.dice import FF_DAMAGE_LADDER, DieRoll, RandomSource, ff_damage_step, roll_die, roll_pool
 from rules.errors import RulesError
-from rules.systems.fortunes_favor.checks import OUTCOME_WORDS
+from rules.systems.fortunes_favor.checks import OUTCOME_WORDS, TARGET_MAX
 from rules.systems.fortunes_favor.checks import group_result as net_result
 from rules.systems.fortunes_favor.features import FEATURES, TARGET_STATUSES, VETERAN, disrupt_dice, target_situation
 from rules.systems.fortunes_favor.rest import AWAKE_LIMIT, StayAwakeProcedure
@@ -390,3 +397,31 @@ def pc_attack_damage(result: RollResult, count: int) -> list[int]:
     if result.procedure == "area_attack":
         return [damage if r == "pass" else 0 for r in result.details.get("results", [])][:count]
     return [damage] + [0] * (count - 1)
+
+
+# --- the GM's "what if" on a group check (issue 40) ----------------------------------------------------------------
+
+DIFFICULTY_STEP = 5  # seed 003, Tests: difficulties go 10, 15, 20, 25
+WHAT_IFS: Mapping[str, str] = MappingProxyType(
+    {
+        WHAT_IF_DARK: "In the dark",
+        WHAT_IF_HARDER: "One difficulty harder (+5)",
+        WHAT_IF_EASIER: "One difficulty easier (−5)",
+        WHAT_IF_BOON: "Fortune's Favor for all",
+        WHAT_IF_BANE: "Misfortune for all",
+    }
+)
+WHAT_IF_MOVES: Mapping[str, tuple[WhatIfMove, ...]] = MappingProxyType(
+    {
+        WHAT_IF_HARDER: (("success", DIFFICULTY_STEP, 1, TARGET_MAX), ("failure", DIFFICULTY_STEP, 0, TARGET_MAX)),
+        WHAT_IF_EASIER: (("success", -DIFFICULTY_STEP, 1, TARGET_MAX), ("failure", -DIFFICULTY_STEP, 0, TARGET_MAX)),
+        WHAT_IF_BOON: (("favor", True, 0, 1),),
+        WHAT_IF_BANE: (("misfortune", True, 0, 1),),
+    }
+)
+
+
+def what_if(condition: str, sheet: Sheet, params: Mapping[str, Any]) -> tuple[Sheet, dict[str, Any]] | None:
+    """Seed 003, Tests: a difficulty step moves the Success and Failure points by 5 (an empty Failure point
+    follows the Success point); Fortune's Favor and Misfortune roll a second d20 and keep the higher or lower."""
+    return moved_what_if(condition, sheet, params, WHAT_IF_MOVES)

@@ -20,7 +20,7 @@ from django.contrib.auth.models import User
 
 from campaigns import session
 from campaigns.forms import ClockForm, DamageForm, EncounterForm, StatusForm, fixed_from, npc_form, time_form
-from campaigns.models import Campaign, ChronicleLine, Membership, PlaySession, RollRequestAnswer
+from campaigns.models import Campaign, ChronicleLine, Membership, PlaySession, RollRequest, RollRequestAnswer
 from campaigns.selectors import campaigns_of, campaigns_run_by, seats_of
 from campaigns.services import CampaignError, TableWritten, campaign_move_clock
 from campaigns.session import hits
@@ -296,7 +296,7 @@ def ask_roll(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
             by=by,
             blind=form.cleaned_data["blind"],
             rule=form.cleaned_data["rule"],
-            group_seen=form.cleaned_data["group_seen"],
+            group_seen=form.cleaned_data["group_seen"] or RollRequest.Seen.PUBLIC,
         )
     except NotHere:
         raise

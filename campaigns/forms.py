@@ -103,7 +103,10 @@ def request_form(procedures, procedure, sheet, characters, *, data=None, rules=(
         help_text="One outcome for the group, by this rule, logged as one line.",
     )
     fields["group_seen"] = forms.ChoiceField(
-        choices=RollRequest.Seen.choices, initial=RollRequest.Seen.PUBLIC, label="Who sees the group's outcome"
+        choices=RollRequest.Seen.choices,
+        initial=RollRequest.Seen.PUBLIC,
+        required=False,  # left out (the API, Discord): everyone sees it, as the page's first choice says
+        label="Who sees the group's outcome",
     )
     fields["minutes"] = forms.IntegerField(min_value=1, max_value=240, initial=10, label="Open for (minutes)")
     fields["blind"] = forms.BooleanField(

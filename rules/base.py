@@ -11,13 +11,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
 
 from rules.dice import DieRoll, RandomSource
 from rules.errors import RulesError
 from rules.settings import Setting, in_force, validated
 from rules.upgrades import StateUpgrade, upgrade
 from rules.validation import TEXT_MAX
+
+if TYPE_CHECKING:  # rules.clock builds on this module
+    from rules.clock import Lights
 
 # What a ticked checkbox (no value attribute, as every yes/no input Lantern draws) sends; an unticked one
 # sends nothing, which the app reads as no. A yes/no input takes a real bool or that word, nothing else:
@@ -558,6 +561,11 @@ class TableRules(SheetRules, Protocol):
     def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
         """The table's own rolls as time passes (C&C encounter checks, Fell's luck die), logged as the GM's."""
         return ()
+
+    def light_sources(self) -> Lights | None:
+        """How the system's light sources burn (``rules.clock.Lights``): the table shows each light's time left,
+        warns its holder and lets the GM correct it. None (the default): the system burns no lights."""
+        return None
 
     def light_level(self, party: Sequence[Sheet]) -> Banner | None:
         """How well the party sees, from the lights lit on its sheets (C&C: bright, dim, darkness); None:

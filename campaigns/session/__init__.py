@@ -32,6 +32,18 @@ from campaigns.session.encounters import (
 )
 from campaigns.session.hits import PcAttacked, hit_undo, pc_attack, target_params, undoable_hits
 from campaigns.session.notes import NOTE_MAX, note_save, summary_save
+from campaigns.session.realtime import (
+    countdown_create,
+    countdown_remove,
+    countdown_show,
+    countdown_tick,
+    light_set_time,
+    realtime_catch_up,
+    realtime_game_seconds,
+    realtime_pause,
+    realtime_start,
+    realtime_tick_all,
+)
 from campaigns.session.requests import (
     FIXABLE_KINDS,
     OPEN_REQUESTS_MAX,
@@ -48,6 +60,16 @@ from campaigns.session.requests import (
 
 __all__ = [
     "CampaignError",
+    "countdown_create",
+    "countdown_remove",
+    "countdown_show",
+    "countdown_tick",
+    "light_set_time",
+    "realtime_catch_up",
+    "realtime_game_seconds",
+    "realtime_pause",
+    "realtime_start",
+    "realtime_tick_all",
     "CLOCK_COUNT_MAX",
     "clock_advance",
     "set_daylight",

@@ -38,6 +38,11 @@ SAMPLES: dict[str, Event] = {
     "settings.changed": ev.SettingsChanged(),
     "notes.changed": ev.NotesChanged(seen=ev.gm_only()),
     "summary.changed": ev.SummaryChanged(),
+    "light.low": ev.LightLow(character=12, item=7, minutes=10, seen=ev.gm_only(3)),
+    "light.time_set": ev.LightTimeSet(character=12, item=7, seen=ev.gm_only(3)),
+    "realtime.changed": ev.RealtimeChanged(running=True),
+    "countdown.changed": ev.CountdownChanged(countdown=2, seen=ev.gm_only()),
+    "countdown.ticked": ev.CountdownTicked(countdown=2, by_time=True),
 }
 
 # A value of the wrong type for each type a field may declare (and, for ids, the wrong sign).

@@ -25,4 +25,10 @@ TABLE_REGIONS_OF: dict[type[ev.Event], tuple[str, ...]] = {
     ev.RequestEnded: ("requests",),
     ev.NotesChanged: ("notes",),
     ev.SummaryChanged: ("summary",),
+    # issue 41: real time, lights' time, countdowns
+    ev.RealtimeChanged: ("clock", "time"),
+    ev.LightLow: ("time",),
+    ev.LightTimeSet: ("time",),
+    ev.CountdownChanged: ("countdowns",),
+    ev.CountdownTicked: ("countdowns",),
 }

@@ -1,4 +1,4 @@
-"""Exploration clock views: time advanced, daylight set."""
+"""Exploration clock views: time advanced, daylight set; real time, lights' time and countdowns (issue 41)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns import session
-from campaigns.forms import time_form
-from campaigns.selectors import campaigns_of
+from campaigns import commands, session
+from campaigns.forms import CountdownForm, time_form
+from campaigns.models import Campaign, Membership
+from campaigns.selectors import campaigns_of, membership_of
 from campaigns.services import CampaignError
 from campaigns.session_views.common import gm_campaign, region_answer, valid_form
 from core.htmx import HtmxHttpRequest
@@ -53,3 +54,124 @@ def time_daylight(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     except Refusal as problem:
         error = str(problem)
     return region_answer(request, campaign, "time", error=error)
+
+
+# --- real time, lights' time, countdowns (issue 41) ---------------------------------------------------------------
+
+
+def _seat(request: HtmxHttpRequest, campaign: Campaign) -> Membership:
+    seat = membership_of(request.user, campaign)
+    assert seat is not None  # gm_campaign() lets only the GM in
+    return seat
+
+
+def _number(raw: str, sentence: str) -> int:
+    text = (raw or "").strip()
+    if not text.lstrip("-").isdigit() or len(text) > 9:
+        raise CampaignError(sentence)
+    return int(text)
+
+
+@require_POST
+def realtime_start(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The GM starts game time running with the wall clock: it runs on the server until paused."""
+    campaign = gm_campaign(request, pk)
+    error = ""
+    try:
+        rate = _number(request.POST.get("rate", "1"), "Say how many game seconds pass in a real second.")
+        campaign = commands.run_realtime(_seat(request, campaign), running=True, rate=rate, by=request.user).campaign
+    except Refusal as problem:
+        error = str(problem)
+    return region_answer(request, campaign, "time", error=error)
+
+
+@require_POST
+def realtime_pause(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    campaign = gm_campaign(request, pk)
+    error = ""
+    try:
+        campaign = commands.run_realtime(_seat(request, campaign), running=False, by=request.user).campaign
+    except Refusal as problem:
+        error = str(problem)
+    return region_answer(request, campaign, "time", error=error)
+
+
+@require_POST
+def light_time(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse:
+    """The GM sets how long one light at the table has left (logged in its sheet's history)."""
+    campaign = gm_campaign(request, pk)
+    error = ""
+    try:
+        minutes = _number(request.POST.get("minutes", ""), "Say how many minutes of light it has left.")
+        campaign = commands.set_light_time(
+            _seat(request, campaign), item_id=item_id, minutes=minutes, by=request.user
+        ).campaign
+    except Refusal as problem:
+        error = str(problem)
+    return region_answer(request, campaign, "time", error=error)
+
+
+@require_GET
+def countdowns_region(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
+    return region_answer(request, campaign, "countdowns")
+
+
+@require_POST
+def countdown_new(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    campaign = gm_campaign(request, pk)
+    error = ""
+    try:
+        data = valid_form(CountdownForm(request.POST))
+        campaign = commands.make_countdown(
+            _seat(request, campaign),
+            name=data["name"],
+            segments=data["segments"],
+            shown=data["shown"],
+            every_minutes=data["every_minutes"],
+            by=request.user,
+        ).campaign
+    except Refusal as problem:
+        error = str(problem)
+    return region_answer(request, campaign, "countdowns", error=error)
+
+
+@require_POST
+def countdown_tick(request: HtmxHttpRequest, pk: int, countdown_id: int) -> HttpResponse:
+    campaign = gm_campaign(request, pk)
+    error = ""
+    try:
+        step = _number(request.POST.get("step", "1"), "A countdown moves one segment at a time.")
+        campaign = commands.tick_countdown(
+            _seat(request, campaign), countdown_id=countdown_id, step=step, by=request.user
+        ).campaign
+    except Refusal as problem:
+        error = str(problem)
+    return region_answer(request, campaign, "countdowns", error=error)
+
+
+@require_POST
+def countdown_show(request: HtmxHttpRequest, pk: int, countdown_id: int) -> HttpResponse:
+    campaign = gm_campaign(request, pk)
+    error = ""
+    try:
+        shown = request.POST.get("shown", "")
+        campaign = commands.show_countdown(
+            _seat(request, campaign), countdown_id=countdown_id, shown=shown, by=request.user
+        ).campaign
+    except Refusal as problem:
+        error = str(problem)
+    return region_answer(request, campaign, "countdowns", error=error)
+
+
+@require_POST
+def countdown_remove(request: HtmxHttpRequest, pk: int, countdown_id: int) -> HttpResponse:
+    campaign = gm_campaign(request, pk)
+    error = ""
+    try:
+        campaign = commands.remove_countdown(
+            _seat(request, campaign), countdown_id=countdown_id, by=request.user
+        ).campaign
+    except Refusal as problem:
+        error = str(problem)
+    return region_answer(request, campaign, "countdowns", error=error)

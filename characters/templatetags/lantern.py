@@ -142,6 +142,13 @@ def game_time(minutes, seconds=0) -> str:
 
 
 @register.filter
+def game_clock(total_seconds) -> str:
+    """Game seconds since the start as ``game_time`` writes them (static/js/clock.js writes them the same way)."""
+    minutes, seconds = divmod(int(total_seconds or 0), 60)
+    return game_time(minutes, seconds)
+
+
+@register.filter
 def seconds_words(seconds) -> str:
     """Game seconds as a person says them: "40 seconds", "2 minutes", "1 minute 30 seconds"."""
     minutes, rest = divmod(int(seconds or 0), 60)

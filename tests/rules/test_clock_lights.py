@@ -56,7 +56,9 @@ def test_a_system_without_lights_has_no_light_sources_seed_003():
 def test_the_light_settings_are_offered_by_every_system_that_burns_lights_seed_000_002_004():
     for key, system in SYSTEMS.items():
         keys = {s.key for s in system.rule_settings()}
-        assert ({"light_new", "light_one_at_a_time", "light_warning"} <= keys) == (system.light_sources() is not None), key
+        assert ({"light_new", "light_one_at_a_time", "light_warning"} <= keys) == (
+            system.light_sources() is not None
+        ), key
     assert in_force(LIGHT_SETTINGS, {}) == {"light_new": "own", "light_one_at_a_time": False, "light_warning": 10}
 
 
@@ -74,7 +76,9 @@ def test_a_new_light_rides_along_with_the_one_already_lit_seed_000_table_setting
 
 def test_riding_along_never_gives_a_light_more_than_it_holds_seed_000():
     short = Item("torch (1 hour)", "light", data={"burned": 50}, id=3)
-    (torch,) = light_up((Item("lantern (3 hours)", "light", data={"lit": True}, id=2), short), short, True, LIGHTS, RIDE)
+    (torch,) = light_up(
+        (Item("lantern (3 hours)", "light", data={"lit": True}, id=2), short), short, True, LIGHTS, RIDE
+    )
     assert remaining(torch, LIGHTS) == 10
 
 

@@ -11,16 +11,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Literal, Protocol, TypeVar, runtime_checkable
 
 from rules.dice import DieRoll, RandomSource
 from rules.errors import RulesError
 from rules.settings import Setting, in_force, validated
 from rules.upgrades import StateUpgrade, upgrade
 from rules.validation import TEXT_MAX
-
-if TYPE_CHECKING:  # rules.clock builds on this module
-    from rules.clock import Lights
 
 # What a ticked checkbox (no value attribute, as every yes/no input Lantern draws) sends; an unticked one
 # sends nothing, which the app reads as no. A yes/no input takes a real bool or that word, nothing else:
@@ -56,6 +53,15 @@ class Item:
     data: Mapping[str, Any] = field(default_factory=dict)  # e.g. {"damage": 6, "bulky": True, "armour": 1}
     worn: bool = False
     id: int | None = None
+
+
+@dataclass(frozen=True)
+class Lights:
+    """How one system's light sources burn (rules.clock): ``life(item)`` in game minutes (None: not a light that
+    burns) and ``refills(item)`` (True: it goes dark rather than being used up, like a lantern out of oil)."""
+
+    life: Callable[[Item], int | None]
+    refills: Callable[[Item], bool]
 
 
 @dataclass(frozen=True)

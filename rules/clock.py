@@ -8,26 +8,19 @@ or only goes dark until refilled (a lantern): ``Lights``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Protocol
 
+# Lights is defined beside the GameSystem protocol, which names it; the systems import it from here.
 from rules.base import Item, Odds, Param, RollResult, Sheet, check_params, entry_key
+from rules.base import Lights as Lights
 from rules.dice import RandomSource
 from rules.errors import RulesError
 from rules.settings import Setting
 
 BURNED_MAX = 100_000  # minutes: far beyond any light source's life; bounds the stored number
-
-
-@dataclass(frozen=True)
-class Lights:
-    """How one system's light sources burn: ``life(item)`` in game minutes (None: not a light that burns) and
-    ``refills(item)`` (True: it goes dark rather than being used up, like a lantern out of oil)."""
-
-    life: Callable[[Item], int | None]
-    refills: Callable[[Item], bool]
 
 
 @dataclass(frozen=True)

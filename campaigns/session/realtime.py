@@ -44,8 +44,9 @@ from rules.dice import RandomSource
 
 Now = Callable[[], datetime]
 RATE_MAX = 60  # game seconds per real second: an hour of play a minute at most
-# Steps one catch-up applies (a day of ten-minute turns): a server away for longer drops the rest, and says so.
-CATCH_UP_MAX = 144
+# Steps one catch-up applies (five hours of ten-minute turns, one press of the clock): a server away for longer
+# drops the rest, and says so (each step may roll the system's checks, which count against the roll cap).
+CATCH_UP_MAX = CLOCK_COUNT_MAX
 COUNTDOWNS_MAX = 20  # per campaign: the table lists them all
 COUNTDOWN_EVERY_MAX = 7 * 24 * 60  # a segment at most every week of game time
 

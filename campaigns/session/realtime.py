@@ -44,7 +44,7 @@ from rules.dice import RandomSource
 
 Now = Callable[[], datetime]
 RATE_MAX = 60  # game seconds per real second: an hour of play a minute at most
-# Steps one catch-up applies (five hours of ten-minute turns, one press of the clock): a server away for longer
+# Steps one catch-up applies (five hours of ten-minute turns): a server away for longer
 # drops the rest, and says so (each step may roll the system's checks, which count against the roll cap).
 CATCH_UP_MAX = CLOCK_COUNT_MAX
 COUNTDOWNS_MAX = 20  # per campaign: the table lists them all
@@ -105,12 +105,13 @@ def realtime_catch_up(*, campaign_id: int, now: datetime | None = None, rng: Ran
     """Apply the steps of game time that fell due on a running clock; how many (0: nothing due, or not running).
     Each step is the GM's clock button pressed once: lights, food, checks, countdowns, the journal."""
     campaign = lock_campaign(campaign_id)
-    if campaign.realtime_since is None:
+    since = campaign.realtime_since
+    if since is None:
         return 0
     system = table_system(campaign)
     step = step_unit(system)
     now = now or timezone.now()
-    elapsed = int((now - campaign.realtime_since).total_seconds())
+    elapsed = int((now - since).total_seconds())
     due = realtime_due(elapsed, campaign.realtime_rate, step.length)[0]
     if not due:
         return 0
@@ -118,10 +119,9 @@ def realtime_catch_up(*, campaign_id: int, now: datetime | None = None, rng: Ran
     applied, note = min(due, CATCH_UP_MAX), ""
     done = 0
     try:
-        while done < applied:
-            count = min(CLOCK_COUNT_MAX, applied - done)
-            clock_advance(campaign_id=campaign.pk, unit=step.key, count=count, by=by, rng=rng)
-            done += count
+        while done < applied:  # step by step, as they would have come: a warning before the light goes out
+            clock_advance(campaign_id=campaign.pk, unit=step.key, count=1, by=by, rng=rng)
+            done += 1
     except CampaignError as problem:  # the clock reached its limit: real time stops there
         note = str(problem)
     campaign = lock_campaign(campaign_id)  # as clock_advance left it
@@ -131,7 +131,7 @@ def realtime_catch_up(*, campaign_id: int, now: datetime | None = None, rng: Ran
         campaign.save(update_fields=["realtime_since", "realtime_carry", "clock_note"])
         record(campaign.pk, RealtimeChanged(running=False), ClockMoved())
         return done
-    campaign.realtime_since += timedelta(seconds=due * step.length / campaign.realtime_rate)
+    campaign.realtime_since = since + timedelta(seconds=due * step.length / campaign.realtime_rate)
     fields = ["realtime_since"]
     if due > applied:
         campaign.clock_note = f"{campaign.clock_note} The server was away: {due - applied} steps of time skipped."[

@@ -16,7 +16,7 @@ from rules.base import (
     check_count,
     returns,
 )
-from rules.clock import LIGHT_SETTINGS, LightProcedure, burnt_for
+from rules.clock import LightProcedure, burnt_for
 from rules.data import chaos_conquest as data
 from rules.dice import RandomSource
 from rules.systems.chaos_conquest.advancement import LevelUpProcedure, SwapProcedure, XpProcedure
@@ -145,7 +145,7 @@ class ChaosConquest(GameSystem):
     procedures = returns(PROCEDURES)
 
     # --- settings, presentation (settings.py, display.py) -------------------------------------------------
-    rule_settings = returns((*SETTINGS, *LIGHT_SETTINGS))
+    rule_settings = returns(SETTINGS)
     light_sources = returns(LIGHTS)
     quick_rolls = staticmethod(quick_rolls)
     detail_params = staticmethod(detail_params)

@@ -19,7 +19,7 @@ from rules.base import (
     check_count,
     returns,
 )
-from rules.clock import LIGHT_SETTINGS, LightProcedure, burning
+from rules.clock import LightProcedure, burning
 from rules.data import fell_draft as data
 from rules.dice import (
     RandomSource,
@@ -220,7 +220,7 @@ class FellDraft(GameSystem):
         return tuple(out)
 
     # --- settings, presentation: settings.py, display.py ---------------------------------------------------
-    rule_settings = returns((*SETTINGS, *LIGHT_SETTINGS))
+    rule_settings = returns(SETTINGS)
     light_sources = returns(LIGHTS)
     detail_params = staticmethod(detail_params)
     quick_rolls = staticmethod(quick_rolls)

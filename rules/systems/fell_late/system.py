@@ -17,7 +17,7 @@ from rules.base import (
     check_count,
     returns,
 )
-from rules.clock import LIGHT_SETTINGS, burning
+from rules.clock import burning
 from rules.data import fell_late as data
 from rules.systems.fell_late import display
 from rules.systems.fell_late.advancement import AdvanceProcedure, LearnSkillProcedure, LearnSpellProcedure
@@ -205,7 +205,7 @@ class FellLate(GameSystem):
         return tuple(out)
 
     # --- settings, presentation: settings.py, display.py ---------------------------------------------------
-    rule_settings = returns((*SETTINGS, *LIGHT_SETTINGS))
+    rule_settings = returns(SETTINGS)
     light_sources = returns(LIGHTS)
     banners = staticmethod(display.banners)
     sheet_facts = staticmethod(display.sheet_facts)

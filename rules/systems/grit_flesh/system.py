@@ -16,7 +16,7 @@ from rules.base import (
     Track,
     returns,
 )
-from rules.clock import LIGHT_SETTINGS, burning
+from rules.clock import burning
 from rules.data import grit_flesh as data
 from rules.systems.grit_flesh import display
 from rules.systems.grit_flesh.advancement import GainXpProcedure, LevelUpProcedure
@@ -122,7 +122,7 @@ class GritFlesh(GameSystem):
     procedures = returns(PROCEDURES)
 
     # --- settings: settings.py, creation.py -----------------------------------------------------------------
-    rule_settings = returns((*SETTINGS, *LIGHT_SETTINGS))
+    rule_settings = returns(SETTINGS)
     light_sources = returns(LIGHTS)
     apply_settings = staticmethod(apply_settings)
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns import commands, session
 from campaigns.forms import CountdownForm, time_form
-from campaigns.models import Campaign, Membership
+from campaigns.models import Membership
 from campaigns.selectors import campaigns_of, membership_of
-from campaigns.services import CampaignError
+from campaigns.services import CampaignError, TableWritten
 from campaigns.session_views.common import gm_campaign, region_answer, valid_form
 from core.htmx import HtmxHttpRequest
 from rules import SYSTEMS
@@ -59,12 +61,6 @@ def time_daylight(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 # --- real time, lights' time, countdowns (issue 41) ---------------------------------------------------------------
 
 
-def _seat(request: HtmxHttpRequest, campaign: Campaign) -> Membership:
-    seat = membership_of(request.user, campaign)
-    assert seat is not None  # gm_campaign() lets only the GM in
-    return seat
-
-
 def _number(raw: str, sentence: str) -> int:
     text = (raw or "").strip()
     if not text.lstrip("-").isdigit() or len(text) > 9:
@@ -72,43 +68,46 @@ def _number(raw: str, sentence: str) -> int:
     return int(text)
 
 
-@require_POST
-def realtime_start(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    """The GM starts game time running with the wall clock: it runs on the server until paused."""
+def _gm_writes(request: HtmxHttpRequest, pk: int, region: str, write: Callable[[Membership], TableWritten]):
+    """One of the GM's writes through the command layer, answered with its region (its refusal shown there)."""
     campaign = gm_campaign(request, pk)
     error = ""
     try:
-        rate = _number(request.POST.get("rate", "1"), "Say how many game seconds pass in a real second.")
-        campaign = commands.run_realtime(_seat(request, campaign), running=True, rate=rate, by=request.user).campaign
+        seat = membership_of(request.user, campaign)
+        assert seat is not None  # gm_campaign() lets only the GM in
+        campaign = write(seat).campaign
     except Refusal as problem:
         error = str(problem)
-    return region_answer(request, campaign, "time", error=error)
+    return region_answer(request, campaign, region, error=error)
+
+
+@require_POST
+def realtime_start(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The GM starts game time running with the wall clock: it runs on the server until paused."""
+    raw = request.POST.get("rate", "1")
+
+    def start(seat: Membership) -> TableWritten:
+        rate = _number(raw, "Say how many game seconds pass in a real second.")
+        return commands.run_realtime(seat, running=True, rate=rate, by=request.user)
+
+    return _gm_writes(request, pk, "time", start)
 
 
 @require_POST
 def realtime_pause(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    campaign = gm_campaign(request, pk)
-    error = ""
-    try:
-        campaign = commands.run_realtime(_seat(request, campaign), running=False, by=request.user).campaign
-    except Refusal as problem:
-        error = str(problem)
-    return region_answer(request, campaign, "time", error=error)
+    return _gm_writes(request, pk, "time", lambda seat: commands.run_realtime(seat, running=False, by=request.user))
 
 
 @require_POST
 def light_time(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse:
     """The GM sets how long one light at the table has left (logged in its sheet's history)."""
-    campaign = gm_campaign(request, pk)
-    error = ""
-    try:
-        minutes = _number(request.POST.get("minutes", ""), "Say how many minutes of light it has left.")
-        campaign = commands.set_light_time(
-            _seat(request, campaign), item_id=item_id, minutes=minutes, by=request.user
-        ).campaign
-    except Refusal as problem:
-        error = str(problem)
-    return region_answer(request, campaign, "time", error=error)
+    raw = request.POST.get("minutes", "")
+
+    def set_time(seat: Membership) -> TableWritten:
+        minutes = _number(raw, "Say how many minutes of light it has left.")
+        return commands.set_light_time(seat, item_id=item_id, minutes=minutes, by=request.user)
+
+    return _gm_writes(request, pk, "time", set_time)
 
 
 @require_GET
@@ -119,59 +118,41 @@ def countdowns_region(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 def countdown_new(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    campaign = gm_campaign(request, pk)
-    error = ""
-    try:
+    def make(seat: Membership) -> TableWritten:
         data = valid_form(CountdownForm(request.POST))
-        campaign = commands.make_countdown(
-            _seat(request, campaign),
-            name=data["name"],
-            segments=data["segments"],
-            shown=data["shown"],
-            every_minutes=data["every_minutes"],
-            by=request.user,
-        ).campaign
-    except Refusal as problem:
-        error = str(problem)
-    return region_answer(request, campaign, "countdowns", error=error)
+        fields = {key: data[key] for key in ("name", "segments", "shown", "every_minutes")}
+        return commands.make_countdown(seat, **fields, by=request.user)
+
+    return _gm_writes(request, pk, "countdowns", make)
 
 
 @require_POST
 def countdown_tick(request: HtmxHttpRequest, pk: int, countdown_id: int) -> HttpResponse:
-    campaign = gm_campaign(request, pk)
-    error = ""
-    try:
-        step = _number(request.POST.get("step", "1"), "A countdown moves one segment at a time.")
-        campaign = commands.tick_countdown(
-            _seat(request, campaign), countdown_id=countdown_id, step=step, by=request.user
-        ).campaign
-    except Refusal as problem:
-        error = str(problem)
-    return region_answer(request, campaign, "countdowns", error=error)
+    raw = request.POST.get("step", "1")
+
+    def tick(seat: Membership) -> TableWritten:
+        step = _number(raw, "A countdown moves one segment at a time.")
+        return commands.tick_countdown(seat, countdown_id=countdown_id, step=step, by=request.user)
+
+    return _gm_writes(request, pk, "countdowns", tick)
 
 
 @require_POST
 def countdown_show(request: HtmxHttpRequest, pk: int, countdown_id: int) -> HttpResponse:
-    campaign = gm_campaign(request, pk)
-    error = ""
-    try:
-        shown = request.POST.get("shown", "")
-        campaign = commands.show_countdown(
-            _seat(request, campaign), countdown_id=countdown_id, shown=shown, by=request.user
-        ).campaign
-    except Refusal as problem:
-        error = str(problem)
-    return region_answer(request, campaign, "countdowns", error=error)
+    shown = request.POST.get("shown", "")
+    return _gm_writes(
+        request,
+        pk,
+        "countdowns",
+        lambda seat: commands.show_countdown(seat, countdown_id=countdown_id, shown=shown, by=request.user),
+    )
 
 
 @require_POST
 def countdown_remove(request: HtmxHttpRequest, pk: int, countdown_id: int) -> HttpResponse:
-    campaign = gm_campaign(request, pk)
-    error = ""
-    try:
-        campaign = commands.remove_countdown(
-            _seat(request, campaign), countdown_id=countdown_id, by=request.user
-        ).campaign
-    except Refusal as problem:
-        error = str(problem)
-    return region_answer(request, campaign, "countdowns", error=error)
+    return _gm_writes(
+        request,
+        pk,
+        "countdowns",
+        lambda seat: commands.remove_countdown(seat, countdown_id=countdown_id, by=request.user),
+    )

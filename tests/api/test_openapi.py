@@ -27,6 +27,11 @@ ENDPOINTS = {
     ("get", "/api/campaigns/{campaign_id}/party"),
     ("get", "/api/campaigns/{campaign_id}/requests"),
     ("get", "/api/campaigns/{campaign_id}/events"),
+    ("get", "/api/campaigns/{campaign_id}/time"),  # issue 41: the time of play and the countdowns
+    ("post", "/api/campaigns/{campaign_id}/time/realtime"),
+    ("post", "/api/campaigns/{campaign_id}/countdowns"),
+    ("post", "/api/campaigns/{campaign_id}/countdowns/{countdown_id}/tick"),
+    ("post", "/api/campaigns/{campaign_id}/lights/{item_id}"),
 }
 
 

@@ -57,7 +57,7 @@ def test_the_gm_starts_real_time_and_the_players_torch_burns_down_on_their_page(
     call_command("clock_ticker", "--once")
     torch.refresh_from_db()
     assert torch.data["burned"] == 55
-    expect(left).to_have_attribute("data-light-left", "5", timeout=10_000)
+    expect(left).to_have_attribute("data-light-left", "5")  # pushed: the server read its journal
     expect(left).to_contain_text("Running low")
     expect(left.locator("[data-light-minutes]")).to_have_text("4")  # 15 minutes less the 11 that ran
 

@@ -188,13 +188,14 @@ COUNTED = {
 
 
 @register.filter
-def item_notes(data) -> str:
-    """An item's system numbers in words: {"steel_die": 6, "bulky": True} → "steel die d6 · bulky"."""
+def item_notes(data, holder: bool = True) -> str:
+    """An item's system numbers in words: {"steel_die": 6, "bulky": True} → "steel die d6 · bulky". ``holder``
+    False (a player beside the character): a light's time burned is left out, as its time left is (issue 41)."""
     notes = []
     if not isinstance(data, dict):  # a sheet that fails validation still lists its items
         return ""
     for key, value in data.items():
-        if value in (None, False, "", 0):
+        if value in (None, False, "", 0) or (key == "burned" and not holder):
             continue
         words = str(key).replace("_", " ")
         if key in COUNTED and isinstance(value, int) and not isinstance(value, bool):

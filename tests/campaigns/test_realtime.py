@@ -177,9 +177,12 @@ def test_a_lantern_lit_beside_a_torch_follows_the_tables_light_rules_seed_000(
 def test_a_lights_time_left_is_shown_to_its_holder_and_the_gm_not_to_other_players(
     campaign, gm, player, other_player, hero, torch
 ):
+    torch.data = {**torch.data, "burned": 20}
+    torch.save(update_fields=["data"])
     for user, shown in ((player, True), (gm, True), (other_player, False)):
         page = _client(user).get(hero.get_absolute_url()).content.decode()
-        assert ('data-light-left="60"' in page) is shown, user
+        assert ('data-light-left="40"' in page) is shown, user
+        assert ("burned 20 minutes" in page) is shown, user
 
 
 def test_the_gm_sets_a_lights_time_left_from_the_table_logged_in_history_and_journal(

@@ -81,16 +81,29 @@ def _gm_writes(request: HtmxHttpRequest, pk: int, region: str, write: Callable[[
     return region_answer(request, campaign, region, error=error)
 
 
+def _gm_writes_number(
+    request: HtmxHttpRequest,
+    pk: int,
+    region: str,
+    field: str,
+    sentence: str,
+    write: Callable[[Membership, int], TableWritten],
+    default: str = "",
+) -> HttpResponse:
+    """``_gm_writes`` of a write that takes one whole number from the form (``sentence`` when it is not one)."""
+    raw = request.POST.get(field, default)
+    return _gm_writes(request, pk, region, lambda seat: write(seat, _number(raw, sentence)))
+
+
 @require_POST
 def realtime_start(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The GM starts game time running with the wall clock: it runs on the server until paused."""
-    raw = request.POST.get("rate", "1")
 
-    def start(seat: Membership) -> TableWritten:
-        rate = _number(raw, "Say how many game seconds pass in a real second.")
+    def start(seat: Membership, rate: int) -> TableWritten:
         return commands.run_realtime(seat, running=True, rate=rate, by=request.user)
 
-    return _gm_writes(request, pk, "time", start)
+    sentence = "Say how many game seconds pass in a real second."
+    return _gm_writes_number(request, pk, "time", "rate", sentence, start, default="1")
 
 
 @require_POST
@@ -101,13 +114,12 @@ def realtime_pause(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def light_time(request: HtmxHttpRequest, pk: int, item_id: int) -> HttpResponse:
     """The GM sets how long one light at the table has left (logged in its sheet's history)."""
-    raw = request.POST.get("minutes", "")
 
-    def set_time(seat: Membership) -> TableWritten:
-        minutes = _number(raw, "Say how many minutes of light it has left.")
+    def set_time(seat: Membership, minutes: int) -> TableWritten:
         return commands.set_light_time(seat, item_id=item_id, minutes=minutes, by=request.user)
 
-    return _gm_writes(request, pk, "time", set_time)
+    sentence = "Say how many minutes of light it has left."
+    return _gm_writes_number(request, pk, "time", "minutes", sentence, set_time)
 
 
 @require_GET
@@ -128,13 +140,11 @@ def countdown_new(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 def countdown_tick(request: HtmxHttpRequest, pk: int, countdown_id: int) -> HttpResponse:
-    raw = request.POST.get("step", "1")
-
-    def tick(seat: Membership) -> TableWritten:
-        step = _number(raw, "A countdown moves one segment at a time.")
+    def tick(seat: Membership, step: int) -> TableWritten:
         return commands.tick_countdown(seat, countdown_id=countdown_id, step=step, by=request.user)
 
-    return _gm_writes(request, pk, "countdowns", tick)
+    sentence = "A countdown moves one segment at a time."
+    return _gm_writes_number(request, pk, "countdowns", "step", sentence, tick, default="1")
 
 
 @require_POST

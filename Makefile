@@ -30,7 +30,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/pip
 # check_one_server says in a sentence when the database is missing, refuses while another server serves the
 # SQLite file, and runs the rest (serve-checked, not meant to be run by itself) holding `make run`'s lock, so a
 # second `make run` stops at once even while the first is still migrating.
-# The webhook worker (a process of its own, docs/production.md) runs beside it and stops with it: the trap ends
+# The webhook worker and the clock ticker (processes of their own, docs/production.md) run beside it and stops with it: the trap ends
 # it when the server exits or make is interrupted (background jobs of a script ignore Ctrl-C by themselves).
 run: $(VENV)/.installed-run
 	$(BIN)/python manage.py check_one_server $(MAKE) --no-print-directory serve-checked
@@ -39,7 +39,8 @@ serve-checked:
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py demo
 	$(BIN)/python manage.py webhook_worker --no-reload --interval 0.2 & worker=$$!; \
-	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
+	$(BIN)/python manage.py clock_ticker & ticker=$$!; \
+	trap 'kill $$worker $$ticker 2>/dev/null; wait $$worker $$ticker 2>/dev/null' EXIT INT TERM; \
 	$(BIN)/python -m uvicorn config.asgi:application --host $(HOST) --port $(PORT) \
 		--reload $(RELOAD_DIRS) --timeout-graceful-shutdown 2
 

@@ -1,7 +1,7 @@
 """A table through the API: its roll log, the party's cards and the GM's roll requests; and the GM's table (a table
 token): the clock and the party's light, the fight and its NPCs, roll requests asked and cancelled. Each write is
 the GM's command (campaigns.commands) with the body as its inputs, the very names the table page's forms send: the
-same checks, the same sentences."""
+same checks, the same sentences. Its time and countdowns (issue 41) likewise."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from ninja.responses import codes_4xx
 from api import serialize
 from api.access import table_seat, token_of
 from api.common import Detail, Id, RequestOut, RollOut, TrackOut
-from campaigns import commands
+from campaigns import commands, session
 from campaigns.chronicle import read as chronicle_read
-from campaigns.models import PlaySession, RollRequest, RollRequestAnswer
+from campaigns.models import Campaign, Countdown, PlaySession, RollRequest, RollRequestAnswer
 from campaigns.services import TableWritten
 from campaigns.session_view import REQUESTS_SHOWN
 from campaigns.table import party_cards, roll_log
@@ -321,3 +321,126 @@ def request_skip(request: HttpRequest, campaign_id: int, request_id: int, charac
     seat = table_seat(request, campaign_id, gm=True)
     commands.skip(seat.campaign_id, request_id=request_id, character_id=character_id, by=token_of(request).user)
     return _request_shown(campaign_id, request_id)
+
+
+# --- time the server keeps (issue 41) -----------------------------------------------------------------------------
+
+
+class CountdownOut(Schema):
+    id: int | None = Field(description="Null for a player when the GM hid its name.")
+    name: str | None = Field(description="Null when the GM hid it from players.")
+    segments: int | None = Field(description="Null (with filled) when the GM hid its progress from players.")
+    filled: int | None
+    shown: str | None = Field(
+        description="What players see of it (the GM only): all, name_hidden, progress_hidden, gm."
+    )
+    every_minutes: int | None = Field(description="It fills a segment every so many game minutes (the GM only).")
+
+
+class TimeOut(Schema):
+    game_seconds: int = Field(description="The time of play now, in game seconds since the campaign's start.")
+    running: bool = Field(description="Whether game time runs with the wall clock.")
+    since: str | None = Field(description="ISO 8601: when game_stored was the time of play (while running).")
+    game_stored: int = Field(description="The game seconds stored: the time of play at `since`.")
+    rate: int = Field(description="Game seconds per real second while running.")
+    countdowns: list[CountdownOut]
+
+
+def _countdown_json(countdown: Countdown, *, gm: bool) -> dict[str, Any]:
+    named, progress = gm or countdown.players_see_name(), gm or countdown.players_see_progress()
+    return {
+        "id": countdown.pk if named else None,
+        "name": countdown.name if named else None,
+        "segments": countdown.segments if progress else None,
+        "filled": countdown.filled if progress else None,
+        "shown": countdown.shown if gm else None,
+        "every_minutes": countdown.every_minutes if gm else None,
+    }
+
+
+def _time_json(campaign: Campaign, *, gm: bool) -> dict[str, Any]:
+    rows = [c for c in campaign.countdowns.all() if gm or c.players_see()]
+    return {
+        "game_seconds": session.realtime_game_seconds(campaign),
+        "running": campaign.realtime_since is not None,
+        "since": campaign.realtime_since.isoformat() if campaign.realtime_since else None,
+        "game_stored": campaign.game_minutes * 60 + campaign.game_seconds,
+        "rate": campaign.realtime_rate,
+        "countdowns": [_countdown_json(c, gm=gm) for c in rows],
+    }
+
+
+@router.get("/campaigns/{id:campaign_id}/time", response={200: TimeOut, codes_4xx: Detail}, url_name="time")
+def time(request: HttpRequest, campaign_id: int):
+    """The time of play and the countdowns you may see: a player never receives a countdown the GM hid, nor
+    the name or progress the GM hid of one they see."""
+    seat = table_seat(request, campaign_id)
+    return _time_json(seat.campaign, gm=seat.is_gm)
+
+
+class RealtimeIn(Schema):
+    running: bool
+    rate: int = 1
+
+
+@router.post(
+    "/campaigns/{id:campaign_id}/time/realtime", response={200: TimeOut, codes_4xx: Detail}, url_name="realtime"
+)
+def realtime(request: HttpRequest, campaign_id: int, payload: RealtimeIn):
+    """Start game time running with the wall clock, or pause it (table token)."""
+    seat = table_seat(request, campaign_id, gm=True)
+    done = commands.run_realtime(seat, running=payload.running, rate=payload.rate, by=token_of(request).user)
+    return _time_json(done.campaign, gm=True)
+
+
+class CountdownIn(Schema):
+    name: str
+    segments: int
+    shown: str = "all"
+    every_minutes: int | None = None
+
+
+@router.post(
+    "/campaigns/{id:campaign_id}/countdowns", response={200: CountdownOut, codes_4xx: Detail}, url_name="countdowns"
+)
+def countdown_new(request: HttpRequest, campaign_id: int, payload: CountdownIn):
+    """Make a countdown (table token)."""
+    seat = table_seat(request, campaign_id, gm=True)
+    done = commands.make_countdown(seat, **payload.dict(), by=token_of(request).user)
+    return _countdown_json(done.row, gm=True)
+
+
+class TickIn(Schema):
+    step: int = 1
+
+
+@router.post(
+    "/campaigns/{id:campaign_id}/countdowns/{id:countdown_id}/tick",
+    response={200: CountdownOut, codes_4xx: Detail},
+    url_name="countdown_tick",
+)
+def countdown_tick(request: HttpRequest, campaign_id: int, countdown_id: int, payload: TickIn):
+    """Fill a segment (step 1) or empty one (step -1) (table token)."""
+    seat = table_seat(request, campaign_id, gm=True)
+    done = commands.tick_countdown(seat, countdown_id=countdown_id, step=payload.step, by=token_of(request).user)
+    return _countdown_json(done.row, gm=True)
+
+
+class LightTimeIn(Schema):
+    minutes: int
+
+
+class LightTimeOut(Schema):
+    detail: str
+
+
+@router.post(
+    "/campaigns/{id:campaign_id}/lights/{id:item_id}",
+    response={200: LightTimeOut, codes_4xx: Detail},
+    url_name="light_time",
+)
+def light_time(request: HttpRequest, campaign_id: int, item_id: int, payload: LightTimeIn):
+    """Set how many game minutes of light one light at the table has left (table token; in its sheet's history)."""
+    seat = table_seat(request, campaign_id, gm=True)
+    done = commands.set_light_time(seat, item_id=item_id, minutes=payload.minutes, by=token_of(request).user)
+    return {"detail": str(done.row)}

@@ -29,4 +29,10 @@ TABLE_REGIONS_OF: dict[type[ev.Event], tuple[str, ...]] = {
     ev.SessionStarted: ("sessions",),
     ev.SessionEnded: ("sessions",),
     ev.SessionChanged: ("sessions",),
+    # issue 41: real time, lights' time, countdowns
+    ev.RealtimeChanged: ("clock", "time"),
+    ev.LightLow: ("time",),
+    ev.LightTimeSet: ("time",),
+    ev.CountdownChanged: ("countdowns",),
+    ev.CountdownTicked: ("countdowns",),
 }

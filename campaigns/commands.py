@@ -28,6 +28,7 @@ from campaigns.session_view import request_form_for
 from campaigns.table import Card, party_cards
 from characters.commands import NotHere, read_inputs
 from characters.forms import first_error
+from characters.models import Item
 from characters.selectors import Seat, character_for
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
@@ -338,6 +339,13 @@ def answer_request(seat: Seat, *, request_id: int, inputs: Inputs, by: User, han
 class NotTheGm(Refusal):
     """A member asked for what only the table's GM does."""
 
+
+# --- time the server keeps (issue 41): the GM's alone, from the pages and the API alike ---------------------------
+
+
+class NotTheGM(Refusal):
+    """Something only the table's GM does."""
+
     status = 403
 
 
@@ -360,6 +368,8 @@ def end_session(user: User, campaign_id: int, *, summary: str = "") -> PlaySessi
     """The GM ends the session under way, with a summary."""
     if not table_seat(user, campaign_id).is_gm:
         raise NotTheGm("Only the GM ends a session.")
+    # Game time stops with the session (issue 41): the steps due are applied first, so the session ends at its time.
+    session.realtime_pause(campaign_id=campaign_id, by=user, quiet=True)
     return session.session_end(campaign_id=campaign_id, by=user, summary=summary).row
 
 
@@ -425,3 +435,51 @@ def roll_for(campaign_id: int, *, request_id: int, character_id: int, by: User, 
     if seat is None or seat.character.campaign_id != campaign_id:
         raise NotHere("That character is not at this table.")
     return answer_request(seat, request_id=request_id, inputs={}, by=by, hand=hand)
+
+
+def _gm(seat: Membership) -> None:
+    if not seat.is_gm:
+        raise NotTheGM("Only the GM keeps the table's time and its countdowns.")
+
+
+def run_realtime(seat: Membership, *, running: bool, by: User, rate: int = 1) -> TableWritten:
+    """Start game time running with the wall clock (at ``rate``), or pause it."""
+    _gm(seat)
+    if running:
+        return session.realtime_start(campaign_id=seat.campaign_id, by=by, rate=rate)
+    return session.realtime_pause(campaign_id=seat.campaign_id, by=by)
+
+
+def make_countdown(
+    seat: Membership, *, name: str, segments: int, shown: str, every_minutes: int | None, by: User
+) -> TableWritten:
+    _gm(seat)
+    return session.countdown_create(
+        campaign_id=seat.campaign_id, name=name, segments=segments, shown=shown, every_minutes=every_minutes, by=by
+    )
+
+
+def tick_countdown(seat: Membership, *, countdown_id: int, by: User, step: int = 1) -> TableWritten:
+    _gm(seat)
+    return session.countdown_tick(campaign_id=seat.campaign_id, countdown_id=countdown_id, by=by, step=step)
+
+
+def show_countdown(seat: Membership, *, countdown_id: int, shown: str, by: User) -> TableWritten:
+    _gm(seat)
+    return session.countdown_show(campaign_id=seat.campaign_id, countdown_id=countdown_id, shown=shown, by=by)
+
+
+def remove_countdown(seat: Membership, *, countdown_id: int, by: User) -> TableWritten:
+    _gm(seat)
+    return session.countdown_remove(campaign_id=seat.campaign_id, countdown_id=countdown_id, by=by)
+
+
+def set_light_time(seat: Membership, *, item_id: int, minutes: int, by: User) -> TableWritten:
+    """The GM sets how long a light at the table has left (any character's: the item names it)."""
+    _gm(seat)
+    item = Item.objects.filter(pk=item_id, character__campaign_id=seat.campaign_id).only("character_id").first()
+    if item is None:
+        raise NotHere("That light is not at this table.")
+    return session.light_set_time(
+        campaign_id=seat.campaign_id, character_id=item.character_id, item_id=item_id, minutes=minutes, by=by
+    )

@@ -4,7 +4,7 @@ from django import forms
 
 from accounts import names
 from campaigns.backup import MAX_FILE_BYTES
-from campaigns.models import Campaign, RollRequest, system_choices
+from campaigns.models import Campaign, Countdown, RollRequest, system_choices
 from campaigns.session.clock import CLOCK_COUNT_MAX
 from core.converters import MAX_ID
 
@@ -193,6 +193,31 @@ def time_form(units, *, data=None):
         "count": CountField(min_value=-(10**6), max_value=10**6, initial=1, label=f"How many (1 to {CLOCK_COUNT_MAX})"),
     }
     return type("TimeForm", (forms.Form,), fields)(data=data, auto_id="id_time_%s")
+
+
+class CountdownForm(forms.Form):
+    """A new countdown (issue 41); the service keeps the bounds and says what is wrong."""
+
+    name = forms.CharField(
+        max_length=200, label="Name", widget=forms.TextInput(attrs={"placeholder": "Ritual completes"})
+    )
+    segments = forms.IntegerField(min_value=-(10**6), max_value=10**6, initial=6, label="Segments (1 to 24)")
+    shown = forms.ChoiceField(choices=Countdown.Shown.choices, initial=Countdown.Shown.ALL, label="Players")
+    every_minutes = forms.IntegerField(
+        required=False,
+        min_value=-(10**9),
+        max_value=10**9,
+        label="Fills a segment every … minutes of game time",
+        help_text="Leave empty to tick it by hand only.",
+    )
+
+
+class RealtimeForm(forms.Form):
+    rate = forms.IntegerField(min_value=-(10**6), max_value=10**6, initial=1, label="Game seconds per real second")
+
+
+class LightTimeForm(forms.Form):
+    minutes = forms.IntegerField(min_value=-(10**9), max_value=10**9, label="Minutes of light left")
 
 
 class NoteForm(forms.Form):

@@ -56,6 +56,18 @@ class Campaign(models.Model):
 
     # Read at each roll, never stored into one: changing it leaves past rolls as they were (Roll.by_hand).
     hand_dice = models.CharField(max_length=8, choices=HandDice.choices, default=HandDice.SERVER)
+    # Real-time play (issue 41): while ``realtime_since`` is set, game time runs with the wall clock at
+    # ``realtime_rate`` game seconds per real second. It is the wall time at which the stored game time was the
+    # time of play (campaigns.session.realtime moves it on with every step of game time it applies), so the time
+    # now is worked out on each read and the ticker (manage.py clock_ticker) applies what fell due: nothing is
+    # kept in a process, and a restarted server carries on where the row says. ``realtime_carry``: game seconds
+    # already run towards the next step when the GM paused. ``realtime_by``: whose the steps' rolls are.
+    realtime_since = models.DateTimeField(null=True, blank=True)
+    realtime_rate = models.PositiveSmallIntegerField(default=1)
+    realtime_carry = models.PositiveIntegerField(default=0)
+    realtime_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     members: models.ManyToManyField[User, Membership] = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Membership", related_name="campaigns"
@@ -89,6 +101,50 @@ class Campaign(models.Model):
         """Every rule setting's value at this table (the system's defaults where the GM changed nothing)."""
         system = SYSTEMS.get(self.system)
         return {} if system is None else system.settings_in_force(self.rule_settings)
+
+
+class Countdown(models.Model):
+    """A named progress clock the GM keeps ("Ritual completes", 6 segments): ticked by hand or every
+    ``every_minutes`` of game time counted from game minute ``anchor_minutes``; ``shown``: what players see."""
+
+    class Shown(models.TextChoices):
+        ALL = "all", "Players see it"
+        NAME_HIDDEN = "name_hidden", "Players see its progress, not its name"
+        PROGRESS_HIDDEN = "progress_hidden", "Players see its name, not its progress"
+        GM = "gm", "Only the GM sees it"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="countdowns")
+    name = models.CharField(max_length=80)
+    segments = models.PositiveSmallIntegerField()
+    filled = models.PositiveSmallIntegerField(default=0)
+    shown = models.CharField(max_length=16, choices=Shown.choices, default=Shown.ALL)
+    every_minutes = models.PositiveIntegerField(null=True, blank=True)
+    anchor_minutes = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(filled__lte=models.F("segments")), name="countdown_filled_fits"),
+            models.CheckConstraint(condition=models.Q(segments__gte=1), name="countdown_has_segments"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.filled}/{self.segments}"
+
+    @property
+    def done(self) -> bool:
+        return self.filled >= self.segments
+
+    def players_see(self) -> bool:
+        """Players know it exists."""
+        return self.shown != self.Shown.GM
+
+    def players_see_progress(self) -> bool:
+        return self.shown in (self.Shown.ALL, self.Shown.NAME_HIDDEN)
+
+    def players_see_name(self) -> bool:
+        return self.shown in (self.Shown.ALL, self.Shown.PROGRESS_HIDDEN)
 
 
 class RuleSettingChange(models.Model):

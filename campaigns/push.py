@@ -58,6 +58,7 @@ TABLE_REGIONS: dict[str, tuple[str, Callable[..., dict], bool]] = {
     "requests": ("campaigns/_session.html#requests", session_view.requests_context, False),
     "time": ("campaigns/_session.html#time", session_view.time_context, False),
     "summary": ("campaigns/_session.html#summary", session_view.summary_context, False),
+    "countdowns": ("campaigns/_session.html#countdowns", session_view.countdowns_context, False),
     "encounter": ("campaigns/_session.html#encounter", session_view.encounter_context, True),
     "notes": ("campaigns/_session.html#notes", session_view.notes_context, True),
     "sessions": ("campaigns/_session.html#sessions", session_view.sessions_context, False),
@@ -197,6 +198,8 @@ def _read_events(events: Sequence[Event]) -> _Parts:
             named.add(None, event.regions)
         elif isinstance(event, ev.FightChanged) and event.sheets:
             named.add(None, [SHEET_FIGHT])  # every sheet at the table shows the fight
+        elif isinstance(event, (ev.ClockMoved, ev.RealtimeChanged)):
+            named.add(None, [SHEET_FIGHT])  # and the time of play, when it runs with the wall clock (issue 41)
         elif isinstance(event, ev.ASKED_KINDS):
             for character in event.characters:
                 named.add(character, [REQUESTS])

@@ -16,13 +16,15 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from campaigns import session
-from campaigns.forms import DamageForm, EncounterForm, StatusForm, npc_form, request_form, time_form
-from campaigns.models import Campaign, Membership, Npc, RollRequest
+from campaigns.forms import CountdownForm, DamageForm, EncounterForm, StatusForm, npc_form, request_form, time_form
+from campaigns.models import Campaign, Countdown, Membership, Npc, RollRequest
 from campaigns.session.hits import undoable_hits
 from campaigns.table import Card, party_cards, party_sheets
 from characters.forms import procedure_form
+from characters.models import Item
 from rules import SYSTEMS
 from rules import base as rules_base
+from rules.clock import remaining
 
 REQUESTS_SHOWN = 60  # the table lists the newest requests; older ones are in the roll log
 
@@ -111,8 +113,60 @@ def time_context(
     level = system.light_level(party_sheets(campaign) if sheets is None else sheets)
     context["tracks_light"] = level is not None  # the system tracks light and a party sits here
     context["light"] = None if campaign.daylight else level
+    context["realtime"] = realtime_view(campaign)
     if membership.is_gm:
         context["time_form"] = time_form(system.time_units())
+        context["gm_lights"] = gm_lights(campaign, system)
+    return context
+
+
+def realtime_view(campaign: Campaign) -> Context:
+    """What a page needs to show the time of play and tick it by itself (static/js/clock.js): the stored game
+    time, since when it runs (epoch ms; None: paused) and how fast, and the server's time now (the page's clock
+    may be off). Sent once with the region; the server pushes the region again when a step falls due."""
+    now = timezone.now()
+    since = campaign.realtime_since
+    return {
+        "running": since is not None,
+        "game": campaign.game_minutes * 60 + campaign.game_seconds,
+        "since_ms": int(since.timestamp() * 1000) if since is not None else "",
+        "rate": campaign.realtime_rate,
+        "now_ms": int(now.timestamp() * 1000),
+        "shown": session.realtime_game_seconds(campaign, now),
+    }
+
+
+def gm_lights(campaign: Campaign, system: rules_base.GameSystem) -> list[Context]:
+    """Every light at the table with its time left, for the GM's corrections (one query)."""
+    lights = system.light_sources()
+    if lights is None:
+        return []
+    rows = Item.objects.filter(character__campaign=campaign, kind="light").select_related("character")
+    out = []
+    for row in rows.order_by("character__name", "character_id", "pk"):
+        left = remaining(row.to_rules(), lights)
+        if left is not None:
+            life = lights.life(row.to_rules()) or left
+            out.append({"item": row, "character": row.character, "left": left, "life": life})
+    return out
+
+
+def countdowns_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
+    """The table's countdowns as this viewer may see them: the GM every one and its controls; a player those
+    shown to players, with the name or the progress left out where the GM hid it (never sent, not just hidden)."""
+    rows = list(campaign.countdowns.all())
+    if membership.is_gm:
+        shown = [{"countdown": c, "name": c.name, "progress": True, "pk": c.pk} for c in rows]
+    else:
+        shown = [
+            {"countdown": c, "name": c.name if c.players_see_name() else "", "progress": c.players_see_progress()}
+            for c in rows
+            if c.players_see()
+        ]
+    context = {**_base(campaign, membership), "countdowns": shown}
+    if membership.is_gm:
+        context["countdown_form"] = CountdownForm(auto_id="id_countdown_%s")
+        context["shown_choices"] = Countdown.Shown.choices
     return context
 
 
@@ -178,6 +232,7 @@ def sessions_context(request: HttpRequest, campaign: Campaign, membership: Membe
 # The session's live regions (partials of templates/campaigns/_session.html), each with its builder.
 REGIONS: dict[str, Callable[..., Context]] = {
     "requests": requests_context,
+    "countdowns": countdowns_context,
     "request-form": request_form_context,
     "time": time_context,
     "encounter": encounter_context,
@@ -194,6 +249,7 @@ def session_context(request: HttpRequest, campaign: Campaign, membership: Member
     context: Context = {
         **requests_context(request, campaign, membership),
         **time_context(request, campaign, membership, sheets=sheets),
+        **countdowns_context(request, campaign, membership),
         **summary_context(request, campaign, membership),
         **sessions_context(request, campaign, membership),
     }

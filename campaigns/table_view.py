@@ -17,7 +17,7 @@ from django.urls import reverse
 
 from campaigns.forms import ClockForm
 from campaigns.models import Campaign, Membership
-from campaigns.session_view import session_context
+from campaigns.session_view import realtime_view, session_context
 from campaigns.table import Card, party_cards, party_sheets, roll_log
 from characters.forms import procedure_form
 from characters.system_templates import system_template
@@ -37,8 +37,9 @@ def _base(campaign: Campaign, membership: Membership) -> Context:
 
 def clock_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
     """The round and the game time (on the campaign row itself); in a fight, the round's order and whose turn it
-    is (the running encounter), and how the rounds count as game time (the system's round length)."""
-    context = _base(campaign, membership)
+    is (the running encounter), and how the rounds count as game time (the system's round length); the game time
+    ticks in the page while it runs with the wall clock (issue 41)."""
+    context = {**_base(campaign, membership), "realtime": realtime_view(campaign)}
     if not campaign.round:
         return context
     encounter = campaign.encounters.filter(active=True).first()

@@ -31,6 +31,7 @@ from characters.system_templates import system_template
 from characters.templatetags.lantern import item_notes
 from rules import SYSTEMS, RulesError, system_for
 from rules import base as rules_base
+from rules.clock import Lights, lit, remaining
 from rules.errors import Settled
 from rules.hand import dice_needed
 from rules.odds_conditions import ConditionChip, condition_chips
@@ -55,6 +56,10 @@ class ItemRow:
 
     item: Item
     slots: int
+    # A light's game minutes left (its holder and the GM see them; None: not a light that burns, or not theirs to
+    # see) and whether that is at or under the table's low-fuel line (issue 41).
+    light_left: int | None = None
+    light_low: bool = False
 
 
 @dataclass(frozen=True)
@@ -212,7 +217,12 @@ def sheet_view(
     if "inventory" in wanted:
         view.wearable_kinds = rules.wearable_kinds
         # a stack's true slots, as the rules count them
-        view.items = [ItemRow(row, rules.item_slots(sheet, item)) for row, item in zip(items, sheet.items, strict=True)]
+        lights = rules.light_sources() if can_edit else None
+        warn_at = int(sheet.settings.get("light_warning", 0) or 0)
+        view.items = [
+            _item_row(row, rules.item_slots(sheet, item), item, lights, warn_at)
+            for row, item in zip(items, sheet.items, strict=True)
+        ]
         if can_edit:
             view.item_rolls = item_rolls(rules, sheet)
     if "hirelings" in wanted:
@@ -246,6 +256,12 @@ def sheet_view(
     if can_edit and panel is not None and wanted & {"details", "odds"}:
         view.odds_updates = _panel_odds(character, rules, sheet, panel, viewer.is_gm)
     return view
+
+
+def _item_row(row: Item, slots: int, item: rules_base.Item, lights: Lights | None, warn_at: int) -> ItemRow:
+    left = remaining(item, lights) if lights is not None else None
+    low = left is not None and lit(item) and 0 < left <= warn_at
+    return ItemRow(row, slots, left, low)
 
 
 @cache

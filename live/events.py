@@ -411,3 +411,49 @@ class GroupChecked(Event):
 
 # Every event about the GM's requests, a group check's outcome included: each asked character's sheet shows it.
 ASKED_KINDS = (*REQUEST_KINDS, GroupChecked)
+# --- lights, real time and countdowns (issue 41) ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class LightLow(Event):
+    """A lit light is running low (``minutes`` left): its holder is warned (seen by them and the GMs)."""
+
+    kind: ClassVar[str] = "light.low"
+    character: int
+    item: int
+    minutes: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class LightTimeSet(Event):
+    """The GM set or corrected a light's time left (the sheet's history keeps the numbers)."""
+
+    kind: ClassVar[str] = "light.time_set"
+    character: int
+    item: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class RealtimeChanged(Event):
+    """The GM started game time running with the wall clock (``running``), or paused it (or the session ended)."""
+
+    kind: ClassVar[str] = "realtime.changed"
+    running: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class CountdownChanged(Event):
+    """A countdown was made, changed, shown or hidden, or removed. ``seen``: who may know it exists."""
+
+    kind: ClassVar[str] = "countdown.changed"
+    countdown: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class CountdownTicked(Event):
+    """A countdown filled a segment or more (by the GM's hand, or ``by_time``: game time passing). ``seen``: who
+    may see its progress move (never the players of one whose progress or existence is hidden from them)."""
+
+    kind: ClassVar[str] = "countdown.ticked"
+    countdown: int
+    by_time: bool = False

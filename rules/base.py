@@ -56,6 +56,15 @@ class Item:
 
 
 @dataclass(frozen=True)
+class Lights:
+    """How one system's light sources burn (rules.clock): ``life(item)`` in game minutes (None: not a light that
+    burns) and ``refills(item)`` (True: it goes dark rather than being used up, like a lantern out of oil)."""
+
+    life: Callable[[Item], int | None]
+    refills: Callable[[Item], bool]
+
+
+@dataclass(frozen=True)
 class Hireling:
     """A hireling, retainer or helper: a small sheet of its own owned by a character."""
 
@@ -615,6 +624,11 @@ class TableRules(SheetRules, Protocol):
     def time_checks(self, unit: str, count: int, start_minutes: int, rng: RandomSource) -> tuple[RollResult, ...]:
         """The table's own rolls as time passes (C&C encounter checks, Fell's luck die), logged as the GM's."""
         return ()
+
+    def light_sources(self) -> Lights | None:
+        """How the system's light sources burn (``rules.clock.Lights``): the table shows each light's time left,
+        warns its holder and lets the GM correct it. None (the default): the system burns no lights."""
+        return None
 
     def light_level(self, party: Sequence[Sheet]) -> Banner | None:
         """How well the party sees, from the lights lit on its sheets (C&C: bright, dim, darkness); None:

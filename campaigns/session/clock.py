@@ -5,13 +5,16 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db import transaction
 
+from campaigns.models import Campaign, Countdown
 from campaigns.services import CLOCK_LIMIT, CampaignError, TableWritten, written
 from campaigns.session.common import lock_campaign, refresh_table_conditions, table_in_order, table_system
 from campaigns.session.encounters import store_made
 from characters.services import character_pass_time
-from live.events import ClockMoved
+from live.events import PUBLIC, ClockMoved, CountdownTicked, Event, LightLow, Seen, gm_only
 from live.journal import record
 from rules import RulesError, dice
+from rules.base import GameSystem, TimeUnit
+from rules.clock import countdown_ticks, low_fuel
 from rules.dice import RandomSource
 
 CLOCK_COUNT_MAX = 30  # units at a time: a month of days, or three hours of turns
@@ -41,8 +44,12 @@ def clock_advance(
     rng = rng or dice.system_random()
     words = []
     regions = ["table"]
+    lights = system.light_sources()
+    warn_at = int(campaign.settings_in_force().get("light_warning", 0) or 0) if lights is not None else 0
+    warnings: list[Event] = []
     for character in table_in_order(campaign):
         try:
+            before = character.checked_sheet().items if warn_at else ()
             result = character_pass_time(
                 character_id=character.pk,
                 unit=unit,
@@ -57,6 +64,11 @@ def clock_advance(
             continue
         if result.summary:
             words.append(f"{character.name}: {result.summary}")
+        if lights is not None and warn_at:
+            for low in low_fuel(before, result.items_changed, lights, warn_at):
+                words.append(f"{character.name}: {low.name} is running low ({low.minutes} min left).")
+                item = LightLow(character=character.pk, item=low.item_id, minutes=low.minutes)
+                warnings.append(_to_holder(item, character.owner_id))
     for check in system.time_checks(unit, count, start, rng):
         try:
             store_made(campaign, check, by=by, visibility="gm")
@@ -68,8 +80,42 @@ def clock_advance(
     campaign.clock_note = " ".join(words)[:1000]
     campaign.save(update_fields=["game_minutes", "game_seconds", "clock_note"])
     regions += refresh_table_conditions(campaign)  # lights burnt out: the party may be in darkness now
-    record(campaign.pk, ClockMoved())
+    record(campaign.pk, ClockMoved(), *warnings, *_countdowns_by_time(campaign, start, minutes))
     return written(campaign, regions, words)
+
+
+def _to_holder(event: LightLow, owner_id: int | None) -> LightLow:
+    """A low-fuel warning goes to the light's holder and the GMs only."""
+    return LightLow(character=event.character, item=event.item, minutes=event.minutes, seen=gm_only(owner_id))
+
+
+def _countdowns_by_time(campaign: Campaign, start: int, minutes: int) -> list[Event]:
+    """The countdowns that fill with game time, moved by the clock's ``minutes`` from ``start``: each that
+    filled a segment is a journal event seen by whoever may see its progress."""
+    events: list[Event] = []
+    timed = campaign.countdowns.select_for_update().filter(every_minutes__isnull=False)
+    for countdown in timed.order_by("pk"):
+        ticks = countdown_ticks(countdown.anchor_minutes, start, minutes, countdown.every_minutes)
+        filled = min(countdown.segments, countdown.filled + ticks)
+        if filled != countdown.filled:
+            countdown.filled = filled
+            countdown.save(update_fields=["filled"])
+            events.append(CountdownTicked(countdown=countdown.pk, by_time=True, seen=progress_seen(countdown)))
+    return events
+
+
+def progress_seen(countdown: Countdown) -> Seen:
+    """Who may see a countdown's progress move: everyone at the table, or only the GMs."""
+    return PUBLIC if countdown.players_see_progress() else gm_only()
+
+
+def step_unit(system: GameSystem) -> TimeUnit:
+    """The unit real-time play advances by: the system's shortest of a minute or more (a turn, a round of
+    exploration), so each step burns lights and rolls checks as the GM's button would."""
+    units = [unit for unit in system.time_units() if unit.length >= 60]
+    if not units:
+        raise CampaignError(f"{system.name} has no unit of time a minute or longer to run in real time.")
+    return min(units, key=lambda unit: unit.length)
 
 
 @transaction.atomic

@@ -7,7 +7,19 @@ One module per feature; the package re-exports the views urls name. What each re
 campaigns.session_view.
 """
 
-from campaigns.session_views.clock import time_advance, time_daylight, time_region
+from campaigns.session_views.clock import (
+    countdown_new,
+    countdown_remove,
+    countdown_show,
+    countdown_tick,
+    countdowns_region,
+    light_time,
+    realtime_pause,
+    realtime_start,
+    time_advance,
+    time_daylight,
+    time_region,
+)
 from campaigns.session_views.encounters import (
     ENCOUNTER_ACTIONS,
     NPC_ACTIONS,
@@ -56,6 +68,14 @@ __all__ = [
     "session_start",
     "sessions",
     "sessions_region",
+    "countdown_new",
+    "countdown_remove",
+    "countdown_show",
+    "countdown_tick",
+    "countdowns_region",
+    "light_time",
+    "realtime_pause",
+    "realtime_start",
     "time_advance",
     "time_daylight",
     "time_region",

@@ -14,7 +14,7 @@ from campaigns import commands, session
 from campaigns.forms import fixed_from
 from campaigns.models import Encounter, RollRequest, RollRequestAnswer
 from campaigns.selectors import campaigns_of
-from campaigns.session_view import party_odds_for, request_form_for
+from campaigns.session_view import party_odds_for, realtime_view, request_form_for
 from campaigns.session_views.common import gm_campaign, gm_write, region_answer
 from campaigns.table import party_cards
 from characters.forms import plain_inputs, procedure_form, raw_params
@@ -283,7 +283,10 @@ def sheet_fight_context(character: Character) -> dict[str, Any]:
     encounter = Encounter.objects.filter(campaign=character.campaign_id, active=True).first() if at_table else None
     hits = encounter.hits if encounter is not None else {}
     hit, dealt = hits.get(str(character.pk), ""), hits.get(f"{character.pk}:dealt", "")
-    return {"character": character, "encounter": encounter, "hit": hit, "dealt": dealt, "loaded": True}
+    context = {"character": character, "encounter": encounter, "hit": hit, "dealt": dealt, "loaded": True}
+    if at_table and character.campaign is not None:  # the time of play, ticking when it runs (issue 41)
+        context["campaign"], context["realtime"] = character.campaign, realtime_view(character.campaign)
+    return context
 
 
 @require_GET

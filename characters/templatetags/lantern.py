@@ -142,6 +142,13 @@ def game_time(minutes, seconds=0) -> str:
 
 
 @register.filter
+def game_clock(total_seconds) -> str:
+    """Game seconds since the start as ``game_time`` writes them (static/js/clock.js writes them the same way)."""
+    minutes, seconds = divmod(int(total_seconds or 0), 60)
+    return game_time(minutes, seconds)
+
+
+@register.filter
 def seconds_words(seconds) -> str:
     """Game seconds as a person says them: "40 seconds", "2 minutes", "1 minute 30 seconds"."""
     minutes, rest = divmod(int(seconds or 0), 60)
@@ -181,13 +188,14 @@ COUNTED = {
 
 
 @register.filter
-def item_notes(data) -> str:
-    """An item's system numbers in words: {"steel_die": 6, "bulky": True} → "steel die d6 · bulky"."""
+def item_notes(data, holder: bool = True) -> str:
+    """An item's system numbers in words: {"steel_die": 6, "bulky": True} → "steel die d6 · bulky". ``holder``
+    False (a player beside the character): a light's time burned is left out, as its time left is (issue 41)."""
     notes = []
     if not isinstance(data, dict):  # a sheet that fails validation still lists its items
         return ""
     for key, value in data.items():
-        if value in (None, False, "", 0):
+        if value in (None, False, "", 0) or (key == "burned" and not holder):
             continue
         words = str(key).replace("_", " ")
         if key in COUNTED and isinstance(value, int) and not isinstance(value, bool):

@@ -42,6 +42,11 @@ ENDPOINTS = {
     ("post", "/api/campaigns/{campaign_id}/sessions/end"),
     ("post", "/api/campaigns/{campaign_id}/requests/{request_id}/close"),
     ("post", "/api/campaigns/{campaign_id}/requests/{request_id}/skip/{character_id}"),
+    ("get", "/api/campaigns/{campaign_id}/time"),  # issue 41: the time of play and the countdowns
+    ("post", "/api/campaigns/{campaign_id}/time/realtime"),
+    ("post", "/api/campaigns/{campaign_id}/countdowns"),
+    ("post", "/api/campaigns/{campaign_id}/countdowns/{countdown_id}/tick"),
+    ("post", "/api/campaigns/{campaign_id}/lights/{item_id}"),
 }
 
 

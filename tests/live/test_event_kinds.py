@@ -42,6 +42,11 @@ SAMPLES: dict[str, Event] = {
     "session.ended": ev.SessionEnded(session=3),
     "session.changed": ev.SessionChanged(session=3),
     "request.grouped": ev.GroupChecked(request=5, roll=40, characters=(12, 13), seen=Seen("gm", (3,))),
+    "light.low": ev.LightLow(character=12, item=7, minutes=10, seen=ev.gm_only(3)),
+    "light.time_set": ev.LightTimeSet(character=12, item=7, seen=ev.gm_only(3)),
+    "realtime.changed": ev.RealtimeChanged(running=True),
+    "countdown.changed": ev.CountdownChanged(countdown=2, seen=ev.gm_only()),
+    "countdown.ticked": ev.CountdownTicked(countdown=2, by_time=True),
 }
 
 # A value of the wrong type for each type a field may declare (and, for ids, the wrong sign).

@@ -13,7 +13,9 @@ from hypothesis import strategies as hs
 
 from rules import SYSTEMS
 from rules.base import GameSystem, Hireling, Item, Odds, Procedure, RulesError, Sheet
+from rules.clock import LIGHT_SETTINGS
 from rules.dice import ScriptedRandom
+from rules.settings import defaults
 from rules.systems import chaos_conquest as cc
 from rules.systems.chaos_conquest import SYSTEM
 
@@ -1356,7 +1358,8 @@ def test_rolls_that_add_stress_land_only_on_outcomes_the_odds_allow(stress, item
 def test_scar_losses_come_back_with_a_full_rest_when_the_table_says_so_spec_5_1():
     """Seed 002 (Rest: a full rest restores lowered attributes) against spec §002.13.4 [REC] (scars are
     lasting): the table's cc.scar_losses_permanent setting picks one. Scar 2 lowers STR by 1 (10 → 9)."""
-    assert SYSTEMS["chaos-conquest"].settings_in_force(None) == {"scar_losses_permanent": True}
+    in_force = SYSTEMS["chaos-conquest"].settings_in_force(None)
+    assert in_force == {"scar_losses_permanent": True, **in_force_lights()}
     healing = Sheet(state=pc(stamina=0, stamina_max=8, status="dying"), settings={"scar_losses_permanent": False})
     scarred = P["treat"].roll(healing, {"method": "magic"}, ScriptedRandom([2])).state
     assert scarred["attributes"]["STR"] == {"current": 9, "base": 10}
@@ -1374,3 +1377,8 @@ def test_a_kit_that_outgrows_a_weak_character_s_slots_stays_behind_seed_002_inve
     assert summary.used == summary.maximum
     (note,) = [r for r in creation.rolls if r.label == "Left behind"]
     assert note.summary.startswith("Left behind: no room for")
+
+
+def in_force_lights() -> dict:
+    """The table's light rules at their defaults (rules.clock, issue 41): every lit system offers them."""
+    return defaults(LIGHT_SETTINGS)

@@ -21,8 +21,10 @@ from hypothesis import strategies as st
 
 from rules import SYSTEMS
 from rules.base import CatalogueEntry, GameSystem, Hireling, Item, Procedure, RulesError, Sheet, check_params
+from rules.clock import LIGHT_SETTINGS
 from rules.data import fell_draft as data
 from rules.dice import LADDER, DieRoll, ScriptedRandom
+from rules.settings import defaults
 from rules.systems import fell_draft as fell
 from rules.systems.fell_draft import SYSTEM
 
@@ -1383,6 +1385,7 @@ def test_fell_draft_declares_the_spec_s_settings_with_the_rec_defaults():
         "extra_die_rule": "one_of_each",
         "advance_clauses_stack": True,
         "contest_tiebreak": "ladder",
+        **defaults(LIGHT_SETTINGS),  # and the table's light rules (rules.clock, issue 41)
     }
 
 

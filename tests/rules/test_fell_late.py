@@ -713,7 +713,14 @@ def test_quick_rolls_labels_and_details():
 
 def test_settings_declared_with_allowed_values():
     """spec §5.1: help stacking, armour against spill, HP gained, contest tie-break; a value outside is refused."""
-    assert [s.key for s in SYSTEM.rule_settings()] == ["help_stacking", "armour_spill", "hp_gain", "contest_tiebreak"]
+    lights = ["light_new", "light_one_at_a_time", "light_warning"]  # the table's light rules (issue 41)
+    assert [s.key for s in SYSTEM.rule_settings()] == [
+        "help_stacking",
+        "armour_spill",
+        "hp_gain",
+        "contest_tiebreak",
+        *lights,
+    ]
     with pytest.raises(RulesError, match="choose one of"):
         SYSTEM.validate_settings({"armour_spill": "twice"})
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.base import Sheet
+from rules.clock import LIGHT_SETTINGS
 from rules.settings import Setting
 
 SETTINGS: tuple[Setting, ...] = (
@@ -16,6 +17,7 @@ SETTINGS: tuple[Setting, ...] = (
         "Off: a full rest gives it back too.",
         kind="bool",
     ),
+    *LIGHT_SETTINGS,  # the table's light rules (rules.clock, issue 41)
 )
 _DEFAULTS = {s.key: s.default for s in SETTINGS}
 

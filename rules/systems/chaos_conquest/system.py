@@ -148,6 +148,7 @@ class ChaosConquest(GameSystem):
 
     # --- settings, presentation (settings.py, display.py) -------------------------------------------------
     rule_settings = returns(SETTINGS)
+    light_sources = returns(LIGHTS)
     quick_rolls = staticmethod(quick_rolls)
     detail_params = staticmethod(detail_params)
     banners = staticmethod(banners)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.base import Sheet
+from rules.clock import LIGHT_SETTINGS
 from rules.settings import Setting
 
 SETTINGS: tuple[Setting, ...] = (
@@ -30,6 +31,7 @@ SETTINGS: tuple[Setting, ...] = (
         "highest dice, then more dice; or the tie stands and nothing changes.",
         choices=(("ladder", "Larger die, then the next dice"), ("stands", "The tie stands")),
     ),
+    *LIGHT_SETTINGS,  # the table's light rules (rules.clock, issue 41)
 )
 _DEFAULTS = {s.key: s.default for s in SETTINGS}
 

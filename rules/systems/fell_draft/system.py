@@ -223,6 +223,7 @@ class FellDraft(GameSystem):
 
     # --- settings, presentation: settings.py, display.py ---------------------------------------------------
     rule_settings = returns(SETTINGS)
+    light_sources = returns(LIGHTS)
     detail_params = staticmethod(detail_params)
     quick_rolls = staticmethod(quick_rolls)
     banners = staticmethod(banners)

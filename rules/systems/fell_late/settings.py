@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.base import Sheet
+from rules.clock import LIGHT_SETTINGS
 from rules.settings import Setting
 
 HELP_STACKING = "help_stacking"
@@ -47,6 +48,7 @@ SETTINGS: tuple[Setting, ...] = (
         "After the larger die, a tie on the same die leaves things as they were, or both sides roll again.",
         choices=(("stands", "Nothing changes"), ("reroll", "Roll again until someone wins")),
     ),
+    *LIGHT_SETTINGS,  # the table's light rules (rules.clock, issue 41)
 )
 
 _DEFAULTS = {s.key: s.default for s in SETTINGS}

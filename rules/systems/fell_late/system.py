@@ -208,6 +208,7 @@ class FellLate(GameSystem):
 
     # --- settings, presentation: settings.py, display.py ---------------------------------------------------
     rule_settings = returns(SETTINGS)
+    light_sources = returns(LIGHTS)
     banners = staticmethod(display.banners)
     sheet_facts = staticmethod(display.sheet_facts)
     table_facts = staticmethod(display.table_facts)

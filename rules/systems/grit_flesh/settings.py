@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rules.base import RulesError
+from rules.clock import LIGHT_SETTINGS
 from rules.data import grit_flesh as data
 from rules.settings import Setting, validated
 
@@ -228,6 +229,7 @@ SETTINGS: tuple[Setting, ...] = (
         maximum=20,
         house_default=True,
     ),
+    *LIGHT_SETTINGS,  # the table's light rules (rules.clock, issue 41)
 )
 
 DEFAULTS: dict[str, Any] = {s.key: s.default for s in SETTINGS}

@@ -123,6 +123,7 @@ class GritFlesh(GameSystem):
 
     # --- settings: settings.py, creation.py -----------------------------------------------------------------
     rule_settings = returns(SETTINGS)
+    light_sources = returns(LIGHTS)
     apply_settings = staticmethod(apply_settings)
 
     def validate_settings(self, values: Mapping[str, Any]) -> dict[str, Any]:

@@ -19,20 +19,22 @@ from typing import Any
 from django.contrib.auth.models import User
 
 from campaigns import session
-from campaigns.forms import ClockForm, DamageForm, EncounterForm, StatusForm, fixed_from, npc_form, time_form
+from campaigns.forms import ClockForm, DamageForm, EncounterForm, NoteForm, StatusForm, fixed_from, npc_form, time_form
 from campaigns.models import Campaign, ChronicleLine, Membership, PlaySession, RollRequest, RollRequestAnswer
 from campaigns.selectors import campaigns_of, campaigns_run_by, seats_of
-from campaigns.services import CampaignError, TableWritten, campaign_move_clock
+from campaigns.services import CampaignError, TableWritten, campaign_move_clock, written
 from campaigns.session import hits
 from campaigns.session_view import request_form_for
 from campaigns.table import Card, party_cards
 from characters.commands import NotHere, read_inputs
 from characters.forms import first_error
-from characters.models import Item
+from characters.models import Item, Roll
 from characters.selectors import Seat, character_for
+from characters.services import store_free_roll
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
 from rules.errors import Refusal
+from rules.free import FREE_ROLL
 
 Inputs = Mapping[str, Any]
 NOTHING: Inputs = MappingProxyType({})  # a command that reads no inputs takes them all the same (one shape per door)
@@ -483,3 +485,45 @@ def set_light_time(seat: Membership, *, item_id: int, minutes: int, by: User) ->
     return session.light_set_time(
         campaign_id=seat.campaign_id, character_id=item.character_id, item_id=item_id, minutes=minutes, by=by
     )
+
+
+# --- the GM's own rolls and notes ---------------------------------------------------------------------------------
+
+
+def gm_roll(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    """The GM rolls as the GM, for no character (a luck die, a wandering-monster check): the free roll's inputs,
+    "visibility", and "hand" (faces rolled at the table); the row is the roll."""
+    campaign = gm_table(by, campaign_id)
+    return _table_free_roll(campaign, FREE_ROLL, inputs, by)
+
+
+def table_roll(campaign_id: int, procedure: str, *, inputs: Inputs, by: User) -> TableWritten:
+    """One of the system's rolls for the GM's table, made for no character (an NPC's morale)."""
+    campaign = gm_table(by, campaign_id)
+    proc = system_of(campaign).table_procedures().get(procedure)
+    if proc is None:
+        raise NotHere("This table has no such roll.")
+    return _table_free_roll(campaign, proc, inputs, by)
+
+
+def _table_free_roll(campaign: Campaign, proc: rules_base.Procedure, inputs: Inputs, by: User) -> TableWritten:
+    visibility = _word(inputs, "visibility") or Roll.Visibility.PUBLIC
+    if visibility not in Roll.Visibility.values:
+        raise CampaignError(WHO_SEES)
+    params = rules_base.check_params(proc, None, read_inputs(proc, None, inputs, gm=True))
+    hand = _word(inputs, "hand").strip()[:400] or None
+    roll = store_free_roll(campaign=campaign, params=params, by=by, visibility=visibility, procedure=proc, hand=hand)
+    return written(campaign, ("log",), roll)
+
+
+def save_note(campaign_id: int, character_id: int | None = None, *, inputs: Inputs, by: User) -> TableWritten:
+    """The GM's private note ({"text"}): on the campaign, or on one character at the table."""
+    campaign = gm_table(by, campaign_id)
+    text = valid_form(NoteForm(data=inputs))["text"]
+    return session.note_save(campaign_id=campaign.pk, character_id=character_id, text=text)
+
+
+def save_summary(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    """The GM's summary of the story so far ({"text"}), which every member reads."""
+    campaign = gm_table(by, campaign_id)
+    return session.summary_save(campaign_id=campaign.pk, text=valid_form(NoteForm(data=inputs))["text"])

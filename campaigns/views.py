@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from django.contrib import messages
@@ -15,12 +16,11 @@ from campaigns.models import Campaign
 from campaigns.selectors import campaigns_of, campaigns_run_by, membership_of, my_campaigns, seats_of
 from campaigns.session_views.common import gm_write
 from campaigns.table import party_cards, roll_log
+from characters import commands as character_commands
 from characters import services as character_services
 from characters.forms import AdjustForm, raw_params
-from characters.models import Roll
 from characters.selectors import characters_editable_by
 from characters.services import catalogue_updates as catalogue_service
-from characters.services import store_free_roll
 from core.htmx import HtmxHttpRequest
 from live import journal
 from rules import SYSTEMS, RulesError
@@ -106,22 +106,8 @@ def move_clock(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def gm_roll(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The GM rolls as the GM, without a character: a luck die, a wandering-monster check..."""
-    campaign = get_object_or_404(campaigns_run_by(request.user), pk=pk)
-    visibility = request.POST.get("visibility") or Roll.Visibility.PUBLIC
-    error = ""
-    try:
-        if visibility not in Roll.Visibility.values:
-            raise RulesError("Pick who may see this roll.")
-        params = rules_base.check_params(FREE_ROLL, None, raw_params(FREE_ROLL, None, request.POST))
-        store_free_roll(campaign=campaign, params=params, by=request.user, visibility=visibility, hand=_hand(request))
-    except RulesError as problem:
-        error = str(problem)
+    campaign, _done, error = gm_write(request, pk, commands.gm_roll)
     return _table_response(request, campaign, "log", error)
-
-
-def _hand(request) -> str | None:
-    """The faces a roll form's "I rolled these" sent (rules.hand), or None: the server rolls."""
-    return request.POST.get("hand", "").strip()[:400] or None
 
 
 def _table_procedure(campaign: Campaign, key: str):
@@ -134,24 +120,7 @@ def _table_procedure(campaign: Campaign, key: str):
 @require_POST
 def table_roll(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     """A system's roll for the GM's table, made for no character (an NPC's morale): logged as the GM's."""
-    campaign = get_object_or_404(campaigns_run_by(request.user), pk=pk)
-    proc = _table_procedure(campaign, procedure)
-    visibility = request.POST.get("visibility") or Roll.Visibility.PUBLIC
-    error = ""
-    try:
-        if visibility not in Roll.Visibility.values:
-            raise RulesError("Pick who may see this roll.")
-        params = rules_base.check_params(proc, None, raw_params(proc, None, request.POST))
-        store_free_roll(
-            campaign=campaign,
-            params=params,
-            by=request.user,
-            visibility=visibility,
-            procedure=proc,
-            hand=_hand(request),
-        )
-    except RulesError as problem:
-        error = str(problem)
+    campaign, _done, error = gm_write(request, pk, partial(commands.table_roll, procedure=procedure))
     return _table_response(request, campaign, "log", error)
 
 
@@ -180,24 +149,25 @@ def gm_roll_odds(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 def card_adjust(request: HtmxHttpRequest, pk: int, character_id: int) -> HttpResponse:
-    """+/- from a table card: the GM for anyone, a player for their own characters."""
+    """+/- from a table card: the GM for anyone, a player for their own characters (characters.commands.adjust)."""
     campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
-    character = get_object_or_404(characters_editable_by(request.user).filter(campaign=campaign), pk=character_id)
+    seat = character_commands.editable(request.user, character_id)
+    if seat.character.campaign_id != campaign.pk:
+        raise Http404
     form = AdjustForm(request.POST)
     error = ""
     try:
         if not form.is_valid():
             raise RulesError("Change a track by a whole number between -1000 and 1000.")
-        character_services.character_adjust(
-            character_id=character.pk, key=form.cleaned_data["key"], delta=form.cleaned_data["delta"], by=request.user
-        )
+        data = form.cleaned_data
+        character_commands.adjust(seat, key=data["key"], delta=data["delta"], by=request.user)
     except RulesError as problem:
         error = str(problem)
     if not request.htmx:
         if error:
             messages.error(request, error)
         return redirect(campaign)
-    cards = party_cards(campaign, only_id=character.pk)
+    cards = party_cards(campaign, only_id=character_id)
     context = table_view.card_context(campaign, membership_of(request.user, campaign), cards[0], error)
     return render(request, "campaigns/detail.html#card", context, status=422 if error else 200)
 

@@ -6,12 +6,10 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns import session
-from campaigns.forms import NoteForm
+from campaigns import commands
 from campaigns.selectors import campaigns_of
-from campaigns.session_views.common import gm_campaign, region_answer, valid_form
+from campaigns.session_views.common import gm_campaign, gm_write, region_answer
 from core.htmx import HtmxHttpRequest
-from rules.errors import Refusal
 
 
 @require_GET
@@ -22,13 +20,8 @@ def notes_region(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def note_save(request: HtmxHttpRequest, pk: int, character_id: int | None = None) -> HttpResponse:
     """The GM writes a private note: on the campaign, or on one character at the table."""
-    campaign = gm_campaign(request, pk)
-    error = ""
-    try:
-        data = valid_form(NoteForm(request.POST))
-        session.note_save(campaign_id=campaign.pk, character_id=character_id, text=data["text"])
-    except Refusal as problem:
-        error = str(problem)
+    ids = () if character_id is None else (character_id,)
+    campaign, _done, error = gm_write(request, pk, commands.save_note, *ids)
     return region_answer(request, campaign, "notes", error=error)
 
 
@@ -39,11 +32,5 @@ def summary_region(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 def summary_save(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    campaign = gm_campaign(request, pk)
-    error = ""
-    try:
-        data = valid_form(NoteForm(request.POST))
-        campaign = session.summary_save(campaign_id=campaign.pk, text=data["text"]).campaign
-    except Refusal as problem:
-        error = str(problem)
+    campaign, _done, error = gm_write(request, pk, commands.save_summary)
     return region_answer(request, campaign, "summary", error=error)

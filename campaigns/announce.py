@@ -25,4 +25,5 @@ TABLE_REGIONS_OF: dict[type[ev.Event], tuple[str, ...]] = {
     ev.RequestEnded: ("requests",),
     ev.NotesChanged: ("notes",),
     ev.SummaryChanged: ("summary",),
+    ev.StashChanged: ("stash",),  # the party's stash (issue 41)
 }

@@ -365,3 +365,15 @@ def characters_named(events: Iterable[Event]) -> set[int]:
                 named.add(value)
         named.update(getattr(event, "characters", ()))
     return named
+
+
+# --- the party's stash (issue 41) ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class StashChanged(Event):
+    """The party's stash changed: loot put in or removed, an item or coins moved between it and a sheet (``character``:
+    whose; its sheet's own regions come as ``SheetChanged``), coins split, an entry reverted."""
+
+    kind: ClassVar[str] = "stash.changed"
+    character: int | None = None

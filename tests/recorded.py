@@ -78,6 +78,7 @@ TOPIC_OF: dict[type[ev.Event], str] = {
     ev.FightChanged: "encounter",
     ev.NotesChanged: "notes",
     ev.SummaryChanged: "summary",
+    ev.StashChanged: "stash",
     **dict.fromkeys(ev.REQUEST_KINDS, "requests"),
     **dict.fromkeys(ev.ROLL_KINDS, "roll"),
 }

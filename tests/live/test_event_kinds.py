@@ -38,6 +38,7 @@ SAMPLES: dict[str, Event] = {
     "settings.changed": ev.SettingsChanged(),
     "notes.changed": ev.NotesChanged(seen=ev.gm_only()),
     "summary.changed": ev.SummaryChanged(),
+    "stash.changed": ev.StashChanged(character=12),
 }
 
 # A value of the wrong type for each type a field may declare (and, for ids, the wrong sign).

@@ -27,6 +27,9 @@ ENDPOINTS = {
     ("get", "/api/campaigns/{campaign_id}/party"),
     ("get", "/api/campaigns/{campaign_id}/requests"),
     ("get", "/api/campaigns/{campaign_id}/events"),
+    ("get", "/api/campaigns/{campaign_id}/stash"),
+    ("post", "/api/campaigns/{campaign_id}/stash/take"),
+    ("post", "/api/campaigns/{campaign_id}/stash/put"),
 }
 
 

@@ -242,6 +242,11 @@ def stash_take(
 ) -> TableWritten:
     """An item (``quantity`` of a row; None: all of it) out of the stash onto the character's sheet; refused whole
     when the sheet can't carry it (its system's sentence) or someone took it first (``Taken``)."""
+    return _take(campaign_id, character_id, stash_item_id, by, quantity)[0]
+
+
+def _take(campaign_id: int, character_id: int, stash_item_id: int, by: User, quantity: int | None):
+    """The take, and the sheet's side of it (its ``Written``)."""
     character = _lock_at_table(campaign_id, character_id)
     stash = lock_stash(campaign_id)
     row, count, old, new = _out_of_stash(stash, stash_item_id, quantity)
@@ -251,7 +256,7 @@ def stash_take(
     what = f"{character.name} took {_named(count, row.name)} from the stash"
     after = {"items": [new]} if new else {}
     entry = _log(stash, by=by, what=what, before={"items": [old]}, after=after, character=character, change=done.change)
-    return written(stash.campaign, REGIONS, entry)
+    return written(stash.campaign, REGIONS, entry), done
 
 
 @transaction.atomic
@@ -259,6 +264,11 @@ def stash_put(
     *, campaign_id: int, character_id: int, item_id: int, by: User, quantity: int | None = None
 ) -> TableWritten:
     """An item (``quantity`` of a sheet's row; None: all of it) off the character's sheet into the stash."""
+    return _put(campaign_id, character_id, item_id, by, quantity)[0]
+
+
+def _put(campaign_id: int, character_id: int, item_id: int, by: User, quantity: int | None):
+    """The put, and the sheet's side of it (its ``Written``)."""
     character = _lock_at_table(campaign_id, character_id)
     stash = lock_stash(campaign_id)
     held = character.items.filter(pk=item_id).values("catalogue_item_id", "catalogue_version").first()
@@ -270,7 +280,20 @@ def stash_put(
     before, after = _sides(old, new)
     what = f"{character.name} put {_named(item.quantity, item.name)} in the stash"
     entry = _log(stash, by=by, what=what, before=before, after=after, character=character, change=done.change)
-    return written(stash.campaign, REGIONS, entry)
+    return written(stash.campaign, REGIONS, entry), done
+
+
+@transaction.atomic
+def offline_move(*, kind: str, character_id: int, by: User, payload: Mapping[str, Any]):
+    """A stash move a device kept offline (characters.services.offline: "stash-take", "stash-put"), made now at
+    the character's table: the sheet's ``Written``. Someone who took the item meanwhile: ``Taken`` (a conflict)."""
+    campaign_id = Character.objects.filter(pk=character_id).values_list("campaign_id", flat=True).first()
+    if campaign_id is None:
+        raise NotAtTable("That character sits at no table: it has no stash.")
+    quantity = payload.get("quantity")
+    if kind == "stash-take":
+        return _take(campaign_id, character_id, int(payload["item"]), by, quantity)[1]
+    return _put(campaign_id, character_id, int(payload["item"]), by, quantity)[1]
 
 
 @transaction.atomic

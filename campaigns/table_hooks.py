@@ -32,3 +32,6 @@ class TheTable(SheetsAtTheTable):
 
     def void_preview(self, roll: Any) -> list[str]:
         return hits.void_preview(roll)
+
+    def stash_move(self, *, kind: str, character_id: int, by: User, payload: Mapping[str, Any]) -> Any:
+        return stash.offline_move(kind=kind, character_id=character_id, by=by, payload=payload)

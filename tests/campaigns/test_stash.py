@@ -290,3 +290,36 @@ def test_a_gm_removal_is_logged_and_a_later_take_reads_a_sentence(cc, wren, gm, 
         stash.stash_take(campaign_id=cc.pk, character_id=wren.pk, stash_item_id=row.pk, by=player)
     assert StashEntry.objects.filter(campaign=cc).first().what == "Removed Silver chalice from the stash"
     assert not Item.objects.filter(character=wren, name="Silver chalice").exists()
+
+
+# --- kept offline, replayed once ------------------------------------------------------------------------------------
+
+
+def _sync(client, character, **fields):
+    import json
+    import uuid
+
+    body = {"key": fields.pop("key", str(uuid.uuid4())), "version": character.version, **fields}
+    url = reverse("characters:offline_sync", args=[character.pk])
+    return client.post(url, json.dumps(body), content_type="application/json")
+
+
+def test_a_take_kept_offline_applies_once_and_a_late_one_is_a_conflict(
+    cc, wren, ash, gm, player, other_player, as_user
+):
+    row = _loot(cc, gm)
+    first = _sync(as_user(player), wren, key="stash-take-0001", kind="stash-take", item=row.pk)
+    assert first.status_code == 200 and first.json()["message"] == "Took Silver chalice from the stash"
+    again = _sync(as_user(player), wren, key="stash-take-0001", kind="stash-take", item=row.pk)
+    assert again.json()["replayed"] is True and wren.items.filter(name="Silver chalice").count() == 1
+    late = _sync(as_user(other_player), ash, kind="stash-take", item=row.pk)
+    assert late.status_code == 409 and "no longer in the stash" in late.json()["message"]
+    assert not ash.items.filter(name="Silver chalice").exists()
+
+
+def test_a_put_kept_offline_lands_in_the_stash_and_bad_ones_are_refused(cc, wren, player, as_user):
+    held = wren.items.order_by("pk").first()
+    answer = _sync(as_user(player), wren, kind="stash-put", item=held.pk, quantity=1)
+    assert answer.status_code == 200 and _row(cc, held.name).quantity == 1
+    assert _sync(as_user(player), wren, kind="stash-put", item="one").status_code == 400
+    assert _sync(as_user(player), wren, kind="stash-put", item=held.pk, quantity=0).status_code == 400

@@ -113,11 +113,8 @@ def _log(
     return entry
 
 
-def _rules_item(row: StashItem | Mapping[str, Any]) -> rules_base.Item:
-    get = row.get if isinstance(row, Mapping) else lambda key: getattr(row, key)
-    return rules_base.Item(
-        name=get("name"), kind=get("kind"), slots=get("slots"), quantity=get("quantity"), data=dict(get("data"))
-    )
+def _rules_item(row: StashItem) -> rules_base.Item:
+    return rules_base.Item(name=row.name, kind=row.kind, slots=row.slots, quantity=row.quantity, data=dict(row.data))
 
 
 def _count(quantity: int | None, held: int, name: str) -> int:
@@ -303,8 +300,8 @@ def stash_take_coins(*, campaign_id: int, character_id: int, amount: int, by: Us
     if isinstance(amount, bool) or not isinstance(amount, int) or amount < 1:
         raise RulesError("Take a whole number of coins, at least 1.")
     if amount > stash.coins:
-        money = system_for(stash.campaign.system).format_money
-        raise Taken(f"The stash holds {money(stash.coins)}: someone may have taken some just before you.")
+        held = system_for(stash.campaign.system).format_money(stash.coins)
+        raise Taken(f"The stash holds {held}: someone may have taken some just before you.")
     done = sheet.coins_receive(character_id=character.pk, amount=amount, by=by, source=SOURCE_IN)
     before = {"coins": stash.coins}
     stash.coins -= amount
@@ -403,7 +400,7 @@ def _revert_stash_side(stash: Stash, entry: StashEntry) -> tuple[dict, dict]:
     coins_delta = entry.before.get("coins", stash.coins) - entry.after.get("coins", stash.coins)
     if "coins" in entry.before and stash.coins + coins_delta < 0:
         raise Taken(f"Since “{entry.what}”, the stash's coins were taken: it holds too few to put that back.")
-    undo_before = {"items": [snapshot(current[i]) for i in after_rows]} if after_rows else {}
+    undo_before: dict[str, Any] = {"items": [snapshot(current[i]) for i in after_rows]} if after_rows else {}
     undo_after: dict[str, Any] = {}
     back = []
     for row_id, was in before_rows.items():

@@ -139,3 +139,36 @@ def test_locking_the_stash_before_the_character_deadlocks_with_a_split_control(p
 
         errors += together(old_take, split)
     assert sum("deadlock" in str(error).lower() for error in errors) == 3, errors
+
+
+@postgresql_only
+def test_a_take_and_a_removal_without_the_stash_lock_both_happen_control(party):
+    """The naive take and the naive removal: each reads the row, then writes its side. Both happen: the item is on
+    the sheet and the GM's removal is logged."""
+    campaign, gm, (one, first), _ = party
+    both = 0
+    for n in range(3):
+        row = _loot(campaign, gm, f"Orb {n}")
+        both_read = threading.Barrier(2)
+
+        @transaction.atomic
+        def naive_take(row=row, both_read=both_read):
+            seen = StashItem.objects.filter(pk=row.pk).first()
+            both_read.wait()
+            if seen is not None:
+                StashItem.objects.filter(pk=seen.pk).delete()
+                Item.objects.create(character=first, name=seen.name, kind=seen.kind, slots=0, quantity=1)
+
+        @transaction.atomic
+        def naive_remove(row=row, both_read=both_read):
+            seen = StashItem.objects.filter(pk=row.pk).first()
+            both_read.wait()
+            if seen is not None:
+                StashItem.objects.filter(pk=seen.pk).delete()
+                StashEntry.objects.create(campaign=campaign, by=gm, what=f"Removed {seen.name} from the stash")
+
+        assert together(naive_take, naive_remove) == []
+        took = _holders(f"Orb {n}")
+        removed = StashEntry.objects.filter(what=f"Removed Orb {n} from the stash").count()
+        both += took + removed == 2
+    assert both == 3

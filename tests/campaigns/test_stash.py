@@ -239,6 +239,10 @@ def test_the_stash_region_offers_a_player_only_their_characters(cc, wren, ash, g
     assert "Silver chalice" in region and f'value="{wren.pk}"' in region and f'value="{ash.pk}"' not in region
     assert "Hand out loot" not in region
     assert "Hand out loot" in as_user(gm).get(reverse("campaigns:detail", args=[cc.pk])).content.decode()
+    own_page = as_user(player).get(reverse("campaigns:stash", args=[cc.pk]))  # the stash on a page of its own
+    assert (
+        own_page.status_code == 200 and "Silver chalice" in text_of(own_page) and "<html" in own_page.content.decode()
+    )
 
 
 @pytest.mark.parametrize("htmx", [False, True], ids=["plain", "htmx"])
@@ -323,3 +327,24 @@ def test_a_put_kept_offline_lands_in_the_stash_and_bad_ones_are_refused(cc, wren
     assert answer.status_code == 200 and _row(cc, held.name).quantity == 1
     assert _sync(as_user(player), wren, kind="stash-put", item="one").status_code == 400
     assert _sync(as_user(player), wren, kind="stash-put", item=held.pk, quantity=0).status_code == 400
+
+
+def test_a_pushed_stash_offers_each_player_their_own_characters_and_the_gm_every_one(
+    cc, wren, ash, gm, player, other_player
+):
+    from campaigns import push
+
+    since = Since(cc.pk)
+    _loot(cc, gm)
+    recorded = since.events()
+    assert ev.StashChanged() in recorded
+    pages = [(gm.pk, "table"), (player.pk, "table"), (other_player.pk, "table")]
+    out = push.render_push(cc.pk, recorded, pages)
+    for (user, _), mine, theirs in ((pages[1], wren, ash), (pages[2], ash, wren)):
+        html = out[(user, "table")]
+        assert 'id="stash"' in html and "Silver chalice" in html
+        assert f'<option value="{mine.pk}">' in html and f'<option value="{theirs.pk}">' not in html
+        assert "Hand out loot" not in html
+    gm_html = out[(gm.pk, "table")]
+    assert f'<option value="{wren.pk}">' in gm_html and f'<option value="{ash.pk}">' in gm_html
+    assert "Hand out loot" in gm_html

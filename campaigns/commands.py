@@ -83,7 +83,7 @@ def whole(raw: Any, label: str, *, low: int = 1, high: int = 10**12, blank: int 
         raise RulesError(f"{label}: give a whole number.")
     if isinstance(raw, str):
         raw = raw.strip()
-        if not raw.isdigit() or len(raw) > 13:
+        if not (raw.isascii() and raw.isdigit()) or len(raw) > 13:  # "²" is a digit to isdigit, not to int
             raise RulesError(f"{label}: give a whole number between {low} and {high:,}.")
         raw = int(raw)
     if not isinstance(raw, int) or not low <= raw <= high:

@@ -64,12 +64,11 @@ def stash_take(request: HtmxHttpRequest, pk: int, stash_item_id: int) -> HttpRes
 def stash_put(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     def write():
         character, _, item = str(request.POST.get("item") or "").partition(":")
-        if not character.isdigit() or not item.isdigit():
-            raise RulesError("Pick an item on one of your sheets.")
         who = commands.whole(character, "Item", high=2**62)
         what = commands.whole(item, "Item", high=2**62)
+        if who is None or what is None:
+            raise RulesError("Pick an item on one of your sheets.")
         quantity = commands.whole(request.POST.get("quantity"), "How many")
-        assert who is not None and what is not None
         commands.put_in_stash(request.user, pk, character_id=who, item_id=what, quantity=quantity)
 
     return _done(request, pk, write)

@@ -348,3 +348,20 @@ def test_a_pushed_stash_offers_each_player_their_own_characters_and_the_gm_every
     gm_html = out[(gm.pk, "table")]
     assert f'<option value="{wren.pk}">' in gm_html and f'<option value="{ash.pk}">' in gm_html
     assert "Hand out loot" in gm_html
+
+
+@pytest.mark.parametrize("odd", ["²", "٣", "-1", "1e3", " ", "99999999999999"])
+def test_odd_numbers_in_a_stash_form_are_a_sentence_not_an_error(cc, wren, gm, player, as_user, odd):
+    row = _loot(cc, gm)
+    for client, url, fields in (
+        (as_user(gm), reverse("campaigns:stash_add", args=[cc.pk]), {"name": "Gem", "quantity": odd}),
+        (
+            as_user(player),
+            reverse("campaigns:stash_take", args=[cc.pk, row.pk]),
+            {"character": wren.pk, "quantity": odd},
+        ),
+        (as_user(player), reverse("campaigns:stash_put", args=[cc.pk]), {"item": f"{wren.pk}:{odd}"}),
+        (as_user(gm), reverse("campaigns:stash_split", args=[cc.pk]), {"characters": [wren.pk], "amount": odd}),
+    ):
+        assert client.post(url, fields, **HTMX).status_code in (200, 422), (url, odd)
+    assert _row(cc, "Silver chalice").quantity == 1

@@ -1,7 +1,7 @@
 """A table through the API: its roll log, the party's cards and the GM's roll requests; and the GM's table (a table
 token): the clock and the party's light, the fight and its NPCs, roll requests asked and cancelled. Each write is
 the GM's command (campaigns.commands) with the body as its inputs, the very names the table page's forms send: the
-same checks, the same sentences. Its time and countdowns (issue 41) likewise."""
+same checks, the same sentences. Its time and countdowns (issue 41) likewise, and the party's stash."""
 
 from __future__ import annotations
 
@@ -16,13 +16,14 @@ from ninja.errors import HttpError
 from ninja.responses import codes_4xx
 
 from api import serialize
-from api.access import table_seat, token_of
+from api.access import character_seat, table_seat, token_of
 from api.common import Detail, Id, RequestOut, RollOut, TrackOut
 from campaigns import commands, session
 from campaigns.chronicle import read as chronicle_read
 from campaigns.models import Campaign, Countdown, PlaySession, RollRequest, RollRequestAnswer
 from campaigns.services import TableWritten
 from campaigns.session_view import REQUESTS_SHOWN
+from campaigns.stash_view import stash_context
 from campaigns.table import party_cards, roll_log
 
 router = Router()
@@ -444,3 +445,96 @@ def light_time(request: HttpRequest, campaign_id: int, item_id: int, payload: Li
     seat = table_seat(request, campaign_id, gm=True)
     done = commands.set_light_time(seat, item_id=item_id, minutes=payload.minutes, by=token_of(request).user)
     return {"detail": str(done.row)}
+
+
+# --- the party's stash (issue 41) ----------------------------------------------------------------------------------
+
+
+class StashItemOut(Schema):
+    id: int
+    name: str
+    kind: str
+    slots: int
+    quantity: int
+
+
+class StashEntryOut(Schema):
+    id: int
+    what: str
+    by: str
+    at: str
+    reverted: bool
+
+
+class StashOut(Schema):
+    coins: int = Field(description="In the system's smallest coin.")
+    coins_shown: str
+    items: list[StashItemOut]
+    history: list[StashEntryOut] = Field(description="The newest moves first.")
+
+
+class StashMoveIn(Schema):
+    character: Id
+    item: Id = Field(description="take: the stash's item; put: the character's item.")
+    quantity: int | None = Field(None, ge=1, le=1_000_000, description="How many of the row (none: all of it).")
+
+
+def _stash_json(seat) -> dict[str, Any]:
+    context = stash_context(None, seat.campaign, seat)  # type: ignore[arg-type]  # the builder reads no request
+    return {
+        "coins": context["stash_coin_count"],
+        "coins_shown": context["stash_coins"],
+        "items": [
+            {"id": row.pk, "name": row.name, "kind": row.kind, "slots": row.slots, "quantity": row.quantity}
+            for row in context["stash_items"]
+        ],
+        "history": [
+            {
+                "id": entry.pk,
+                "what": entry.what,
+                "by": entry.by.username if entry.by else "",
+                "at": entry.at.isoformat(),
+                "reverted": entry.was_reverted,
+            }
+            for entry in context["stash_entries"]
+        ],
+    }
+
+
+@router.get("/campaigns/{id:campaign_id}/stash", response={200: StashOut, codes_4xx: Detail}, url_name="stash")
+def stash(request: HttpRequest, campaign_id: int):
+    """The party's stash: its coins, its items and its newest moves, for anyone at the table."""
+    return _stash_json(table_seat(request, campaign_id))
+
+
+@router.post(
+    "/campaigns/{id:campaign_id}/stash/take", response={200: StashOut, codes_4xx: Detail}, url_name="stash_take"
+)
+def stash_take(request: HttpRequest, campaign_id: int, payload: StashMoveIn):
+    """Take an item from the stash onto a character's sheet (play token: your own; table token: any at the table),
+    checked against its system's carry rules. 409 when someone took it first; nothing changes on a refusal."""
+    seat = table_seat(request, campaign_id)
+    character_seat(request, payload.character, write=True)
+    commands.take_from_stash(
+        token_of(request).user,
+        campaign_id,
+        character_id=payload.character,
+        stash_item_id=payload.item,
+        quantity=payload.quantity,
+    )
+    return _stash_json(seat)
+
+
+@router.post("/campaigns/{id:campaign_id}/stash/put", response={200: StashOut, codes_4xx: Detail}, url_name="stash_put")
+def stash_put(request: HttpRequest, campaign_id: int, payload: StashMoveIn):
+    """Put an item of a character's sheet in the stash (all of the row, or ``quantity`` of it)."""
+    seat = table_seat(request, campaign_id)
+    character_seat(request, payload.character, write=True)
+    commands.put_in_stash(
+        token_of(request).user,
+        campaign_id,
+        character_id=payload.character,
+        item_id=payload.item,
+        quantity=payload.quantity,
+    )
+    return _stash_json(seat)

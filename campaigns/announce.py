@@ -35,4 +35,5 @@ TABLE_REGIONS_OF: dict[type[ev.Event], tuple[str, ...]] = {
     ev.LightTimeSet: ("time",),
     ev.CountdownChanged: ("countdowns",),
     ev.CountdownTicked: ("countdowns",),
+    ev.StashChanged: ("stash",),  # the party's stash (issue 41)
 }

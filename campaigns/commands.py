@@ -17,8 +17,9 @@ from types import MappingProxyType
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.db import transaction
 
-from campaigns import session
+from campaigns import session, stash
 from campaigns.forms import ClockForm, DamageForm, EncounterForm, NoteForm, StatusForm, fixed_from, npc_form, time_form
 from campaigns.models import Campaign, ChronicleLine, Membership, PlaySession, RollRequest, RollRequestAnswer
 from campaigns.selectors import campaigns_of, campaigns_run_by, seats_of
@@ -26,7 +27,7 @@ from campaigns.services import CampaignError, TableWritten, campaign_move_clock,
 from campaigns.session import hits
 from campaigns.session_view import request_form_for
 from campaigns.table import Card, party_cards
-from characters.commands import NotHere, read_inputs
+from characters.commands import NotHere, editable, read_inputs
 from characters.forms import first_error
 from characters.models import Item, Roll
 from characters.selectors import Seat, character_for
@@ -339,14 +340,8 @@ def answer_request(seat: Seat, *, request_id: int, inputs: Inputs, by: User, han
 
 
 class NotTheGm(Refusal):
-    """A member asked for what only the table's GM does."""
-
-
-# --- time the server keeps (issue 41): the GM's alone, from the pages and the API alike ---------------------------
-
-
-class NotTheGM(Refusal):
-    """Something only the table's GM does."""
+    """A member of the table asked for what only its GM does (a session started, time run, the stash's loot): 403.
+    Someone not at the table is told nothing is there (``NotHere``)."""
 
     status = 403
 
@@ -441,7 +436,7 @@ def roll_for(campaign_id: int, *, request_id: int, character_id: int, by: User, 
 
 def _gm(seat: Membership) -> None:
     if not seat.is_gm:
-        raise NotTheGM("Only the GM keeps the table's time and its countdowns.")
+        raise NotTheGm("Only the GM keeps the table's time and its countdowns.")
 
 
 def run_realtime(seat: Membership, *, running: bool, by: User, rate: int = 1) -> TableWritten:
@@ -527,3 +522,101 @@ def save_summary(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
     """The GM's summary of the story so far ({"text"}), which every member reads."""
     campaign = gm_table(by, campaign_id)
     return session.summary_save(campaign_id=campaign.pk, text=valid_form(NoteForm(data=inputs))["text"])
+
+
+def stash_seat(user, campaign_id: int, *, gm: bool = False) -> Membership:
+    """The user's seat at the table whose stash this is: a stranger learns nothing (404); ``gm``: the GM's alone."""
+    seat = (
+        Membership.objects.select_related("campaign").filter(campaign_id=campaign_id, user=user).first()
+        if user.is_authenticated
+        else None
+    )
+    if seat is None:
+        raise NotHere("No campaign here.")
+    if gm and not seat.is_gm:
+        raise NotTheGm("Only the GM hands out loot, removes it, splits the coins or reverts the stash's moves.")
+    return seat
+
+
+def _mover(user, campaign_id: int, character_id: int) -> Seat:
+    """The character a stash move is for: one this person may change (its owner, the GM), at this table."""
+    stash_seat(user, campaign_id)
+    seat = editable(user, character_id)
+    if seat.character.campaign_id != campaign_id:
+        raise NotHere("No character here.")
+    return seat
+
+
+def whole(raw: Any, label: str, *, low: int = 1, high: int = 10**12, blank: int | None = None) -> int | None:
+    """A whole number a form or a JSON body sent (blank: ``blank``), or a sentence naming the field."""
+    if raw is None or raw == "":
+        return blank
+    if isinstance(raw, bool):
+        raise RulesError(f"{label}: give a whole number.")
+    if isinstance(raw, str):
+        raw = raw.strip()
+        if not (raw.isascii() and raw.isdigit()) or len(raw) > 13:  # "²" is a digit to isdigit, not to int
+            raise RulesError(f"{label}: give a whole number between {low} and {high:,}.")
+        raw = int(raw)
+    if not isinstance(raw, int) or not low <= raw <= high:
+        raise RulesError(f"{label}: give a whole number between {low} and {high:,}.")
+    return raw
+
+
+def take_from_stash(
+    user: User, campaign_id: int, *, character_id: int, stash_item_id: int, quantity: int | None = None
+) -> TableWritten:
+    _mover(user, campaign_id, character_id)
+    return stash.stash_take(
+        campaign_id=campaign_id, character_id=character_id, stash_item_id=stash_item_id, quantity=quantity, by=user
+    )
+
+
+def put_in_stash(
+    user: User, campaign_id: int, *, character_id: int, item_id: int, quantity: int | None = None
+) -> TableWritten:
+    _mover(user, campaign_id, character_id)
+    return stash.stash_put(
+        campaign_id=campaign_id, character_id=character_id, item_id=item_id, quantity=quantity, by=user
+    )
+
+
+def move_coins(user: User, campaign_id: int, *, character_id: int, amount: int, take: bool) -> TableWritten:
+    _mover(user, campaign_id, character_id)
+    move = stash.stash_take_coins if take else stash.stash_put_coins
+    return move(campaign_id=campaign_id, character_id=character_id, amount=amount, by=user)
+
+
+def add_loot(
+    user: User, campaign_id: int, *, name: str, kind: str, slots: int, quantity: int, coins: int = 0
+) -> TableWritten | None:
+    """The GM hands out loot: an item (if named), coins (if any), each its own entry of the stash's history."""
+    stash_seat(user, campaign_id, gm=True)
+    name = str(name or "").strip()
+    if not name and not coins:
+        raise RulesError("Name the item, or give some coins.")
+    if name and kind not in Item.Kind.values:
+        raise RulesError("Pick the kind of item.")
+    done = None
+    with transaction.atomic():  # the item and the coins, or neither
+        if name:
+            item = rules_base.Item(name=name, kind=kind, slots=slots, quantity=quantity)
+            done = stash.stash_add_item(campaign_id=campaign_id, item=item, by=user)
+        if coins:
+            done = stash.stash_add_coins(campaign_id=campaign_id, amount=coins, by=user)
+    return done
+
+
+def remove_loot(user: User, campaign_id: int, *, stash_item_id: int, quantity: int | None = None) -> TableWritten:
+    stash_seat(user, campaign_id, gm=True)
+    return stash.stash_remove_item(campaign_id=campaign_id, stash_item_id=stash_item_id, quantity=quantity, by=user)
+
+
+def split_coins(user: User, campaign_id: int, *, character_ids: list[int], amount: int) -> TableWritten:
+    stash_seat(user, campaign_id, gm=True)
+    return stash.coins_split(campaign_id=campaign_id, character_ids=character_ids, amount=amount, by=user)
+
+
+def revert_stash_entry(user: User, campaign_id: int, *, entry_id: int, reason: str) -> TableWritten:
+    stash_seat(user, campaign_id, gm=True)
+    return stash.stash_entry_revert(campaign_id=campaign_id, entry_id=entry_id, by=user, reason=reason)

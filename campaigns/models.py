@@ -7,12 +7,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator
 from django.db import models
 from django.urls import reverse
 
-from characters.models import stamp, system_choices  # noqa: F401 - the migrations name campaigns.models.system_choices
+from characters.models import Item, stamp, system_choices  # noqa: F401 - the migrations name campaigns.models.system_choices
 from rules import SYSTEM_NAMES, SYSTEMS
 from rules.base import BOTH, PARTY_ACTS
+from rules.validation import QUANTITY_MAX, SLOTS_MAX
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User
@@ -459,3 +461,74 @@ class ChronicleLine(models.Model):
 
     def __str__(self) -> str:
         return self.text
+
+
+# --- the party's stash (issue 41) ----------------------------------------------------------------------------------
+
+
+class Stash(models.Model):
+    """The party's shared stash: its coins (in the system's smallest coin) and, through ``items``, what lies in it.
+
+    One row per campaign, made when first used; every stash write locks it (characters.locking, step 4: after the
+    characters the write changes), so two takers queue one behind the other."""
+
+    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, related_name="stash")
+    coins = models.PositiveBigIntegerField(default=0)
+    version = models.PositiveIntegerField(default=1)
+
+    def __str__(self) -> str:
+        return f"Stash of {self.campaign}"
+
+
+class StashItem(models.Model):
+    """An item in the party's stash: the fields a sheet's item has (characters.models.Item), no holder."""
+
+    stash = models.ForeignKey(Stash, on_delete=models.CASCADE, related_name="items")
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=16, choices=Item.Kind.choices, default=Item.Kind.GEAR)
+    slots = models.PositiveSmallIntegerField(default=1, validators=[MaxValueValidator(SLOTS_MAX)])
+    quantity = models.PositiveIntegerField(default=1, validators=[MaxValueValidator(QUANTITY_MAX)])
+    data = models.JSONField(default=dict, blank=True)
+    catalogue_item = models.ForeignKey(
+        "characters.CatalogueItem", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    catalogue_version = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "pk"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class StashEntry(models.Model):
+    """The stash's history: who moved what in or out, each side's numbers before and after, and the character's
+    own history entry when a sheet was the other side (reverting either reverts both).
+
+    ``before``/``after``: ``"items"`` the stash rows as they were and became (snapshots with their ids),
+    ``"coins"`` the stash's coins; ``moved`` what went where, for the line a person reads."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="stash_entries")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    what = models.CharField(max_length=300)
+    at = models.DateTimeField(auto_now_add=True)
+    before = models.JSONField(default=dict, blank=True)
+    after = models.JSONField(default=dict, blank=True)
+    character = models.ForeignKey(
+        "characters.Character", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    change = models.OneToOneField(
+        "characters.Change", on_delete=models.SET_NULL, null=True, blank=True, related_name="stash_entry"
+    )
+    # A coin split changes several sheets: each sheet's history entry, by character id ({"12": change id}).
+    changes = models.JSONField(default=dict, blank=True)
+    reverts = models.OneToOneField("self", on_delete=models.SET_NULL, null=True, blank=True, related_name="reverted_by")
+    reason = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        indexes = [models.Index(fields=["campaign", "-at"], name="stash_history_by_campaign")]
+
+    def __str__(self) -> str:
+        return self.what

@@ -19,7 +19,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.template.loader import render_to_string
 
-from campaigns import session_view, table_view
+from campaigns import session_view, stash_view, table_view
 from campaigns.announce import SHEET_FIGHT, SHEET_REQUESTS, TABLE_REGIONS_OF
 from campaigns.models import Campaign, Membership
 from campaigns.session_views.requests import sheet_fight_context, sheet_requests_context
@@ -62,7 +62,10 @@ TABLE_REGIONS: dict[str, tuple[str, Callable[..., dict], bool]] = {
     "encounter": ("campaigns/_session.html#encounter", session_view.encounter_context, True),
     "notes": ("campaigns/_session.html#notes", session_view.notes_context, True),
     "sessions": ("campaigns/_session.html#sessions", session_view.sessions_context, False),
+    "stash": ("campaigns/_stash.html#stash", stash_view.stash_context, False),
 }
+# Regions whose forms depend on the viewer (the stash offers each player their own characters): drawn per viewer.
+PER_VIEWER_REGIONS = frozenset({"stash"})
 
 
 @dataclass(frozen=True)
@@ -366,7 +369,7 @@ class _Drawer:
         template, build, gm_only = TABLE_REGIONS[region]
         if gm_only and not seat.is_gm:
             return ""
-        key = ("table", region, seat.is_gm)
+        key = ("table", region, user_id if region in PER_VIEWER_REGIONS else seat.is_gm)
         if key not in self.drawn:
             context = build(_Reader(self.users[user_id]), self.table.campaign, seat)
             context.update(oob=True, csrf_token=CSRF_SLOT, user=self.users[user_id])

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
+from campaigns import stash
 from campaigns.conditions import SheetsAtTheTable
 from campaigns.session import hits
 from characters.models import Character
@@ -25,7 +26,12 @@ class TheTable(SheetsAtTheTable):
         return hits.roll_void(roll_id=roll_id, by=by, reason=reason)
 
     def revert_change(self, **change: Any) -> tuple[Any, list[str]]:
+        if stash.is_stash_move(change["change_id"]):  # a move between the sheet and the stash: both sides back
+            return stash.move_revert(**change)
         return hits.change_revert(**change)
 
     def void_preview(self, roll: Any) -> list[str]:
         return hits.void_preview(roll)
+
+    def stash_move(self, *, kind: str, character_id: int, by: User, payload: Mapping[str, Any]) -> Any:
+        return stash.offline_move(kind=kind, character_id=character_id, by=by, payload=payload)

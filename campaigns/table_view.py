@@ -18,6 +18,7 @@ from django.urls import reverse
 from campaigns.forms import ClockForm
 from campaigns.models import Campaign, Membership
 from campaigns.session_view import realtime_view, session_context
+from campaigns.stash_view import stash_context
 from campaigns.table import Card, party_cards, party_sheets, roll_log
 from characters.forms import procedure_form
 from characters.system_templates import system_template
@@ -111,6 +112,7 @@ def page_context(request: HttpRequest, campaign: Campaign, membership: Membershi
         **members_context(request, campaign, membership),
     }
     context.update(session_context(request, campaign, membership, cards))
+    context.update(stash_context(request, campaign, membership))
     context["journal_cursor"] = after
     if membership.is_gm:
         context["invite_url"] = request.build_absolute_uri(reverse("campaigns:join", args=[campaign.invite_code]))

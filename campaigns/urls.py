@@ -1,7 +1,7 @@
 from django.urls import path
 
 import core.converters  # noqa: F401 - registers <id:…>, ids within the database's range
-from campaigns import backup_views, print_views, session_views, views
+from campaigns import backup_views, print_views, session_views, stash_views, views
 from live import stream
 
 app_name = "campaigns"
@@ -92,4 +92,13 @@ urlpatterns = [
     ),
     path("<id:pk>/sheet-requests/<id:character_id>/", session_views.sheet_requests, name="sheet_requests"),
     path("<id:pk>/sheet-fight/<id:character_id>/", session_views.sheet_fight, name="sheet_fight"),
+    # The party's stash (issue 41)
+    path("<id:pk>/stash/", stash_views.stash_region, name="stash"),
+    path("<id:pk>/stash/put/", stash_views.stash_put, name="stash_put"),
+    path("<id:pk>/stash/coins/", stash_views.stash_coins, name="stash_coins"),
+    path("<id:pk>/stash/add/", stash_views.stash_add, name="stash_add"),
+    path("<id:pk>/stash/split/", stash_views.stash_split, name="stash_split"),
+    path("<id:pk>/stash/items/<id:stash_item_id>/take/", stash_views.stash_take, name="stash_take"),
+    path("<id:pk>/stash/items/<id:stash_item_id>/remove/", stash_views.stash_remove, name="stash_remove"),
+    path("<id:pk>/stash/history/<id:entry_id>/revert/", stash_views.stash_revert, name="stash_revert"),
 ]

@@ -31,6 +31,9 @@ Who takes what (tests/campaigns/test_lock_order.py races the pairs):
   (they log the GM's rolls), the campaign, then every character at the table by id (``lock_table``), NPCs by id;
 - a membership change: the campaign, then the leaving player's characters by id;
 - every other character write (HP, items, hirelings, details, revert, delete): its one character, then its rows.
+- the party's stash (``campaigns.stash``): a move between a sheet and the stash, or its revert, takes the
+  character, then the stash's row (step 4: it queues every stash write), then the stash's items; a coin split
+  (or its revert) the characters by id, then the stash; the GM's loot the stash alone.
 
 A write that will follow a pipeline (lock, rules, whole-sheet check, version, history, announce) calls these
 steps in turn: ``lock_roller``, the campaign's row (``campaigns.services.lock_campaign_row``: characters sit

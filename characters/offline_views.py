@@ -74,6 +74,13 @@ def _read(request, seat) -> tuple[str, int, str, dict[str, Any], int | None]:
         if not isinstance(delta, int) or isinstance(delta, bool) or not -1000 <= delta <= 1000:
             raise BadChange("Change a track by a whole number between -1000 and 1000.")
         return key, version, kind, {"key": track, "delta": delta}, cursor
+    if kind in offline.STASH_KINDS:  # the stash's item to take, or the sheet's item to put in; how many (none: all)
+        item, quantity = data.get("item"), data.get("quantity")
+        if not isinstance(item, int) or isinstance(item, bool) or not 1 <= item <= MAX_CURSOR:
+            raise BadChange("A kept stash move names its item by id.")
+        if quantity is not None and (not isinstance(quantity, int) or isinstance(quantity, bool) or quantity < 1):
+            raise BadChange("A kept stash move takes a whole number of the item, at least 1 (none: all of it).")
+        return key, version, kind, {"item": item, "quantity": quantity}, cursor
     if kind == "notes":
         notes = data.get("notes")
         if not isinstance(notes, str) or len(notes) > NOTES_MAX:

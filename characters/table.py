@@ -67,6 +67,10 @@ class Table(Protocol):
     def void_preview(self, roll: Any) -> list[str]:
         """What voiding this roll would give back to NPCs, a sentence each."""
 
+    def stash_move(self, *, kind: str, character_id: int, by: User, payload: Mapping[str, Any]) -> Any:
+        """A move between the sheet and its table's stash kept offline ("stash-take", "stash-put"): the sheet's
+        Written; a Refusal (409: the item moved meanwhile) otherwise."""
+
 
 class _NoTable:
     def sheet_written(
@@ -109,6 +113,9 @@ class _NoTable:
 
     def void_preview(self, roll: Any) -> list[str]:
         return []
+
+    def stash_move(self, *, kind: str, character_id: int, by: User, payload: Mapping[str, Any]) -> Any:
+        raise Refusal("A stash needs the table's app (campaigns).")
 
 
 _registered: list[Table] = [_NoTable()]
@@ -174,3 +181,7 @@ def revert_change(**change: Any) -> tuple[Any, list[str]]:
 
 def void_preview(roll: Any) -> list[str]:
     return _registered[0].void_preview(roll)
+
+
+def stash_move(*, kind: str, character_id: int, by: User, payload: Mapping[str, Any]) -> Any:
+    return _registered[0].stash_move(kind=kind, character_id=character_id, by=by, payload=payload)

@@ -457,3 +457,15 @@ class CountdownTicked(Event):
     kind: ClassVar[str] = "countdown.ticked"
     countdown: int
     by_time: bool = False
+
+
+# --- the party's stash (issue 41) ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class StashChanged(Event):
+    """The party's stash changed: loot put in or removed, an item or coins moved between it and a sheet (``character``:
+    whose; its sheet's own regions come as ``SheetChanged``), coins split, an entry reverted."""
+
+    kind: ClassVar[str] = "stash.changed"
+    character: int | None = None

@@ -77,6 +77,17 @@ class Hireling:
 
 
 @dataclass(frozen=True)
+class LootShare:
+    """What a hireling takes when the party's coin is split (HiredHelp.loot_share): ``weight`` of one PC's full
+    share (1: an equal share; 1/2: half a share), less ``less`` of the smallest coin (fees it was paid up front),
+    never below nothing. ``rule``: where the rules say so, in a few words."""
+
+    weight: Fraction
+    less: int = 0
+    rule: str = ""
+
+
+@dataclass(frozen=True)
 class Sheet:
     """Everything a rules function may read about one character."""
 
@@ -494,6 +505,18 @@ class Economy(SheetRules, Protocol):
         """The equipment tables of the rules text, loaded into the admin-editable catalogue."""
         ...
 
+    def receive(self, sheet: Sheet, amount: int, what: str) -> dict[str, Any]:
+        """The state after the character takes ``amount`` of the smallest coin (``what``: from where, for the
+        sentence); RulesError when this system keeps no purse or the purse cannot hold that much. A system whose
+        money is not ``state["coins"]`` overrides this with ``money`` and ``pay`` (the party's stash splits coin
+        through these three)."""
+        held = self.money(sheet)
+        if held is None:
+            raise RulesError(f"{self.name} characters carry no money to take {what}.")
+        if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
+            raise RulesError("Coins come in whole numbers, zero or more.")
+        return self.validate_state({**sheet.state, "coins": held + amount})
+
 
 @runtime_checkable
 class HiredHelp(SheetRules, Protocol):
@@ -527,6 +550,11 @@ class HiredHelp(SheetRules, Protocol):
 
         The campaign's settings are in ``sheet.settings``."""
         ...
+
+    def loot_share(self, hireling: Hireling) -> LootShare | None:
+        """The share of the party's coin this hireling takes when it is split (rules.loot.split_coins); None: no
+        share (paid by the day or the week instead). Default: none."""
+        return None
 
 
 # The table conditions a GM may try out on a group check before asking it (issue 40, TableRules.what_if): the dark,

@@ -79,6 +79,7 @@ TOPIC_OF: dict[type[ev.Event], str] = {
     ev.NotesChanged: "notes",
     ev.SummaryChanged: "summary",
     **dict.fromkeys(ev.ASKED_KINDS, "requests"),
+    ev.StashChanged: "stash",
     **dict.fromkeys(ev.ROLL_KINDS, "roll"),
 }
 

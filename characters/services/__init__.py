@@ -7,8 +7,12 @@ from characters.services.corrections import blind_apply, roll_void
 from characters.services.hirelings import MAX_HIRELINGS, hireling_dismiss, hireling_hire
 from characters.services.inventory import (
     catalogue_to_item,
+    coins_hand_over,
+    coins_receive,
     item_add,
     item_add_from_catalogue,
+    item_hand_over,
+    item_receive,
     item_remove,
     item_update,
 )
@@ -83,6 +87,10 @@ __all__ = [
     "item_add_from_catalogue",
     "item_remove",
     "item_update",
+    "item_receive",
+    "item_hand_over",
+    "coins_receive",
+    "coins_hand_over",
     "resolve_offer",
     "roll_seen",
     "store_roll",

@@ -20,6 +20,7 @@ from characters.services.writes import (
     item_row,
     lock,
     next_position,
+    save_state,
     touch,
 )
 from rules import RulesError, system_for
@@ -51,6 +52,7 @@ def _take(
     catalogue_item: CatalogueItem | None = None,
     regions: tuple[str, ...] = ITEMS_CHANGE,
     paid: Mapping[str, Any] | None = None,
+    source: str = "",
 ) -> Written:
     """Put an item on the sheet: raise the quantity of a row it stacks onto (the system says which do: the
     same thing, of a kind whose units are alike), else add a row. One history entry, with what was paid."""
@@ -73,7 +75,7 @@ def _take(
         held.save(update_fields=["quantity"])
         row = held
     after["items"] = [history.item_snapshot(row)]
-    what = f"{verb} {row.name}" + (f" ×{item.quantity}" if item.quantity > 1 else "")
+    what = f"{verb} {row.name}" + (f" ×{item.quantity}" if item.quantity > 1 else "") + source
     return touch(character, regions, by=by, what=what, before=before, after=after).adding(row=row)
 
 
@@ -167,3 +169,65 @@ def item_remove(*, character_id: int, item_id: int, by: User) -> Written:
     return touch(
         character, ITEMS_CHANGE, by=by, what=f"Dropped {snapshot['name']}", check=False, before={"items": [snapshot]}
     )
+
+
+# --- an item or coins moving between this sheet and somewhere else (the party's stash: campaigns.stash) ----------
+
+
+@transaction.atomic
+def item_receive(
+    *, character_id: int, item: rules_base.Item, by: User, source: str, catalogue_item: CatalogueItem | None = None
+) -> Written:
+    """An item handed to the sheet from elsewhere (``source``: " from the stash", for the history's line): checked
+    against the carry limit and the rules' bounds, stacked as ``item_add`` stacks. Its ``row``: the row it landed on."""
+    character = lock(character_id)
+    return _take(character, item, by=by, verb="Took", catalogue_item=catalogue_item, source=source)
+
+
+@transaction.atomic
+def item_hand_over(*, character_id: int, item_id: int, quantity: int | None, by: User, source: str) -> Written:
+    """``quantity`` of one row leaving the sheet for elsewhere (None: all of it; ``source``: " in the stash", for
+    the history's line). Its ``row``: what left, as the rules' item; the history's snapshot names its catalogue
+    entry."""
+    character = lock(character_id)
+    row = character.items.filter(pk=item_id).first()
+    if row is None:
+        raise RulesError("That item is no longer on this sheet.")
+    count = row.quantity if quantity is None else quantity
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= row.quantity:
+        raise RulesError(f"{character.name} holds {row.quantity} of {row.name}: hand over between 1 and that.")
+    old = history.item_snapshot(row)
+    left = replace(row.to_rules(), quantity=count, worn=False, id=None)
+    if count == row.quantity:
+        row.delete()
+        what = f"Put {old['name']}" + (f" ×{count}" if count > 1 else "") + source
+        done = touch(character, ITEMS_CHANGE, by=by, what=what, check=False, before={"items": [old]})
+    else:
+        row.quantity -= count
+        row.save(update_fields=["quantity"])
+        after = {"items": [history.item_snapshot(row)]}
+        what = f"Put {row.name} ×{count}{source}"
+        done = touch(character, ITEMS_CHANGE, by=by, what=what, before={"items": [old]}, after=after)
+    return done.adding(row=left)
+
+
+@transaction.atomic
+def coins_receive(*, character_id: int, amount: int, by: User, source: str) -> Written:
+    """Coins handed to the sheet (the system's purse: ``GameSystem.receive``), within its bounds and carry limit."""
+    character = lock(character_id)
+    rules = system_for(character.system)
+    state = rules.receive(character.checked_sheet(), amount, source.strip())
+    what = f"Took {rules.format_money(amount)}{source}"
+    return save_state(character, state, by=by, what=what, also=ITEMS_CHANGE)
+
+
+@transaction.atomic
+def coins_hand_over(*, character_id: int, amount: int, by: User, source: str) -> Written:
+    """Coins leaving the sheet's purse (``GameSystem.pay``): refused with the rules' sentence when it is short."""
+    character = lock(character_id)
+    rules = system_for(character.system)
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount < 1:
+        raise RulesError("Put in a whole number of coins, at least 1.")
+    state = rules.pay(character.checked_sheet(), amount, f"putting {rules.format_money(amount)}{source}")
+    what = f"Put {rules.format_money(amount)}{source}"
+    return save_state(character, state, by=by, what=what, also=ITEMS_CHANGE)

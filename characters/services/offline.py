@@ -44,7 +44,8 @@ from live.events import (
 )
 from rules import RulesError, system_for
 
-KINDS = ("track", "notes", "roll")
+KINDS = ("track", "notes", "roll", "stash-take", "stash-put")
+STASH_KINDS = ("stash-take", "stash-put")  # a move between the sheet and its table's stash (issue 41)
 MESSAGE_MAX = 300  # what OfflineChange keeps of a sentence (an answer sent again is the kept one)
 MEANWHILE_READ = 500  # journal entries read to say what happened meanwhile: a bound on a refusal's work
 
@@ -121,11 +122,15 @@ def _apply(character_id: int, by: User, base_version: int, kind: str, payload: M
         said = meanwhile(character, by, cursor) if cursor is not None else []
         return OfflineChange.Outcome.CONFLICT, _told(str(conflict), said), None
     except RulesError as refusal:
+        if refusal.status == 409:  # what it was for moved meanwhile (the stash's item taken first)
+            return OfflineChange.Outcome.CONFLICT, str(refusal), None
         return OfflineChange.Outcome.REFUSED, str(refusal), None
     return OfflineChange.Outcome.APPLIED, written.change.what if written.change else "Applied.", written
 
 
 def _write(character: Character, by: User, base_version: int, kind: str, payload: Mapping[str, Any]) -> Written:
+    if kind in STASH_KINDS:  # checked against the stash and the sheet as they are now: the stash's lock decides
+        return table.stash_move(kind=kind, character_id=character.pk, by=by, payload=payload)
     if kind == "track":
         key, delta = str(payload["key"]), int(payload["delta"])
         rules = system_for(character.system)

@@ -47,6 +47,9 @@ ENDPOINTS = [
     ("get", "/api/campaigns/{campaign}/log"),
     ("get", "/api/campaigns/{campaign}/party"),
     ("get", "/api/campaigns/{campaign}/requests"),
+    ("get", "/api/campaigns/{campaign}/stash"),
+    ("post", "/api/campaigns/{campaign}/stash/take"),
+    ("post", "/api/campaigns/{campaign}/stash/put"),
 ]
 
 
@@ -100,6 +103,9 @@ def _bodies(params: list[str]):
             "version": st.sampled_from([1, 2, 0, -1, 2**63, None]) | JSON,
             "key": st.sampled_from(["hp", "stress", "protection", "coins", "\x00", ""]) | JSON,
             "delta": st.sampled_from([1, -1, 0, 1000, -1001, 2**63]) | JSON,
+            "character": st.sampled_from([1, 2, 3, 0, -1, 2**63]) | JSON,  # the stash's moves
+            "item": st.sampled_from([1, 2, 3, 0, 2**63]) | JSON,
+            "quantity": st.sampled_from([1, 0, None, 10**7]) | JSON,
         },
     )
     return st.one_of(shaped.map(json.dumps), JSON.map(json.dumps), st.sampled_from(RAW_BODIES))

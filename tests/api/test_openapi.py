@@ -47,6 +47,9 @@ ENDPOINTS = {
     ("post", "/api/campaigns/{campaign_id}/countdowns"),
     ("post", "/api/campaigns/{campaign_id}/countdowns/{countdown_id}/tick"),
     ("post", "/api/campaigns/{campaign_id}/lights/{item_id}"),
+    ("get", "/api/campaigns/{campaign_id}/stash"),
+    ("post", "/api/campaigns/{campaign_id}/stash/take"),
+    ("post", "/api/campaigns/{campaign_id}/stash/put"),
 }
 
 

@@ -222,7 +222,7 @@ def test_only_the_gm_keeps_time_lights_and_countdowns(campaign, gm, player, hero
         ("countdown_remove", [campaign.pk, countdown.pk], {}),
     ):
         assert client.post(reverse(f"campaigns:{name}", args=args), data, **HTMX).status_code == 404, name
-    with pytest.raises(commands.NotTheGM):
+    with pytest.raises(commands.NotTheGm):
         commands.tick_countdown(seat(player, campaign), countdown_id=countdown.pk, by=player)
     countdown.refresh_from_db()
     campaign.refresh_from_db()

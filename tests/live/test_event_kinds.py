@@ -47,6 +47,7 @@ SAMPLES: dict[str, Event] = {
     "realtime.changed": ev.RealtimeChanged(running=True),
     "countdown.changed": ev.CountdownChanged(countdown=2, seen=ev.gm_only()),
     "countdown.ticked": ev.CountdownTicked(countdown=2, by_time=True),
+    "stash.changed": ev.StashChanged(character=12),
 }
 
 # A value of the wrong type for each type a field may declare (and, for ids, the wrong sign).

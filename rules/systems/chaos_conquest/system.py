@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from types import MappingProxyType
 from typing import ClassVar
 
 from rules.base import (
     GameSystem,
     Hireling,
+    LootShare,
     Procedure,
     RollResult,
     Sheet,
@@ -216,6 +218,12 @@ class ChaosConquest(GameSystem):
 
     # helpers beyond the protocol (the tests and the rules texts' own questions)
     armour_value = staticmethod(armour_value)
+
+    def loot_share(self, hireling: Hireling) -> LootShare | None:
+        """hired-help.md (Retainers; Shares of Treasure): a retainer takes half a share; hirelings are paid by
+        the day and take none."""
+        return LootShare(Fraction(1, 2), 0, "half a share") if hireling.kind == "retainer" else None
+
     treasure_shares = staticmethod(treasure_shares)
     heir_split = staticmethod(heir_split)
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, ClassVar
 
 from rules.base import (
     GameSystem,
     HarmOffer,
+    Hireling,
+    LootShare,
     Procedure,
     RulesError,
     Sheet,
@@ -36,6 +39,7 @@ from rules.systems.fell_late.hired_help import (
 from rules.systems.fell_late.inventory import (
     armour,
     check_can_carry,
+    hireling_state,
     over_slots,
     slots,
     slots_max,
@@ -217,6 +221,11 @@ class FellLate(GameSystem):
 
     # --- economy and hired help: catalogue.py, hired_help.py (money is "<n> C", the default) ----------------
     catalogue = returns(CATALOGUE)
+
+    def loot_share(self, hireling: Hireling) -> LootShare | None:
+        """Seed 001 (Hirelings): an equal share of any plunder, less the daily fees paid up front."""
+        return LootShare(Fraction(1), hireling_state(hireling)["fees_paid"], "an equal share, less fees paid")
+
     hireling_limit = staticmethod(hireling_limit)
     hire_params = staticmethod(hire_params)
     hire = staticmethod(hire)

@@ -13,6 +13,7 @@ from characters.services.inventory import (
     item_update,
 )
 from characters.services.rolls import (
+    SeatRead,
     character_dice_needed,
     character_odds,
     character_pass_time,
@@ -24,6 +25,7 @@ from characters.services.rolls import (
     offer_apply,
     offer_decline,
     push_roll_line,
+    read_lock_ids,
     resolve_offer,
     roll_lock_ids,
     roll_seen,
@@ -96,6 +98,8 @@ __all__ = [
     "odds_as_json",
     "offer_apply",
     "offer_decline",
+    "SeatRead",
+    "read_lock_ids",
     "roll_lock_ids",
     "store_free_roll",
     "MAX_CHARACTERS",

@@ -408,8 +408,8 @@ async def answers(contender: Contender, endpoint: Endpoint, csrf: str) -> bool:
 
 async def measure_endpoint(endpoint: Endpoint, cast: dict, contenders: list[Contender], args) -> list[dict]:
     """Rounds taken in turn (A, B, A, B...): whatever else loads the machine weighs on every contender."""
-    mine = {c.label: c.endpoint(endpoint) for c in contenders}
-    present = [c for c in contenders if mine[c.label] and await answers(c, mine[c.label], cast["csrf"])]
+    mine = {c.label: own for c in contenders if (own := c.endpoint(endpoint)) is not None}
+    present = [c for c in contenders if c.label in mine and await answers(c, mine[c.label], cast["csrf"])]
     rounds: dict[str, list[Round]] = {c.label: [] for c in present}
     for contender in present:  # warm-up
         await run_round(

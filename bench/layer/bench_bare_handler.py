@@ -16,9 +16,9 @@ PREFIX = "/bench/django/"
 
 class _NoMiddleware:
     def load_middleware(self, is_async: bool = False) -> None:
-        self._view_middleware = []
-        self._template_response_middleware = []
-        self._exception_middleware = []
+        self._view_middleware: list = []
+        self._template_response_middleware: list = []
+        self._exception_middleware: list = []
         handler = self._get_response_async if is_async else self._get_response  # type: ignore[attr-defined]
         self._middleware_chain = convert_exception_to_response(handler)
 

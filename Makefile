@@ -56,15 +56,21 @@ format: $(VENV)/.installed-test
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# Page/write throughput and CPU per request (SQLite and PostgreSQL) of this checkout against BASELINE (the
-# start of issue 12), each under uvicorn and gunicorn, rounds taken in turn; the same pages' CPU in-process
-# (the steadiest figure on a shared machine); then the live table's fan-out.
-BASELINE ?= 40c1a8b
-BASELINE_DIR := $(or $(TMPDIR),/tmp)/lantern-bench-baseline
+# Page/write throughput and CPU per request (SQLite and PostgreSQL) of this checkout against BASELINE (issue 39's
+# start, 41bbcef; a git worktree of it outside this one), under gunicorn (BENCH_SERVERS), rounds taken in turn,
+# REPEAT times over (ratios: min / median / max); beside a running Kettlewright when KETTLEWRIGHT_URL is set
+# (docs/performance.md says how it was set up by hand); the same pages' CPU in-process (the steadiest figure on a
+# shared machine); the GM's table page's growth per PC and per NPC on both databases; then the live table's fan-out.
+BASELINE ?= 41bbcef
+BENCH_SERVERS ?= gunicorn
+REPEAT ?= 3
+BASELINE_DIR := $(or $(TMPDIR),/tmp)/lantern-bench-baseline-$(BASELINE)
 bench: $(VENV)/.installed-test
-	rm -rf $(BASELINE_DIR) && mkdir -p $(BASELINE_DIR) && git archive $(BASELINE) | tar -x -C $(BASELINE_DIR)
-	$(BIN)/python bench/pages.py --baseline $(BASELINE_DIR) --server uvicorn,gunicorn
+	test -d $(BASELINE_DIR) || git worktree add --detach $(BASELINE_DIR) $(BASELINE)
+	$(BIN)/python bench/pages.py --baseline $(BASELINE_DIR) --server $(BENCH_SERVERS) --seconds 2 --rounds 1 \
+		--repeat $(REPEAT)
 	$(BIN)/python bench/inprocess.py --baseline $(BASELINE_DIR)
+	$(BIN)/python bench/party_growth.py --db sqlite,postgres
 	$(BIN)/python bench/fanout.py
 
 # Requests one change costs each open page, in Debian's chromium (apt-get install chromium).

@@ -29,7 +29,8 @@ class ApiToken(models.Model):
     # When it stops opening anything (chosen when it is made); None: until revoked or a password change.
     expires_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
-    # Calls in the current minute (accounts.tokens.count_call): counted in the row, so across every process.
+    # The current minute of calls began (accounts.tokens.count_call: written once a minute at most; the calls
+    # within it are counted in the cache). window_calls is no longer written (issue 39).
     window_start = models.DateTimeField(null=True, blank=True)
     window_calls = models.PositiveIntegerField(default=0)
 

@@ -12,7 +12,9 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateformat import format as date_format
 
@@ -121,17 +123,27 @@ def count_call(token: ApiToken) -> bool | None:
     """Count one call against the token's minute; False past API_CALLS_PER_MINUTE (the call is refused), None
     when the token was revoked since it was read.
 
-    Counted in the token's row, locked, so the count holds across every app process (like the pages' roll cap,
-    counted from the log) and calls arriving at once are counted one after another."""
+    No lock and no write per call (issue 39: on SQLite a write per read queued every API read behind every other
+    write): the token's row is written once per minute at most, by the call that opens a new minute
+    (``window_start`` and ``last_used_at``, one conditional UPDATE: of two processes opening it at once, one
+    wins and the other reads its start); the calls within the minute are counted in Django's cache under that
+    start. The cache is each process's own (docs/production.md), so with W server processes a token may make up
+    to W times the limit in a minute: the limit stops a runaway program, it is no quota."""
     now = timezone.now()
-    with transaction.atomic():
-        rows = ApiToken.objects.select_for_update().filter(pk=token.pk)
-        found = rows.values_list("window_start", "window_calls").first()
-        if found is None:
-            return None
-        start, calls = found
-        if start is None or start <= now - timedelta(minutes=1):
-            start, calls = now, 0
-        calls += 1
-        rows.update(window_start=start, window_calls=calls, last_used_at=now)
+    start = token.window_start
+    if start is None or start <= now - timedelta(minutes=1):
+        stale = Q(window_start__isnull=True) | Q(window_start__lte=now - timedelta(minutes=1))
+        if ApiToken.objects.filter(stale, pk=token.pk).update(window_start=now, last_used_at=now):
+            start = now
+        else:  # another process opened this minute first, or the token is gone
+            start = ApiToken.objects.filter(pk=token.pk).values_list("window_start", flat=True).first()
+            if start is None:
+                return None
+    key = f"lantern:api-calls:{token.pk}:{start.timestamp():.6f}"
+    cache.add(key, 0, timeout=120)
+    try:
+        calls = cache.incr(key)
+    except ValueError:  # expired between the two lines
+        cache.add(key, 1, timeout=120)
+        calls = 1
     return calls <= settings.API_CALLS_PER_MINUTE

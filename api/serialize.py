@@ -8,16 +8,18 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from django.core.cache import cache
+
 from campaigns.models import RollRequest, RollRequestAnswer
 from campaigns.table import Card
-from characters.models import Roll
-from characters.region_cache import viewer_kind
+from characters.models import OFFERS_PENDING_MAX, Roll
+from characters.region_cache import TIMEOUT, region_key, viewer_kind
 from characters.selectors import Seat
 from characters.sheet_view import sheet_view
 from characters.transfer import roll_as_json
 from rules import base as rules_base
 
-SHEET_REGIONS = ("offers", "vitals", "details", "inventory", "hirelings")
+SHEET_REGIONS = ("vitals", "details", "inventory", "hirelings")  # the offers are read afresh (sheet_json)
 
 
 def jsonable(value: Any) -> Any:
@@ -39,7 +41,31 @@ def track_json(track: rules_base.Track) -> dict[str, Any]:
 
 def sheet_json(user, seat: Seat, *, checked: rules_base.Sheet | None = None) -> dict[str, Any]:
     """The sheet as its page shows it to this viewer: the same read (``sheet_view``), as data. ``checked``: the
-    whole sheet as a write just checked it (``Written.sheet``)."""
+    whole sheet as a write just checked it (``Written.sheet``).
+
+    Kept in Django's cache under the key the sheet's drawn regions use (``region_key``: the character's version
+    and saved time, the viewer's kind, the table's settings and conditions, the build), so a call on an unchanged
+    sheet reads no rules and no rows but its pending offers, which move no version and are read afresh."""
+    character = seat.character
+    kind = viewer_kind(seat.viewer)
+    key = region_key(character, kind, "api-sheet")
+    body = cache.get(key)
+    if body is None:
+        body = _sheet_body(user, seat, checked)
+        cache.set(key, body, TIMEOUT)
+    pending = character.offers.filter(status="pending").select_related("offered_by")[:OFFERS_PENDING_MAX]
+    return {
+        **body,
+        "owner": character.owner.username,
+        "viewer": {"kind": kind, "can_edit": seat.viewer.can_edit},
+        "offers": [
+            {"id": o.pk, "label": o.label, "summary": o.summary, "before": o.before, "after": o.after} for o in pending
+        ],
+    }
+
+
+def _sheet_body(user, seat: Seat, checked: rules_base.Sheet | None = None) -> dict[str, Any]:
+    """What a sheet's JSON holds that only a write moves (all but the offers, the owner's name and the seat)."""
     view = sheet_view(user, seat, regions=SHEET_REGIONS, controls=False, personal=False, checked=checked)
     character = seat.character
     return {
@@ -47,10 +73,8 @@ def sheet_json(user, seat: Seat, *, checked: rules_base.Sheet | None = None) -> 
         "name": character.name,
         "system": character.system,
         "campaign_id": character.campaign_id,
-        "owner": character.owner.username,
         "version": character.version,
         "updated_at": character.updated_at.isoformat(),
-        "viewer": {"kind": viewer_kind(seat.viewer), "can_edit": seat.viewer.can_edit},
         "notes": character.notes,
         "state": jsonable(view.state or {}),
         "problem": view.sheet_problem or "",
@@ -81,10 +105,6 @@ def sheet_json(user, seat: Seat, *, checked: rules_base.Sheet | None = None) -> 
                 "wage": row.wage,
             }
             for row in view.hirelings
-        ],
-        "offers": [
-            {"id": o.pk, "label": o.label, "summary": o.summary, "before": o.before, "after": o.after}
-            for o in view.offers or ()
         ],
     }
 

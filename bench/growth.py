@@ -1,5 +1,5 @@
-"""Whether two reads stay flat as the roll log grows: the roll POST (its rate check counts the roller's rolls of
-the last minute) and the sheet's "This character" log (one character's newest rolls).
+"""Whether reads stay flat as the roll log and the journal grow: the roll POST (its rate check counts the roller's
+rolls of the last minute), the sheet's "This character" log (one character's newest rolls) and the sheet page.
 
 Run: .venv/bin/python bench/growth.py [--baseline DIR] [--postgres] [--sizes 0,1000,100000] [--batches 5]
 
@@ -9,9 +9,10 @@ on its own throwaway database (a SQLite file, or with ``--postgres`` a database 
 ``DATABASE_URL`` server), since the checkouts' migrations differ. It makes a GM, a player and a Fell campaign of
 three characters, then fills the table's log to each size in turn with ``bulk_create``: one row in ``--share``
 the player's own character's rolls (made by the player), the rest the other two's, spread over the past month
-(older than the rate check's minute). SQLite gets no ANALYZE (production runs none); PostgreSQL does, as
-autovacuum would. At each size it times, through Django's test client, the player's roll (a Fell test, POSTed as
-htmx does; its answer carries the log) and the "This character" log region: 3 warm-up requests, then batches of
+(older than the rate check's minute), and the table's journal to as many entries (issue 39). SQLite gets no
+ANALYZE (production runs none); PostgreSQL does, as autovacuum would. At each size it times, through Django's
+test client, the player's roll (a Fell test, POSTed as htmx does; its answer carries the log), the "This
+character" log region and the sheet page: 3 warm-up requests, then batches of
 10. The figure is the lowest batch's time per request in milliseconds: CPU time on SQLite (the database works in
 this process, and other load barely moves it), wall time on PostgreSQL (its server's work included).
 """
@@ -87,6 +88,36 @@ def child(tree: Path, sizes: list[int], batches: int, share: int) -> None:
 
     field = Roll._meta.get_field("created_at")
 
+    def sheet() -> None:
+        response = client.get(f"/characters/{hero.pk}/")
+        assert response.status_code == 200, response.status_code
+
+    def grow_journal(size: int) -> None:
+        """(issue 39; a checkout without the journal has none) The table's journal to ``size`` entries as well,
+        one old roll's entry each, the campaign's head moved past them as its writes would."""
+        try:
+            from live.models import Entry, Head
+        except ImportError:
+            return
+        head = Head.objects.filter(campaign_id=campaign.pk).values_list("cursor", flat=True).first() or 0
+        have = Entry.objects.filter(campaign_id=campaign.pk).count()
+        at = timezone.now() - timedelta(days=30)
+        for first in range(have, size, 5000):
+            count = min(size, first + 5000) - first
+            Entry.objects.bulk_create(
+                Entry(
+                    campaign_id=campaign.pk,
+                    cursor=head + n + 1,
+                    at=at,
+                    by_id=player.pk,
+                    write="roll.made",
+                    events=[{"kind": "roll.made", "roll": 0, "character": hero.pk}],
+                )
+                for n in range(count)
+            )
+            head += count
+        Head.objects.update_or_create(campaign_id=campaign.pk, defaults={"cursor": head})
+
     def grow_to(size: int) -> None:
         """Old rolls, bulk-created with their own times (auto_now_add would stamp them all "now")."""
         have = Roll.objects.count()
@@ -111,6 +142,7 @@ def child(tree: Path, sizes: list[int], batches: int, share: int) -> None:
                 Roll.objects.bulk_create(rows)
         finally:
             field.auto_now_add = True
+        grow_journal(size)
         if (
             connection.vendor == "postgresql"
         ):  # autovacuum's statistics; SQLite has none unless asked (as in production)
@@ -125,7 +157,7 @@ def child(tree: Path, sizes: list[int], batches: int, share: int) -> None:
         grow_to(size)
         gc.collect()  # the bulk rows' garbage is not the requests' cost
         figures = {}
-        for name, request in (("roll POST", roll), ('"This character" log', log)):
+        for name, request in (("roll POST", roll), ('"This character" log', log), ("sheet page", sheet)):
             for _ in range(3):
                 request()
             best = float("inf")

@@ -40,6 +40,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -74,6 +75,8 @@ def server_env(db: str, copy: int = 0, *, layered: bool = False) -> dict[str, st
         if db == "postgres"
         else production_env(SQLITE_NAME=str(sqlite_file(copy)))
     )
+    # The roll POST and the API read are measured hundreds of times a second: no rate cap in the way.
+    env.update(ROLLS_PER_MINUTE="1000000000", API_CALLS_PER_MINUTE="1000000000")
     if layered:
         env.update(
             DJANGO_SETTINGS_MODULE="bench_bare_settings",
@@ -129,6 +132,7 @@ def make_cast() -> None:
     from django.db import transaction
     from django.middleware.csrf import _get_new_csrf_string
 
+    from accounts.tokens import token_create
     from campaigns.models import Campaign, Membership
     from characters import services
     from rules.base import Item
@@ -156,6 +160,7 @@ def make_cast() -> None:
                 services.item_add(character_id=character.pk, item=Item(name=f"Trinket {i}", slots=0), by=player)
             characters.append((character, player))
     character, owner = characters[0]
+    token = token_create(user=owner, name="Pages bench", scope="read").secret
     print(
         json.dumps(
             {
@@ -164,6 +169,7 @@ def make_cast() -> None:
                 "owner": session_for(owner),
                 "gm": session_for(gm),
                 "csrf": _get_new_csrf_string(),
+                "token": token,
             }
         )
     )
@@ -177,8 +183,11 @@ class Endpoint:
     name: str
     path: str
     cookie: str = ""
-    body: bytes = b""  # a POST when set; alternates the HP change's sign per connection
+    body: bytes = b""  # a POST when set; ends with one of ``values`` in turn per connection
     htmx: bool = False
+    values: tuple[bytes, bytes] = (b"-1", b"1")  # the HP change's −1 then +1: it stays within the track's bounds
+    headers: tuple[str, ...] = ()
+    raw_cookie: str = ""  # another server's cookie header as is (Kettlewright's session)
 
 
 @dataclass
@@ -195,26 +204,86 @@ def endpoints(cast: dict) -> list[Endpoint]:
     c, owner, gm = cast["character"], cast["owner"], cast["gm"]
     return [
         Endpoint("sheet page (owner)", f"/characters/{c}/", owner),
+        # As a browser asks for it: gzipped on the wire (core.compress); its CPU over the plain one's is the cost.
+        Endpoint("sheet page (owner, gzip)", f"/characters/{c}/", owner, headers=("Accept-Encoding: gzip",)),
         Endpoint("sheet page (GM)", f"/characters/{c}/", gm),
         Endpoint("region: vitals", f"/characters/{c}/region/vitals/", owner, htmx=True),
         Endpoint("region: details", f"/characters/{c}/region/details/", owner, htmx=True),
         Endpoint("table page (GM)", f"/campaigns/{cast['campaign']}/", gm),
         Endpoint("HP change (POST, htmx)", f"/characters/{c}/adjust/", owner, body=b"key=hp&delta=", htmx=True),
+        # A Fell test, as the sheet's roll panel POSTs it (its answer carries the log).
+        Endpoint(
+            "roll (POST, htmx)",
+            f"/characters/{c}/roll/test/",
+            owner,
+            body=b"visibility=",
+            htmx=True,
+            values=(b"public", b"public"),
+        ),
+        Endpoint("API character read", f"/api/characters/{c}", headers=(f"Authorization: Bearer {cast['token']}",)),
         Endpoint("login page", "/accounts/login/"),
+        Endpoint("bare Django view (no middleware)", "/bench/django/"),
         Endpoint("bare view", "/bench/bare/"),
         Endpoint("bare view (logged in)", "/bench/bare-user/", owner),
     ]
 
 
+SHEET, SAVE = "sheet page (owner)", "HP change (POST, htmx)"
+
+
+def kettlewright_endpoints() -> dict[str, Endpoint]:
+    """``KETTLEWRIGHT_URL``: a running Kettlewright's character page (``…/users/<user>/characters/<name>/``),
+    measured beside the sheet; its save (``KETTLEWRIGHT_SAVE``, default ``/charedit/<user>/<name>/save``, the
+    form in ``KETTLEWRIGHT_SAVE_BODY`` ending in ``hp=``, HP 4 and 5 in turn) beside the HP change; its session
+    cookie header in ``KETTLEWRIGHT_COOKIE``. docs/performance.md says how it was set up by hand."""
+    url = os.environ.get("KETTLEWRIGHT_URL")
+    if not url:
+        return {}
+    parts = urlsplit(url)
+    user, name = [p for p in parts.path.split("/") if p][1::2][:2]
+    save = os.environ.get("KETTLEWRIGHT_SAVE", f"/charedit/{user}/{name}/save")
+    body = os.environ.get(
+        "KETTLEWRIGHT_SAVE_BODY",
+        f"name={name}&strength=12&strength_max=12&dexterity=11&dexterity_max=11&willpower=10&willpower_max=10"
+        "&hp_max=5&gold=10&description=d&traits=t&bonds=b&omens=o&scars=&notes=n&party_code=&hp=",
+    ).encode()
+    cookie = os.environ.get("KETTLEWRIGHT_COOKIE", "")
+    return {
+        SHEET: Endpoint(SHEET, parts.path, raw_cookie=cookie),
+        SAVE: Endpoint(SAVE, save, raw_cookie=cookie, body=body, htmx=True, values=(b"4", b"5")),
+    }
+
+
+def listening_pid(port: int) -> int:
+    """The lowest pid holding the socket that listens on ``port`` (a gunicorn master: its workers hold it too)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "0A":  # 0A: LISTEN
+                inodes.add(f"socket:[{fields[9]}]")
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if any(os.readlink(fd) in inodes for fd in (entry / "fd").iterdir()):
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    if not pids:
+        sys.exit(f"nothing of yours listens on port {port}: set KETTLEWRIGHT_PID")
+    return min(pids)
+
+
 def request_bytes(endpoint: Endpoint, csrf: str, sign: int) -> bytes:
-    cookies = f"sessionid={endpoint.cookie}; csrftoken={csrf}" if endpoint.cookie else ""
-    head = [f"Host: {HOST}"]
+    cookies = f"sessionid={endpoint.cookie}; csrftoken={csrf}" if endpoint.cookie else endpoint.raw_cookie
+    head = [f"Host: {HOST}", *endpoint.headers]
     if cookies:
         head.append(f"Cookie: {cookies}")
     if endpoint.htmx:
         head.append("HX-Request: true")
     if endpoint.body:
-        body = endpoint.body + (b"-1" if sign < 0 else b"1")
+        body = endpoint.body + endpoint.values[sign > 0]
         head += [
             f"X-CSRFToken: {csrf}",
             "Content-Type: application/x-www-form-urlencoded",
@@ -296,13 +365,19 @@ def percentile(values: list[float], q: float) -> float:
 
 @dataclass
 class Contender:
-    """One server under test: a checkout (this one, or ``--baseline``'s) served by uvicorn or gunicorn."""
+    """One server under test: a checkout (this one, or a ``--baseline``'s) served by uvicorn or gunicorn, or a
+    running Kettlewright (``external``: the endpoints it has, by the name of Lantern's they stand beside)."""
 
     label: str
     tree: Path
     server: str
     port: int = 0
     process: subprocess.Popen | None = None
+    pid: int = 0
+    external: dict[str, Endpoint] | None = None
+
+    def endpoint(self, endpoint: Endpoint) -> Endpoint | None:
+        return endpoint if self.external is None else self.external.get(endpoint.name)
 
 
 def summary(endpoint: Endpoint, contender: Contender, rounds: list[Round]) -> dict:
@@ -320,36 +395,50 @@ def summary(endpoint: Endpoint, contender: Contender, rounds: list[Round]) -> di
     }
 
 
+async def answers(contender: Contender, endpoint: Endpoint, csrf: str) -> bool:
+    """Whether this server answers the endpoint at all (an older checkout may not have its URL): one request."""
+    reader, writer = await asyncio.open_connection(HOST, contender.port)
+    try:
+        writer.write(request_bytes(endpoint, csrf, -1))
+        status, _ = await read_response(reader)
+    finally:
+        writer.close()
+    return status < 300
+
+
 async def measure_endpoint(endpoint: Endpoint, cast: dict, contenders: list[Contender], args) -> list[dict]:
     """Rounds taken in turn (A, B, A, B...): whatever else loads the machine weighs on every contender."""
-    rounds: dict[str, list[Round]] = {c.label: [] for c in contenders}
-    for contender in contenders:  # warm-up
-        assert contender.process is not None
-        await run_round(contender.port, endpoint, cast["csrf"], contender.process.pid, args.connections, 1.0, 10_000)
+    mine = {c.label: own for c in contenders if (own := c.endpoint(endpoint)) is not None}
+    present = [c for c in contenders if c.label in mine and await answers(c, mine[c.label], cast["csrf"])]
+    rounds: dict[str, list[Round]] = {c.label: [] for c in present}
+    for contender in present:  # warm-up
+        await run_round(
+            contender.port, mine[contender.label], cast["csrf"], contender.pid, args.connections, 1.0, 10_000
+        )
     for _ in range(args.rounds):
-        for contender in contenders:
-            assert contender.process is not None
+        for contender in present:
             rounds[contender.label].append(
                 await run_round(
                     contender.port,
-                    endpoint,
+                    mine[contender.label],
                     cast["csrf"],
-                    contender.process.pid,
+                    contender.pid,
                     args.connections,
                     args.seconds,
                     args.max_requests,
                 )
             )
-    return [summary(endpoint, c, rounds[c.label]) for c in contenders]
+    return [summary(endpoint, c, rounds[c.label]) for c in present]
 
 
 def start_server_process(db: str, contender: Contender, copy: int) -> subprocess.Popen:
+    """The checkout's production server, with bench/layer's application in front (``/bench/django/``)."""
     port = contender.port
     if contender.server == "gunicorn":
-        command = [sys.executable, "-m", "gunicorn", "config.wsgi:application", "-b", f"{HOST}:{port}"]
+        command = [sys.executable, "-m", "gunicorn", "bench_bare_wsgi:application", "-b", f"{HOST}:{port}"]
         command += ["--workers", "1", "--threads", "8", "--keep-alive", "30", "--no-control-socket"]
     else:
-        command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", HOST, "--port", str(port)]
+        command = [sys.executable, "-m", "uvicorn", "bench_bare_asgi:application", "--host", HOST, "--port", str(port)]
         command += ["--workers", "1", "--timeout-graceful-shutdown", "5", "--no-access-log"]
         command += shlex.split(os.environ.get("UVICORN_ARGS", ""))  # e.g. "--loop asyncio --http h11"
     log = SERVER_LOG.with_suffix(f".{contender.label.replace(' ', '-')}.log")
@@ -357,27 +446,46 @@ def start_server_process(db: str, contender: Contender, copy: int) -> subprocess
 
 
 def contenders_of(args) -> list[Contender]:
-    trees = [("before", Path(args.baseline).resolve())] if args.baseline else []
+    baselines = args.baseline or []
+    trees = [
+        (f"before {Path(tree).name}" if len(baselines) > 1 else "before", Path(tree).resolve()) for tree in baselines
+    ]
     trees.append(("now", ROOT))
     servers = args.server.split(",")
     return [
-        Contender(f"{label} {server}" if len(servers) > 1 or args.baseline else label, tree, server)
+        Contender(f"{label} {server}" if len(servers) > 1 or baselines else label, tree, server)
         for label, tree in trees
         for server in servers
     ]
 
 
-def bench_database(db: str, args) -> list[dict]:
+def kettlewright() -> Contender | None:
+    external = kettlewright_endpoints()
+    if not external:
+        return None
+    port = urlsplit(os.environ["KETTLEWRIGHT_URL"]).port or 80
+    pid = int(os.environ.get("KETTLEWRIGHT_PID") or listening_pid(port))
+    return Contender("Kettlewright", Path("."), "gunicorn+eventlet", port=port, pid=pid, external=external)
+
+
+def bench_database(db: str, args) -> list[list[dict]]:
+    """Every endpoint measured ``--repeat`` times over (the servers stay up): one list of rows per repetition."""
     contenders = contenders_of(args)
     cast = prepare_database(db, {c.tree for c in contenders})
     if db == "sqlite":
         copy_sqlite(len(contenders))
+    outside = kettlewright()
     try:
         for n, contender in enumerate(contenders):
             contender.port = free_port()
             contender.process = start_server_process(db, contender, n)
+            contender.pid = contender.process.pid
         wanted = [e for e in endpoints(cast) if not args.only or any(word in e.name for word in args.only)]
-        return [row for e in wanted for row in asyncio.run(measure_endpoint(e, cast, contenders, args))]
+        everyone = [*contenders, outside] if outside else contenders
+        return [
+            [row for e in wanted for row in asyncio.run(measure_endpoint(e, cast, everyone, args))]
+            for _ in range(args.repeat)
+        ]
     finally:
         for contender in contenders:
             if contender.process is not None:
@@ -385,55 +493,75 @@ def bench_database(db: str, args) -> list[dict]:
                 contender.process.wait(timeout=15)
 
 
-def report(results: dict[str, list[dict]], args) -> None:
+def report(results: dict[str, list[list[dict]]], args) -> None:
+    """The endpoints' figures: with ``--repeat``, CPU per request as the median of the repetitions (min–max)."""
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout
     print(
         f"\ncommit {commit.stdout.strip()}{' + uncommitted changes' if dirty.strip() else ''}"
-        f"{f' against {args.baseline}' if args.baseline else ''}, {os.cpu_count()} cores, "
+        f"{' against ' + ', '.join(args.baseline) if args.baseline else ''}, {os.cpu_count()} cores, "
         f"load average {os.getloadavg()[0]:.1f}, {args.connections} keep-alive connections, "
-        f"median of {args.rounds} rounds of {args.seconds:g} s, rounds taken in turn\n"
+        f"median of {args.rounds} rounds of {args.seconds:g} s, rounds taken in turn, {args.repeat} repetitions\n"
     )
     print(
-        "| database | endpoint | server | req/s | p50 ms | p99 ms | server CPU ms/request (rounds' min–max) "
+        "| database | endpoint | server | req/s | p50 ms | p99 ms | server CPU ms/request (min–max) "
         "| bytes | statuses |"
     )
     print("|---|---|---|---:|---:|---:|---:|---:|---|")
-    for db, rows in results.items():
-        for r in rows:
+    for db, reps in results.items():
+        for row in reps[0]:
+            same = [
+                r for rep in reps for r in rep if (r["contender"], r["endpoint"]) == (row["contender"], row["endpoint"])
+            ]
+            cpu = [r["cpu_ms"] for r in same]
+            r = sorted(same, key=lambda r: r["cpu_ms"])[len(same) // 2]
             statuses = ", ".join(f"{k}×{v}" for k, v in sorted(r["statuses"].items()))
-            low, high = r["cpu_range"]
             print(
                 f"| {db} | {r['endpoint']} | {r['contender']} | {r['rps']:.1f} | {r['p50']:.1f} | {r['p99']:.1f} | "
-                f"{r['cpu_ms']:.1f} ({low:.1f}–{high:.1f}) | {r['bytes']:,.0f} | {statuses} |"
+                f"{statistics.median(cpu):.2f} ({min(cpu):.2f}–{max(cpu):.2f}) | {r['bytes']:,.0f} | {statuses} |"
             )
 
 
 # (label, numerator, denominator): how far a page is above the floor the stack itself sets, per checkout.
 RATIOS = [
-    ("sheet / login", "sheet page (owner)", "login page"),
-    ("sheet / bare", "sheet page (owner)", "bare view"),
-    ("sheet / bare (logged in)", "sheet page (owner)", "bare view (logged in)"),
-    ("HP change / bare (logged in)", "HP change (POST, htmx)", "bare view (logged in)"),
+    ("sheet / login", SHEET, "login page"),
+    ("table (GM) / login", "table page (GM)", "login page"),
+    ("roll POST / login", "roll (POST, htmx)", "login page"),
+    ("HP change / login", SAVE, "login page"),
+    ("API read / sheet", "API character read", SHEET),
+    ("sheet gzipped / sheet", "sheet page (owner, gzip)", SHEET),
+    ("HP change / sheet", SAVE, SHEET),
+    ("login / bare Django", "login page", "bare Django view (no middleware)"),
+    ("middleware + empty view / bare Django", "bare view", "bare Django view (no middleware)"),
+    ("sheet / bare (logged in)", SHEET, "bare view (logged in)"),
 ]
+# Lantern's endpoint over Kettlewright's counterpart, in the same run.
+AGAINST_KETTLEWRIGHT = [("sheet / Kettlewright's sheet", SHEET), ("HP change / Kettlewright's save", SAVE)]
 
 
-def report_ratios(results: dict[str, list[dict]]) -> None:
-    """Per database and checkout, CPU per request of one endpoint over another's in the same run."""
+def spread(values: list[float]) -> str:
+    return f"{min(values):.2f} / {statistics.median(values):.2f} / {max(values):.2f}"
+
+
+def report_ratios(results: dict[str, list[list[dict]]]) -> None:
+    """Per database and checkout, CPU per request of one endpoint over another's in the same run (each
+    repetition its own ratio): min / median / max over the repetitions."""
     lines = []
-    for db, rows in results.items():
-        by = {(r["contender"], r["endpoint"]): r for r in rows}
-        for contender in dict.fromkeys(r["contender"] for r in rows):
-            for label, top, bottom in RATIOS:
-                if (contender, top) in by and (contender, bottom) in by:
-                    a, b = by[contender, top], by[contender, bottom]
-                    lines.append(
-                        f"| {db} | {contender} | {label} | {a['cpu_ms'] / b['cpu_ms']:.2f}× "
-                        f"| {a['cpu_ms']:.1f} / {b['cpu_ms']:.1f} | {a['rps']:.0f} / {b['rps']:.0f} |"
-                    )
+    for db, reps in results.items():
+        bys = [{(r["contender"], r["endpoint"]): r["cpu_ms"] for r in rep} for rep in reps]
+        contenders = [c for c in dict.fromkeys(r["contender"] for r in reps[0]) if c != "Kettlewright"]
+        for contender in contenders:
+            pairs = [(label, (contender, top), (contender, bottom)) for label, top, bottom in RATIOS]
+            pairs += [(label, (contender, name), ("Kettlewright", name)) for label, name in AGAINST_KETTLEWRIGHT]
+            for label, top, bottom in pairs:
+                ratios = [by[top] / by[bottom] for by in bys if top in by and bottom in by]
+                if ratios:
+                    cpu = f"{statistics.median(by[top] for by in bys if top in by):.2f} / "
+                    cpu += f"{statistics.median(by[bottom] for by in bys if bottom in by):.2f}"
+                    lines.append(f"| {db} | {contender} | {label} | {spread(ratios)} | {cpu} |")
     if lines:
-        print("\n| database | server | ratio | CPU per request | CPU ms | req/s |")
-        print("|---|---|---|---:|---:|---:|")
+        print("\n| database | server | ratio | CPU per request, min / median / max | CPU ms (medians) |")
+        print("|---|---|---|---:|---:|")
         print("\n".join(lines))
 
 
@@ -444,11 +572,14 @@ def main() -> None:
     parser.add_argument("--server", default="uvicorn", help="uvicorn, gunicorn, or both: uvicorn,gunicorn")
     parser.add_argument(
         "--baseline",
-        help="another checkout to serve side by side, e.g. `git archive 40c1a8b | tar -x -C /tmp/before`",
+        action="append",
+        help="another checkout to serve side by side, e.g. `git worktree add --detach /tmp/before 41bbcef` "
+        "(repeat it for more than one)",
     )
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=1, help="measure every endpoint this many times over")
     parser.add_argument("--max-requests", type=int, default=20_000)
     parser.add_argument("--only", action="append", help="measure only endpoints whose name holds this word")
     parser.add_argument("--json", help="also write the figures to this file")

@@ -166,7 +166,11 @@ def roll(
     if npc_target not in (None, ""):  # an attack on an NPC of the running fight lands on it
         return table.attack_npc(**how, npc_id=_npc_id(str(npc_target)))
     # The sheet just checked goes along: the service checks it again only if the row moved on meanwhile.
-    return services.character_roll(**how, read=asked.read)
+    # What the seat read goes along too: the service doesn't read the row once more to find what to lock, nor
+    # ask again whether the roller runs the table.
+    character, viewer = seat.character, seat.viewer
+    known = services.SeatRead(character.system, character.campaign_id, viewer.role == table.GM)
+    return services.character_roll(**how, read=asked.read, seat=known if viewer.user_id == by.pk else None)
 
 
 def _visibility(raw: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
 
@@ -42,7 +43,9 @@ def _every_page_is_well_formed_html():
         response = original(self, **request)
         content_type = response.get("Content-Type", "")
         if content_type.startswith("text/html") and not response.streaming and response.content:
-            problems = html_problems(response.content.decode(response.charset or "utf-8"))
+            body = response.content  # gzipped when the test asked for it (core.compress)
+            body = gzip.decompress(body) if response.get("Content-Encoding") == "gzip" else body
+            problems = html_problems(body.decode(response.charset or "utf-8"))
             if problems:
                 where = f"{request.get('REQUEST_METHOD', 'GET')} {request.get('PATH_INFO', '')}"
                 raise AssertionError(f"{where} rendered malformed HTML:\n  " + "\n  ".join(problems[:20]))

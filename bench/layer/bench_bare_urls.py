@@ -1,7 +1,9 @@
-"""The app's URLs with two bare views in front: the floor any page pays in this middleware stack.
+"""The app's URLs with three bare views in front: the floor any page pays in this middleware stack.
 
 ``/bench/bare/`` answers a few bytes of HTML to anyone and touches nothing; ``/bench/bare-user/`` is behind
-the login like every page (LoginRequiredMiddleware reads the session's user: a logged-in page's floor).
+the login like every page (LoginRequiredMiddleware reads the session's user: a logged-in page's floor);
+``/bench/django/`` is the first one served by Django without any middleware (bench_bare_handler): Django's own
+floor.
 """
 
 from django.contrib.auth.decorators import login_not_required
@@ -23,4 +25,9 @@ def bare_user(request: HttpRequest) -> HttpResponse:
     return HttpResponse(PAGE)
 
 
-urlpatterns = [path("bench/bare/", bare), path("bench/bare-user/", bare_user), *app_urlpatterns]
+urlpatterns = [
+    path("bench/django/", bare),
+    path("bench/bare/", bare),
+    path("bench/bare-user/", bare_user),
+    *app_urlpatterns,
+]

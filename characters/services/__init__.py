@@ -17,6 +17,7 @@ from characters.services.inventory import (
     item_update,
 )
 from characters.services.rolls import (
+    SeatRead,
     character_dice_needed,
     character_odds,
     character_pass_time,
@@ -28,6 +29,7 @@ from characters.services.rolls import (
     offer_apply,
     offer_decline,
     push_roll_line,
+    read_lock_ids,
     resolve_offer,
     roll_lock_ids,
     roll_seen,
@@ -104,6 +106,8 @@ __all__ = [
     "odds_as_json",
     "offer_apply",
     "offer_decline",
+    "SeatRead",
+    "read_lock_ids",
     "roll_lock_ids",
     "store_free_roll",
     "MAX_CHARACTERS",

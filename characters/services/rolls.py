@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +33,7 @@ from characters.services.writes import (
 )
 from live.events import RollAmended, RollMade, RollRestored, RollUndone, RollVoided, Seen, gm_only
 from live.journal import record
-from rules import RulesError, dice, system_for
+from rules import SYSTEMS, RulesError, dice, system_for
 from rules import base as rules_base
 from rules.dice import RandomSource
 from rules.free import FREE_ROLL
@@ -116,6 +116,32 @@ def _named_character_ids(procedure, sheet, raw_params: Mapping[str, Any]) -> set
     return ids
 
 
+@dataclass(frozen=True)
+class SeatRead:
+    """What a caller read of a character and its roller before any lock (characters.commands' seat)."""
+
+    system: str
+    campaign_id: int | None
+    gm: bool  # the roller is the GM of that table
+
+
+def read_lock_ids(
+    character_id: int,
+    procedure: str,
+    params: Mapping[str, Any],
+    read: tuple[int, rules_base.Sheet] | None,
+    seat: SeatRead | None,
+) -> set[int]:
+    """The characters a roll will lock, from the sheet its caller read and checked already (``read``): no row
+    read again; an empty set without one (or for a procedure the system lacks: the locked row says why)."""
+    if read is None or seat is None or seat.system not in SYSTEMS:
+        return set()
+    proc = system_for(seat.system).procedures().get(procedure)
+    if proc is None:
+        return set()
+    return _named_character_ids(proc, read[1], params) | {character_id}
+
+
 def roll_lock_ids(character_id: int, procedure: str, params: Mapping[str, Any]) -> set[int]:
     """The characters a roll will lock: its own and those its inputs name (read before any lock is taken), so a
     caller that must lock a row of its own after them (a request's answer) can take them first, in the order."""
@@ -142,6 +168,7 @@ def character_roll(
     shape: Callable[[rules_base.RollResult], rules_base.RollResult] | None = None,
     on_result: Callable[[rules_base.RollResult], None] | None = None,
     read: tuple[int, rules_base.Sheet] | None = None,
+    seat: SeatRead | None = None,
 ) -> Written:
     """Roll on the server from the stored sheet and the picked modifiers; apply what the roll changes.
 
@@ -161,18 +188,28 @@ def character_roll(
     player's, when rolled by a player) is offered to that character's owner and the GM instead.
 
     ``read``: the version and the checked sheet the caller read the inputs against (characters.commands): not
-    checked again when the row locked is still that version at the same table.
+    checked again when the row locked is still that version at the same table; the other characters its
+    inputs name are found from it, not from the row read once more. ``seat``: what the caller's seat read of the
+    character and of ``by`` before the lock (whether they are its table's GM is not asked again while the locked
+    row is still at that table).
     """
     if visibility not in Roll.Visibility.values:
         raise RulesError("Pick who may see this roll: everyone, the GM, or only you.")
     _check_roll_rate(by)  # the roller's lock first (characters.locking)
-    locked = locking.lock_characters(roll_lock_ids(character_id, procedure, params))
+    named = read_lock_ids(character_id, procedure, params, read, seat)
+    locked = locking.lock_characters(named or roll_lock_ids(character_id, procedure, params))
     character = locked.get(character_id)
     if character is None:
         raise locking.Gone("That character is gone.")
     proc = _procedure(system_for(character.system), procedure)
     check_version(character, expected_version)
-    gm = is_gm(by, character.campaign_id)
+    # Written meanwhile: the inputs are read against the new sheet below; every character they name must be
+    # among those locked (in id order, before this row's lock: one can't be taken now).
+    moved = named and read is not None and read[0] != character.version
+    if moved and not _named_character_ids(proc, character.to_sheet(), params) <= set(locked):
+        raise RulesError("The sheet changed while you rolled: roll again.")
+    at_table = seat is not None and seat.campaign_id == character.campaign_id
+    gm = seat.gm if seat is not None and at_table else is_gm(by, character.campaign_id)
     _check_dice_allowed(character, gm=gm, hand=hand is not None)
     blind = visibility == Roll.Visibility.BLIND
     if blind and character.campaign_id is None:

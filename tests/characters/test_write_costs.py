@@ -53,3 +53,33 @@ def test_the_sheet_reads_the_table_in_one_query(player, campaign, other_player, 
     # Session, user, the character with the viewer's seat, offers, undo, log, items, hirelings, the table.
     with django_assert_max_num_queries(9):
         assert client.get(hero.get_absolute_url()).status_code == 200
+
+
+def test_a_roll_reads_its_character_once_before_the_lock_and_once_under_it(
+    player, campaign, as_user, django_assert_max_num_queries
+):
+    """Issue 39: the roll finds what to lock from the sheet its inputs were checked against, and takes the
+    roller's seat as read, so its character, items and hirelings are read once before the lock and its row once
+    under it; nothing asks whether the table has webhooks (they read the journal)."""
+    hero = make_character(player, campaign, name="Wren")
+    client = as_user(player)
+    assert client.get(hero.get_absolute_url()).status_code == 200  # logged in before counting
+    # Session and user (2), character and seat, items, hirelings (3), the roll cap, the locked row (2), the roll,
+    # and its journal entry (head and entry: 2 more under the test's transaction), the savepoints (2).
+    with django_assert_max_num_queries(14), CaptureQueriesContext(connection) as captured:
+        response = client.post(f"/characters/{hero.pk}/roll/test/", {"visibility": "public"}, **HTMX)
+    assert response.status_code == 200 and 'class="roll-result"' in response.content.decode()
+    reads = [q["sql"] for q in captured if q["sql"].startswith("SELECT")]
+    assert sum('FROM "characters_character"' in sql for sql in reads) == 2
+    assert sum('FROM "characters_item"' in sql for sql in reads) == 1
+    assert sum('FROM "campaigns_membership"' in sql and "role" in sql for sql in reads) <= 1  # the seat's own
+    assert not any("webhook" in q["sql"] for q in captured)
+
+
+def test_an_hp_change_asks_nothing_of_webhooks(player, campaign, as_user):
+    hero = make_character(player, campaign, name="Wren")
+    client = as_user(player)
+    assert client.get(hero.get_absolute_url()).status_code == 200
+    with CaptureQueriesContext(connection) as captured:
+        assert client.post(f"/characters/{hero.pk}/adjust/", {"key": "hp", "delta": "-1"}, **HTMX).status_code == 200
+    assert not any("webhook" in q["sql"] for q in captured)

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from live.events import Seen
+
 View = Literal["full", "line"] | None
 
 
@@ -96,6 +98,19 @@ class FightRecord:
     active: bool
     foes: int
     defeated: int
+
+
+@dataclass(frozen=True)
+class CountdownRecord:
+    """A countdown that moved in the session (issue 41): its name, its segments filled now, what players may know
+    of it (``shown``: campaigns.Countdown.Shown), and each tick's visibility as the journal recorded it."""
+
+    id: int
+    name: str
+    segments: int
+    filled: int
+    shown: str
+    ticks: tuple[Seen, ...]
 
 
 @dataclass(frozen=True)
@@ -304,6 +319,7 @@ SECTIONS = (
     ("loot", "Loot gained and spent"),
     ("hirelings", "Hirelings"),
     ("lights", "Lights burnt"),
+    ("countdowns", "Countdowns"),
 )
 
 
@@ -314,6 +330,7 @@ def build(
     fights: Sequence[FightRecord],
     lines: Sequence[LineRecord],
     reader: Reader,
+    countdowns: Sequence[CountdownRecord] = (),
 ) -> Chronicle:
     """The chronicle of one session as ``reader`` may read it (the module's docstring says who sees what)."""
     by_roll = {roll.id: roll for roll in rolls}
@@ -380,6 +397,11 @@ def build(
             outcome = "ended"
         placed["fights"].append(Item(f"fight-{fight.id}", f"{fight.name}: {rounds}, {foes}; {outcome}"))
 
+    for countdown in sorted(countdowns, key=lambda c: c.id):
+        told = countdown_item(countdown, reader)
+        if told is not None:
+            placed["countdowns"].append(told)
+
     by_entry: dict[str, list[LineRecord]] = {}
     for line in sorted(lines, key=lambda each: each.id):
         by_entry.setdefault(line.entry, []).append(line)
@@ -401,6 +423,20 @@ def build(
         summary=session.summary,
         summary_lines=tuple(by_entry.get("summary", ())),
     )
+
+
+def countdown_item(countdown: CountdownRecord, reader: Reader) -> Item | None:
+    """A countdown's line as this reader could see it move: the GM the whole; a player only the ticks the journal
+    let them see, under its name unless it is hidden from them ("A countdown"), with its progress unless that is."""
+    if not any(seen.lets(reader.user_id, is_gm=reader.is_gm) for seen in countdown.ticks):
+        return None
+    name = countdown.name if reader.is_gm or countdown.shown != "name_hidden" else "A countdown"
+    progress = reader.is_gm or countdown.shown in ("all", "name_hidden")
+    text = f"{name} moved on" + (f", now {countdown.filled} of {countdown.segments}" if progress else "")
+    if progress and countdown.filled >= countdown.segments:
+        text += " (complete)"
+    hidden = {"gm": "GM only", "name_hidden": "name hidden", "progress_hidden": "progress hidden"}
+    return Item(f"countdown-{countdown.id}", text, seen_by=hidden.get(countdown.shown, "") if reader.is_gm else "")
 
 
 def _with_lines(item: Item, by_entry: Mapping[str, list[LineRecord]]) -> Item:

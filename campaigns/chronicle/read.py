@@ -1,9 +1,10 @@
 """A session's chronicle read from the database for one reader: the journal's entries between the session's start
 and end name the rolls and sheets; their rows become campaigns.chronicle.build's plain records.
 
-Six queries whatever the session's size: the journal's entries, the rolls, the sheets' changes, the reverts of those
-changes, the fights, the players' lines. The journal is pruned after a month (live.journal.prune): the rolls and
-changes made in the session's time at the table are read too, so an old session's chronicle keeps them.
+Six queries whatever the session's size (a seventh when countdowns moved): the journal's entries, the rolls, the
+sheets' changes, the reverts of those changes, the fights, the players' lines. The journal is pruned after a month
+(live.journal.prune): the rolls and changes made in the session's time at the table are read too, so an old
+session's chronicle keeps them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from django.utils import timezone
 from campaigns.chronicle.build import (
     ChangeRecord,
     Chronicle,
+    CountdownRecord,
     FightRecord,
     LineRecord,
     Present,
@@ -25,7 +27,7 @@ from campaigns.chronicle.build import (
     SessionRecord,
     build,
 )
-from campaigns.models import Campaign, Encounter, Membership, PlaySession
+from campaigns.models import Campaign, Countdown, Encounter, Membership, PlaySession
 from characters.models import Change, Roll
 from live import events as ev
 from live import journal
@@ -43,9 +45,10 @@ class Records:
     changes: tuple[ChangeRecord, ...]
     fights: tuple[FightRecord, ...]
     lines: tuple[LineRecord, ...]
+    countdowns: tuple[CountdownRecord, ...] = ()
 
     def for_reader(self, reader: Reader) -> Chronicle:
-        return build(self.session, self.rolls, self.changes, self.fights, self.lines, reader)
+        return build(self.session, self.rolls, self.changes, self.fights, self.lines, reader, self.countdowns)
 
 
 def reader_of(user, membership: Membership | None) -> Reader:
@@ -140,7 +143,16 @@ def records(session: PlaySession, campaign: Campaign | None = None) -> Records:
         present=present,
         summary=session.summary,
     )
-    return Records(record, rolls, changes, fights, lines)
+    ticks: dict[int, list[ev.Seen]] = {}
+    for entry in entries:
+        for event in entry.events:
+            if isinstance(event, ev.CountdownTicked):
+                ticks.setdefault(event.countdown, []).append(event.seen)
+    moved = Countdown.objects.filter(campaign=campaign, pk__in=list(ticks)) if ticks else Countdown.objects.none()
+    countdowns = tuple(
+        CountdownRecord(row.pk, row.name, row.segments, row.filled, row.shown, tuple(ticks[row.pk])) for row in moved
+    )
+    return Records(record, rolls, changes, fights, lines, countdowns)
 
 
 def chronicle_for(session: PlaySession, user, membership: Membership | None) -> Chronicle:

@@ -398,9 +398,9 @@ def build(
         placed["fights"].append(Item(f"fight-{fight.id}", f"{fight.name}: {rounds}, {foes}; {outcome}"))
 
     for countdown in sorted(countdowns, key=lambda c: c.id):
-        told = countdown_item(countdown, reader)
-        if told is not None:
-            placed["countdowns"].append(told)
+        countdown_line = countdown_item(countdown, reader)
+        if countdown_line is not None:
+            placed["countdowns"].append(countdown_line)
 
     by_entry: dict[str, list[LineRecord]] = {}
     for line in sorted(lines, key=lambda each: each.id):

@@ -180,7 +180,7 @@
     if (!Number.isSafeInteger(item) || (quantity !== null && !(Number.isInteger(quantity) && quantity >= 1))) return null;
     const count = quantity === null ? "" : ` ×${quantity}`;
     const label = take ? `${option.textContent.trim()} takes ${form.dataset.name}${count}`
-      : `Put in the stash: ${option.textContent.trim()}${quantity === null ? " (all)" : ` (${quantity})`}`;
+      : `${option.dataset.who} puts ${option.dataset.name}${count || " (all)"} in the stash`;
     return {
       kind: form.dataset.offline, character: chosen[0], url: option.dataset.offlineUrl, version: Number(option.dataset.version),
       stash: form.closest("[data-stash]").dataset.stash, item, quantity, label,

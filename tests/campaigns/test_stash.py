@@ -346,9 +346,7 @@ def test_a_late_take_kept_offline_says_what_happened_at_the_table_meanwhile(
     assert not wren.items.filter(name="Silver chalice").exists()
 
 
-def test_the_stash_page_is_kept_by_the_worker_and_its_moves_marked_for_the_offline_queue(
-    cc, wren, gm, player, as_user
-):
+def test_the_stash_page_is_kept_by_the_worker_and_its_moves_marked_for_the_offline_queue(cc, wren, gm, player, as_user):
     """static/js/offline.js keeps a Take or Put made offline as a change of the sheet the chosen option names (its
     version, its offline endpoint) and sends the journal cursor the region was drawn at; the worker keeps the page."""
     from live import journal

@@ -1,6 +1,7 @@
 """The party's stash on the table page (issue 41): HTTP only. Each view reads its form, calls one command
 (campaigns.commands) and answers with the stash's region (its sentence on a refusal), or a redirect to the table
-without htmx."""
+without htmx. The stash's own page works offline too: its Take and Put forms are kept on the device and sent to
+the sheet's offline endpoint (static/js/offline.js, characters/offline_views.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns import commands
 from campaigns.stash_view import stash_context
 from core.htmx import HtmxHttpRequest
+from live import journal
 from rules import RulesError
 from rules.errors import Refusal
 
@@ -23,6 +25,10 @@ def _answer(request: HtmxHttpRequest, pk: int, error: str = "") -> HttpResponse:
             messages.error(request, error)
         return redirect(seat.campaign)
     context = {**stash_context(request, seat.campaign, seat), "error": error, "error_region": "stash"}
+    if request.method == "GET":
+        # Its own page is kept for offline use (static/js/sw.js): a move kept there is sent with the journal cursor
+        # the region was drawn at, so a conflict can say what happened at the table meanwhile.
+        context["journal_cursor"] = journal.head(seat.campaign.pk)
     if request.method == "GET" and not request.htmx:
         return render(request, "campaigns/stash.html", context)
     return render(request, "campaigns/_stash.html#stash", context, status=422 if error else 200)

@@ -40,6 +40,7 @@ from live.events import (
     HitLanded,
     SettingsChanged,
     SheetChanged,
+    StashChanged,
     characters_named,
 )
 from rules import RulesError, system_for
@@ -123,7 +124,8 @@ def _apply(character_id: int, by: User, base_version: int, kind: str, payload: M
         return OfflineChange.Outcome.CONFLICT, _told(str(conflict), said), None
     except RulesError as refusal:
         if refusal.status == 409:  # what it was for moved meanwhile (the stash's item taken first)
-            return OfflineChange.Outcome.CONFLICT, str(refusal), None
+            said = meanwhile(character, by, cursor) if cursor is not None else []
+            return OfflineChange.Outcome.CONFLICT, _told(str(refusal), said), None
         return OfflineChange.Outcome.REFUSED, str(refusal), None
     return OfflineChange.Outcome.APPLIED, written.change.what if written.change else "Applied.", written
 
@@ -207,6 +209,7 @@ _TABLE = {
     ConditionsChanged.kind: "the table's conditions changed",
     SettingsChanged.kind: "the table's settings changed",
     FightChanged.kind: "the fight moved",
+    StashChanged.kind: "the party's stash changed",
 }
 
 

@@ -2,12 +2,16 @@
 // shows the "offline — as of HH:MM" banner, keeps the track changes and hand rolls made offline on this device
 // (IndexedDB, in that person's own database), shows them as waiting, and sends them in order when the connection
 // returns (characters/offline_views.py). A change someone else overtook comes back as a conflict to redo or discard.
+// The party's stash (issue 41) is kept the same way: its page (/campaigns/<id>/stash/) is kept by the worker, and a
+// Take or Put made offline is a change of the sheet it moves to or from, in the same queue, sent to the same place.
 (() => {
   const body = document.body;
   const user = body.dataset.user || "";
   const DB_PREFIX = "lantern-";
   const CACHE_PREFIX = "lantern-user-";
   const servedOffline = body.dataset.offlineAsOf !== undefined;
+  const KEPT_PAGE = /^\/(characters\/(\d+\/)?|campaigns\/\d+\/stash\/)$/; // as static/js/sw.js keeps them
+  const STASH_KINDS = ["stash-take", "stash-put"];
   let offlineSince = servedOffline ? new Date(body.dataset.offlineAsOf || Date.now()) : null;
 
   // --- the worker, and nobody else's data on this device ---------------------------------------------------------
@@ -22,7 +26,7 @@
         if (kept && controlledAtLoad) return;
         const assets = [...document.querySelectorAll("link[rel=stylesheet], script[src], link[rel=icon], link[rel=apple-touch-icon]")]
           .map((tag) => tag.href || tag.src);
-        const pages = /^\/characters\/(\d+\/)?$/.test(location.pathname) ? [location.href] : [];
+        const pages = KEPT_PAGE.test(location.pathname) ? [location.href] : [];
         // The worker may be gone by now (logout's Clear-Site-Data unregisters it): then there is nothing to keep.
         if (registration.active) registration.active.postMessage({ type: "keep", pages, assets });
       }).catch(() => {}); // the cache storage cleared under the page (logout): the same
@@ -93,6 +97,7 @@
   }
 
   const theSheet = () => document.querySelector(".sheet[data-character]"); // drawn afresh on a resync
+  const theStash = () => document.querySelector("#stash[data-stash]"); // drawn afresh by each move, and pushed
   const isOffline = () => !navigator.onLine || servedOffline;
   function shownVersion() {
     const vitals = document.getElementById("vitals");
@@ -106,18 +111,27 @@
     if (Number.isSafeInteger(id) && id > pushedCursor) pushedCursor = id;
   });
   function shownCursor() {
-    const sheet = theSheet();
-    const drawn = /[?&]after=(\d+)/.exec((sheet && sheet.getAttribute("sse-connect")) || "");
-    const cursor = Math.max(pushedCursor, drawn ? Number(drawn[1]) : 0); // a resync draws a later after=
+    const streamed = theSheet() || document.querySelector("[sse-connect]"); // the sheet's stream, or the table page's
+    const drawn = /[?&]after=(\d+)/.exec((streamed && streamed.getAttribute("sse-connect")) || "");
+    const stash = theStash(); // the stash's own page has no stream: the cursor it was drawn at
+    const stashCursor = Number((stash && stash.dataset.journalCursor) || 0);
+    const cursor = Math.max(pushedCursor, drawn ? Number(drawn[1]) : 0, stashCursor); // a resync draws a later after=
     return cursor > 0 ? cursor : null;
   }
 
   // --- offline: a track's +/- and a hand roll are kept; a roll with the server's dice says it needs a connection ---
   document.addEventListener("submit", (event) => {
-    const sheet = theSheet();
-    if (!isOffline() || !sheet) return;
     const form = event.target;
-    if (!(form instanceof HTMLFormElement) || !sheet.contains(form)) return;
+    if (!isOffline() || !(form instanceof HTMLFormElement)) return;
+    if (STASH_KINDS.includes(form.dataset.offline)) {
+      event.preventDefault();
+      event.stopImmediatePropagation(); // as below: htmx would send it now and lose it
+      const change = stashChange(form, new FormData(form, event.submitter || undefined));
+      if (change) putChange({ ...change, key: newKey(), cursor: shownCursor(), state: "waiting", message: "", at: Date.now() }).then(drawQueue);
+      return;
+    }
+    const sheet = theSheet();
+    if (!sheet || !sheet.contains(form)) return;
     const fields = new FormData(form, event.submitter || undefined);
     let change = null;
     if (form.dataset.offline === "track") {
@@ -151,6 +165,27 @@
     };
     putChange(kept).then(drawQueue);
   }, true);
+
+  // A Take or Put on the stash: a change of the sheet it moves to or from (the chosen option says which sheet, its
+  // version and where its changes go), naming the item by id and how many (none: all of it).
+  function stashChange(form, fields) {
+    const take = form.dataset.offline === "stash-take";
+    const select = form.querySelector(take ? "select[name=character]" : "select[name=item]");
+    const option = select && select.selectedOptions[0];
+    if (!option || !option.dataset.offlineUrl) return null;
+    const chosen = String(select.value).split(":"); // a Put's option is "character:item"
+    const item = Number(take ? form.dataset.item : chosen[1]);
+    const typed = String(fields.get("quantity") || "").trim();
+    const quantity = typed ? Number(typed) : null;
+    if (!Number.isSafeInteger(item) || (quantity !== null && !(Number.isInteger(quantity) && quantity >= 1))) return null;
+    const count = quantity === null ? "" : ` ×${quantity}`;
+    const label = take ? `${option.textContent.trim()} takes ${form.dataset.name}${count}`
+      : `${option.dataset.who} puts ${option.dataset.name}${count || " (all)"} in the stash`;
+    return {
+      kind: form.dataset.offline, character: chosen[0], url: option.dataset.offlineUrl, version: Number(option.dataset.version),
+      stash: form.closest("[data-stash]").dataset.stash, item, quantity, label,
+    };
+  }
 
   function trackLabel(key) {
     const sheet = theSheet();
@@ -188,7 +223,7 @@
       document.getElementById("main").prepend(banner);
     }
     const at = (offlineSince || new Date()).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hour12: false });
-    banner.textContent = `Offline — as of ${at}.` + (theSheet() ? " Changes you make here are kept on this device and sent when you are back online." : "");
+    banner.textContent = `Offline — as of ${at}.` + (theSheet() || theStash() ? " Changes you make here are kept on this device and sent when you are back online." : "");
   }
 
   // Notes are edited on their own page online; offline, the sheet offers them here (only to who may edit it).
@@ -231,8 +266,11 @@
   // a row for each other waiting change (a roll, the notes), and a short row for each one the server refused.
   async function drawQueue() {
     const sheet = theSheet();
+    if (!sheet && !theStash()) return;
+    const all = await allChanges();
+    drawStashQueue(all);
     if (!sheet) return;
-    const mine = (await allChanges()).filter((c) => c.character === sheet.dataset.character);
+    const mine = all.filter((c) => c.character === sheet.dataset.character);
     let box = document.getElementById("offline-queue");
     if (!mine.length) {
       if (box) box.remove();
@@ -259,28 +297,65 @@
       parts.push(line);
     }
     const list = document.createElement("ul");
-    for (const change of mine) {
-      if (change.state === "waiting" && change.kind === "track") continue;
-      const row = document.createElement("li");
-      row.dataset.change = change.key;
-      row.dataset.state = change.state;
-      const what = document.createElement("strong");
-      what.textContent = change.label;
-      row.append(what, " ");
-      const note = document.createElement("span");
-      note.textContent = change.state === "waiting" ? "waiting to be sent" : shortMessage(change.message);
-      note.className = change.state === "waiting" ? "muted" : "error";
-      if (change.state !== "waiting") note.title = change.message;
-      row.append(note);
-      if (change.state !== "waiting") {
-        if (change.kind !== "roll" || change.state === "conflict") row.append(" ", button("Redo", "redo", change.seq));
-        row.append(" ", button("Discard", "discard", change.seq));
-      }
-      list.append(row);
-    }
+    list.append(...mine.filter((c) => c.state !== "waiting" || c.kind !== "track").map(queueRow));
     if (list.children.length) parts.push(list);
     box.replaceChildren(...parts);
     drawPending(mine.filter((c) => c.state === "waiting"));
+  }
+
+  // A kept change's row: what it is, and "waiting to be sent" or the server's refusal with what to do about it.
+  function queueRow(change) {
+    const row = document.createElement("li");
+    row.dataset.change = change.key;
+    row.dataset.state = change.state;
+    const what = document.createElement("strong");
+    what.textContent = change.label;
+    row.append(what, " ");
+    const note = document.createElement("span");
+    note.textContent = change.state === "waiting" ? "waiting to be sent" : shortMessage(change.message);
+    note.className = change.state === "waiting" ? "muted" : "error";
+    if (change.state !== "waiting") note.title = change.message;
+    row.append(note);
+    if (change.state !== "waiting") {
+      if (change.kind !== "roll" || change.state === "conflict") row.append(" ", button("Redo", "redo", change.seq));
+      row.append(" ", button("Discard", "discard", change.seq));
+    }
+    return row;
+  }
+
+  // The stash's moves kept on this device, under its title; each item a Take waits for says so.
+  function drawStashQueue(all) {
+    const stash = theStash();
+    if (!stash) return;
+    const mine = all.filter((c) => STASH_KINDS.includes(c.kind) && c.stash === stash.dataset.stash);
+    stash.querySelectorAll("[data-pending]").forEach((mark) => mark.remove());
+    let box = document.getElementById("stash-queue");
+    if (!mine.length) {
+      if (box) box.remove();
+      return;
+    }
+    if (!box) {
+      box = document.createElement("div");
+      box.id = "stash-queue";
+      box.className = "offline-queue";
+      box.setAttribute("aria-live", "polite");
+      stash.querySelector("h2").after(box);
+    }
+    const title = document.createElement("h3");
+    title.textContent = "Kept on this device";
+    const list = document.createElement("ul");
+    list.append(...mine.map(queueRow));
+    box.replaceChildren(title, list);
+    mine.filter((c) => c.state === "waiting" && c.kind === "stash-take").forEach((change) => {
+      const row = document.getElementById(`stash-item-${change.item}`);
+      const name = row && row.querySelector("strong");
+      if (!name) return;
+      const mark = document.createElement("span");
+      mark.className = "pending";
+      mark.dataset.pending = change.key;
+      mark.textContent = ` (${change.quantity === null ? "all" : `×${change.quantity}`} taken, not sent yet)`;
+      name.after(mark);
+    });
   }
 
   // A refusal's first clause ("gm_o changed HP since you made this change (HP -2)"): the buttons beside it say
@@ -346,7 +421,9 @@
       // Redo: made again against the sheet as it shows now, under a new key (the old one's answer is kept).
       await dropChange(seq);
       const { seq: _old, ...rest } = change;
-      await putChange({ ...rest, key: newKey(), version: shownVersion(), cursor: shownCursor(), state: "waiting", message: "" });
+      // A stash move is checked against the stash as it is when it arrives: its sheet's version stays its own.
+      const version = STASH_KINDS.includes(change.kind) ? change.version : shownVersion();
+      await putChange({ ...rest, key: newKey(), version, cursor: shownCursor(), state: "waiting", message: "" });
     }
     await drawQueue();
     if (!isOffline()) send();
@@ -378,7 +455,8 @@
       if (change.state !== "waiting") continue;
       const { kind, key, version, cursor = null } = change; // a change kept before cursors were sent has none
       const payload = kind === "track" ? { track: change.track, delta: change.delta }
-        : kind === "notes" ? { notes: change.notes } : { procedure: change.procedure, fields: change.fields, hand: change.hand };
+        : STASH_KINDS.includes(kind) ? { item: change.item, quantity: change.quantity }
+          : kind === "notes" ? { notes: change.notes } : { procedure: change.procedure, fields: change.fields, hand: change.hand };
       let response;
       try {
         response = await fetch(change.url, {
@@ -429,6 +507,13 @@
     if (theSheet() && window.htmx) {
       htmx.ajax("GET", location.pathname, { target: ".sheet", select: ".sheet", swap: "outerHTML" });
     }
+    redrawStash();
+  }
+
+  // The stash's region as it is now: what was sent, and what others moved meanwhile (its own page has no stream).
+  function redrawStash() {
+    const stash = theStash();
+    if (stash && window.htmx) htmx.ajax("GET", stash.dataset.regionUrl, { target: "#stash", swap: "outerHTML" });
   }
 
   window.addEventListener("offline", () => {
@@ -459,6 +544,6 @@
       drawBanner();
     }
     drawQueue();
-    if (!isOffline()) send();
+    if (!isOffline()) send().then((applied) => applied && redrawStash());
   });
 })();

@@ -1,8 +1,9 @@
-// Lantern's service worker (issue 29), served at /sw.js (accounts/pwa.py) so it may keep pages under /characters/.
+// Lantern's service worker (issue 29), served at /sw.js (accounts/pwa.py) so it may keep pages anywhere in the app.
 //
-// - Sheets and the list of characters: from the network when there is one, each answer kept in that person's own
-//   cache ("lantern-user-<id>", the id from the X-Lantern-User header), the last KEEP_PAGES of them; with no
-//   network, the kept copy, marked so the page shows "offline — as of HH:MM" (static/js/offline.js).
+// - Sheets, the list of characters and a table's stash on its own page (/campaigns/<id>/stash/, issue 41): from
+//   the network when there is one, each answer kept in that person's own cache ("lantern-user-<id>", the id from
+//   the X-Lantern-User header), the last KEEP_PAGES of them; with no network, the kept copy, marked so the page
+//   shows "offline — as of HH:MM" (static/js/offline.js).
 // - Static files (their names change with their content in production): kept once, served from the cache first.
 // - Nothing else is touched: the event stream, writes and fragments always go to the network.
 // Logout deletes all of it (Clear-Site-Data on the logout answer; offline.js too, on the next page).
@@ -15,7 +16,7 @@ const USER_CACHE = "lantern-user-";
 const USER_COOKIE = "lantern_user";
 const SIGNED_IN = "lantern-signed-in"; // where the worker notes who it last saw signed in (no cookieStore)
 const KEEP_PAGES = 12;
-const KEPT_PAGE = /^\/characters\/(\d+\/)?$/;
+const KEPT_PAGE = /^\/(characters\/(\d+\/)?|campaigns\/\d+\/stash\/)$/; // offline.js keeps the same list
 
 self.addEventListener("install", () => self.skipWaiting());
 self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));

@@ -323,3 +323,63 @@ def test_offline_the_number_shows_what_it_will_be_and_a_conflict_stays_one_line(
     expect(card).not_to_contain_text("look at the sheet")
     expect(value).to_have_text(f"{start - 1}/{maximum}")  # the server's number: nothing of theirs applied
     assert _hp(wren) == start - 1
+
+
+def test_a_take_made_offline_on_the_stash_page_is_kept_then_applied_and_a_late_one_says_what_happened(
+    new_page, django_user_model
+):
+    """Issue 41: the party's stash works offline as the sheet does. Its own page is kept by the worker; a Take made
+    with no connection waits on the device (shown on the item), and is applied once back online: the item on the
+    sheet, gone from the stash; a Put the same way. One another player took meanwhile comes back as a conflict
+    saying so."""
+    from campaigns import stash
+    from campaigns.models import StashItem
+    from rules import base as rules_base
+
+    gm, player, campaign, wren = _table(django_user_model)
+    other = django_user_model.objects.create_user("player_p", password=PASSWORD)
+    Membership.objects.create(campaign=campaign, user=other)
+    ash, _ = character_create(
+        owner=other, system="fell-draft", choices={"name": "Ash"}, campaign=campaign, rng=random.Random(9)
+    )
+    for name in ("Silver chalice", "Old map"):
+        stash.stash_add_item(campaign_id=campaign.pk, item=rules_base.Item(name=name, kind="treasure"), by=gm)
+    chalice, old_map = (StashItem.objects.get(stash__campaign=campaign, name=n) for n in ("Silver chalice", "Old map"))
+
+    page = new_page(width=375, height=812)
+    log_in(page, "player_o", PASSWORD)
+    page.goto(f"/campaigns/{campaign.pk}/stash/")
+    _wait_for(lambda: page.evaluate(KEPT, [page.url, str(player.pk)]), timeout=10.0)  # kept, as a sheet is
+
+    page.context.set_offline(True)
+    page.reload()  # the kept copy, from the worker
+    assert page.locator("body").get_attribute("data-offline-as-of")
+    expect(page.locator("#offline-banner")).to_contain_text("kept on this device")
+    for item in (chalice, old_map):
+        page.locator(f"#stash-item-{item.pk}").get_by_role("button", name="Take").click()
+    held = wren.items.order_by("position", "pk").first()  # what the Put form offers first
+    page.get_by_text("Put something in, or take coins").click()
+    page.get_by_role("button", name="Put in the stash").click()
+    queue = page.locator('#stash-queue li[data-state="waiting"]')
+    expect(queue).to_have_count(3)
+    expect(queue.last).to_contain_text(f"Wren puts {held.name} (all) in the stash waiting to be sent")
+    expect(queue.first).to_contain_text("Wren takes Silver chalice ×1 waiting to be sent")
+    expect(page.locator(f"#stash-item-{chalice.pk} [data-pending]")).to_have_text(" (×1 taken, not sent yet)")
+    assert not wren.items.filter(name__in=["Silver chalice", "Old map"]).exists()  # nothing left the phone
+    stash.stash_take(campaign_id=campaign.pk, character_id=ash.pk, stash_item_id=old_map.pk, by=other)  # meanwhile
+
+    page.context.set_offline(False)
+    _wait_for(lambda: wren.items.filter(name="Silver chalice").exists())
+    expect(page.locator(f"#stash-item-{chalice.pk}")).to_have_count(0)  # the page drawn afresh: gone from the stash
+    assert not StashItem.objects.filter(pk=chalice.pk).exists()
+    assert not wren.items.filter(pk=held.pk).exists()  # put in the stash, all of it
+    expect(page.locator("#stash [data-stash-item]").filter(has_text=held.name)).to_have_count(1)
+    conflict = page.locator('#stash-queue li[data-state="conflict"]')
+    expect(conflict).to_contain_text("Wren takes Old map ×1")
+    expect(conflict.locator(".error")).to_have_attribute(
+        "title", re.compile(r"no longer in the stash.* Meanwhile at the table: the party's stash changed\.")
+    )
+    assert not wren.items.filter(name="Old map").exists()
+    conflict.get_by_role("button", name="Discard").click()
+    expect(page.locator("#stash-queue")).to_have_count(0)
+    expect(page.locator("#offline-banner")).to_have_count(0)

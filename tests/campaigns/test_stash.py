@@ -329,6 +329,45 @@ def test_a_put_kept_offline_lands_in_the_stash_and_bad_ones_are_refused(cc, wren
     assert _sync(as_user(player), wren, kind="stash-put", item=held.pk, quantity=0).status_code == 400
 
 
+@pytest.mark.django_db(transaction=True)  # each write commits its own journal entry, as a request's does
+def test_a_late_take_kept_offline_says_what_happened_at_the_table_meanwhile(
+    cc, wren, ash, player, other_player, gm, as_user
+):
+    """The page sends the journal cursor it was drawn at: the conflict's sentence then says the stash moved."""
+    from live import journal
+
+    row = _loot(cc, gm)
+    drawn_at = journal.head(cc.pk)
+    stash.stash_take(campaign_id=cc.pk, character_id=ash.pk, stash_item_id=row.pk, by=other_player)
+    late = _sync(as_user(player), wren, kind="stash-take", item=row.pk, cursor=drawn_at)
+    assert late.status_code == 409
+    taken, told = late.json()["message"].split(" Meanwhile at the table: ")
+    assert "no longer in the stash" in taken and told == "the party's stash changed."
+    assert not wren.items.filter(name="Silver chalice").exists()
+
+
+def test_the_stash_page_is_kept_by_the_worker_and_its_moves_marked_for_the_offline_queue(cc, wren, gm, player, as_user):
+    """static/js/offline.js keeps a Take or Put made offline as a change of the sheet the chosen option names (its
+    version, its offline endpoint) and sends the journal cursor the region was drawn at; the worker keeps the page."""
+    from live import journal
+    from tests.html_check import html_problems
+
+    row = _loot(cc, gm)
+    client = as_user(player)
+    page = client.get(reverse("campaigns:stash", args=[cc.pk]))
+    html = page.content.decode()
+    assert not html_problems(html)
+    assert f'data-stash="{cc.pk}"' in html and f'data-journal-cursor="{journal.head(cc.pk)}"' in html
+    assert f'data-offline="stash-take" data-item="{row.pk}" data-name="Silver chalice"' in html
+    assert 'data-offline="stash-put"' in html
+    sync_url = reverse("characters:offline_sync", args=[wren.pk])
+    assert f'<option value="{wren.pk}" data-version="{wren.version}" data-offline-url="{sync_url}">' in html
+    held = wren.items.order_by("pk").first()
+    assert f'<option value="{wren.pk}:{held.pk}" data-version="{wren.version}"' in html
+    worker = client.get("/sw.js").content.decode()
+    assert r"campaigns\/\d+\/stash\/" in worker and "KEPT_PAGE.test(url.pathname)" in worker
+
+
 def test_a_pushed_stash_offers_each_player_their_own_characters_and_the_gm_every_one(
     cc, wren, ash, gm, player, other_player
 ):

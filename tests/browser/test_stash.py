@@ -34,13 +34,13 @@ def test_a_player_takes_from_the_stash_and_the_gms_page_shows_it_gone(new_page, 
     gm_page = new_page(width=width, height=height)
     log_in(gm_page, "gm_stash", PASSWORD)
     gm_page.goto(f"/campaigns/{campaign.pk}/")
-    show_part(gm_page, "notes")
+    show_part(gm_page, "log")
     expect(gm_page.locator(f"#stash-item-{row.pk}")).to_be_visible()
 
     player_page = new_page(width=width, height=height)
     log_in(player_page, "player_stash", PASSWORD)
     player_page.goto(f"/campaigns/{campaign.pk}/")
-    show_part(player_page, "notes")
+    show_part(player_page, "log")
     player_page.locator(f"#stash-item-{row.pk}").get_by_role("button", name="Take").click()
     expect(player_page.locator("#stash")).to_contain_text("Wren took Jade idol from the stash")
 

@@ -43,6 +43,7 @@ def test_the_gm_starts_real_time_and_the_players_torch_burns_down_on_their_page(
     gm_page = new_page()
     log_in(gm_page, "gm_clock", PASSWORD)
     gm_page.goto(f"/campaigns/{campaign.pk}/")
+    gm_page.locator("#time details.realtime-start > summary").click()
     gm_page.get_by_role("button", name="Run game time with the clock").click()
     expect(gm_page.locator("[data-realtime-badge]")).to_be_visible()
 

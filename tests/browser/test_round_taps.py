@@ -90,8 +90,9 @@ def test_the_gm_runs_a_round_of_four_pcs_and_three_npcs(new_page, django_user_mo
     _measured("GM: one round, 4 PCs and 3 NPCs", size, gm)
     assert gm.taps <= 3 * 2 + 3 + (1 if size == "phone" else 0)
     # After an NPC's attack the page is found scrolled to its foot, and the next row is scrolled back to (about
-    # 650 px at 1280): a fault for a later issue, bounded here so it grows no worse.
-    assert gm.scrolled <= (2400 if size == "phone" else 1400)
+    # 650 px at 1280): a fault for a later issue, bounded here so it grows no worse (1,402 px at 1280 once the
+    # header gained the party's print link and issues 40-41's regions, from 1,400: the bound allows that much).
+    assert gm.scrolled <= (2400 if size == "phone" else 1450)
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -43,10 +43,10 @@ from tests.pages import form_fields, quick_roll_fields, text_of
 
 REAL_SYSTEMS = list(rules.SYSTEMS)
 HTMX = {"HTTP_HX_REQUEST": "true"}
-# The same bound for every system. The table page drew 16 before issues 40-41 added three regions: the play
-# sessions (1 query), the countdowns (1), the party's stash (its row, its newest moves, and the viewer's characters
-# and their items to put in: 4).
-MAX_QUERIES = {"sheet": 20, "region": 12, "table": 22, "card": 10, "picker": 8}
+# The same bound for every system. The table page drew 16 on SQLite (17 on PostgreSQL, whose presence is read from
+# pg_locks) before issues 40-41 added three regions: the play sessions (1 query), the countdowns (1), the party's
+# stash (its row, its newest moves, and the viewer's characters and their items to put in: 4).
+MAX_QUERIES = {"sheet": 20, "region": 12, "table": 23, "card": 10, "picker": 8}
 
 
 def _snapshot(character: Character):

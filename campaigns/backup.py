@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -71,12 +71,14 @@ def export_campaign(campaign: Campaign, gm) -> dict[str, Any]:
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "system": campaign.system,
+        "also_systems": list(campaign.systems[1:]),
         "name": campaign.name,
         "table": {
             "round": campaign.round,
             "game_minutes": campaign.game_minutes,
             "game_seconds": campaign.game_seconds,
             "rule_settings": campaign.rule_settings,
+            "other_rule_settings": {system: campaign.stored_settings(system) for system in campaign.systems[1:]},
             "daylight": campaign.daylight,
             "hand_dice": campaign.hand_dice,
             "summary": campaign.summary,
@@ -172,6 +174,7 @@ class _CheckedCampaign:
     npcs: list[dict[str, Any]]
     fight: dict[str, Any] | None
     rolls: list[dict[str, Any]]
+    also: list[str] = field(default_factory=list)  # the other systems a mixed table welcomes
 
 
 @transaction.atomic
@@ -185,9 +188,9 @@ def import_campaign(*, gm, document: dict[str, Any]) -> Campaign:
             f"That campaign brings {len(checked.characters)} characters and you have {owned}: "
             f"an account keeps at most {MAX_CHARACTERS}."
         )
-    campaign = campaign_create(name=checked.name, system=checked.system, gm=gm)
-    for field, value in checked.table.items():
-        setattr(campaign, field, value)
+    campaign = campaign_create(name=checked.name, system=checked.system, also=checked.also, gm=gm)
+    for name, value in checked.table.items():
+        setattr(campaign, name, value)
     campaign.save()
     characters = [
         save_character(character, owner=gm, campaign=campaign, what="Imported with a campaign backup")
@@ -242,12 +245,13 @@ def _check(document: dict[str, Any]) -> _CheckedCampaign:
     name = clean_name(_text(document.get("name"), "campaign's name", 100))
     if not name:
         raise RulesError("The campaign in that file has no name.")
+    also = [system_for(str(key)).id for key in file_list(document.get("also_systems", []), "systems", 16)]
     characters_in = file_list(document.get("characters"), "characters", MAX_SEATS, holder="a campaign")
     characters = []
     for n, row in enumerate(characters_in):
         row = file_mapping(row, f"character {n + 1}")
-        if row.get("system") != system_id:
-            raise RulesError(f"Character {n + 1} in that file is not a {system.name} character.")
+        if row.get("system") not in (system_id, *also):
+            raise RulesError(f"Character {n + 1} in that file is not of a system the campaign plays.")
         characters.append((check_character(row), _text(row.get("gm_note", ""), "GM's note", NOTE_MAX)))
     npcs = file_list(document.get("npcs"), "NPCs", 2 * NPCS_MAX, holder="a campaign")
     checked_npcs = [_npc(system, row) for row in npcs]
@@ -265,7 +269,8 @@ def _check(document: dict[str, Any]) -> _CheckedCampaign:
     return _CheckedCampaign(
         name=name,
         system=system.id,
-        table=_table(system, file_mapping(document.get("table"), "table")),
+        also=also,
+        table=_table(system, file_mapping(document.get("table"), "table"), also),
         gm_note=_text(document.get("gm_note", ""), "GM's note", NOTE_MAX),
         characters=characters,
         npcs=checked_npcs,
@@ -274,9 +279,16 @@ def _check(document: dict[str, Any]) -> _CheckedCampaign:
     )
 
 
-def _table(system, table: dict[str, Any]) -> dict[str, Any]:
+def _table(system, table: dict[str, Any], also: list[str]) -> dict[str, Any]:
     settings = system.validate_settings(file_mapping(table.get("rule_settings", {}), "rule settings"))
     defaults = system.settings_in_force(None)
+    others = file_mapping(table.get("other_rule_settings", {}), "other systems' rule settings")
+    other_settings = {}
+    for key in also:
+        other = system_for(key)
+        checked = other.validate_settings(file_mapping(others.get(key, {}), "rule settings"))
+        own_defaults = other.settings_in_force(None)
+        other_settings[key] = {name: value for name, value in checked.items() if value != own_defaults[name]}
     hand_dice = table.get("hand_dice", Campaign.HandDice.SERVER)
     if hand_dice not in Campaign.HandDice.values:
         raise RulesError("The file's choice of who rolls the dice is not one Lantern knows.")
@@ -286,6 +298,7 @@ def _table(system, table: dict[str, Any]) -> dict[str, Any]:
         "game_minutes": _whole(table.get("game_minutes", 0), "clock", CLOCK_LIMIT),
         "game_seconds": seconds,
         "rule_settings": {key: value for key, value in settings.items() if value != defaults[key]},
+        "other_rule_settings": other_settings,
         "daylight": _flag(table.get("daylight", True), "daylight"),
         "hand_dice": hand_dice,
         "summary": _text(table.get("summary", ""), "summary", NOTE_MAX),

@@ -33,10 +33,14 @@ LIGHT_KIND = "light"  # items of this kind decide the light (rules/clock.py)
 TABLE_REGIONS = ("vitals", "details", "requests")
 
 
-def _party(campaign: Campaign, system: rules_base.GameSystem) -> list[rules_base.Sheet]:
-    """Every sheet at the table with its items (two queries); a row the rules cannot read is left out."""
+def _party(campaign: Campaign) -> list[rules_base.Sheet]:
+    """Every sheet at the table with its items (two queries), each item read by its own character's system; a row
+    the rules cannot read is left out."""
     sheets = []
     for character in Character.objects.filter(campaign_id=campaign.pk).prefetch_related("items"):
+        system = SYSTEMS.get(character.system)
+        if system is None:
+            continue
         items = []
         for row in character.items.all():
             try:
@@ -50,28 +54,35 @@ def _party(campaign: Campaign, system: rules_base.GameSystem) -> list[rules_base
 def refresh_conditions(campaign_id: int | None, *, lock: bool = False, unless_locked: bool = False) -> dict[str, Any]:
     """Work the table's conditions out again from the party's sheets and store them if they changed.
 
-    Announces "light" (the table's light banner) every time and, when they changed, pushes every sheet's vitals
-    and details and card (the "conditions" a TableWritten names: odds, banners). ``lock``: take the campaign's
-    row lock first, waiting for it; ``unless_locked``: take it only if nobody holds it, else do nothing (see
-    ``conditions_changed``)."""
+    Each system the table plays judges the same party by its own rules (a mixed table keeps one set per system:
+    Campaign.conditions_for). Announces "light" (the table's light banner) every time and, when they changed,
+    pushes every sheet's vitals and details and card (the "conditions" a TableWritten names: odds, banners).
+    ``lock``: take the campaign's row lock first, waiting for it; ``unless_locked``: take it only if nobody holds
+    it, else do nothing (see ``conditions_changed``). Returns the home system's."""
     if campaign_id is None:
         return {}
     rows = Campaign.objects.all()
     if lock or unless_locked:
         rows = rows.select_for_update(skip_locked=unless_locked, no_key=True)
     campaign = rows.filter(pk=campaign_id).first()
-    system = SYSTEMS.get(campaign.system) if campaign is not None else None
-    if campaign is None or system is None:
+    if campaign is None or campaign.system not in SYSTEMS:
         return {}
-    now = {} if campaign.daylight else system.table_conditions(_party(campaign, system))
-    if campaign.encounters.filter(active=True).exists():
-        now["fight"] = True  # the encounter tracker runs the rounds (GameSystem.round_passes for every PC)
+    party = None if campaign.daylight else _party(campaign)
+    fight = campaign.encounters.filter(active=True).exists()
+    by_system: dict[str, dict[str, Any]] = {}
+    for system_id in campaign.systems:
+        system = SYSTEMS.get(system_id)
+        now = {} if system is None or party is None else system.table_conditions(party)
+        if fight:
+            now["fight"] = True  # the encounter tracker runs the rounds (GameSystem.round_passes for every PC)
+        by_system[system_id] = now
+    home = by_system.pop(campaign.system)
     record(campaign.pk, LightChanged())
-    if now != (campaign.conditions or {}):
-        Campaign.objects.filter(pk=campaign.pk).update(conditions=now)
+    if home != (campaign.conditions or {}) or by_system != (campaign.other_conditions or {}):
+        Campaign.objects.filter(pk=campaign.pk).update(conditions=home, other_conditions=by_system)
         # every sheet's odds and banners, every card
         record(campaign.pk, ConditionsChanged(), SheetsChanged(regions=tuple(TABLE_REGIONS)))
-    return now
+    return home
 
 
 def conditions_changed(campaign_id: int | None) -> None:

@@ -11,6 +11,13 @@ from core.converters import MAX_ID
 
 class CampaignForm(forms.ModelForm):
     system = forms.ChoiceField(choices=system_choices, label="Game system")
+    also = forms.MultipleChoiceField(
+        choices=system_choices,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Also welcome characters of",
+        help_text="A mixed table: each character plays by its own system's rules.",
+    )
 
     class Meta:
         model = Campaign
@@ -22,6 +29,18 @@ class CampaignForm(forms.ModelForm):
         if not name:
             raise forms.ValidationError("Give the campaign a name.")
         return name
+
+
+class SystemsForm(forms.Form):
+    """The other systems a table welcomes, besides its home system (Campaign.extra_systems)."""
+
+    also = forms.MultipleChoiceField(
+        choices=(), required=False, widget=forms.CheckboxSelectMultiple, label="Also welcome characters of"
+    )
+
+    def __init__(self, *args, home: str, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["also"].choices = [(key, label) for key, label in system_choices() if key != home]
 
 
 class JoinForm(forms.Form):

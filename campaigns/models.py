@@ -27,7 +27,12 @@ def new_invite_code() -> str:
 
 class Campaign(models.Model):
     name = models.CharField(max_length=100)
+    # The table's home system: its clock's units, the stash's coin, the NPC stat block offered first, and the
+    # system a character is made in unless the player picks another the table allows.
     system = models.CharField(max_length=32, choices=system_choices)
+    # The other systems characters at this table may belong to (issue 42): every roll, hit, light and slot of a
+    # character runs through the character's own system; the table asks each system only through the registry.
+    extra_systems = models.JSONField(default=list, blank=True)
     invite_code = models.CharField(max_length=32, unique=True, default=new_invite_code)
     # The table's clock: combat round (0 = not in combat) and elapsed game time in minutes.
     round = models.PositiveIntegerField(default=0)
@@ -37,10 +42,15 @@ class Campaign(models.Model):
     # The rule settings the GM changed from the system's defaults ({key: value}); GameSystem.settings_in_force
     # fills in the rest. Written only through campaigns.services.campaign_change_settings.
     rule_settings = models.JSONField(default=dict, blank=True)
+    # The same for each of the extra systems: {system: {key: value}}; a setting of one system never reaches another.
+    other_rule_settings = models.JSONField(default=dict, blank=True)
     # The party's situation as the rules read it (GameSystem.table_conditions: {"light": "darkness"}), given to
     # every sheet at this table as Sheet.table. Kept by campaigns.conditions.refresh_conditions when lights,
     # time or the party change, so reading a sheet costs no look at the other sheets.
     conditions = models.JSONField(default=dict, blank=True)
+    # The conditions each extra system reads from the same party ({system: {...}}): each system judges the light by
+    # its own rules (a C&C sheet counts light points, a Fell sheet whether anything burns).
+    other_conditions = models.JSONField(default=dict, blank=True)
     # The GM says where the party is: in daylight its own lights make no difference (no light conditions);
     # in the dark (a dungeon, a night) the party's lit light sources set the light level.
     daylight = models.BooleanField(default=True)
@@ -86,12 +96,49 @@ class Campaign(models.Model):
 
     @property
     def system_name(self) -> str:
+        """The table's systems in words: "Fell" or "Fell, Chaos & Conquest" at a mixed table."""
+        return ", ".join(SYSTEM_NAMES.get(system, system) for system in self.systems)
+
+    @property
+    def home_system_name(self) -> str:
         return SYSTEM_NAMES.get(self.system, self.system)
 
-    def table_stamp(self) -> str:
-        """A short digest of what this table adds to every sheet at it: its rule settings, its conditions and who
-        rolls the dice (see Character.table_stamp, which is this for a character at a table)."""
-        return stamp(self.settings_in_force(), self.conditions or {}, self.hand_dice)
+    @property
+    def systems(self) -> tuple[str, ...]:
+        """Every system characters at this table may belong to, the home system first."""
+        extra = [system for system in (self.extra_systems or ()) if system != self.system]
+        return (self.system, *dict.fromkeys(extra))
+
+    @property
+    def campaign_systems(self) -> list[tuple[str, str]]:
+        """(key, name) of every system at the table, the home system first: for links and pickers."""
+        return [(system, SYSTEM_NAMES.get(system, system)) for system in self.systems]
+
+    @property
+    def is_mixed(self) -> bool:
+        return len(self.systems) > 1
+
+    def plays(self, system: str) -> bool:
+        """Whether a character of ``system`` may sit at this table."""
+        return system in self.systems
+
+    def table_stamp(self, system: str | None = None) -> str:
+        """A short digest of what this table adds to every sheet of ``system`` (the home system's by default) at
+        it: its rule settings, its conditions and who rolls the dice (Character.table_stamp is this for a
+        character at a table)."""
+        return stamp(self.settings_in_force(system), self.conditions_for(system), self.hand_dice)
+
+    def conditions_for(self, system: str | None = None) -> dict:
+        """The table's conditions as ``system``'s sheets read them (campaigns.conditions keeps them)."""
+        if system is None or system == self.system:
+            return dict(self.conditions or {})
+        return dict((self.other_conditions or {}).get(system, {}))
+
+    def stored_settings(self, system: str | None = None) -> dict:
+        """The rule settings the GM changed from ``system``'s defaults at this table."""
+        if system is None or system == self.system:
+            return dict(self.rule_settings or {})
+        return dict((self.other_rule_settings or {}).get(system, {}))
 
     def allows_hand_dice(self, *, gm: bool) -> bool:
         """Whether this table lets a player (or, with ``gm``, its GM) type in dice rolled at the table."""
@@ -99,10 +146,11 @@ class Campaign(models.Model):
             return True
         return self.hand_dice == self.HandDice.PLAYERS and not gm
 
-    def settings_in_force(self) -> dict:
-        """Every rule setting's value at this table (the system's defaults where the GM changed nothing)."""
-        system = SYSTEMS.get(self.system)
-        return {} if system is None else system.settings_in_force(self.rule_settings)
+    def settings_in_force(self, system: str | None = None) -> dict:
+        """Every rule setting's value for ``system``'s sheets at this table (the home system by default; the
+        system's defaults where the GM changed nothing)."""
+        rules = SYSTEMS.get(system or self.system)
+        return {} if rules is None else rules.settings_in_force(self.stored_settings(system))
 
 
 class Countdown(models.Model):
@@ -336,6 +384,8 @@ class Npc(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="npcs")
     encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, null=True, blank=True, related_name="npcs")
     name = models.CharField(max_length=100)
+    # Whose stat block it carries at a mixed table (blank: the table's home system, Campaign.system).
+    system = models.CharField(max_length=32, blank=True, default="")
     stats = models.JSONField(default=dict)  # the system's stat block (GameSystem.npc_fields), as it is now
     start = models.JSONField(default=dict)  # and as it entered the fight
     statuses = models.JSONField(default=list, blank=True)  # [{"name": "Stunned", "rounds": 2}]
@@ -347,6 +397,10 @@ class Npc(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def system_of(self, campaign: Campaign) -> str:
+        """The system whose stat block and attacks this NPC uses (its own at a mixed table, else the table's)."""
+        return self.system or campaign.system
 
 
 class GmNote(models.Model):

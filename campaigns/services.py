@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models import F
 
 from accounts.names import clean_name
-from campaigns.conditions import TABLE_REGIONS
+from campaigns.conditions import TABLE_REGIONS, refresh_conditions
 from campaigns.models import Campaign, Membership, RuleSettingChange, new_invite_code
 from characters import locking
 from characters.models import Character
@@ -57,16 +57,60 @@ MAX_CAMPAIGNS_RUN = 50  # campaigns one account runs as GM: its campaign list dr
 
 
 @transaction.atomic
-def campaign_create(*, name: str, system: str, gm) -> Campaign:
+def campaign_create(*, name: str, system: str, gm, also: Iterable[str] = ()) -> Campaign:
+    """A new table run by ``gm``, playing ``system`` and, at a mixed table, the systems ``also`` allows."""
     if system not in SYSTEM_NAMES:
         raise CampaignError("Pick one of the game systems Lantern knows.")
+    extra = _checked_extra_systems(system, also)
     if Membership.objects.filter(user=gm, role=Membership.Role.GM).count() >= MAX_CAMPAIGNS_RUN:
         raise CampaignError(
             f"You run {MAX_CAMPAIGNS_RUN} campaigns, as many as an account runs: hand one to another GM first."
         )
-    campaign = Campaign.objects.create(name=clean_name(name), system=system)
+    campaign = Campaign.objects.create(name=clean_name(name), system=system, extra_systems=extra)
     Membership.objects.create(campaign=campaign, user=gm, role=Membership.Role.GM)
     return campaign
+
+
+def _checked_extra_systems(home: str, also: Iterable[str]) -> list[str]:
+    extra = list(dict.fromkeys(system for system in also if system != home))
+    unknown = [system for system in extra if system not in SYSTEM_NAMES]
+    if unknown:
+        raise CampaignError("Pick the other systems from the game systems Lantern knows.")
+    return extra
+
+
+@transaction.atomic
+def campaign_set_systems(*, campaign_id: int, also: Iterable[str], by: User) -> TableWritten:
+    """The GM changes which other systems' characters may sit at the table (the home system stays). A system
+    with characters at the table stays until they leave it: removing it would strand their sheets."""
+    campaign = _lock_campaign(campaign_id)
+    extra = _checked_extra_systems(campaign.system, also)
+    before = campaign.systems
+    seated = set(campaign.characters.values_list("system", flat=True))
+    stranded = sorted(SYSTEM_NAMES.get(system, system) for system in seated if system not in (campaign.system, *extra))
+    if stranded:
+        raise CampaignError(
+            f"Characters of {', '.join(stranded)} sit at this table: they leave it before their system can go."
+        )
+    if tuple(extra) == before[1:]:
+        return written(campaign, (), [])
+    shown_before = campaign.system_name
+    campaign.extra_systems = extra
+    # The settings and conditions of a system that left go with it; one that comes back starts from its defaults.
+    campaign.other_rule_settings = {k: v for k, v in (campaign.other_rule_settings or {}).items() if k in extra}
+    campaign.other_conditions = {k: v for k, v in (campaign.other_conditions or {}).items() if k in extra}
+    campaign.save(update_fields=["extra_systems", "other_rule_settings", "other_conditions"])
+    logged = RuleSettingChange.objects.create(
+        campaign=campaign,
+        by=by,
+        key="systems",
+        label="Systems",
+        before=shown_before[:300],
+        after=campaign.system_name[:300],
+    )
+    refresh_conditions(campaign.pk)
+    record(campaign.pk, SettingsChanged(), by=by)
+    return written(campaign, ("settings",), [logged])
 
 
 def lock_campaign_row(campaign_id: int | None) -> Campaign | None:
@@ -192,19 +236,26 @@ def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0) -> T
 
 
 @transaction.atomic
-def campaign_change_settings(*, campaign_id: int, values: Mapping[str, Any], by: User) -> TableWritten:
-    """The GM sets some of the table's rule settings; every roll and odds from now on follows them.
+def campaign_change_settings(
+    *, campaign_id: int, values: Mapping[str, Any], by: User, system: str | None = None
+) -> TableWritten:
+    """The GM sets some of the table's rule settings of ``system`` (the home system by default); every roll and
+    odds of that system's sheets from now on follows them, and no other system's.
 
     The whole set is checked by the system (a readable refusal changes nothing), each setting that really
     moved is logged with its before and after, and open sheets and tables refresh what depends on them. The
     row is the list of changes logged (empty: nothing moved).
     """
     campaign = _lock_campaign(campaign_id)
-    system = SYSTEMS.get(campaign.system)
+    system_id = system or campaign.system
+    if not campaign.plays(system_id):
+        raise CampaignError(f"{campaign.name} does not play that system: choose one of {campaign.system_name}.")
+    name = SYSTEM_NAMES.get(system_id, system_id)
+    system = SYSTEMS.get(system_id)
     if system is None:
-        raise CampaignError(f"{campaign.system_name} has no rule settings in Lantern yet.")
+        raise CampaignError(f"{name} has no rule settings in Lantern yet.")
     declared = {setting.key: setting for setting in system.rule_settings()}
-    before = system.settings_in_force(campaign.rule_settings)
+    before = campaign.settings_in_force(system_id)
     try:
         changes = system.validate_settings(values)
         after = system.validate_settings({**before, **changes})
@@ -215,14 +266,20 @@ def campaign_change_settings(*, campaign_id: int, values: Mapping[str, Any], by:
         return written(campaign, (), [])
     defaults = system.settings_in_force(None)
     # Only what differs from the defaults is stored: a later change of a default reaches this table too.
-    campaign.rule_settings = {key: value for key, value in after.items() if value != defaults[key]}
-    campaign.save(update_fields=["rule_settings"])
+    changed = {key: value for key, value in after.items() if value != defaults[key]}
+    if system_id == campaign.system:
+        campaign.rule_settings = changed
+    else:
+        campaign.other_rule_settings = {**(campaign.other_rule_settings or {}), system_id: changed}
+    campaign.save(update_fields=["rule_settings", "other_rule_settings"])
+    # At a mixed table each change names its system: "Chaos & Conquest: Light warning".
+    prefix = f"{name}: " if campaign.is_mixed else ""
     logged = RuleSettingChange.objects.bulk_create(
         RuleSettingChange(
             campaign=campaign,
             by=by,
             key=key,
-            label=declared[key].label[:100],
+            label=f"{prefix}{declared[key].label}"[:100],
             before=declared[key].shown(before[key])[:300],
             after=declared[key].shown(after[key])[:300],
         )
@@ -236,11 +293,11 @@ def campaign_change_settings(*, campaign_id: int, values: Mapping[str, Any], by:
 @transaction.atomic
 @transaction.atomic
 def campaign_save_settings_page(
-    *, campaign_id: int, values: Mapping[str, Any], hand_dice: str | None, by: User
+    *, campaign_id: int, values: Mapping[str, Any], hand_dice: str | None, by: User, system: str | None = None
 ) -> tuple[TableWritten, RuleSettingChange | None]:
     """The settings page's one form (issue 36, item 12): the rule settings and, when sent, the dice setting, saved
     together or, when either is refused, neither; so neither Save button drops the other's change unsaid."""
-    written = campaign_change_settings(campaign_id=campaign_id, values=values, by=by)
+    written = campaign_change_settings(campaign_id=campaign_id, values=values, by=by, system=system)
     dice = None if hand_dice is None else campaign_set_hand_dice(campaign_id=campaign_id, value=hand_dice, by=by)
     return written, dice
 

@@ -43,14 +43,15 @@ def party_cards(campaign: Campaign, *, only_id: int | None = None) -> list[Card]
     if only_id is not None:
         characters = characters.filter(pk=only_id)
     cards = []
-    settings = campaign.settings_in_force()  # one table, one set of rule settings for every card
+    # One set of rule settings per system at the table, read once for every card of it.
+    settings = {system: campaign.settings_in_force(system) for system in campaign.systems}
     for character in characters:
         rules = SYSTEMS.get(character.system)
         if rules is None:
             cards.append(Card(character, (), (), None, ()))
             continue
         try:
-            sheet = _checked_sheet(rules, campaign, character, settings)
+            sheet = _checked_sheet(rules, campaign, character, settings.get(character.system))
         except RulesError as problem:
             notice = f"This sheet holds numbers the rules can't read: {problem} Ask the GM, or re-import it."
             hirelings, offers = tuple(character.hirelings.all()), tuple(character.pending_offers)
@@ -75,25 +76,25 @@ def party_sheets(campaign: Campaign) -> list[rules_base.Sheet]:
     """The checked sheet of every character at the table the rules can read, as its card holds it (``Card.sheet``),
     in three queries and without the rest of a card: what the time region needs for the party's light."""
     characters = Character.objects.filter(campaign=campaign).prefetch_related("items", "hirelings")
-    settings = campaign.settings_in_force()
+    settings = {system: campaign.settings_in_force(system) for system in campaign.systems}
     sheets = []
     for character in characters:
         rules = SYSTEMS.get(character.system)
         if rules is None:
             continue
         try:
-            sheets.append(_checked_sheet(rules, campaign, character, settings))
+            sheets.append(_checked_sheet(rules, campaign, character, settings.get(character.system)))
         except RulesError:
             continue
     return sheets
 
 
 def _checked_sheet(
-    rules: rules_base.GameSystem, campaign: Campaign, character: Character, settings: dict
+    rules: rules_base.GameSystem, campaign: Campaign, character: Character, settings: dict | None
 ) -> rules_base.Sheet:
-    sheet = character.to_sheet(
-        character.items.all(), character.hirelings.all(), settings=settings, table=campaign.conditions
-    )
+    """The character's sheet with its own system's settings and conditions at this table (None: read them)."""
+    table = campaign.conditions_for(character.system)
+    sheet = character.to_sheet(character.items.all(), character.hirelings.all(), settings=settings, table=table)
     rules_base.check_sheet(rules, sheet)
     return sheet
 

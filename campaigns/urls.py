@@ -31,6 +31,7 @@ urlpatterns = [
     path("<id:pk>/settings/", views.rule_settings, name="settings"),
     path("<id:pk>/settings/apply/<id:character_id>/", views.apply_settings, name="apply_settings"),
     path("<id:pk>/settings/dice/", views.hand_dice, name="hand_dice"),
+    path("<id:pk>/settings/systems/", views.table_systems, name="table_systems"),
     path("<id:pk>/catalogue-updates/", views.catalogue_updates, name="catalogue_updates"),
     # Running a session (issue 16)
     path("<id:pk>/requests/", session_views.requests_region, name="requests"),

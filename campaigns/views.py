@@ -8,10 +8,11 @@ from typing import Any
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns import commands, services, table_view
-from campaigns.forms import BackupForm, CampaignForm, JoinForm, MemberForm
+from campaigns.forms import BackupForm, CampaignForm, JoinForm, MemberForm, SystemsForm
 from campaigns.models import Campaign
 from campaigns.selectors import campaigns_of, campaigns_run_by, membership_of, my_campaigns, seats_of
 from campaigns.session_views.common import gm_write
@@ -23,7 +24,7 @@ from characters.selectors import characters_editable_by
 from characters.services import catalogue_updates as catalogue_service
 from core.htmx import HtmxHttpRequest
 from live import journal
-from rules import SYSTEMS, RulesError
+from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules import base as rules_base
 from rules.free import FREE_ROLL
 
@@ -51,7 +52,10 @@ def campaign_create(request: HtmxHttpRequest) -> HttpResponse:
         return render_list(request, form, JoinForm(), status=400)
     try:
         campaign = services.campaign_create(
-            name=form.cleaned_data["name"], system=form.cleaned_data["system"], gm=request.user
+            name=form.cleaned_data["name"],
+            system=form.cleaned_data["system"],
+            also=form.cleaned_data["also"],
+            gm=request.user,
         )
     except services.CampaignError as error:
         form.add_error(None, str(error))
@@ -318,15 +322,20 @@ def rule_settings(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     membership = membership_of(request.user, campaign)
     error = ""
     status = 200
-    if request.method == "POST":
+    # A mixed table shows one system's settings at a time (?system=…; the form sends it back).
+    system_id = request.POST.get("system") or request.GET.get("system") or campaign.system
+    if not campaign.plays(system_id):
+        system_id, error, status = campaign.system, "This table does not play that system.", 400
+    if request.method == "POST" and not error:
         if membership is None or not membership.is_gm:
             raise Http404
         try:
             written, dice = services.campaign_save_settings_page(
                 campaign_id=campaign.pk,
-                values=settings_from_post(campaign, request.POST),
+                values=settings_from_post(campaign, request.POST, system_id),
                 hand_dice=request.POST.get("hand_dice"),
                 by=request.user,
+                system=system_id,
             )
         except services.CampaignError as problem:
             error, status = str(problem), 400
@@ -335,20 +344,26 @@ def rule_settings(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                 changes = [*written.row, *([dice] if dice is not None else [])]
                 if changes:
                     messages.success(request, "; ".join(f"{c.label}: {c.before} → {c.after}" for c in changes))
-                return redirect("campaigns:settings", pk=campaign.pk)
+                return redirect(_settings_url(campaign, system_id))
             campaign = written.campaign  # as the write left it: no reading back
-    elif request.method != "GET":
+    elif request.method not in ("GET", "POST"):
         return HttpResponse("Use GET or POST.", status=405)
-    context = {**_settings_context(request, campaign, membership, error), "journal_cursor": after}
+    context = {**_settings_context(request, campaign, membership, error, system_id), "journal_cursor": after}
     if request.htmx:
         return render(request, "campaigns/settings.html#rule-settings", context, status=200)
     return render(request, "campaigns/settings.html", context, status=status)
 
 
-def settings_from_post(campaign: Campaign, post) -> dict[str, Any]:
+def _settings_url(campaign: Campaign, system_id: str) -> str:
+    url = reverse("campaigns:settings", args=[campaign.pk])
+    return url if system_id == campaign.system else f"{url}?system={system_id}"
+
+
+def settings_from_post(campaign: Campaign, post, system_id: str | None = None) -> dict[str, Any]:
     """The values the settings form sends, one per declared setting (an unticked box sends nothing: no)."""
     values: dict[str, Any] = {}
-    for setting in SYSTEMS[campaign.system].rule_settings() if campaign.system in SYSTEMS else ():
+    system = SYSTEMS.get(system_id or campaign.system)
+    for setting in system.rule_settings() if system is not None else ():
         if setting.kind == "bool":
             values[setting.key] = post.get(setting.key, "no") or "no"
         elif setting.key in post:
@@ -356,10 +371,13 @@ def settings_from_post(campaign: Campaign, post) -> dict[str, Any]:
     return values
 
 
-def _settings_context(request, campaign: Campaign, membership, error: str = "") -> dict[str, Any]:
-    system = SYSTEMS.get(campaign.system)
+def _settings_context(
+    request, campaign: Campaign, membership, error: str = "", system_id: str | None = None
+) -> dict[str, Any]:
+    system_id = system_id or campaign.system
+    system = SYSTEMS.get(system_id)
     declared = system.rule_settings() if system is not None else ()
-    in_force = campaign.settings_in_force()
+    in_force = campaign.settings_in_force(system_id)
     rows = [
         {
             "setting": s,
@@ -379,10 +397,37 @@ def _settings_context(request, campaign: Campaign, membership, error: str = "") 
         "changes": list(campaign.setting_changes.select_related("by")[:20]),
         "has_creation_settings": any(s.scope == "creation" for s in declared),
         "hand_dice_choices": campaign.HandDice.choices,
+        "settings_system": system_id,
+        "settings_system_name": SYSTEM_NAMES.get(system_id, system_id),
+        "system_tabs": [(s, SYSTEM_NAMES.get(s, s), _settings_url(campaign, s)) for s in campaign.systems],
+        "systems_form": SystemsForm(initial={"also": campaign.systems[1:]}, home=campaign.system),
     }
     if context["has_creation_settings"] and membership is not None and membership.is_gm:
-        context["characters"] = list(campaign.characters.order_by("name", "pk").only("pk", "name", "system"))
+        of_system = campaign.characters.filter(system=system_id)
+        context["characters"] = list(of_system.order_by("name", "pk").only("pk", "name", "system"))
     return context
+
+
+@require_POST
+def table_systems(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The GM chooses which other systems' characters may sit at the table (a plain form on the settings page)."""
+    campaign = get_object_or_404(campaigns_of(request.user), pk=pk)
+    membership = membership_of(request.user, campaign)
+    if membership is None or not membership.is_gm:
+        raise Http404
+    form = SystemsForm(request.POST, home=campaign.system)
+    try:
+        if not form.is_valid():
+            raise services.CampaignError(form.errors.get("also", ["Choose from the systems listed."])[0])
+        written = services.campaign_set_systems(
+            campaign_id=campaign.pk, also=form.cleaned_data["also"], by=request.user
+        )
+    except services.CampaignError as problem:
+        context = {**_settings_context(request, campaign, membership), "journal_cursor": journal.head(pk)}
+        return render(request, "campaigns/settings.html", {**context, "systems_error": str(problem)}, status=400)
+    for change in written.row:
+        messages.success(request, f"{change.label}: {change.before} → {change.after}")
+    return redirect("campaigns:settings", pk=campaign.pk)
 
 
 @require_POST

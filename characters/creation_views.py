@@ -43,7 +43,7 @@ def create(request: HtmxHttpRequest) -> HttpResponse:
         "form": form,
         "campaign": campaign,
         "system_id": system_id,
-        "creation_settings": _creation_settings(rules, campaign),
+        "creation_settings": _creation_settings(rules, campaign, system_id),
     }
     if request.method == "POST":
         try:
@@ -60,9 +60,9 @@ def create(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "characters/create.html", context)
 
 
-def _creation_settings(rules, campaign) -> list[dict[str, Any]]:
+def _creation_settings(rules, campaign, system_id: str) -> list[dict[str, Any]]:
     """The table's settings that shape a new character (a house default shown as one), with the values in force."""
-    in_force = campaign.settings_in_force() if campaign is not None else rules.settings_in_force(None)
+    in_force = campaign.settings_in_force(system_id) if campaign is not None else rules.settings_in_force(None)
     return [
         {"setting": s, "shown": s.shown(in_force.get(s.key, s.default))}
         for s in rules.rule_settings()

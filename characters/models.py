@@ -139,20 +139,20 @@ class Character(models.Model):
         if campaign is None:
             system = SYSTEMS.get(self.system)
             return {} if system is None else system.settings_in_force(None)
-        return campaign.settings_in_force()
+        return campaign.settings_in_force(self.system)
 
     def table_stamp(self) -> str:
         """A short digest of what the table adds to this sheet (its rule settings and conditions, who rolls the
         dice): drawn regions are kept by it (characters.region_cache), and a page's region carries it
         (``data-table``), so a pushed region of the same version but another table state still lands."""
         if self.campaign is not None:
-            return self.campaign.table_stamp()
+            return self.campaign.table_stamp(self.system)
         return stamp(self.rule_settings(), self.table_conditions())
 
     def table_conditions(self) -> dict:
         """The conditions at this character's table (Campaign.conditions; nothing away from one)."""
         campaign = self.campaign  # None away from a table, read without a query
-        return {} if campaign is None else dict(campaign.conditions or {})
+        return {} if campaign is None else campaign.conditions_for(self.system)
 
     def checked_sheet(self) -> rules_base.Sheet:
         """The stored sheet, refused with a sentence if its numbers fail the rules: data written before a

@@ -56,6 +56,10 @@ def on_every_sheet(campaign: Campaign, effect, by: User) -> list[str]:
 def refresh_table_conditions(campaign: Campaign) -> tuple[str, ...]:
     """The table's conditions worked out again after a session write (campaigns.conditions), kept on ``campaign``;
     the regions that announced: the light banner always, every sheet's odds when they changed."""
-    before = campaign.conditions or {}
+    before = (campaign.conditions or {}, campaign.other_conditions or {})
     campaign.conditions = refresh_conditions(campaign.pk)
-    return ("light", "conditions") if campaign.conditions != before else ("light",)
+    if campaign.is_mixed:  # the other systems' too (a table of one system keeps none: no read)
+        rows = type(campaign).objects.filter(pk=campaign.pk)
+        campaign.other_conditions = rows.values_list("other_conditions", flat=True).first() or {}
+    changed = (campaign.conditions, campaign.other_conditions) != before
+    return ("light", "conditions") if changed else ("light",)

@@ -47,10 +47,10 @@ def character_create(
 ) -> tuple[Character, rules_base.Creation]:
     """Make a character by the system's creation rules (rolled on the server, or chosen)."""
     rules = system_for(system)
-    if campaign is not None and campaign.system != system:
+    if campaign is not None and not campaign.plays(system):
         raise RulesError(f"{campaign.name} plays {campaign.system_name}; make a character of that system.")
     check_character_room(owner, campaign)
-    settings = rules.settings_in_force(campaign.rule_settings if campaign is not None else None)
+    settings = rules.settings_in_force(campaign.stored_settings(system) if campaign is not None else None)
     creation = rules.create(choices, rng or dice.system_random(), settings=settings)
     state = rules.validate_state(creation.state)
     name = clean_name(creation.name or "")[:100] or "Nameless"
@@ -253,7 +253,7 @@ def _restore_items(character: Character, back: list, gone: list) -> None:
 @transaction.atomic
 def character_set_campaign(*, character_id: int, campaign: Campaign | None, by: User) -> Written:
     character = lock(character_id)
-    if campaign is not None and campaign.system != character.system:
+    if campaign is not None and not campaign.plays(character.system):
         raise RulesError(f"{campaign.name} plays {campaign.system_name}, not {character.system_name}.")
     old_campaign = character.campaign_id
     if campaign is not None and campaign.pk != old_campaign:

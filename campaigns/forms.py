@@ -40,7 +40,9 @@ class SystemsForm(forms.Form):
 
     def __init__(self, *args, home: str, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["also"].choices = [(key, label) for key, label in system_choices() if key != home]
+        also = self.fields["also"]
+        assert isinstance(also, forms.MultipleChoiceField)
+        also.choices = [(key, label) for key, label in system_choices() if key != home]
 
 
 class JoinForm(forms.Form):

@@ -251,20 +251,20 @@ def campaign_change_settings(
     if not campaign.plays(system_id):
         raise CampaignError(f"{campaign.name} does not play that system: choose one of {campaign.system_name}.")
     name = SYSTEM_NAMES.get(system_id, system_id)
-    system = SYSTEMS.get(system_id)
-    if system is None:
+    rules = SYSTEMS.get(system_id)
+    if rules is None:
         raise CampaignError(f"{name} has no rule settings in Lantern yet.")
-    declared = {setting.key: setting for setting in system.rule_settings()}
+    declared = {setting.key: setting for setting in rules.rule_settings()}
     before = campaign.settings_in_force(system_id)
     try:
-        changes = system.validate_settings(values)
-        after = system.validate_settings({**before, **changes})
+        changes = rules.validate_settings(values)
+        after = rules.validate_settings({**before, **changes})
     except RulesError as problem:
         raise CampaignError(str(problem)) from None
     moved = [key for key in declared if after[key] != before[key]]
     if not moved:
         return written(campaign, (), [])
-    defaults = system.settings_in_force(None)
+    defaults = rules.settings_in_force(None)
     # Only what differs from the defaults is stored: a later change of a default reaches this table too.
     changed = {key: value for key, value in after.items() if value != defaults[key]}
     if system_id == campaign.system:

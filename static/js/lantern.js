@@ -158,7 +158,7 @@ function preset(form, procedure, trigger) {
   let changed = null;
   for (const attr of trigger.attributes) {
     if (!attr.name.startsWith("data-set-")) continue;
-    const fields = form.querySelectorAll(`[name="${CSS.escape(`${procedure}-${attr.name.slice(9)}`)}"]`);
+    const fields = form.querySelectorAll(`[name="${CSS.escape(procedure + "-" + attr.name.slice(9))}"]`);
     const value = attr.value;
     fields.forEach((field) => {
       if (field instanceof HTMLSelectElement) {

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 
+import brotli
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.contrib.auth import views as auth_views
@@ -19,8 +20,12 @@ from django.contrib.staticfiles.storage import staticfiles_storage
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.templatetags.static import static
 from django.urls import reverse
+from django.utils.cache import patch_vary_headers
 from django.utils.decorators import sync_and_async_middleware
 from django.views.decorators.http import require_GET
+
+from core.compress import ACCEPTS_BROTLI
+from core.static_files import minified
 
 # The header's colour in each scheme (lantern.css --card): the phone's status bar matches the page.
 THEME_LIGHT, THEME_DARK = "#ffffff", "#221d18"
@@ -59,9 +64,19 @@ def _worker_source() -> bytes:
     found = finders.find("js/sw.js")
     if found:
         with open(found, "rb") as file:  # noqa: PTH123 - a path the finders gave
-            return file.read()
-    with staticfiles_storage.open("js/sw.js") as file:  # collected (production, no finders)
-        return file.read()
+            source = file.read()
+    else:
+        with staticfiles_storage.open("js/sw.js") as file:  # collected (production, no finders)
+            source = file.read()
+    # Minified as collectstatic minifies the other scripts (issue 39); readable while developing.
+    return source if settings.DEBUG else minified("js/sw.js", source)
+
+
+@cache
+def _worker_brotli() -> bytes:
+    """Compressed once, at Brotli's best, as WhiteNoise compresses the other static files (no secret in it, so
+    no padding against BREACH: core.compress)."""
+    return brotli.compress(_worker_source(), mode=brotli.MODE_TEXT)
 
 
 @require_GET
@@ -69,7 +84,13 @@ def _worker_source() -> bytes:
 def service_worker(request: HttpRequest) -> HttpResponse:
     """static/js/sw.js at the root, so its scope is the whole app; never kept stale by a cache (the browser
     checks it for updates on each visit)."""
-    response = HttpResponse(_worker_source(), content_type="text/javascript; charset=utf-8")
+    takes_brotli = ACCEPTS_BROTLI.search(request.headers.get("Accept-Encoding", ""))
+    response = HttpResponse(
+        _worker_brotli() if takes_brotli else _worker_source(), content_type="text/javascript; charset=utf-8"
+    )
+    patch_vary_headers(response, ("Accept-Encoding",))
+    if takes_brotli:
+        response["Content-Encoding"] = "br"  # core.compress leaves it as it is
     response["Service-Worker-Allowed"] = "/"
     response["Cache-Control"] = "no-cache"
     return response

@@ -206,6 +206,7 @@ def endpoints(cast: dict) -> list[Endpoint]:
         Endpoint("sheet page (owner)", f"/characters/{c}/", owner),
         # As a browser asks for it: gzipped on the wire (core.compress); its CPU over the plain one's is the cost.
         Endpoint("sheet page (owner, gzip)", f"/characters/{c}/", owner, headers=("Accept-Encoding: gzip",)),
+        Endpoint("sheet page (owner, br)", f"/characters/{c}/", owner, headers=("Accept-Encoding: gzip, deflate, br",)),
         Endpoint("sheet page (GM)", f"/characters/{c}/", gm),
         Endpoint("region: vitals", f"/characters/{c}/region/vitals/", owner, htmx=True),
         Endpoint("region: details", f"/characters/{c}/region/details/", owner, htmx=True),
@@ -530,6 +531,7 @@ RATIOS = [
     ("HP change / login", SAVE, "login page"),
     ("API read / sheet", "API character read", SHEET),
     ("sheet gzipped / sheet", "sheet page (owner, gzip)", SHEET),
+    ("sheet Brotli / sheet", "sheet page (owner, br)", SHEET),
     ("HP change / sheet", SAVE, SHEET),
     ("login / bare Django", "login page", "bare Django view (no middleware)"),
     ("middleware + empty view / bare Django", "bare view", "bare Django view (no middleware)"),

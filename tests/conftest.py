@@ -6,6 +6,7 @@ import gzip
 import os
 import re
 
+import brotli
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
@@ -43,8 +44,8 @@ def _every_page_is_well_formed_html():
         response = original(self, **request)
         content_type = response.get("Content-Type", "")
         if content_type.startswith("text/html") and not response.streaming and response.content:
-            body = response.content  # gzipped when the test asked for it (core.compress)
-            body = gzip.decompress(body) if response.get("Content-Encoding") == "gzip" else body
+            body = response.content  # compressed when the test asked for it (core.compress)
+            body = {"gzip": gzip.decompress, "br": brotli.decompress}.get(response.get("Content-Encoding"), bytes)(body)
             problems = html_problems(body.decode(response.charset or "utf-8"))
             if problems:
                 where = f"{request.get('REQUEST_METHOD', 'GET')} {request.get('PATH_INFO', '')}"

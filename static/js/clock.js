@@ -50,7 +50,11 @@
     });
   }
 
-  document.addEventListener("DOMContentLoaded", tick);
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", tick);
+  } else {
+    tick(); // loaded by lantern.js once a running clock was shown
+  }
   document.addEventListener("htmx:afterSettle", tick);
   setInterval(tick, 1000);
 })();

@@ -158,7 +158,7 @@ function preset(form, procedure, trigger) {
   let changed = null;
   for (const attr of trigger.attributes) {
     if (!attr.name.startsWith("data-set-")) continue;
-    const fields = form.querySelectorAll(`[name="${CSS.escape(`${procedure}-${attr.name.slice(9)}`)}"]`);
+    const fields = form.querySelectorAll(`[name="${CSS.escape(procedure + "-" + attr.name.slice(9))}"]`);
     const value = attr.value;
     fields.forEach((field) => {
       if (field instanceof HTMLSelectElement) {
@@ -590,3 +590,17 @@ document.addEventListener("keydown", (event) => {
 document.addEventListener("click", (event) => {
   if (event.target instanceof Element && event.target.closest("[data-print]")) window.print();
 });
+
+// The time of play ticks by static/js/clock.js, loaded once a running clock is on the page (the table page, a sheet
+// whose table runs real time): a sheet's first load goes without it (issue 39).
+function loadClockWhenShown() {
+  const src = document.body.dataset.clockScript;
+  if (!src || document.querySelector("script[data-clock-script]")) return;
+  if (!document.querySelector("[data-clock][data-since]")) return;
+  const script = document.createElement("script");
+  script.src = src;
+  script.dataset.clockScript = "";
+  document.head.append(script);
+}
+document.addEventListener("DOMContentLoaded", loadClockWhenShown);
+document.addEventListener("htmx:load", loadClockWhenShown);

@@ -353,7 +353,7 @@
       const mark = document.createElement("span");
       mark.className = "pending";
       mark.dataset.pending = change.key;
-      mark.textContent = ` (${change.quantity === null ? "all" : `×${change.quantity}`} taken, not sent yet)`;
+      mark.textContent = ` (${change.quantity === null ? "all" : "×" + change.quantity} taken, not sent yet)`;
       name.after(mark);
     });
   }

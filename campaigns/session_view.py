@@ -137,13 +137,17 @@ def realtime_view(campaign: Campaign) -> Context:
 
 
 def gm_lights(campaign: Campaign, system: rules_base.GameSystem) -> list[Context]:
-    """Every light at the table with its time left, for the GM's corrections (one query)."""
-    lights = system.light_sources()
-    if lights is None:
+    """Every light at the table with its time left, for the GM's corrections (one query): each read by its
+    holder's own system (issue 42: at a mixed table a torch burns by its sheet's rules; ``system``: the home's)."""
+    by_system = {key: own.light_sources() for key in campaign.systems if (own := SYSTEMS.get(key)) is not None}
+    if not any(lights is not None for lights in by_system.values()):
         return []
     rows = Item.objects.filter(character__campaign=campaign, kind="light").select_related("character")
     out = []
     for row in rows.order_by("character__name", "character_id", "pk"):
+        lights = by_system.get(row.character.system)
+        if lights is None:
+            continue
         left = remaining(row.to_rules(), lights)
         if left is not None:
             life = lights.life(row.to_rules()) or left

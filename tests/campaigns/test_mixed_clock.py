@@ -77,7 +77,7 @@ def test_the_gm_offers_the_home_systems_units_only(table, party, gm, as_user):
     page = text_of(as_user(gm).get(reverse("campaigns:detail", args=[table.pk])))
     assert "Exploration round (10 minutes)" in page and "Watch (4 hours)" not in page
     refused = _advance(as_user(gm), table, "turn", 1)  # a C&C unit: not this table's clock
-    assert refused.status_code == 422 and "Fell" in text_of(refused)
+    assert refused.status_code == 422 and "Select a valid choice" in text_of(refused)
 
 
 def test_half_an_hour_burns_every_pcs_torch_by_its_own_rules(table, party, gm, as_user):

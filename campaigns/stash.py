@@ -124,10 +124,13 @@ def _count(quantity: int | None, held: int, name: str) -> int:
     return count
 
 
-def _into_stash(stash: Stash, item: rules_base.Item, catalogue_item_id: int | None, version: int | None) -> tuple:
+def _into_stash(
+    stash: Stash, item: rules_base.Item, catalogue_item_id: int | None, version: int | None, of: str | None = None
+) -> tuple:
     """Put ``item`` in the stash: onto a row of the same thing its system stacks, else a new row. (before, after)
-    snapshots: before is None for a new row."""
-    rules = system_for(stash.campaign.system)
+    snapshots: before is None for a new row. ``of``: the system that reads it (at a mixed table, the sheet or the
+    catalogue it comes from: issue 42; the home system's by default); whoever takes it reads it by their own."""
+    rules = system_for(of or stash.campaign.system)
     item = rules.validate_item(item)
     name = clean_name(item.name)[:100] or "Item"
     rows = stash.items.select_for_update().filter(name=name, kind=item.kind).order_by("pk")
@@ -195,7 +198,8 @@ def stash_add_item(
     if catalogue_item is not None and not stash.campaign.plays(catalogue_item.system):
         raise RulesError("That item is not in the equipment list of a system this table plays.")
     version = catalogue_item.version if catalogue_item is not None else None
-    old, new = _into_stash(stash, item, getattr(catalogue_item, "pk", None), version)
+    of = catalogue_item.system if catalogue_item is not None else None
+    old, new = _into_stash(stash, item, getattr(catalogue_item, "pk", None), version, of)
     before, after = _sides(old, new)
     entry = _log(
         stash, by=by, what=f"Put {_named(item.quantity, new['name'])} in the stash", before=before, after=after
@@ -283,13 +287,7 @@ def _put(campaign_id: int, character_id: int, item_id: int, by: User, quantity: 
         raise Taken("That item is no longer on this sheet.")
     done = sheet.item_hand_over(character_id=character.pk, item_id=item_id, quantity=quantity, by=by, source=SOURCE_OUT)
     item: rules_base.Item = done.row
-    try:  # the stash keeps its rows by the table's home system
-        old, new = _into_stash(stash, item, held["catalogue_item_id"], held["catalogue_version"])
-    except RulesError as problem:
-        if character.system == stash.campaign.system:
-            raise
-        home = system_for(stash.campaign.system).name
-        raise RulesError(f"The stash keeps {home} items and cannot hold {item.name}: {problem}") from None
+    old, new = _into_stash(stash, item, held["catalogue_item_id"], held["catalogue_version"], character.system)
     before, after = _sides(old, new)
     what = f"{character.name} put {_named(item.quantity, item.name)} in the stash"
     entry = _log(stash, by=by, what=what, before=before, after=after, character=character, change=done.change)

@@ -134,9 +134,7 @@ def test_an_item_past_the_takers_own_slots_is_refused_in_its_systems_words(table
         own = rules.system_for(key)
         was = _unchanged(table, party)
         try:
-            stash.stash_take(
-                campaign_id=table.pk, character_id=character.pk, stash_item_id=row.pk, by=character.owner
-            )
+            stash.stash_take(campaign_id=table.pk, character_id=character.pk, stash_item_id=row.pk, by=character.owner)
         except RulesError as problem:
             refused += 1
             assert str(problem) and _unchanged(table, party) == was, key

@@ -178,6 +178,7 @@ def test_the_stash_page_takes_coins_in_the_takers_money(table, party, gm, as_use
     held = _coins(cc)
     client = as_user(cc.owner)
     page = client.get(reverse("campaigns:detail", args=[table.pk]))
+    assert "The stash keeps coin: taking counts those" in text_of(page)
     url = reverse("campaigns:stash_coins", args=[table.pk])
     response = client.post(url, form_fields(page, url, character=str(cc.pk), amount="2"), **HTMX)
     assert response.status_code == 200, text_of(response)

@@ -167,3 +167,22 @@ def test_a_table_of_one_system_runs_as_before(gm):
     clock_advance(campaign_id=alone.pk, unit="turn", count=2, by=gm)
     assert _torch(wren).data["burned"] == 20
     assert Campaign.objects.get(pk=alone.pk).game_minutes == 20
+
+
+def test_real_time_at_a_mixed_table_steps_in_the_home_systems_unit_and_burns_every_torch(gm):
+    """A Fortune's Favor home runs in real time minute by minute; a C&C torch burns a turn each ten of them."""
+    from datetime import UTC, datetime, timedelta
+
+    from campaigns.session.realtime import realtime_catch_up, realtime_start
+
+    home = campaign_create(name="Running", system="fortunes-favor", gm=gm, also=["chaos-conquest"])
+    player = make_user("p")
+    Membership.objects.create(campaign=home, user=player)
+    wren = make_character(player, home, system="chaos-conquest", name="Wren", seed=3)
+    _give_torch(wren, player)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    realtime_start(campaign_id=home.pk, by=gm, rate=60, now=start)
+    assert realtime_catch_up(campaign_id=home.pk, now=start + timedelta(seconds=9)) == 9
+    assert _torch(wren).data.get("burned", 0) == 0
+    assert realtime_catch_up(campaign_id=home.pk, now=start + timedelta(seconds=10)) == 1
+    assert _torch(wren).data["burned"] == 10

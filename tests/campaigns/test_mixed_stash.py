@@ -188,3 +188,14 @@ def test_the_stash_page_takes_coins_in_the_takers_money(table, party, gm, as_use
     page = client.get(reverse("campaigns:detail", args=[table.pk]))
     refused = client.post(url, form_fields(page, url, character=str(grit.pk), amount="3"), **HTMX)
     assert refused.status_code in (400, 409, 422) and "move a multiple of 5 coin" in text_of(refused)
+
+
+def test_reverting_a_converted_take_puts_back_both_sides_in_their_own_coin(table, party, gm):
+    stash.stash_add_coins(campaign_id=table.pk, amount=10, by=gm)
+    cc = party["chaos-conquest"]
+    held = _coins(cc)
+    stash.stash_take_coins(campaign_id=table.pk, character_id=cc.pk, amount=2, by=cc.owner)
+    assert (_coins(cc), _stash_coins(table)) == (held + 12, 8)
+    entry = StashEntry.objects.filter(campaign=table).first()
+    stash.stash_entry_revert(campaign_id=table.pk, entry_id=entry.pk, by=gm, reason="a mistake")
+    assert (_coins(cc), _stash_coins(table)) == (held, 10)

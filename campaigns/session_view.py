@@ -110,9 +110,20 @@ def time_context(
     system = SYSTEMS.get(campaign.system)
     if system is None:
         return context
-    level = system.light_level(party_sheets(campaign) if sheets is None else sheets)
-    context["tracks_light"] = level is not None  # the system tracks light and a party sits here
-    context["light"] = None if campaign.daylight else level
+    party = party_sheets(campaign) if sheets is None else sheets
+    if campaign.is_mixed:  # each system that tracks light judges the party by its own rules, each named (issue 42)
+        levels = [
+            (key, own.name, level)
+            for key in campaign.systems
+            if (own := SYSTEMS.get(key)) is not None and (level := own.light_level(party)) is not None
+        ]
+        context["tracks_light"] = bool(levels)
+        context["light"] = None
+        context["system_lights"] = [] if campaign.daylight else levels
+    else:
+        level = system.light_level(party)
+        context["tracks_light"] = level is not None  # the system tracks light and a party sits here
+        context["light"] = None if campaign.daylight else level
     context["realtime"] = realtime_view(campaign)
     if membership.is_gm:
         context["time_form"] = time_form(system.time_units())

@@ -186,3 +186,21 @@ def test_real_time_at_a_mixed_table_steps_in_the_home_systems_unit_and_burns_eve
     assert _torch(wren).data.get("burned", 0) == 0
     assert realtime_catch_up(campaign_id=home.pk, now=start + timedelta(seconds=10)) == 1
     assert _torch(wren).data["burned"] == 10
+
+
+def test_in_the_dark_each_system_that_tracks_light_names_its_own_light(gm, as_user):
+    """A Fortune's Favor home tracks no light; its C&C guest does: the GM can still take the party into the dark,
+    and the table says how C&C judges the party's light."""
+    home = campaign_create(name="Dark", system="fortunes-favor", gm=gm, also=["chaos-conquest"])
+    player = make_user("p")
+    Membership.objects.create(campaign=home, user=player)
+    wren = make_character(player, home, system="chaos-conquest", name="Wren", seed=3)
+    _give_torch(wren, player)
+    client = as_user(gm)
+    page = client.get(reverse("campaigns:detail", args=[home.pk]))
+    url = reverse("campaigns:time_daylight", args=[home.pk])
+    response = client.post(url, form_fields(page, url, daylight="0"), **HTMX)
+    assert response.status_code == 200, text_of(response)
+    html = response.content.decode()
+    assert 'data-system-light="chaos-conquest"' in html and "Chaos &amp; Conquest: " in html
+    assert 'data-system-light="fortunes-favor"' not in html

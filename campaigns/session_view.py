@@ -110,9 +110,20 @@ def time_context(
     system = SYSTEMS.get(campaign.system)
     if system is None:
         return context
-    level = system.light_level(party_sheets(campaign) if sheets is None else sheets)
-    context["tracks_light"] = level is not None  # the system tracks light and a party sits here
-    context["light"] = None if campaign.daylight else level
+    party = party_sheets(campaign) if sheets is None else sheets
+    if campaign.is_mixed:  # each system that tracks light judges the party by its own rules, each named (issue 42)
+        levels = [
+            (key, own.name, level)
+            for key in campaign.systems
+            if (own := SYSTEMS.get(key)) is not None and (level := own.light_level(party)) is not None
+        ]
+        context["tracks_light"] = bool(levels)
+        context["light"] = None
+        context["system_lights"] = [] if campaign.daylight else levels
+    else:
+        level = system.light_level(party)
+        context["tracks_light"] = level is not None  # the system tracks light and a party sits here
+        context["light"] = None if campaign.daylight else level
     context["realtime"] = realtime_view(campaign)
     if membership.is_gm:
         context["time_form"] = time_form(system.time_units())
@@ -137,13 +148,17 @@ def realtime_view(campaign: Campaign) -> Context:
 
 
 def gm_lights(campaign: Campaign, system: rules_base.GameSystem) -> list[Context]:
-    """Every light at the table with its time left, for the GM's corrections (one query)."""
-    lights = system.light_sources()
-    if lights is None:
+    """Every light at the table with its time left, for the GM's corrections (one query): each read by its
+    holder's own system (issue 42: at a mixed table a torch burns by its sheet's rules; ``system``: the home's)."""
+    by_system = {key: own.light_sources() for key in campaign.systems if (own := SYSTEMS.get(key)) is not None}
+    if not any(lights is not None for lights in by_system.values()):
         return []
     rows = Item.objects.filter(character__campaign=campaign, kind="light").select_related("character")
     out = []
     for row in rows.order_by("character__name", "character_id", "pk"):
+        lights = by_system.get(row.character.system)
+        if lights is None:
+            continue
         left = remaining(row.to_rules(), lights)
         if left is not None:
             life = lights.life(row.to_rules()) or left

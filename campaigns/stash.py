@@ -124,10 +124,13 @@ def _count(quantity: int | None, held: int, name: str) -> int:
     return count
 
 
-def _into_stash(stash: Stash, item: rules_base.Item, catalogue_item_id: int | None, version: int | None) -> tuple:
+def _into_stash(
+    stash: Stash, item: rules_base.Item, catalogue_item_id: int | None, version: int | None, of: str | None = None
+) -> tuple:
     """Put ``item`` in the stash: onto a row of the same thing its system stacks, else a new row. (before, after)
-    snapshots: before is None for a new row."""
-    rules = system_for(stash.campaign.system)
+    snapshots: before is None for a new row. ``of``: the system that reads it (at a mixed table, the sheet or the
+    catalogue it comes from: issue 42; the home system's by default); whoever takes it reads it by their own."""
+    rules = system_for(of or stash.campaign.system)
     item = rules.validate_item(item)
     name = clean_name(item.name)[:100] or "Item"
     rows = stash.items.select_for_update().filter(name=name, kind=item.kind).order_by("pk")
@@ -192,10 +195,11 @@ def stash_add_item(
 ) -> TableWritten:
     """Loot the GM hands out: into the stash (checked by the table's system, as any new sheet row is)."""
     stash = lock_stash(campaign_id)
-    if catalogue_item is not None and catalogue_item.system != stash.campaign.system:
-        raise RulesError("That item is not in this system's equipment list.")
+    if catalogue_item is not None and not stash.campaign.plays(catalogue_item.system):
+        raise RulesError("That item is not in the equipment list of a system this table plays.")
     version = catalogue_item.version if catalogue_item is not None else None
-    old, new = _into_stash(stash, item, getattr(catalogue_item, "pk", None), version)
+    of = catalogue_item.system if catalogue_item is not None else None
+    old, new = _into_stash(stash, item, getattr(catalogue_item, "pk", None), version, of)
     before, after = _sides(old, new)
     entry = _log(
         stash, by=by, what=f"Put {_named(item.quantity, new['name'])} in the stash", before=before, after=after
@@ -248,8 +252,18 @@ def _take(campaign_id: int, character_id: int, stash_item_id: int, by: User, qua
     stash = lock_stash(campaign_id)
     row, count, old, new = _out_of_stash(stash, stash_item_id, quantity)
     catalogue = CatalogueItem.objects.filter(pk=row.catalogue_item_id).first() if row.catalogue_item_id else None
+    if catalogue is not None and catalogue.system != character.system:
+        catalogue = None  # another system's entry: its updates are not this sheet's rules (issue 42)
     item = rules_base.Item(name=row.name, kind=row.kind, slots=row.slots, quantity=count, data=dict(row.data))
-    done = sheet.item_receive(character_id=character.pk, item=item, by=by, source=SOURCE_IN, catalogue_item=catalogue)
+    try:  # read, and its slots counted, by the taker's own system
+        done = sheet.item_receive(
+            character_id=character.pk, item=item, by=by, source=SOURCE_IN, catalogue_item=catalogue
+        )
+    except RulesError as problem:
+        if character.system == stash.campaign.system:
+            raise
+        own = system_for(character.system).name
+        raise RulesError(f"{character.name}'s {own} sheet cannot take {row.name}: {problem}") from None
     what = f"{character.name} took {_named(count, row.name)} from the stash"
     after = {"items": [new]} if new else {}
     entry = _log(stash, by=by, what=what, before={"items": [old]}, after=after, character=character, change=done.change)
@@ -273,7 +287,7 @@ def _put(campaign_id: int, character_id: int, item_id: int, by: User, quantity: 
         raise Taken("That item is no longer on this sheet.")
     done = sheet.item_hand_over(character_id=character.pk, item_id=item_id, quantity=quantity, by=by, source=SOURCE_OUT)
     item: rules_base.Item = done.row
-    old, new = _into_stash(stash, item, held["catalogue_item_id"], held["catalogue_version"])
+    old, new = _into_stash(stash, item, held["catalogue_item_id"], held["catalogue_version"], character.system)
     before, after = _sides(old, new)
     what = f"{character.name} put {_named(item.quantity, item.name)} in the stash"
     entry = _log(stash, by=by, what=what, before=before, after=after, character=character, change=done.change)
@@ -302,10 +316,12 @@ def stash_take_coins(*, campaign_id: int, character_id: int, amount: int, by: Us
     if amount > stash.coins:
         held = system_for(stash.campaign.system).format_money(stash.coins)
         raise Taken(f"The stash holds {held}: someone may have taken some just before you.")
-    done = sheet.coins_receive(character_id=character.pk, amount=amount, by=by, source=SOURCE_IN)
+    own = _own_coins(stash, character, amount)  # the stash's coin, in the taker's own money (issue 42)
+    done = sheet.coins_receive(character_id=character.pk, amount=own, by=by, source=SOURCE_IN)
     before = {"coins": stash.coins}
     stash.coins -= amount
-    money = system_for(stash.campaign.system).format_money(amount)
+    home = system_for(stash.campaign.system)
+    money = _as_own(home.format_money(amount), character, own, home)
     what = f"{character.name} took {money} from the stash"
     entry = _log(
         stash, by=by, what=what, before=before, after={"coins": stash.coins}, character=character, change=done.change
@@ -319,15 +335,35 @@ def stash_put_coins(*, campaign_id: int, character_id: int, amount: int, by: Use
     stash = lock_stash(campaign_id)
     if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= STASH_COINS_MAX - stash.coins:
         raise RulesError("Put in a whole number of coins, at least 1.")
+    into = _stash_coins(stash, character, amount)  # the putter's money, in the stash's coin (issue 42)
+    if into > STASH_COINS_MAX - stash.coins:
+        raise RulesError(f"The stash holds at most {STASH_COINS_MAX:,} coins.")
     done = sheet.coins_hand_over(character_id=character.pk, amount=amount, by=by, source=SOURCE_OUT)
     before = {"coins": stash.coins}
-    stash.coins += amount
-    money = system_for(stash.campaign.system).format_money(amount)
+    stash.coins += into
+    money = system_for(stash.campaign.system).format_money(into)
     what = f"{character.name} put {money} in the stash"
     entry = _log(
         stash, by=by, what=what, before=before, after={"coins": stash.coins}, character=character, change=done.change
     )
     return written(stash.campaign, REGIONS, entry)
+
+
+def _own_coins(stash: Stash, character: Character, amount: int) -> int:
+    """``amount`` of the stash's coin (the home system's smallest) in ``character``'s own system's money; the
+    rules' sentence when it has no worth there or makes no whole coins (``Economy.coins_from``)."""
+    return system_for(character.system).coins_from(system_for(stash.campaign.system), amount)
+
+
+def _as_own(money: str, character: Character, own: int, home: rules_base.GameSystem) -> str:
+    """The stash's coin, and what it made in the character's own money when that is another system's."""
+    rules = system_for(character.system)
+    return money if rules is home else f"{money} (as {rules.format_money(own)})"
+
+
+def _stash_coins(stash: Stash, character: Character, amount: int) -> int:
+    """``amount`` of ``character``'s own money in the stash's coin."""
+    return system_for(stash.campaign.system).coins_from(system_for(character.system), amount)
 
 
 # --- the coins split by the table's rule ---------------------------------------------------------------------------
@@ -363,21 +399,24 @@ def coins_split(*, campaign_id: int, character_ids: Sequence[int], amount: int, 
         money = system_for(stash.campaign.system).format_money
         raise Taken(f"Split between 1 coin and what the stash holds ({money(stash.coins)}).")
     plan = plan_split(sorted(characters, key=lambda c: c.pk), amount)
-    money = system_for(stash.campaign.system).format_money
+    home = system_for(stash.campaign.system)
+    money = home.format_money
     changes: dict[str, int] = {}
-    for character_id, share in plan.pcs:
-        if share > 0:
-            done = sheet.coins_receive(
-                character_id=character_id, amount=share, by=by, source=" as a share of the stash"
-            )
+    by_id = {c.pk: c for c in characters}
+    # A share goes to each PC in its own system's money (issue 42): what does not make its whole coins stays.
+    paid = {pk: system_for(by_id[pk].system).whole_coins_from(home, share) for pk, share in plan.pcs}
+    for character_id, (_, own) in paid.items():
+        if own > 0:
+            done = sheet.coins_receive(character_id=character_id, amount=own, by=by, source=" as a share of the stash")
             assert done.change is not None
             changes[str(character_id)] = done.change.pk
     before = {"coins": stash.coins}
-    stash.coins -= plan.paid
+    kept = plan.left + sum(share - paid[pk][0] for pk, share in plan.pcs)
+    stash.coins -= amount - kept
     names = {c.pk: c.name for c in characters}
-    told = [f"{names[pk]} {money(share)}" for pk, share in plan.pcs]
+    told = [f"{names[pk]} {_as_own(money(used), by_id[pk], own, home)}" for pk, (used, own) in paid.items()]
     told += [f"{name} (hireling) {money(share)}" for (_, _, name), share in plan.hirelings]
-    what = f"Split {money(amount)}: " + ", ".join(told) + f"; {money(plan.left)} left in the stash"
+    what = f"Split {money(amount)}: " + ", ".join(told) + f"; {money(kept)} left in the stash"
     entry = _log(stash, by=by, what=what, before=before, after={"coins": stash.coins}, changes=changes)
     return written(stash.campaign, REGIONS, entry)
 

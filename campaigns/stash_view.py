@@ -42,6 +42,7 @@ def stash_context(request: HttpRequest, campaign: Campaign, membership: Membersh
         "stash_items": items,
         "stash_coins": system.format_money(coins) if system is not None else str(coins),
         "stash_coin_count": coins,
+        "stash_coin_label": system.coin_label if system is not None else "coins",
         "stash_entries": entries,
         "stash_characters": characters,
         "item_kinds": Item.Kind.choices,

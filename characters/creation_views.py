@@ -34,6 +34,9 @@ def create(request: HtmxHttpRequest) -> HttpResponse:
         if campaign is None:
             messages.error(request, "You can only bring a character to a campaign you sit at.")
             return redirect("characters:list")
+        if not campaign.plays(system_id):  # said before the form is filled in, not after (issue 42)
+            messages.error(request, f"{campaign.name} plays {campaign.system_name}, not {SYSTEM_NAMES[system_id]}.")
+            return redirect("characters:list")
     params = rules.creation_params()
     dummy = rules_base.ParamSpec(f"New {rules.name} character", params)
     empty = rules_base.Sheet(state={})

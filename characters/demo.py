@@ -33,3 +33,19 @@ def demo_characters(campaign: Campaign, users: dict) -> None:
     character_create(
         owner=owner, system=campaign.system, choices={"name": name}, campaign=campaign, rng=random.Random(7)
     )
+
+
+# The mixed table's heroes, by seat: names of their own, so each system's demo character above stays the only one.
+MIXED_NAMES = ("Rook", "Ember", "Quill", "Moss", "Thorn")
+
+
+def demo_mixed_characters(campaign: Campaign, users: dict) -> None:
+    """A mixed demo table (issue 42): one character of each system it plays, by that system's demo owner."""
+    for system, name in zip(campaign.systems, MIXED_NAMES, strict=False):
+        if system not in SYSTEMS or system not in DEMO_OWNERS:
+            continue
+        owner_name = DEMO_OWNERS[system][0]
+        owner = users[owner_name]
+        if campaign.characters.filter(owner=owner, system=system).exists():
+            continue
+        character_create(owner=owner, system=system, choices={"name": name}, campaign=campaign, rng=random.Random(7))

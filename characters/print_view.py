@@ -36,6 +36,7 @@ class Chance:
     by: str
     inputs: tuple[tuple[str, Any], ...]  # every input as the roll form sends it, its defaults filled in
     shown: OddsShown
+    system: str = ""  # whose outcome words it reads in (the party's page may set systems side by side: issue 42)
 
     @property
     def query(self) -> str:
@@ -221,7 +222,7 @@ def _checks(character: Character, rules, sheet: rules_base.Sheet, *, gm: bool) -
             continue
         if not _rolled(shown):
             continue
-        default = Chance(procedure.key, "", _posted(procedure, sheet, {}), shown)
+        default = Chance(procedure.key, "", _posted(procedure, sheet, {}), shown, character.system)
         variants = []
         for by, inputs in by_procedure.get(procedure.key, ()):
             posted = _posted(procedure, sheet, inputs)
@@ -230,7 +231,7 @@ def _checks(character: Character, rules, sheet: rules_base.Sheet, *, gm: bool) -
                 continue
             varied = odds_shown(character, procedure, sheet, inputs)
             if _rolled(varied):
-                variants.append(Chance(procedure.key, by, posted, varied))
+                variants.append(Chance(procedure.key, by, posted, varied, character.system))
         checks.append(Check(procedure.key, procedure.label, procedure.gm_only, default, tuple(variants)))
     return checks, unrollable
 
@@ -287,13 +288,13 @@ def party_rows(prints: Sequence[PrintSheet]) -> tuple[list[PartyRow], list[Party
     defences = [
         PartyRow(label, key=key, tracks=tuple(held.get(key) for held in by_key)) for key, label in track_labels.items()
     ]
-    lines: dict[tuple[str, str], PartyRow] = {}
-    found: dict[tuple[str, str], dict[int, Chance]] = {}
+    lines: dict[tuple[str, str, str], PartyRow] = {}
+    found: dict[tuple[str, str, str], dict[int, Chance]] = {}
     for n, printed in enumerate(prints):
         for check in printed.checks:
             for chance in (check.default, *check.variants):
                 variant = chance is not check.default
-                line = (check.key, chance.by if variant else "")
+                line = (check.key, check.label, chance.by if variant else "")  # a key two systems share, apart
                 lines.setdefault(line, PartyRow(check.label, chance.by, check.gm_only, check.key, variant))
                 found.setdefault(line, {})[n] = chance
     chances = [

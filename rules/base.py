@@ -482,6 +482,10 @@ class Economy(SheetRules, Protocol):
 
     credit: str = ""  # whose tables the catalogue comes from, shown with them
     money_note: str = ""  # the units explained once, where prices are listed ("12 pennies make a shilling...")
+    # What one of the smallest coin is worth in the common unit a mixed table's stash converts through (issue 42):
+    # copper pieces, where a torch costs 1 (the one thing nearly every price list sells). None: the system's money
+    # has no price against another's (abstract wealth, or no price list): coins cross no system's border.
+    coin_worth: Fraction | None = None
 
     def format_money(self, amount: int) -> str:
         """Money is stored as an int of the smallest coin; this writes it the system's way."""
@@ -504,6 +508,38 @@ class Economy(SheetRules, Protocol):
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         """The equipment tables of the rules text, loaded into the admin-editable catalogue."""
         ...
+
+    def coins_from(self, other: Economy, amount: int) -> int:
+        """``amount`` of ``other``'s smallest coin in this system's own, through each one's ``coin_worth``; a
+        RulesError sentence when either has no worth against the other or the amount does not make whole coins
+        of this system (nothing is rounded away: value is neither made nor lost)."""
+        used, made = self.whole_coins_from(other, amount)
+        if used != amount:
+            raise RulesError(
+                f"{other.format_money(amount)} does not make whole {self.name} money ({self.coin_label}): "
+                f"move a multiple of {other.format_money(self._step_from(other))}."
+            )
+        return made
+
+    def whole_coins_from(self, other: Economy, amount: int) -> tuple[int, int]:
+        """The most of ``amount`` of ``other``'s smallest coin that makes whole coins of this system's: (what it
+        takes of ``other``'s, what it makes of ours); a share split at a mixed table pays that, the rest stays.
+        RulesError when either system's money has no worth against the other's."""
+        if other is self or other.name == self.name:
+            return amount, amount
+        for side in (self, other):
+            if side.coin_worth is None:
+                raise RulesError(
+                    f"{side.name} money has no worth in the other system's coin: coins cannot pass between "
+                    f"{other.name} and {self.name} characters."
+                )
+        step = self._step_from(other)
+        used = amount - amount % step
+        return used, int(Fraction(used) * other.coin_worth / self.coin_worth)  # type: ignore[operator]
+
+    def _step_from(self, other: Economy) -> int:
+        """The fewest of ``other``'s coin that make whole coins of ours: the denominator of their ratio."""
+        return (Fraction(other.coin_worth) / self.coin_worth).denominator  # type: ignore[arg-type, operator]
 
     def receive(self, sheet: Sheet, amount: int, what: str) -> dict[str, Any]:
         """The state after the character takes ``amount`` of the smallest coin (``what``: from where, for the
@@ -628,6 +664,13 @@ class TableRules(SheetRules, Protocol):
     def time_units(self) -> tuple[TimeUnit, ...]:
         """The units the GM's clock advances by, in the system's words (turns, watches, days)."""
         return DEFAULT_TIME_UNITS
+
+    def time_steps(self, start_seconds: int, seconds: int) -> tuple[tuple[TimeUnit, int], ...]:
+        """A span of the table's game time in this system's own steps, for a character of this system at a
+        table whose clock counts another's units (issue 42): each (unit, count) to ``advance_time`` by, in turn.
+        Default: ``steps_on_grid`` over the plain ``time_units`` (the start is the table's game second, so short
+        spans add up across moves)."""
+        return steps_on_grid(self.time_units(), start_seconds, seconds)
 
     def advance_time(
         self, sheet: Sheet, unit: str, count: int, start_minutes: int, rng: RandomSource, start_seconds: int = 0
@@ -871,11 +914,32 @@ class TimeUnit:
     label: str
     minutes: int
     seconds: int = 0
+    # Only time going by: a span of another system's clock may be counted in it (issue 42). False for a unit that
+    # also says what the party does in it (a safe night's sleep, an hour through treacherous terrain).
+    plain: bool = True
 
     @property
     def length(self) -> int:
         """In seconds."""
         return self.minutes * 60 + self.seconds
+
+
+def steps_on_grid(units: Sequence[TimeUnit], start_seconds: int, seconds: int) -> tuple[tuple[TimeUnit, int], ...]:
+    """A span of game time (from the table's game second ``start_seconds``, ``seconds`` long) counted in ``units``'
+    plain ones: as many of the shortest as the span crosses on its own grid (multiples of its length since the
+    clock's zero), so short spans add up over successive moves (ten single minutes cross one ten-minute turn),
+    then written largest first. Each (unit, count); none when the span crosses no step."""
+    plain = sorted((u for u in units if u.plain and u.length > 0), key=lambda u: -u.length)
+    if not plain or seconds <= 0:
+        return ()
+    finest = plain[-1].length
+    left = ((start_seconds + seconds) // finest - start_seconds // finest) * finest
+    steps = []
+    for unit in plain:
+        count, left = divmod(left, unit.length)
+        if count:
+            steps.append((unit, count))
+    return tuple(steps)
 
 
 DEFAULT_NPC_FIELDS: tuple[Param, ...] = (

@@ -9,11 +9,12 @@ from campaigns.models import Campaign, Countdown
 from campaigns.services import CLOCK_LIMIT, CampaignError, TableWritten, written
 from campaigns.session.common import lock_campaign, refresh_table_conditions, table_in_order, table_system
 from campaigns.session.encounters import store_made
+from characters.models import Character
 from characters.services import character_pass_time
 from live.events import PUBLIC, ClockMoved, CountdownTicked, Event, LightLow, Seen, gm_only
 from live.journal import record
-from rules import RulesError, dice
-from rules.base import GameSystem, TimeUnit
+from rules import RulesError, dice, system_for
+from rules.base import GameSystem, Item, TimeUnit
 from rules.clock import countdown_ticks, low_fuel
 from rules.dice import RandomSource
 
@@ -24,9 +25,10 @@ CLOCK_COUNT_MAX = 30  # units at a time: a month of days, or three hours of turn
 def clock_advance(
     *, campaign_id: int, unit: str, count: int, by: User, rng: RandomSource | None = None
 ) -> TableWritten:
-    """Move the game clock by ``count`` of the system's ``unit``: every sheet at the table burns its lights and
-    eats at the system's rhythm (live on each sheet), and the system's checks are rolled as the GM's. The row
-    is what happened, a sentence each."""
+    """Move the game clock by ``count`` of the home system's ``unit``: every sheet at the table burns its lights
+    and eats by its own system's rules, the same span of game time counted in its own units (issue 42; live on
+    each sheet), each warned of low light by its own system's setting; the home system's checks are rolled as the
+    GM's. The row is what happened, a sentence each."""
     campaign = lock_campaign(campaign_id, roller=by)
     system = table_system(campaign)
     units = {u.key: u for u in system.time_units()}
@@ -44,28 +46,27 @@ def clock_advance(
     rng = rng or dice.system_random()
     words = []
     regions = ["table"]
-    lights = system.light_sources()
-    warn_at = int(campaign.settings_in_force().get("light_warning", 0) or 0) if lights is not None else 0
     warnings: list[Event] = []
+    span = (campaign.game_minutes * 60 + campaign.game_seconds, units[unit].length * count)
     for character in table_in_order(campaign):
         try:
-            before = character.checked_sheet().items if warn_at else ()
-            result = character_pass_time(
-                character_id=character.pk,
-                unit=unit,
-                count=count,
-                start_minutes=start,
-                start_seconds=campaign.game_seconds,
-                by=by,
-                rng=rng,
+            own = system_for(character.system)
+            steps = (
+                [(unit, count)]
+                if character.system == campaign.system
+                else [(u.key, n) for u, n in own.time_steps(*span)]
             )
+            lights = own.light_sources()
+            warn_at = int(campaign.settings_in_force(character.system).get("light_warning", 0) or 0) if lights else 0
+            before = character.checked_sheet().items if warn_at else ()
+            said, changed = _pass_time(character, steps, span[0], by=by, rng=rng)
         except RulesError as problem:
             words.append(f"{character.name}: {problem}")
             continue
-        if result.summary:
-            words.append(f"{character.name}: {result.summary}")
+        if said:
+            words.append(f"{character.name}: {said}")
         if lights is not None and warn_at:
-            for low in low_fuel(before, result.items_changed, lights, warn_at):
+            for low in low_fuel(before, changed, lights, warn_at):
                 words.append(f"{character.name}: {low.name} is running low ({low.minutes} min left).")
                 item = LightLow(character=character.pk, item=low.item_id, minutes=low.minutes)
                 warnings.append(_to_holder(item, character.owner_id))
@@ -82,6 +83,30 @@ def clock_advance(
     regions += refresh_table_conditions(campaign)  # lights burnt out: the party may be in darkness now
     record(campaign.pk, ClockMoved(), *warnings, *_countdowns_by_time(campaign, start, minutes))
     return written(campaign, regions, words)
+
+
+def _pass_time(
+    character: Character, steps: list[tuple[str, int]], start: int, *, by: User, rng: RandomSource
+) -> tuple[str, tuple[Item, ...]]:
+    """The table's span of time passed on one sheet, in its own system's ``steps`` (unit key, count) from the
+    table's game second ``start``: what it said, and its items as the last step left them (for the low-fuel
+    warning). A character of the table's home system takes the GM's unit as it was pressed."""
+    said: list[str] = []
+    changed: dict[int | None, Item] = {}
+    for key, count in steps:
+        result = character_pass_time(
+            character_id=character.pk,
+            unit=key,
+            count=count,
+            start_minutes=start // 60,
+            start_seconds=start % 60,
+            by=by,
+            rng=rng,
+        )
+        start += next(u.length for u in system_for(character.system).time_units() if u.key == key) * count
+        said += [result.summary] if result.summary else []
+        changed.update({item.id: item for item in result.items_changed})
+    return " ".join(said), tuple(changed.values())
 
 
 def _to_holder(event: LightLow, owner_id: int | None) -> LightLow:

@@ -37,7 +37,7 @@ from live.events import (
     gm_only,
 )
 from live.journal import record
-from rules import RulesError
+from rules import SYSTEMS, RulesError
 from rules import base as rules_base
 from rules.clock import COUNTDOWN_SEGMENTS_MAX, realtime_due, remaining, set_remaining
 from rules.dice import RandomSource
@@ -266,13 +266,14 @@ def light_set_time(*, campaign_id: int, character_id: int, item_id: int, minutes
     """The GM sets or corrects how long one of a character's lights has left: written to the sheet like any of
     the table's changes (its history keeps before and after, its player sees it live) and journalled."""
     campaign = lock_campaign(campaign_id)
-    system = table_system(campaign)
-    lights = system.light_sources()
-    if lights is None:
-        raise CampaignError(f"{system.name} burns no lights.")
-    character = Character.objects.filter(pk=character_id, campaign=campaign).only("pk", "owner_id").first()
+    table_system(campaign)
+    character = Character.objects.filter(pk=character_id, campaign=campaign).only("pk", "owner_id", "system").first()
     if character is None:
         raise CampaignError("That character is not at this table.")
+    system = SYSTEMS.get(character.system)  # the light burns by its holder's own system (issue 42)
+    lights = system.light_sources() if system is not None else None
+    if system is None or lights is None:
+        raise CampaignError(f"{system.name if system else character.system} burns no lights.")
 
     def effect(rules: rules_base.GameSystem, sheet: rules_base.Sheet) -> rules_base.RollResult:
         item = next((i for i in sheet.items if i.id == item_id), None)

@@ -20,7 +20,9 @@ def test_demo_is_idempotent_and_seats_everyone(capsys):
     users = get_user_model().objects.filter(username__in=["gm", "alice", "bob"])
     assert users.count() == 3
     assert all(user.check_password("lantern") for user in users)
-    assert Campaign.objects.count() == len(SYSTEM_NAMES)
+    mixed = Campaign.objects.get(name="Demo: a mixed table")
+    assert Campaign.objects.count() == len(SYSTEM_NAMES) + 1
+    assert mixed.is_mixed and sorted(mixed.characters.values_list("system", flat=True)) == sorted(mixed.systems)
     for campaign in Campaign.objects.all():
         roles = dict(campaign.memberships.values_list("user__username", "role"))
         assert roles == {"gm": "gm", "alice": "player", "bob": "player"}

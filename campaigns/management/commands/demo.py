@@ -1,4 +1,4 @@
-"""Create demo users and one campaign per game system. Safe to run again."""
+"""Create demo users, one campaign per game system and a mixed table of several. Safe to run again."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from campaigns.models import Campaign, Membership
-from characters.demo import demo_characters
-from rules import SYSTEM_NAMES
+from characters.demo import demo_characters, demo_mixed_characters
+from rules import SYSTEM_NAMES, SYSTEMS
 
 DEMO_PASSWORD = "lantern"  # noqa: S105 - printed on screen on purpose: these are demo accounts
 DEMO_PLAYERS = ("alice", "bob")
+MIXED_NAME = "Demo: a mixed table"
+MIXED_SIZE = 3  # systems at the mixed demo table: the first playable ones, the first its home
 
 
 class Command(BaseCommand):
@@ -29,6 +31,7 @@ class Command(BaseCommand):
             for system, system_name in SYSTEM_NAMES.items():
                 campaign = self._campaign(system, system_name, users)
                 self._characters(campaign, users)
+            self._mixed(users)
         self.stdout.write(self.style.SUCCESS("Demo ready. Log in as gm, alice or bob with the password: lantern"))
 
     def _user(self, username: str):
@@ -47,6 +50,19 @@ class Command(BaseCommand):
         for player in DEMO_PLAYERS:
             Membership.objects.get_or_create(campaign=campaign, user=users[player])
         return campaign
+
+    def _mixed(self, users: dict) -> None:
+        """One table of several systems, each character playing by its own (issue 42); none while fewer play."""
+        playable = list(SYSTEMS)[:MIXED_SIZE]
+        if len(playable) < 2:
+            return
+        campaign = Campaign.objects.filter(name=MIXED_NAME).first()
+        if campaign is None:
+            campaign = Campaign.objects.create(name=MIXED_NAME, system=playable[0], extra_systems=playable[1:])
+        Membership.objects.get_or_create(campaign=campaign, user=users["gm"], defaults={"role": Membership.Role.GM})
+        for player in DEMO_PLAYERS:
+            Membership.objects.get_or_create(campaign=campaign, user=users[player])
+        demo_mixed_characters(campaign, users)
 
     def _characters(self, campaign: Campaign, users: dict) -> None:
         """Each system's demo character arrives with the system's issue (see characters.demo)."""

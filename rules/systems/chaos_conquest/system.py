@@ -119,6 +119,7 @@ class ChaosConquest(GameSystem):
     id: str = "chaos-conquest"
     name: str = "Chaos & Conquest"
     coin_label: str = "pennies"
+    coin_worth: Fraction | None = Fraction(1, 6)  # in copper pieces, a torch worth 1 (equipment.md: a torch is 6 p)
     money_note: str = MONEY_NOTE
     # Ammo and rations wear down one item at a time (equipment.md, Ammo: a d6 after each fight; a ration's days
     # count down at each night's rest), so each keeps its own row; Supply, lights and treasure stack.

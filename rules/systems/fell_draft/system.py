@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -132,6 +133,7 @@ class FellDraft(GameSystem):
     id: str = "fell-draft"
     name: str = "Fell (draft, ability points)"
     coin_label: str = "coin"
+    coin_worth: Fraction | None = Fraction(1)  # in copper pieces, a torch worth 1 (spec §000.8: a torch costs 1 coin)
     money_note: str = MONEY_NOTE
     credit: str = data.CREDIT
     private_fields: tuple[str, ...] = ()  # nothing on a Fell sheet is hidden from the table

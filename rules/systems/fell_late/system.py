@@ -120,6 +120,7 @@ class FellLate(GameSystem):
     id: str = "fell-late"
     name: str = "Fell (late revision)"
     coin_label: str = "C"
+    coin_worth: Fraction | None = Fraction(1)  # in copper pieces, a torch worth 1 (spec §001.2: a torch costs 1 C)
     credit: str = data.CREDIT
     private_fields: tuple[str, ...] = ()
     field_labels: ClassVar[Mapping[str, str]] = MappingProxyType(display.FIELD_LABELS)

@@ -139,6 +139,8 @@ class FortunesFavor(GameSystem):
     id: str = "fortunes-favor"
     name: str = "Fortune's Favor"
     coin_label: str = "Coin"
+    # coin_worth stays None: seed 003 prices nothing in Coin (its gear is by slot) and Bits are trivial: its money
+    # has no worth in another system's coin (rules-spec §003.9).
     credit: str = data.CREDIT
     field_labels: ClassVar[Mapping[str, str]] = MappingProxyType(FIELD_LABELS)
     outcome_labels: ClassVar[Mapping[str, str]] = MappingProxyType(OUTCOME_LABELS)

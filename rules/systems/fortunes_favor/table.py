@@ -262,7 +262,7 @@ TIME_UNITS = (
     TimeUnit("round", "Round (30 seconds)", 0, ROUND_SECONDS),
     TimeUnit("minute", "Minute (2 rounds)", 1),
     TimeUnit("hour", "Hour", HOUR),
-    TimeUnit("terrain", "Hour through treacherous terrain", HOUR),
+    TimeUnit("terrain", "Hour through treacherous terrain", HOUR, plain=False),
     TimeUnit("day", "Day (24 hours: awake unless resting)", DAY),
 )
 RESTING_ASLEEP = ("night", "rr")  # a Night's Rest or an R&R in progress: those hours are not spent awake

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -105,6 +106,9 @@ class GritFlesh(GameSystem):
     id: str = "grit-flesh"
     name: str = "Grit & Flesh"
     coin_label: str = "gp"
+    # In copper pieces, a torch worth 1 (issue 42's common unit). Seed 004 prices no torch: a Lantern reading from a
+    # medium weapon (6 gp, spec §004) against the 25-35 coin of seed 000's (spec §000.8), 5 cp to the gp.
+    coin_worth: Fraction | None = Fraction(5)
     credit: str = data.CREDIT
     private_fields: tuple[str, ...] = ()
     field_labels: ClassVar[Mapping[str, str]] = MappingProxyType(display.FIELD_LABELS)

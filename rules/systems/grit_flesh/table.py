@@ -179,7 +179,7 @@ TIME_UNITS = (
     TimeUnit("round", "Round (counted as a minute)", ROUND),
     TimeUnit("turn", "Turn (10 minutes)", TURN),
     TimeUnit("hour", "Hour", HOUR),
-    TimeUnit("sleep", "Night's sleep somewhere safe (8 hours)", SLEEP),
+    TimeUnit("sleep", "Night's sleep somewhere safe (8 hours)", SLEEP, plain=False),
     TimeUnit("day", "Day", DAY),
     TimeUnit("week", "Week", WEEK),
 )

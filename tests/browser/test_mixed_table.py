@@ -114,5 +114,5 @@ def test_a_mixed_table_of_three_systems_through_a_fight_a_request_and_an_hour(ne
     time_region.get_by_role("button", name="Let time pass").click()
     _until(lambda: campaign.__class__.objects.get(pk=campaign.pk).game_minutes >= 60)
     for system, item_pk in lights.items():
-        item = Item.objects.get(pk=item_pk)
-        assert (item.data or {}).get("burned", 0) > 0 or not (item.data or {}).get("lit"), (system, item.data)
+        item = Item.objects.filter(pk=item_pk).first()  # the last torch of a stack burnt out is gone
+        assert item is None or (item.data or {}).get("burned", 0) > 0 or not (item.data or {}).get("lit"), system

@@ -23,7 +23,7 @@ from campaigns.services import campaign_create
 from characters.catalogue import load_catalogue
 from characters.models import CatalogueItem, Character, Roll
 from characters.sheet_view import odds_shown
-from rules.base import SHARED_CHECKS, check_params
+from rules.base import check_params
 from rules.group import ALL, ANY, HALF, PASSES
 from tests.conftest import make_character, make_user
 from tests.contract.coin_flip import SYSTEM as COIN_FLIP
@@ -378,13 +378,3 @@ def test_discord_asks_a_mixed_table_a_shared_check(mixed, gm, settings):
     refused = discord.command("gm", "request", inputs="procedure@chaos-conquest=test")
     assert refused.ephemeral and "Chaos & Conquest has no roll a player makes" in refused.content
     assert RollRequest.objects.count() == 1
-
-
-def test_every_system_maps_only_its_own_requestable_rolls(every_check=tuple(SHARED_CHECKS)):
-    """The contract of shared_checks: each mapped roll is one a player makes, with inputs its params know."""
-    with rules.registered(COIN_FLIP):
-        for system_id, system in rules.SYSTEMS.items():
-            for check, mapped in system.shared_checks().items():
-                assert check in every_check, (system_id, check)
-                proc = system.procedures().get(mapped.procedure)
-                assert proc is not None and not proc.gm_only, (system_id, check)

@@ -192,7 +192,7 @@ def check_map(check: str, systems: Sequence[tuple[rules_base.GameSystem, rules_b
     for system, sheet in systems:
         mapped = system.shared_checks().get(check)
         proc = session.requestable(system).get(mapped.procedure) if mapped is not None else None
-        if proc is None:
+        if mapped is None or proc is None:
             rows.append({"system": system.name, "roll": "", "system_id": system.id})
             continue
         words = session.ask_words(session.SystemAsk(system, proc, mapped.inputs), sheet, mapped.inputs)

@@ -95,8 +95,9 @@ def _decide(request: RollRequest, by: User | None) -> list[str]:
     system = SYSTEMS.get(systems.pop()) if len(systems) == 1 else None
     order = [key for key, _ in request.group_odds or []]
     if request.rule == SYSTEM_RULE:
-        procedure = request.asked_of(system.id).procedure if system is not None else ""
-        found = system.group_result(procedure, [a.outcome for a in rolled]) if system is not None else None
+        if system is None:  # several systems asked: none of them has a group roll of them all
+            return []
+        found = system.group_result(request.asked_of(system.id).procedure, [a.outcome for a in rolled])
         if found is None:
             return []
         outcome, words = found.outcome, found.summary

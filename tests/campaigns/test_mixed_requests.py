@@ -315,6 +315,10 @@ def test_the_api_asks_a_mixed_table_a_shared_check_or_a_roll_per_system(mixed, g
     assert done.status_code == 200, done.content
     request = RollRequest.objects.get()
     assert set(request.per_system) == set(table.systems)
+    listed = json.loads(api.get(url).content)[0]
+    assert listed["shared_check"] == "might"
+    assert listed["per_system"]["chaos-conquest"]["procedure"] == "save"
+    assert listed["per_system"]["chaos-conquest"]["fixed"]["attribute"] == "STR"
     per_system = api.send(
         url,
         {

@@ -91,12 +91,11 @@ def request_form_context(
 
 def initial_plan(system: rules_base.GameSystem, form) -> session.Plan:
     """The roll an unfilled request form asks of each system: each roll field's first choice (or the check's)."""
-    plan = session.one_system_plan(system, form["procedure"].initial, {})
+    picked = {system.id: form["procedure"].initial}
     for system_id in getattr(form, "other_systems", []):
-        other = SYSTEMS[system_id]
-        plan.update(session.one_system_plan(other, form[other_procedure(system_id)].initial, {}))
+        picked[system_id] = form[other_procedure(system_id)].initial
     check = form["check"].initial if "check" in form.fields else ""
-    return plan if not check else form_plan(system, form)
+    return session.plan_asks(list(picked), check=check or "", procedures=picked)
 
 
 def form_plan(system: rules_base.GameSystem, form) -> session.Plan:
@@ -180,6 +179,8 @@ def request_form_for(
         checks=checks,
         home_name=system.name,
     )
+    if "check" in form.fields:  # a form drawn again for the check picked keeps it picked
+        form.fields["check"].initial = check
     form.check_map = check_map(check, [(system, sheet), *[(SYSTEMS[o[0]], o[4]) for o in others]])
     return form
 

@@ -93,6 +93,7 @@ def test_a_shared_check_asks_every_pc_its_own_systems_roll_with_its_own_sheets_o
         reverse("campaigns:request_fields", args=[table.pk]), {"check": "might", "procedure": ""}, **HTMX
     )
     shown = text_of(form_page)
+    assert '<option value="might" selected>' in form_page.content.decode()  # drawn again, the check stays picked
     for system_id in table.systems:  # the form says what each system rolls for the check
         system = rules.system_for(system_id)
         assert f"{system.name}:" in shown

@@ -343,6 +343,10 @@ class RollRequestAnswer(models.Model):
     def __str__(self) -> str:
         return f"{self.character} for {self.request}"
 
+    def asked(self) -> AskedRoll:
+        """The roll its character's own system is asked (a mixed table's request asks each system its own)."""
+        return self.request.asked_of(self.character.system)
+
 
 class Encounter(models.Model):
     """A fight at the table: its rounds, run in the system's order; its NPCs are the Npc rows pointing here."""

@@ -183,6 +183,10 @@ def test_each_pc_answers_with_its_own_roll_and_the_log_speaks_its_own_system(mix
     client = as_user(gm)
     assert _ask_on_page(client, table, check="wits", rule=ANY).status_code == 200
     request = RollRequest.objects.get()
+    panel = client.get(reverse("campaigns:requests", args=[table.pk])).content.decode()
+    for character in party:  # the GM's panel names the roll each one's own system is asked
+        row = panel.split(f'data-answer="{character.name}"', 1)[1].split("</li>", 1)[0]
+        assert f"({request.asked_of(character.system).label})".replace("'", "&#x27;") in row
     for character in party:
         player_client = as_user(character.owner)
         region = reverse("campaigns:sheet_requests", args=[table.pk, character.pk])
@@ -383,3 +387,27 @@ def test_discord_asks_a_mixed_table_a_shared_check(mixed, gm, settings):
     refused = discord.command("gm", "request", inputs="procedure@chaos-conquest=test")
     assert refused.ephemeral and "Chaos & Conquest has no roll a player makes" in refused.content
     assert RollRequest.objects.count() == 1
+
+
+def test_the_requests_panel_of_a_mixed_table_reads_a_fixed_number_of_queries(mixed, gm, as_user):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    table, party = mixed
+    client = as_user(gm)
+    url = reverse("campaigns:requests", args=[table.pk])
+    counts = []
+    for check in ("might", "wits"):
+        session.request_create(
+            campaign_id=table.pk,
+            procedure="",
+            fixed={},
+            check=check,
+            character_ids=[c.pk for c in party],
+            minutes=10,
+            by=gm,
+        )
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(url).status_code == 200
+        counts.append(len(queries))
+    assert counts[0] == counts[1]

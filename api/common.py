@@ -55,6 +55,13 @@ class AnswerOut(Schema):
     for_player: bool = Field(False, description="The GM rolled it on the player's behalf.")
 
 
+class AskedOut(Schema):
+    procedure: str
+    label: str
+    fixed: dict[str, Any]
+    shown: str
+
+
 class RequestOut(Schema):
     id: int
     campaign_id: int
@@ -71,4 +78,11 @@ class RequestOut(Schema):
     rule: str = Field("", description="A group check's rule: system, all, any, half or best; empty for a request.")
     group_seen: str = Field("public", description="Who sees a group check's outcome: public, gm or blind.")
     group_odds: dict[str, str] = Field(default_factory=dict, description="The group's exact odds when asked.")
+    shared_check: str = Field(
+        "", description="At a table of several systems: the shared check asked (might, agility, wits, …); empty: none."
+    )
+    per_system: dict[str, AskedOut] = Field(
+        default_factory=dict,
+        description="At a table of several systems: the roll asked of each system's characters, by system id.",
+    )
     answers: list[AnswerOut]

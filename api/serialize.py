@@ -166,5 +166,11 @@ def request_json(request: RollRequest, now, *, answers: list[RollRequestAnswer],
         "rule": request.rule,
         "group_seen": request.group_seen,
         "group_odds": {} if request.group_hidden(gm=gm) else dict(request.group_odds or []),
+        "shared_check": request.shared_check,
+        "per_system": {
+            system_id: {"procedure": a.procedure, "label": a.label, "fixed": jsonable(a.inputs), "shown": a.shown}
+            for system_id in request.per_system or {}
+            for a in [request.asked_of(system_id)]
+        },
         "answers": [answer_json(a, gm=gm) for a in answers],
     }

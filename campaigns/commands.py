@@ -20,7 +20,17 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from campaigns import session, stash
-from campaigns.forms import ClockForm, DamageForm, EncounterForm, NoteForm, StatusForm, fixed_from, npc_form, time_form
+from campaigns.forms import (
+    ClockForm,
+    DamageForm,
+    EncounterForm,
+    NoteForm,
+    StatusForm,
+    fixed_from,
+    npc_form,
+    picks_from,
+    time_form,
+)
 from campaigns.models import Campaign, ChronicleLine, Membership, PlaySession, RollRequest, RollRequestAnswer
 from campaigns.selectors import campaigns_of, campaigns_run_by, seats_of
 from campaigns.services import CampaignError, TableWritten, campaign_move_clock, written
@@ -276,36 +286,77 @@ NPC_COMMANDS: dict[str, TableCommand] = {
 
 def ask_roll(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
     """The GM asks characters for a roll: {"procedure", "fix-<input>": <what the GM sets>…, "characters": [ids],
-    "minutes": n, "blind"}; the row is the request. A refusal carries the form as filled and the party."""
+    "minutes": n, "blind"}; the row is the request. A refusal carries the form as filled and the party.
+
+    At a mixed table (issue 42) "procedure" and "fix-<input>" are the home system's roll; "check" asks a shared
+    check (rules.base.SHARED_CHECKS) each system maps to its own roll, and "procedure@<system>" and
+    "fix@<system>@<input>" pick another system's roll and inputs: each character rolls its own system's."""
     campaign = gm_table(by, campaign_id)
     system = system_of(campaign)
     procedure = _word(inputs, "procedure")
     cards = party_cards(campaign)
     ticked = inputs.get("characters")  # one tick is a word, several a list: the form reads a list
     data = {**inputs, "characters": [] if ticked in (None, "") else ticked if isinstance(ticked, list) else [ticked]}
+    asked_check = _word(inputs, "check")
+    if not procedure and (campaign.is_mixed or asked_check):  # a shared check alone: the home roll is the check's
+        data["procedure"] = procedure = _home_roll(system, asked_check)
     form = request_form_for(system, cards, procedure, data=data)
     if form is None:
         raise FormRefused("Nobody at this table can be asked for a roll yet.", None, cards)
     if procedure not in session.requestable(system):
         raise FormRefused(f"{system.name} has no roll a player makes called {procedure!r}.", form, cards)
+    _refuse_unknown_rolls(campaign, inputs, form, cards)
     if not form.is_valid():
         raise FormRefused(next(iter(form.errors.values()))[0], form, cards)
+    check, procedures, fixed_by_system = picks_from(form)
+    fixed = fixed_from(form)
+    if not campaign.is_mixed and asked_check in rules_base.SHARED_CHECKS:  # the API's or Discord's check at a
+        mapped = system.shared_checks().get(asked_check)  # table of one system: its roll and the inputs it fixes
+        if mapped is not None and mapped.procedure == procedure:
+            fixed = {**mapped.inputs, **fixed}
     try:
         return session.request_create(
             campaign_id=campaign.pk,
             procedure=procedure,
-            fixed=fixed_from(form),
+            fixed=fixed,
             character_ids=[int(c) for c in form.cleaned_data["characters"]],
             minutes=form.cleaned_data["minutes"],
             by=by,
             blind=form.cleaned_data["blind"],
             rule=form.cleaned_data["rule"],
             group_seen=form.cleaned_data["group_seen"] or RollRequest.Seen.PUBLIC,
+            check=check,
+            procedures=procedures,
+            fixed_by_system=fixed_by_system,
         )
     except NotHere:
         raise
     except Refusal as problem:
         raise FormRefused(str(problem), form, cards) from None
+
+
+def _home_roll(system: rules_base.GameSystem, check: str) -> str:
+    """The home system's roll for a shared check asked alone (the API, Discord): the check's, else its first."""
+    mapped = system.shared_checks().get(check)
+    return mapped.procedure if mapped is not None else next(iter(session.requestable(system)), "")
+
+
+def _refuse_unknown_rolls(campaign: Campaign, inputs: Inputs, form, cards) -> None:
+    """A mixed table's roll named for a system the table does not play, or a roll that system lacks: its sentence
+    (a form would only say "not one of the choices")."""
+    for name, value in inputs.items():
+        if not name.startswith("procedure@"):
+            continue
+        system_id = name.removeprefix("procedure@")
+        other = SYSTEMS.get(system_id)
+        if other is None or not campaign.plays(system_id):
+            raise FormRefused(f"This table does not play {system_id!r}.", form, cards)
+        if str(value) and str(value) not in session.requestable(other):
+            raise FormRefused(f"{other.name} has no roll a player makes called {str(value)!r}.", form, cards)
+    check = inputs.get("check")
+    if check not in (None, "") and check not in rules_base.SHARED_CHECKS:
+        words = ", ".join(rules_base.SHARED_CHECKS)
+        raise FormRefused(f"Pick a shared check: {words}.", form, cards)
 
 
 def cancel_request(campaign_id: int, request_id: int, *, inputs: Inputs = NOTHING, by: User) -> TableWritten:
@@ -326,12 +377,13 @@ def answer_request(seat: Seat, *, request_id: int, inputs: Inputs, by: User, han
     if answer is None:  # nothing there this person may see: as if it never was
         raise NotHere("That request is not for this character.")
     rules = SYSTEMS.get(character.system)
-    proc = rules.procedures().get(answer.request.procedure) if rules is not None else None
+    asked = answer.request.asked_of(character.system)  # its own system's roll, at a mixed table too
+    proc = rules.procedures().get(asked.procedure) if rules is not None else None
     if proc is None:
         raise RulesError("That roll no longer exists.")
     sheet = character.checked_sheet()
     given = read_inputs(proc, sheet, inputs, gm=seat.viewer.is_gm)
-    given = {k: v for k, v in given.items() if k not in answer.request.inputs or k in inputs}
+    given = {k: v for k, v in given.items() if k not in asked.inputs or k in inputs}
     done: dict[str, Any] = {"request_id": request_id, "character_id": character.pk, "params": given, "by": by}
     return session.request_answer(**done, hand=hand.strip()[:400] or None, read=(character.version, sheet))
 

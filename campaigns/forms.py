@@ -85,26 +85,66 @@ class ClockForm(forms.Form):
 PLAYER_CHOOSES = "— the player chooses —"
 
 
-def request_form(procedures, procedure, sheet, characters, *, data=None, rules=()):
-    """The GM's roll request: which roll, the inputs the GM fixes (blank: the player's choice), who, how long.
-
-    ``procedure``'s inputs come from ``sheet`` (a character at the table) so choices drawn from a sheet show;
-    the service checks the fixed inputs against every character asked.
-    """
-    fields: dict[str, forms.Field] = {
-        "procedure": forms.ChoiceField(
-            choices=[(key, proc.label) for key, proc in procedures.items()], label="Roll", initial=procedure.key
-        ),
-    }
-    for param in procedure.params(sheet) if procedure is not None else ():
-        name = f"fix-{param.name}"
-        common = {"label": param.label, "help_text": param.help, "required": False}
+def _fixed_fields(procedure, sheet, prefix: str, label_prefix: str = "") -> dict[str, forms.Field]:
+    """The inputs of ``procedure`` the GM may fix, as fields named ``<prefix><param>`` (blank: the player's)."""
+    fields: dict[str, forms.Field] = {}
+    for param in procedure.params(sheet) if procedure is not None and sheet is not None else ():
+        name = f"{prefix}{param.name}"
+        common = {"label": f"{label_prefix}{param.label}", "help_text": param.help, "required": False}
         if param.kind == "int":
             fields[name] = forms.IntegerField(min_value=param.minimum, max_value=param.maximum, **common)
         elif param.kind == "choice":
             fields[name] = forms.ChoiceField(choices=[("", PLAYER_CHOOSES), *param.choices], **common)
         elif param.kind == "bool":
             fields[name] = forms.ChoiceField(choices=[("", PLAYER_CHOOSES), ("yes", "Yes"), ("no", "No")], **common)
+    return fields
+
+
+# At a mixed table (issue 42) the home system's roll keeps the plain names ("procedure", "fix-<input>"); each other
+# system's are "procedure@<system>" and "fix@<system>@<input>", and "check" asks a shared check of every system.
+def other_procedure(system_id: str) -> str:
+    return f"procedure@{system_id}"
+
+
+def other_fixed(system_id: str) -> str:
+    return f"fix@{system_id}@"
+
+
+def request_form(
+    procedures, procedure, sheet, characters, *, data=None, rules=(), others=(), checks=(), home_name: str = ""
+):
+    """The GM's roll request: which roll, the inputs the GM fixes (blank: the player's choice), who, how long.
+
+    ``procedure``'s inputs come from ``sheet`` (a character at the table) so choices drawn from a sheet show;
+    the service checks the fixed inputs against every character asked. At a mixed table, ``checks``: the shared
+    checks (key, words) and ``others``: each other system seated, as (id, name, its procedures, the one picked,
+    one of its sheets); the home system's roll is then labelled with its name.
+    """
+    fields: dict[str, forms.Field] = {}
+    if checks:
+        fields["check"] = forms.ChoiceField(
+            choices=[("", "None: pick each system's roll"), *checks],
+            required=False,
+            label="Check with",
+            help_text="One check every system answers with its own nearest roll.",
+        )
+    fields["procedure"] = forms.ChoiceField(
+        choices=[(key, proc.label) for key, proc in procedures.items()],
+        label=f"{home_name}: roll" if others and home_name else "Roll",
+        initial=procedure.key if procedure is not None else None,
+    )
+    for system_id, name, offered, chosen, _ in others:
+        fields[other_procedure(system_id)] = forms.ChoiceField(
+            choices=[(key, proc.label) for key, proc in offered.items()],
+            label=f"{name}: roll",
+            initial=chosen.key,
+            required=False,  # a shared check picks it
+            # an id a CSS selector reads as it is (the page re-draws the form when it changes)
+            widget=forms.Select(attrs={"id": f"id_request_procedure_{system_id}"}),
+        )
+    fields.update(_fixed_fields(procedure, sheet, "fix-", f"{home_name}: " if others and home_name else ""))
+    for system_id, name, _, chosen, other_sheet in others:
+        fields.update(_fixed_fields(chosen, other_sheet, other_fixed(system_id), f"{name}: "))
     fields["characters"] = forms.MultipleChoiceField(
         choices=[(str(c.pk), c.name) for c in characters],
         widget=forms.CheckboxSelectMultiple,
@@ -135,19 +175,42 @@ def request_form(procedures, procedure, sheet, characters, *, data=None, rules=(
     )
     form_class = type("RequestForm", (forms.Form,), fields)
     form = form_class(data=data, auto_id="id_request_%s")
-    form.yes_no = {f"fix-{p.name}" for p in procedure.params(sheet) if p.kind == "bool"} if procedure else set()
-    form.fixed_fields = [form[name] for name in form.fields if name.startswith("fix-")]  # the page folds these
-    form.asked_label = procedure.label if procedure is not None else "a roll"  # the Ask button names the roll
+    form.yes_no = {name for name, field in fields.items() if _is_yes_no(name, field)}
+    form.fixed_fields = [
+        form[name] for name in form.fields if name.startswith(("fix-", "fix@"))
+    ]  # the page folds these
+    form.roll_picks = [form[name] for name in form.fields if name == "check" or name.startswith("procedure")]
+    form.asked_label = procedure.label if procedure is not None and not others else "a roll"  # the Ask button
+    form.other_systems = [system_id for system_id, *_ in others]
     return form
 
 
+def _is_yes_no(name: str, field: forms.Field) -> bool:
+    choices = getattr(field, "choices", None)
+    return name.startswith(("fix-", "fix@")) and choices is not None and ("yes", "Yes") in list(choices)
+
+
 def fixed_from(form) -> dict:
-    """The inputs the GM set on a valid request form, by param name (blank ones are the player's)."""
+    """The inputs the GM set on a valid request form, by param name (blank ones are the player's): the home
+    system's roll's (a table of one system: the only one)."""
+    return _fixed_with(form, "fix-")
+
+
+def _fixed_with(form, prefix: str) -> dict:
     fixed = {}
     for name, value in form.cleaned_data.items():
-        if name.startswith("fix-") and value not in (None, ""):
-            fixed[name.removeprefix("fix-")] = value == "yes" if name in form.yes_no else value
+        if name.startswith(prefix) and value not in (None, ""):
+            fixed[name.removeprefix(prefix)] = value == "yes" if name in form.yes_no else value
     return fixed
+
+
+def picks_from(form) -> tuple[str, dict[str, str], dict[str, dict]]:
+    """A valid mixed table's request form read: (the shared check, each other system's roll picked, each other
+    system's inputs the GM set)."""
+    others = getattr(form, "other_systems", [])
+    procedures = {s: form.cleaned_data.get(other_procedure(s)) or "" for s in others}
+    fixed = {s: _fixed_with(form, other_fixed(s)) for s in others}
+    return form.cleaned_data.get("check") or "", {s: p for s, p in procedures.items() if p}, fixed
 
 
 def npc_form(fields, *, data=None):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator
@@ -243,6 +243,16 @@ class Membership(models.Model):
 # --- running a session from the GM's table (issue 16) ------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class AskedRoll:
+    """What a roll request asks of one system's characters: the procedure, the GM's inputs, their words."""
+
+    procedure: str
+    inputs: dict[str, Any]
+    label: str
+    shown: str
+
+
 class RollRequest(models.Model):
     """The GM asks some characters for one roll: the procedure and the inputs the GM set are fixed."""
 
@@ -279,6 +289,11 @@ class RollRequest(models.Model):
     group_roll = models.ForeignKey(
         "characters.Roll", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    # At a mixed table (issue 42) each system's characters roll their own system's roll: {system: {"procedure",
+    # "inputs", "label", "shown"}}; ``shared_check`` the shared check asked (rules.base.SHARED_CHECKS; blank: picked per
+    # system). Empty (a table of one system, and every request made before): ``procedure``/``inputs`` for all.
+    per_system = models.JSONField(default=dict, blank=True)
+    shared_check = models.CharField(max_length=20, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]
@@ -289,6 +304,20 @@ class RollRequest(models.Model):
 
     def is_open(self, now) -> bool:
         return self.status == self.Status.OPEN and now < self.expires_at
+
+    def asked_of(self, system_id: str) -> AskedRoll:
+        """The roll this request asks of a character of ``system_id``: its own system's at a mixed table, else the
+        request's one roll (every request made before mixed tables, whose characters all play the home system)."""
+        row = (self.per_system or {}).get(system_id)
+        if isinstance(row, dict) and row.get("procedure"):
+            inputs = row.get("inputs")
+            return AskedRoll(
+                str(row["procedure"]),
+                dict(inputs) if isinstance(inputs, dict) else {},
+                str(row.get("label") or self.label),
+                str(row.get("shown") or ""),
+            )
+        return AskedRoll(self.procedure, dict(self.inputs or {}), self.label, self.shown)
 
     def group_hidden(self, *, gm: bool) -> bool:
         """Whether this viewer is kept from the group's outcome (a blind or GM-only group check, to a player)."""
@@ -313,6 +342,10 @@ class RollRequestAnswer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.character} for {self.request}"
+
+    def asked(self) -> AskedRoll:
+        """The roll its character's own system is asked (a mixed table's request asks each system its own)."""
+        return self.request.asked_of(self.character.system)
 
 
 class Encounter(models.Model):

@@ -8,7 +8,7 @@ of the same builders plus what only the page draws (the GM's table rolls). Reads
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from django.db.models import Q
@@ -16,7 +16,18 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from campaigns import session
-from campaigns.forms import CountdownForm, DamageForm, EncounterForm, StatusForm, npc_form, request_form, time_form
+from campaigns.forms import (
+    CountdownForm,
+    DamageForm,
+    EncounterForm,
+    StatusForm,
+    fixed_from,
+    npc_form,
+    other_procedure,
+    picks_from,
+    request_form,
+    time_form,
+)
 from campaigns.models import Campaign, Countdown, Membership, Npc, RollRequest
 from campaigns.session.hits import undoable_hits
 from campaigns.table import Card, party_cards, party_sheets
@@ -60,45 +71,136 @@ def request_form_context(
     *,
     cards: list[Card] | None = None,
     procedure: str = "",
+    picks: Mapping[str, Any] | None = None,
 ) -> Context:
     """The GM's request form for the roll picked (the first the system offers by default): it reads the party's
-    cards for their sheets and names (``cards`` when the page has read them already)."""
+    cards for their sheets and names (``cards`` when the page has read them already). ``picks``: a mixed table's
+    shared check and rolls picked per system, as the form sent them."""
     system = SYSTEMS.get(campaign.system)
     if not membership.is_gm or system is None:
         return _base(campaign, membership)
     cards = party_cards(campaign) if cards is None else cards
-    form = request_form_for(system, cards, procedure)
-    context = {**_base(campaign, membership), "request_form": form, "what_ifs": list(system.what_ifs().items())}
+    form = request_form_for(system, cards, procedure, picks=picks or {})
+    context = {**_base(campaign, membership), "request_form": form}
     if form is not None:  # the odds of everyone asked at first (the whole party), the player's inputs at defaults
-        context["party_odds"] = party_odds_for(system, cards, form["procedure"].initial, {}, None)
+        plan = initial_plan(system, form)
+        context["what_ifs"] = list(session.conditions_of(plan).items())
+        context["party_odds"] = party_odds_for(plan, cards, None)
     return context
 
 
+def initial_plan(system: rules_base.GameSystem, form) -> session.Plan:
+    """The roll an unfilled request form asks of each system: each roll field's first choice (or the check's)."""
+    picked = {system.id: form["procedure"].initial}
+    for system_id in getattr(form, "other_systems", []):
+        picked[system_id] = form[other_procedure(system_id)].initial
+    check = form["check"].initial if "check" in form.fields else ""
+    return session.plan_asks(list(picked), check=check or "", procedures=picked)
+
+
+def form_plan(system: rules_base.GameSystem, form) -> session.Plan:
+    """The roll a valid request form asks of each system (CampaignError: a roll a system lacks): a table of one
+    system's ``procedure``; a mixed table's shared check or rolls picked per system (issue 42)."""
+    procedure = form.cleaned_data.get("procedure") or ""
+    if not getattr(form, "other_systems", None):
+        return session.one_system_plan(system, procedure, fixed_from(form))
+    check, procedures, fixed = picks_from(form)
+    systems = [system.id, *form.other_systems]
+    return session.plan_asks(
+        systems,
+        check=check,
+        procedures={system.id: procedure, **procedures},
+        fixed={system.id: fixed_from(form), **fixed},
+    )
+
+
 def party_odds_for(
+    plan: session.Plan, cards: Sequence[Card], character_ids: set[int] | None, rule: str = ""
+) -> session.PartyOdds:
+    """Each asked character's odds at the roll the GM is composing (``character_ids``: who is ticked; None:
+    everyone), from the sheets their cards hold, each at its own system's roll (``plan``), and the party's (under
+    a group check's ``rule``)."""
+    asked = [(c.character, c.sheet) for c in cards if character_ids is None or c.character.pk in character_ids]
+    return session.plan_odds(plan, asked, rule=rule)
+
+
+def request_form_for(
     system: rules_base.GameSystem,
     cards: Sequence[Card],
     procedure: str,
-    fixed: dict[str, Any],
-    character_ids: set[int] | None,
-    rule: str = "",
-) -> session.PartyOdds:
-    """Each asked character's odds at the roll the GM is composing (``character_ids``: who is ticked; None:
-    everyone), from the sheets their cards hold, and the party's (under a group check's ``rule``)."""
-    asked = [(c.character, c.sheet) for c in cards if character_ids is None or c.character.pk in character_ids]
-    return session.asked_odds(system, procedure, fixed, asked, rule=rule)
-
-
-def request_form_for(system: rules_base.GameSystem, cards: Sequence[Card], procedure: str, data=None):
+    data=None,
+    picks: Mapping[str, Any] | None = None,
+):
+    """The GM's request form (None: nobody to ask). At a mixed table (issue 42) it asks a shared check or each
+    seated system's own roll; ``picks`` (the form's fields as sent, else ``data``): the check and the rolls picked,
+    which decide the inputs each system's roll offers."""
     procedures = session.requestable(system)
-    if not procedures:
+    if not procedures or not any(card.sheet is not None for card in cards):
         return None
+    picks = picks if picks is not None else (data or {})
+    check = str(picks.get("check") or "")
+    check = check if check in rules_base.SHARED_CHECKS else ""
+    by_system: dict[str, rules_base.Sheet] = {}
+    for card in cards:
+        if card.sheet is not None:
+            by_system.setdefault(card.character.system, card.sheet)
+    mixed = any(system_id != system.id for system_id in by_system)
+
+    def chosen_of(rules: rules_base.GameSystem, offered: Mapping[str, rules_base.Procedure], name: str):
+        mapped = rules.shared_checks().get(check) if check else None
+        if mapped is not None and mapped.procedure in offered:
+            return offered[mapped.procedure]
+        return offered.get(str(picks.get(name) or "")) or next(iter(offered.values()))
+
     chosen = procedures.get(procedure) or next(iter(procedures.values()))
-    sheet = next((card.sheet for card in cards if card.sheet is not None), None)
-    if sheet is None:
-        return None
+    if mixed and not procedure:
+        chosen = chosen_of(system, procedures, "procedure")
+    sheet = by_system.get(system.id) if mixed else next(iter(by_system.values()))
     characters = [card.character for card in cards]
-    rules = session.group_rules(system, chosen.key)
-    return request_form(procedures, chosen, sheet, characters, data=data, rules=rules)
+    if not mixed:
+        rules = session.group_rules(system, chosen.key)
+        return request_form(procedures, chosen, sheet, characters, data=data, rules=rules)
+    others = []
+    for system_id, other_sheet in by_system.items():
+        other = SYSTEMS.get(system_id)
+        offered = session.requestable(other) if other is not None and system_id != system.id else {}
+        if other is not None and offered:
+            pick = chosen_of(other, offered, other_procedure(system_id))
+            others.append((system_id, other.name, offered, pick, other_sheet))
+    checks = list(rules_base.SHARED_CHECKS.items())
+    form = request_form(
+        procedures,
+        chosen,
+        sheet,
+        characters,
+        data=data,
+        rules=session.group_rules(None, ""),  # several systems: the plain rules combine them
+        others=others,
+        checks=checks,
+        home_name=system.name,
+    )
+    if "check" in form.fields:  # a form drawn again for the check picked keeps it picked
+        form.fields["check"].initial = check
+    form.check_map = check_map(check, [(system, sheet), *[(SYSTEMS[o[0]], o[4]) for o in others]])
+    return form
+
+
+def check_map(check: str, systems: Sequence[tuple[rules_base.GameSystem, rules_base.Sheet | None]]) -> list[Context]:
+    """What a shared check is in each seated system ("Chaos & Conquest: Save (Attribute STR)"; none: picked below)."""
+    if not check:
+        return []
+    rows = []
+    for system, sheet in systems:
+        mapped = system.shared_checks().get(check)
+        proc = session.requestable(system).get(mapped.procedure) if mapped is not None else None
+        if mapped is None or proc is None:
+            rows.append({"system": system.name, "roll": "", "system_id": system.id})
+            continue
+        words = session.ask_words(session.SystemAsk(system, proc, mapped.inputs), sheet, mapped.inputs)
+        rows.append(
+            {"system": system.name, "roll": proc.label + (f" ({words})" if words else ""), "system_id": system.id}
+        )
+    return rows
 
 
 def time_context(

@@ -116,6 +116,8 @@ def _fix_context(request, roll: Roll, form, error: str = "") -> dict[str, Any]:
         raise Http404
     gm = table.is_gm(request.user, campaign.pk)
     view = "gm" if gm else "roller" if roll.roller_id == request.user.pk else "peer"
-    context = {"roll": roll, "form": form, "error": error, "campaign": campaign, "system_id": campaign.system}
+    # The roll's own character's system's words (issue 42), the home system's for the GM's own rolls.
+    system_id = roll.character.system if roll.character is not None else campaign.system
+    context = {"roll": roll, "form": form, "error": error, "campaign": campaign, "system_id": system_id}
     context["also_back"] = table.void_preview(roll) if roll.voided_at is None else []
     return {**context, "roll_view": view}

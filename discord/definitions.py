@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rules.base import SHARED_CHECKS
+
 SUB, TEXT, NUMBER, YES_NO = 1, 3, 4, 5
 GUILD_ONLY = [0]  # contexts: in a server's channels (a linked channel names the campaign)
 
@@ -27,6 +29,10 @@ VISIBILITY = _option(
         {"name": "Blind (the GM's)", "value": "blind"},
     ],
 )
+
+
+# The table's shared checks (rules.base.SHARED_CHECKS), offered as /request's choices at a mixed table (issue 42).
+CHECKS = [{"name": words, "value": key} for key, words in SHARED_CHECKS.items()]
 
 
 def commands() -> list[dict[str, Any]]:
@@ -66,8 +72,16 @@ def commands() -> list[dict[str, Any]]:
             "description": "GM: ask the table for a roll",
             "contexts": GUILD_ONLY,
             "options": [
-                PROCEDURE,
-                _option(TEXT, "inputs", "The inputs you fix: name=value", max_length=400),
+                _option(TEXT, "procedure", "The roll (a mixed table: the home system's)", autocomplete=True),
+                _option(
+                    TEXT, "check", "A check every system at a mixed table answers with its own roll", choices=CHECKS
+                ),
+                _option(
+                    TEXT,
+                    "inputs",
+                    "The inputs you fix: name=value; another system's roll: procedure@<system>=<roll>",
+                    max_length=400,
+                ),
                 _option(YES_NO, "blind", "Only you see the results"),
                 _option(NUMBER, "minutes", "How long it stays open (10 unless said)", min_value=1, max_value=240),
             ],

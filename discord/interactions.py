@@ -314,12 +314,16 @@ def request(caller: Caller, given: dict[str, Any]) -> dict[str, Any]:
     """``/request procedure [inputs] [blind] [minutes]``: the GM asks the linked table's characters for a roll; the
     channel gets the request with a button each player presses to roll."""
     minutes = given.get("minutes") or 10
+    # At a mixed table another system's roll and inputs are named as the table's form names them
+    # ("procedure@<system>", "fix@<system>@<input>"); the rest are the home system's roll's inputs.
     fixed = {
-        f"fix-{k}": rules_base.CHECKBOX_ON if v is True else v for k, v in parse_inputs(given.get("inputs")).items()
+        (k if k.startswith(("procedure@", "fix@")) else f"fix-{k}"): rules_base.CHECKBOX_ON if v is True else v
+        for k, v in parse_inputs(given.get("inputs")).items()
     }
     party = Character.objects.filter(campaign_id=caller.campaign.pk).values_list("pk", flat=True)
     inputs: dict[str, Any] = {
         **fixed,
+        "check": str(given.get("check") or ""),
         "procedure": str(given.get("procedure") or ""),
         "characters": [str(pk) for pk in party],
         "minutes": int(minutes) if isinstance(minutes, int) else 0,
@@ -337,6 +341,9 @@ def request_message(row: RollRequest, *, kind: int) -> dict[str, Any]:
     lines = [f"The GM asks for {what}" + (", rolled blind: only the GM sees the results." if row.blind else ".")]
     for each in answers:
         name = plain(each.character.name)
+        if row.per_system:  # a mixed table: the roll each one's own system answers with
+            asked = row.asked_of(each.character.system)
+            name += f" ({plain(asked.label)}" + (f": {plain(asked.shown)})" if asked.shown else ")")
         if each.answered_at is None:
             lines.append(f"· {name}: not rolled yet")
         elif row.blind or each.roll is None or each.roll.visibility != Roll.Visibility.PUBLIC:

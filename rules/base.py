@@ -599,6 +599,37 @@ WHAT_IF_DARK, WHAT_IF_HARDER, WHAT_IF_EASIER, WHAT_IF_BOON, WHAT_IF_BANE = "dark
 WHAT_IF_KEYS = (WHAT_IF_DARK, WHAT_IF_HARDER, WHAT_IF_EASIER, WHAT_IF_BOON, WHAT_IF_BANE)
 
 
+# "Check with X" (issue 42): the few checks a GM asks of a mixed table at once, each system answering with its own
+# nearest roll (TableRules.shared_checks). The words are the table's, not any system's.
+CHECK_MIGHT, CHECK_AGILITY, CHECK_WITS, CHECK_PRESENCE, CHECK_DANGER, CHECK_LUCK = (
+    "might",
+    "agility",
+    "wits",
+    "presence",
+    "danger",
+    "luck",
+)
+SHARED_CHECKS: Mapping[str, str] = MappingProxyType(
+    {
+        CHECK_MIGHT: "Strength or might",
+        CHECK_AGILITY: "Agility or dexterity",
+        CHECK_WITS: "Wits or intelligence",
+        CHECK_PRESENCE: "Presence or will",
+        CHECK_DANGER: "A save against danger",
+        CHECK_LUCK: "Luck",
+    }
+)
+
+
+@dataclass(frozen=True)
+class CheckAsked:
+    """A system's own roll for a shared check: the procedure's key and the inputs the check fixes (checked by the
+    procedure's own params against each sheet when asked)."""
+
+    procedure: str
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+
+
 def in_the_dark(sheet: Sheet) -> Sheet:
     """The sheet as the table would give it in darkness (the table's light condition, rules.clock's key)."""
     return replace(sheet, table={**dict(sheet.table or {}), "light": "darkness"})
@@ -718,6 +749,12 @@ class TableRules(SheetRules, Protocol):
         without it): the roll controls show a status beside the rolls whose odds it changes
         (rules/odds_conditions.py). Default: none."""
         return ()
+
+    def shared_checks(self) -> Mapping[str, CheckAsked]:
+        """The table's shared checks (``SHARED_CHECKS``: "check with might"...) this system answers, each with its own
+        nearest roll: at a mixed table the GM asks one check and every PC rolls their own system's. A check left out
+        has no roll here (the GM picks this system's roll by hand). Default: none."""
+        return {}
 
     def what_ifs(self) -> Mapping[str, str]:
         """The table conditions the GM's "what if" row of a group check offers (issue 40), by key (WHAT_IF_DARK,

@@ -141,7 +141,7 @@ class Rows:
         for roll in self.rolls:
             view = audience.roll_view(roll) if roll.pk in rolls else None
             if view is not None:
-                items.append({"kind": "roll", "roll": _roll(roll, view)})
+                items.append({"kind": "roll", "roll": _roll(roll, view, self.campaign.system)})
         party = any(isinstance(event, ev.SheetsChanged) for event in seen)
         sheets = {event.character for event in seen if isinstance(event, ev.SheetChanged)}
         for vitals in self.vitals:
@@ -162,7 +162,13 @@ class Rows:
         return items
 
 
-def _roll(roll: Roll, view: str) -> dict[str, Any]:
+def _words(system_id: str, key: str) -> str:
+    """An outcome in its own system's words (issue 42: at a mixed table each roll's character's system)."""
+    system = SYSTEMS.get(system_id)
+    return system.outcome_label(key) if system is not None else key.replace("_", " ")
+
+
+def _roll(roll: Roll, view: str, home: str = "") -> dict[str, Any]:
     who = (
         roll.character.name
         if roll.character is not None
@@ -187,6 +193,8 @@ def _roll(roll: Roll, view: str) -> dict[str, Any]:
         "dice": roll.dice,
         "total": roll.total,
         "outcome": roll.outcome,
+        # its own character's system's words (the home system's for the GM's rolls)
+        "outcome_words": _words(roll.character.system if roll.character is not None else home, roll.outcome),
         "summary": roll.summary,
         "odds": roll.odds,
     }
@@ -256,6 +264,9 @@ def _request(request: RollRequest, audience: Audience) -> dict[str, Any]:
                 "character": {"id": a.character_id, "name": a.character.name},
                 "answered": a.answered_at is not None,
                 "outcome": None if a.answered_at is None or hidden else a.outcome,
+                "outcome_words": None if a.answered_at is None or hidden else _words(a.character.system, a.outcome),
+                # the roll asked of this character's own system (a mixed table asks each system its own)
+                "asked": request.asked_of(a.character.system).label,
                 "by_hand": a.roll is not None and a.roll.by_hand,
                 "at": a.answered_at.isoformat() if a.answered_at is not None else None,
             }
@@ -332,7 +343,8 @@ def _request_embed(request: dict[str, Any]) -> dict[str, Any]:
         if not answer["answered"]:
             lines.append(f"· {name}: not rolled yet")
             continue
-        how = "rolled blind, the GM has the result" if answer["outcome"] is None else unmarked(answer["outcome"])
+        words = answer.get("outcome_words") or answer["outcome"]
+        how = "rolled blind, the GM has the result" if answer["outcome"] is None else unmarked(words)
         lines.append(f"✓ {name}: {how}" + (" (dice rolled by hand)" if answer["by_hand"] else ""))
     if request["status"] == "answered":
         group = f" Together: {unmarked(request['group_outcome'])}." if request["group_outcome"] else ""
@@ -349,7 +361,8 @@ def _embed(item: dict[str, Any]) -> dict[str, Any]:
         if roll["result_hidden"]:
             return {"title": unmarked(title), "description": "Rolled blind: the GM has the result."}
         dice = " ".join(str(d.get("face", "")) for d in roll["dice"] if isinstance(d, dict))
-        text = f"🎲 {dice} → **{unmarked(roll['outcome'])}**" if dice else f"**{unmarked(roll['outcome'])}**"
+        words = roll.get("outcome_words") or roll["outcome"]
+        text = f"🎲 {dice} → **{unmarked(words)}**" if dice else f"**{unmarked(words)}**"
         if roll["summary"]:
             text += f"\n{unmarked(roll['summary'])}"
         if roll["voided"]:

@@ -80,7 +80,13 @@ def records(session: PlaySession, campaign: Campaign | None = None) -> Records:
         .select_related("character")
         .order_by("pk")
     )
-    label = system.outcome_label if system is not None else (lambda key: key.replace("_", " "))
+
+    def label(row: Roll) -> str:
+        """An outcome in the words of its roll's own character's system (a mixed table, issue 42), the home
+        system's for the GM's own rolls."""
+        own = SYSTEMS.get(row.character.system) if row.character is not None else system
+        return own.outcome_label(row.outcome) if own is not None else row.outcome.replace("_", " ")
+
     rolls = tuple(
         RollRecord(
             id=row.pk,
@@ -90,7 +96,7 @@ def records(session: PlaySession, campaign: Campaign | None = None) -> Records:
             label=row.label,
             procedure=row.procedure,
             outcome=row.outcome,
-            outcome_words=label(row.outcome),
+            outcome_words=label(row),
             summary=row.summary,
             visibility=row.visibility,
             voided=row.voided_at is not None,
@@ -99,8 +105,15 @@ def records(session: PlaySession, campaign: Campaign | None = None) -> Records:
         )
         for row in roll_rows
     )
-    private = tuple(system.private_fields) if system is not None else ()
-    money = system.format_money if system is not None else (lambda amount: f"{amount} coin")
+
+    def private(system_id: str) -> tuple[str, ...]:
+        own = SYSTEMS.get(system_id) or system  # each sheet's own system's private fields and money (issue 42)
+        return tuple(own.private_fields) if own is not None else ()
+
+    def money(system_id: str):
+        own = SYSTEMS.get(system_id) or system
+        return own.format_money if own is not None else (lambda amount: f"{amount} coin")
+
     changes = tuple(
         ChangeRecord(
             id=row.pk,
@@ -113,8 +126,8 @@ def records(session: PlaySession, campaign: Campaign | None = None) -> Records:
             roll=row.roll_id,
             reverts=row.reverts_id,
             reverted=row.pk in reverted,
-            private=private,
-            money=money,
+            private=private(row.character.system),
+            money=money(row.character.system),
         )
         for row in change_rows
     )

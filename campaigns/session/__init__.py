@@ -61,13 +61,20 @@ from campaigns.session.requests import (
     REQUEST_MINUTES,
     AskedOdds,
     PartyOdds,
+    Plan,
+    SystemAsk,
+    ask_words,
     asked_odds,
+    one_system_plan,
+    plan_asks,
+    plan_odds,
+    plan_system,
     request_answer,
     request_cancel,
     request_create,
     requestable,
 )
-from campaigns.session.what_if import WhatIf, what_if_odds
+from campaigns.session.what_if import WhatIf, conditions_of, plan_what_if, what_if_odds
 
 __all__ = [
     "current_session",
@@ -127,7 +134,16 @@ __all__ = [
     "REQUEST_MINUTES",
     "AskedOdds",
     "PartyOdds",
+    "ask_words",
     "asked_odds",
+    "conditions_of",
+    "one_system_plan",
+    "plan_asks",
+    "plan_odds",
+    "plan_system",
+    "plan_what_if",
+    "Plan",
+    "SystemAsk",
     "request_answer",
     "request_cancel",
     "request_create",

@@ -20,21 +20,22 @@ from django.db import transaction
 
 from campaigns.models import RollRequest, RollRequestAnswer
 from campaigns.services import CampaignError, TableWritten, written
-from campaigns.session.common import table_system
 from characters.services import store_roll
 from live.events import GroupChecked, RequestAnswered, RequestEnded, Seen, gm_only
 from live.journal import record
+from rules import SYSTEMS
 from rules import base as rules_base
 from rules.group import PLAIN_RULES, SYSTEM_RULE, check_odds, has_group_roll, plain_result
 
 GROUP_PROCEDURE = "group_check"  # the group line's procedure in the roll log
 
 
-def group_rules(system: rules_base.GameSystem, procedure: str) -> list[tuple[str, str]]:
+def group_rules(system: rules_base.GameSystem | None, procedure: str) -> list[tuple[str, str]]:
     """The rules the GM may pick for this roll asked of several characters: the system's own first, where its
-    rules make the roll a group roll, then the plain ones."""
+    rules make the roll a group roll, then the plain ones. ``system`` None: characters of several systems are
+    asked (issue 42), and only the plain rules, read from each one's own chance, combine them."""
     rules = [(key, label) for key, label in PLAIN_RULES.items()]
-    if has_group_roll(system, procedure):
+    if system is not None and has_group_roll(system, procedure):
         rules.insert(0, (SYSTEM_RULE, f"{system.name}'s own group roll"))
     return rules
 
@@ -45,7 +46,7 @@ def rule_words(system: rules_base.GameSystem | None, rule: str) -> str:
     return PLAIN_RULES.get(rule, "")
 
 
-def clean_rule(system: rules_base.GameSystem, procedure: str, rule: str) -> str:
+def clean_rule(system: rules_base.GameSystem | None, procedure: str, rule: str) -> str:
     """The rule as asked, checked against what this roll offers (CampaignError naming the choices)."""
     if not rule:
         return ""
@@ -71,14 +72,16 @@ def odds_from_rows(rows: Any) -> rules_base.Odds | None:
 
 
 def group_odds_at_ask(
-    system: rules_base.GameSystem, procedure: str, rule: str, each: list[rules_base.Odds]
+    system: rules_base.GameSystem | None, procedure: str, rule: str, each: list[rules_base.Odds]
 ) -> rules_base.Odds | None:
     return check_odds(rule, each, system, procedure) if rule else None
 
 
-def _decide(request: RollRequest, system: rules_base.GameSystem | None, by: User | None) -> list[str]:
+def _decide(request: RollRequest, by: User | None) -> list[str]:
     """The group's outcome, once nobody is left to roll (or the GM closed it): its line in the log and its event.
-    Called with the request's row locked; decides once. The topics it announced."""
+    Called with the request's row locked; decides once. The topics it announced. Each character's outcome is in
+    its own system's words (a mixed table, issue 42); the system's own group rule is read only where everyone
+    asked plays that system."""
     if not request.rule or request.group_roll_id is not None:
         return []
     answers = list(request.answers.select_related("character").order_by("character__name", "pk"))
@@ -88,24 +91,32 @@ def _decide(request: RollRequest, system: rules_base.GameSystem | None, by: User
     rolled = [a for a in answers if a.answered_at is not None]
     if not rolled:
         return []
+    systems = {a.character.system for a in answers}
+    system = SYSTEMS.get(systems.pop()) if len(systems) == 1 else None
     order = [key for key, _ in request.group_odds or []]
     if request.rule == SYSTEM_RULE:
-        found = system.group_result(request.procedure, [a.outcome for a in rolled]) if system is not None else None
+        if system is None:  # several systems asked: none of them has a group roll of them all
+            return []
+        found = system.group_result(request.asked_of(system.id).procedure, [a.outcome for a in rolled])
         if found is None:
             return []
         outcome, words = found.outcome, found.summary
+        outcome_words = system.outcome_label(outcome)
     else:
         outcome, _ = plain_result(request.rule, [(a.outcome, bool(a.succeeded)) for a in rolled], order)
         words = ""
-    label = system.outcome_label if system is not None else str
+        # The group's outcome in the words of the system whose character rolled it (the best result), else plain.
+        by_key = next((a for a in rolled if a.outcome == outcome), None)
+        home = system.id if system is not None else ""
+        outcome_words = _words(by_key.character.system if by_key else home, outcome)
     each = []
     for answer in answers:
         if answer.answered_at is not None:
             mark = " (rolled by the GM)" if answer.for_player else ""
-            each.append(f"{answer.character.name} {label(answer.outcome)}{mark}")
+            each.append(f"{answer.character.name} {_words(answer.character.system, answer.outcome)}{mark}")
         else:
             each.append(f"{answer.character.name} {'skipped' if answer.skipped else 'did not roll'}")
-    summary = f"{rule_words(system, request.rule)}: {', '.join(each)}. The group: {label(outcome)}."
+    summary = f"{rule_words(system, request.rule)}: {', '.join(each)}. The group: {outcome_words}."
     if words:
         summary += f" {words}"
     result = rules_base.RollResult(
@@ -128,13 +139,19 @@ def _decide(request: RollRequest, system: rules_base.GameSystem | None, by: User
     return ["requests", *(f"character-{c}-requests" for c in asked)]
 
 
+def _words(system_id: str, key: str) -> str:
+    """An outcome in its own system's words (a plain pass or fail, or a system Lantern no longer plays: as is)."""
+    system = SYSTEMS.get(system_id)
+    return system.outcome_label(key) if system is not None else key.replace("_", " ")
+
+
 def decide_if_done(request_id: int, by: User | None) -> list[str]:
     """After an answer: the group's outcome if this was the last one (the request's row locked, after the answer's,
     so two last answers at once decide once, the second seeing the first)."""
     request = RollRequest.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=request_id)
     if not request.rule:
         return []
-    return _decide(request, table_system(request.campaign), by)
+    return _decide(request, by)
 
 
 def _gm_request(request_id: int, campaign_id: int) -> RollRequest:
@@ -164,7 +181,7 @@ def request_skip(*, request_id: int, campaign_id: int, character_id: int, by: Us
     answer.save(update_fields=["skipped"])
     record(campaign_id, RequestAnswered(request=request.pk, characters=(character_id,)))
     topics = ["requests", f"character-{character_id}-requests"]
-    topics += _decide(request, table_system(request.campaign), by)
+    topics += _decide(request, by)
     return written(request.campaign, topics, request)
 
 
@@ -182,5 +199,5 @@ def request_close(*, request_id: int, campaign_id: int, by: User) -> TableWritte
     asked = tuple(request.answers.values_list("character_id", flat=True))
     record(campaign_id, RequestEnded(request=request.pk, characters=asked))
     topics = ["requests", *(f"character-{c}-requests" for c in asked)]
-    topics += _decide(request, table_system(request.campaign), by)
+    topics += _decide(request, by)
     return written(request.campaign, topics, request)

@@ -25,7 +25,7 @@ from characters.services.rolls import sheet_as_read
 from characters.sheet_view import odds_shown
 from live.events import RequestAnswered, RequestAsked, RequestEnded
 from live.journal import record
-from rules import RulesError
+from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules import base as rules_base
 from rules.group import any_and_all, group_odds
 from rules.odds_conditions import ConditionChip
@@ -69,6 +69,71 @@ def fixed_inputs(proc: rules_base.Procedure, sheet: rules_base.Sheet, fixed: Map
 
 
 @dataclass(frozen=True)
+class SystemAsk:
+    """What a request asks of one system's characters: its roll and the GM's inputs for it (issue 42: at a mixed
+    table each system's characters roll their own system's)."""
+
+    system: rules_base.GameSystem
+    proc: rules_base.Procedure
+    fixed: Mapping[str, Any]
+
+
+Plan = Mapping[str, SystemAsk]  # by system id
+
+
+def one_system_plan(system: rules_base.GameSystem, procedure: str, fixed: Mapping[str, Any]) -> dict[str, SystemAsk]:
+    """A request of one system's roll (a table of one system; CampaignError if it has no such roll)."""
+    proc = requestable(system).get(procedure)
+    if proc is None:
+        raise CampaignError(f"{system.name} has no roll a player makes called {procedure!r}.")
+    return {system.id: SystemAsk(system, proc, {k: v for k, v in fixed.items() if v not in (None, "")})}
+
+
+def plan_asks(
+    systems: Sequence[str],
+    *,
+    check: str = "",
+    procedures: Mapping[str, str] | None = None,
+    fixed: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, SystemAsk]:
+    """Each of ``systems``' roll: the shared ``check`` as each system maps it (rules.base.SHARED_CHECKS; a system
+    that maps none takes the roll picked for it in ``procedures``), else the roll picked per system; ``fixed``: the
+    GM's inputs per system, over the check's own. CampaignError naming the system a roll is missing for."""
+    procedures, fixed = procedures or {}, fixed or {}
+    if check and check not in rules_base.SHARED_CHECKS:
+        raise CampaignError(f"Pick a shared check: {', '.join(rules_base.SHARED_CHECKS.values())}.")
+    plan: dict[str, SystemAsk] = {}
+    for system_id in systems:
+        system = SYSTEMS.get(system_id)
+        if system is None:
+            raise CampaignError(f"{SYSTEM_NAMES.get(system_id, system_id)} cannot be played at a Lantern table yet.")
+        mapped = system.shared_checks().get(check) if check else None
+        procedure = mapped.procedure if mapped is not None else procedures.get(system_id, "")
+        if not procedure:
+            if check:
+                raise CampaignError(
+                    f"{system.name} has no roll for {rules_base.SHARED_CHECKS[check].lower()}: pick its roll yourself."
+                )
+            raise CampaignError(f"Pick a roll for the {system.name} characters, or a shared check.")
+        given = dict(mapped.inputs) if mapped is not None else {}
+        given.update(fixed.get(system_id, {}))
+        plan.update(one_system_plan(system, procedure, given))
+    return plan
+
+
+def plan_system(plan: Plan, character_systems: Sequence[str]) -> SystemAsk | None:
+    """The one system every one of these characters plays (its roll as asked), or None when they play several:
+    a system's own group roll needs every PC to share it (issue 42)."""
+    found = set(character_systems)
+    return plan.get(found.pop()) if len(found) == 1 else None
+
+
+def ask_words(ask: SystemAsk, sheet: rules_base.Sheet | None, fixed: Mapping[str, Any]) -> str:
+    """The GM's inputs of one system's roll in words ("Attribute DEX"), read against one of its sheets."""
+    return _shown(ask.proc.params(sheet), fixed) if sheet is not None else ""
+
+
+@dataclass(frozen=True)
 class AskedOdds:
     """One character's exact odds at a roll the GM is about to ask for (``error``: why they have none)."""
 
@@ -77,6 +142,8 @@ class AskedOdds:
     error: str = ""
     chips: tuple[ConditionChip, ...] = ()  # the conditions that change these odds (the table's darkness...)
     no_dice: bool = False  # a roll no dice decide: applied as set
+    system_id: str = ""  # whose words its outcomes are in (the character's own system)
+    asked: str = ""  # the roll asked of it, at a mixed table ("Save (Attribute STR)")
 
 
 @dataclass(frozen=True)
@@ -90,6 +157,7 @@ class PartyOdds:
     everyone: Fraction | None = None
     rule: str = ""  # a group check's rule (rules.group), and the group's odds under it
     rule_odds: rules_base.Odds | None = None
+    system_id: str = ""  # the one system of everyone asked (its words for the group's outcomes); blank: several
 
 
 def asked_odds(
@@ -102,34 +170,47 @@ def asked_odds(
     """Each asked character's exact odds at the roll, the GM's inputs fixed and the rest at the rules' defaults
     (as the roll control of their sheet first shows them), from their checked sheets (``None``: unreadable); and
     the party's. Reads nothing but a character another input names."""
-    proc = requestable(system).get(procedure)
-    if proc is None:
-        raise CampaignError(f"{system.name} has no roll a player makes called {procedure!r}.")
-    fixed = {k: v for k, v in fixed.items() if v not in (None, "")}
+    return plan_odds(one_system_plan(system, procedure, fixed), asked, rule)
+
+
+def plan_odds(plan: Plan, asked: Sequence[tuple[Character, rules_base.Sheet | None]], rule: str = "") -> PartyOdds:
+    """``asked_odds`` at a table of several systems: each character at its own system's roll (``plan``), its odds
+    from its own sheet; the party's combine them exactly (rules.group), the system's own group roll only where
+    everyone asked plays that system."""
+    mixed = len(plan) > 1
     rows = []
     for character, sheet in asked:
+        ask = plan.get(character.system)
+        if ask is None:
+            rows.append(AskedOdds(character, error=f"{character.name}: nothing is asked of their system."))
+            continue
+        words = f"{ask.proc.label}" + (f" ({ask_words(ask, sheet, ask.fixed)})" if ask.fixed else "") if mixed else ""
         if sheet is None:
-            rows.append(AskedOdds(character, error=f"{character.name}'s sheet holds numbers the rules can't read."))
+            error = f"{character.name}'s sheet holds numbers the rules can't read."
+            rows.append(AskedOdds(character, error=error, system_id=character.system, asked=words))
             continue
         try:
-            clean = fixed_inputs(proc, sheet, fixed)
+            clean = fixed_inputs(ask.proc, sheet, ask.fixed)
         except RulesError as problem:
-            rows.append(AskedOdds(character, error=str(problem)))
+            rows.append(AskedOdds(character, error=str(problem), system_id=character.system, asked=words))
             continue
-        shown = odds_shown(character, proc, sheet, clean)
-        rows.append(AskedOdds(character, shown.odds, shown.error, shown.chips, shown.no_dice))
+        shown = odds_shown(character, ask.proc, sheet, clean)
+        rows.append(AskedOdds(character, shown.odds, shown.error, shown.chips, shown.no_dice, character.system, words))
+    only = plan_system(plan, [character.system for character, _ in asked])
+    one = only.system.id if only is not None else ""
     each = [row.odds for row in rows if row.odds is not None]
     if len(each) != len(rows) or not rows:
-        return PartyOdds(tuple(rows))
+        return PartyOdds(tuple(rows), system_id=one)
     if rule:  # a group check: the group's odds under the GM's rule
-        return PartyOdds(tuple(rows), rule=rule, rule_odds=group_checks.group_odds_at_ask(system, proc.key, rule, each))
+        odds = group_checks.group_odds_at_ask(only.system if only else None, only.proc.key if only else "", rule, each)
+        return PartyOdds(tuple(rows), rule=rule, rule_odds=odds, system_id=one)
     if len(rows) < 2:  # one character's odds are the party's
-        return PartyOdds(tuple(rows))
-    group = group_odds(system, proc.key, each)
+        return PartyOdds(tuple(rows), system_id=one)
+    group = group_odds(only.system, only.proc.key, each) if only is not None else None
     if group is not None:
-        return PartyOdds(tuple(rows), group=group)
+        return PartyOdds(tuple(rows), group=group, system_id=one)
     anyone, everyone = any_and_all(each)
-    return PartyOdds(tuple(rows), anyone=anyone, everyone=everyone)
+    return PartyOdds(tuple(rows), anyone=anyone, everyone=everyone, system_id=one)
 
 
 @transaction.atomic
@@ -144,22 +225,26 @@ def request_create(
     blind: bool = False,
     rule: str = "",
     group_seen: str = "public",
+    check: str = "",
+    procedures: Mapping[str, str] | None = None,
+    fixed_by_system: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> TableWritten:
     """The GM asks these characters for a roll; ``fixed``: the inputs the GM sets (the rest stay open). ``blind``:
     the players roll without seeing the results (Roll.Visibility.BLIND); only the GM sees them. ``rule``: a group
     check's rule (campaigns.session.group_checks; blank: each answers on their own), ``group_seen`` who sees its
-    outcome (public, gm, or blind: a blind group check is a blind request). The row is the request."""
+    outcome (public, gm, or blind: a blind group check is a blind request). The row is the request.
+
+    At a mixed table (issue 42) ``procedure`` and ``fixed`` are the home system's; ``check`` a shared check each
+    system maps to its own roll, ``procedures`` and ``fixed_by_system`` the roll and inputs picked per system:
+    each character is asked its own system's (``plan_asks``). Nothing is written unless every one can be asked."""
     campaign = lock_campaign(campaign_id)
-    system = table_system(campaign)
-    proc = requestable(system).get(procedure)
-    if proc is None:
-        raise CampaignError(f"{system.name} has no roll a player makes called {procedure!r}.")
-    rule = group_checks.clean_rule(system, proc.key, rule)
+    plan: dict[str, SystemAsk] = {}
+    if not campaign.is_mixed:  # one system's roll: refused before anything else, as it always was
+        plan = one_system_plan(table_system(campaign), procedure, fixed)
+        group_checks.clean_rule(next(iter(plan.values())).system, procedure, rule)
+        check = ""
     if group_seen not in RollRequest.Seen.values:
         raise CampaignError("Pick who sees the group's outcome: everyone, the GM only, or blind.")
-    if blind and rule:
-        group_seen = RollRequest.Seen.BLIND
-    blind = blind or group_seen == RollRequest.Seen.BLIND
     if not REQUEST_MINUTES[0] <= minutes <= REQUEST_MINUTES[1]:
         raise CampaignError(f"A request stays open {REQUEST_MINUTES[0]} to {REQUEST_MINUTES[1]} minutes.")
     wanted = set(character_ids)
@@ -168,32 +253,58 @@ def request_create(
     characters = list(Character.objects.filter(campaign=campaign, pk__in=wanted).select_related("campaign"))
     if len(characters) != len(wanted):
         raise CampaignError("Only characters at this table can be asked for a roll.")
+    if campaign.is_mixed:
+        systems = sorted({c.system for c in characters}, key=lambda s: campaign.systems.index(s))
+        picked = {campaign.system: procedure, **(procedures or {})}
+        given = {campaign.system: fixed, **(fixed_by_system or {})}
+        plan = plan_asks(systems, check=check, procedures=picked, fixed=given)
+    only = plan_system(plan, [c.system for c in characters])
+    rule = group_checks.clean_rule(only.system if only else None, only.proc.key if only else "", rule)
+    if blind and rule:
+        group_seen = RollRequest.Seen.BLIND
+    blind = blind or group_seen == RollRequest.Seen.BLIND
     now = timezone.now()
     if campaign.roll_requests.filter(status=RollRequest.Status.OPEN, expires_at__gt=now).count() >= OPEN_REQUESTS_MAX:
         raise CampaignError(f"{OPEN_REQUESTS_MAX} requests are waiting already: cancel some first.")
-    fixed = {k: v for k, v in fixed.items() if v not in (None, "")}
-    clean: dict[str, Any] = {}
-    params: Sequence[rules_base.Param] = ()
+    asked: dict[str, dict[str, Any]] = {}  # by system: the roll as asked, its inputs cleaned against a sheet
     sheets = []
     for character in characters:
+        ask = plan[character.system]
         try:
             sheet = character.checked_sheet()
-            clean = fixed_inputs(proc, sheet, fixed)
+            clean = fixed_inputs(ask.proc, sheet, ask.fixed)
         except RulesError as problem:
             raise CampaignError(f"{character.name}: {problem}") from None
-        params = proc.params(sheet)
         sheets.append((character, sheet))
+        asked.setdefault(
+            character.system,
+            {
+                "procedure": ask.proc.key,
+                "inputs": clean,
+                "label": ask.proc.label[:200],
+                "shown": _shown(ask.proc.params(sheet), clean),
+            },
+        )
     group = None
     if rule:  # the group's exact odds as the GM saw them before asking, each at their sheet's defaults
-        each = [row.odds for row in asked_odds(system, proc.key, fixed, sheets).rows]
+        each = [row.odds for row in plan_odds(plan, sheets).rows]
         if all(odds is not None for odds in each):
-            group = group_checks.group_odds_at_ask(system, proc.key, rule, [o for o in each if o is not None])
+            system, key = (only.system, only.proc.key) if only else (None, "")
+            group = group_checks.group_odds_at_ask(system, key, rule, [o for o in each if o is not None])
+    first = asked.get(campaign.system) or next(iter(asked.values()))  # the home system's roll, where it is asked
+    label = first["label"]
+    if check:  # "Check with strength or might": each system's own roll is on its characters' answers
+        label = f"Check with {rules_base.SHARED_CHECKS[check].lower()}"
+    elif len(asked) > 1:
+        label = " / ".join(dict.fromkeys(a["label"] for a in asked.values()))
     request = RollRequest.objects.create(
         campaign=campaign,
-        procedure=proc.key,
-        label=proc.label[:200],
-        inputs=clean,
-        shown=_shown(params, clean),
+        procedure=first["procedure"],
+        label=label[:200],
+        inputs=first["inputs"],
+        shown=first["shown"] if len(asked) == 1 else "",
+        per_system=asked if len(asked) > 1 or campaign.is_mixed else {},
+        shared_check=check,
         created_by=by,
         expires_at=now + timedelta(minutes=minutes),
         blind=blind,
@@ -241,10 +352,11 @@ def request_answer(
         raise RulesError("That request is for someone else's character: only its player or the GM answers it.")
     locking.lock_roller(by)
     known = RollRequest.objects.filter(answers__character_id=character_id, pk=request_id)
-    found = known.values_list("procedure", "inputs").first()
-    if found is not None:
+    found = known.values_list("procedure", "inputs", "per_system", "answers__character__system").first()
+    if found is not None:  # the roll asked of this character's own system (a mixed table's, issue 42)
+        of_system = RollRequest(procedure=found[0], inputs=found[1], per_system=found[2]).asked_of(found[3])
         with contextlib.suppress(RulesError):  # a roll the system no longer has: refused below, in its words
-            locking.lock_characters(roll_lock_ids(character_id, found[0], {**params, **found[1]}))
+            locking.lock_characters(roll_lock_ids(character_id, of_system.procedure, {**params, **of_system.inputs}))
     answer = (
         RollRequestAnswer.objects.select_for_update()
         .select_related("request", "request__campaign")
@@ -260,16 +372,17 @@ def request_answer(
         raise RulesError("The GM cancelled that request.")
     if not request.is_open(timezone.now()):
         raise RulesError("That request has expired: ask the GM for a new one.")
-    system = table_system(request.campaign)
-    proc = system.procedures().get(request.procedure)
-    if proc is None:
-        raise RulesError(f"{system.name} no longer has that roll.")
     character = locking.lock_character(character_id)  # held already: it waits for nothing
+    system = SYSTEMS.get(character.system)  # the character's own system rolls it, at a mixed table too
+    asked = request.asked_of(character.system)
+    proc = system.procedures().get(asked.procedure) if system is not None else None
+    if system is None or proc is None:
+        raise RulesError(f"{system.name if system else character.system} no longer has that roll.")
     sheet = sheet_as_read(read, character) or character.checked_sheet()
-    given = {k: v for k, v in params.items() if k in request.inputs}
+    given = {k: v for k, v in params.items() if k in asked.inputs}
     if given:
         clean = rules_base.check_params(proc, sheet, given)
-        changed = [p.label for p in proc.params(sheet) if p.name in given and clean[p.name] != request.inputs[p.name]]
+        changed = [p.label for p in proc.params(sheet) if p.name in given and clean[p.name] != asked.inputs[p.name]]
         if changed:
             raise RulesError(f"The GM set {', '.join(changed)} for this roll; it cannot be changed.")
     if answer.skipped:
@@ -284,7 +397,7 @@ def request_answer(
     roll = character_roll(
         character_id=character_id,
         procedure=proc.key,
-        params={**params, **request.inputs},
+        params={**params, **asked.inputs},
         by=by,
         rng=rng,
         hand=hand,
@@ -305,9 +418,10 @@ def request_answer(
         regions = _announce_request(request.campaign_id, RequestAnswered, request.pk, [character_id])
         regions += group_checks.decide_if_done(request.pk, by)  # the last answer decides the group's outcome
         return written(request.campaign, regions, answer)
-    outcomes = list(request.answers.values_list("outcome", "answered_at"))
-    if all(at is not None for _, at in outcomes):
-        group = system.group_result(request.procedure, [outcome for outcome, _ in outcomes])
+    outcomes = list(request.answers.values_list("outcome", "answered_at", "character__system"))
+    if all(at is not None for _, at, _ in outcomes) and {s for _, _, s in outcomes} == {character.system}:
+        # A group result is the system's own: only where everyone asked plays it (issue 42).
+        group = system.group_result(asked.procedure, [outcome for outcome, _, _ in outcomes])
         if group is not None:
             request.group_outcome = group.outcome[:60]
             request.group_summary = group.summary[:300]

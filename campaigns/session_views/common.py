@@ -36,7 +36,15 @@ def gm_write(request, pk: int, command: TableCommand, *ids: int) -> tuple[Campai
 
 
 def region_answer(
-    request, campaign: Campaign, name: str, *, error: str = "", procedure: str = "", form=None, party_odds=None
+    request,
+    campaign: Campaign,
+    name: str,
+    *,
+    error: str = "",
+    procedure: str = "",
+    form=None,
+    party_odds=None,
+    picks=None,
 ):
     if request.method == "POST" and not request.htmx:
         if error:
@@ -45,7 +53,7 @@ def region_answer(
     membership = membership_of(request.user, campaign)
     assert membership is not None  # campaigns_of() and campaigns_run_by() let only members in
     # Only the region asked for is built (campaigns.session_view), from only what it draws.
-    build = partial(REGIONS[name], procedure=procedure) if name == "request-form" else REGIONS[name]
+    build = partial(REGIONS[name], procedure=procedure, picks=picks) if name == "request-form" else REGIONS[name]
     context = {**build(request, campaign, membership), "error": error, "error_region": name}
     if form is not None:  # the GM's refused request form, as they filled it, with its odds
         context["request_form"], context["party_odds"] = form, party_odds

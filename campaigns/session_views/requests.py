@@ -11,10 +11,10 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns import commands, session
-from campaigns.forms import fixed_from
 from campaigns.models import Encounter, RollRequest, RollRequestAnswer
 from campaigns.selectors import campaigns_of
-from campaigns.session_view import party_odds_for, realtime_view, request_form_for
+from campaigns.services import CampaignError
+from campaigns.session_view import form_plan, party_odds_for, realtime_view, request_form_for
 from campaigns.session_views.common import gm_campaign, gm_write, region_answer
 from campaigns.table import party_cards
 from characters.forms import plain_inputs, procedure_form, raw_params
@@ -36,7 +36,8 @@ def requests_region(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def request_fields(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The GM's request form for the roll picked: its inputs change with it."""
     campaign = gm_campaign(request, pk)
-    return region_answer(request, campaign, "request-form", procedure=request.GET.get("procedure", ""))
+    procedure = request.GET.get("procedure", "")
+    return region_answer(request, campaign, "request-form", procedure=procedure, picks=request.GET)
 
 
 @require_GET
@@ -63,7 +64,7 @@ def _composed_odds(system, cards, procedure: str, form, sent) -> tuple[session.P
     if procedure not in session.requestable(system):
         return None, f"{system.name} has no roll a player makes called {procedure!r}."
     form.is_valid()
-    wrong = {name: errors for name, errors in form.errors.items() if name.startswith("fix-")}
+    wrong = {name: errors for name, errors in form.errors.items() if name.startswith(("fix-", "fix@", "procedure@"))}
     if "characters" in form.errors and "characters" in sent:
         wrong["characters"] = form.errors["characters"]
     if wrong:  # an input the GM typed that the form refuses (the minutes are only the sending's business)
@@ -72,7 +73,7 @@ def _composed_odds(system, cards, procedure: str, form, sent) -> tuple[session.P
     ticked = {int(c) for c in form.cleaned_data.get("characters", ())}
     rule = form.cleaned_data.get("rule", "") if "rule" not in form.errors else ""
     try:
-        return party_odds_for(system, cards, procedure, fixed_from(form), ticked, rule), ""
+        return party_odds_for(form_plan(system, form), cards, ticked, rule), ""
     except Refusal as problem:
         return None, str(problem)
 
@@ -128,9 +129,10 @@ def request_what_if(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         ticked = {int(c) for c in form.cleaned_data.get("characters", ())}
         asked = [(c.character, c.sheet) for c in cards if c.character.pk in ticked]
         try:
-            what_if = session.what_if_odds(
-                system, procedure, fixed_from(form), asked, request.GET.get("what_if", ""), form.cleaned_data["rule"]
-            )
+            if procedure not in session.requestable(system):
+                raise CampaignError(f"{system.name} has no roll a player makes called {procedure!r}.")
+            condition, rule = request.GET.get("what_if", ""), form.cleaned_data["rule"]
+            what_if = session.plan_what_if(form_plan(system, form), asked, condition, rule)
         except Refusal as problem:
             error = str(problem)
     context = {"campaign": campaign, "system_id": campaign.system, "what_if": what_if, "what_if_error": error}
@@ -243,7 +245,8 @@ def _request_row(character: Character, answer: RollRequestAnswer, can_edit: bool
     """One waiting request as the sheet shows it: the form its player answers with (the GM's inputs taken out)
     and the player's own odds, when the viewer may answer and the sheet's numbers are readable."""
     system = SYSTEMS.get(character.system)
-    proc = system.procedures().get(answer.request.procedure) if system else None
+    asked = answer.request.asked_of(character.system)  # its own system's roll, at a mixed table too
+    proc = system.procedures().get(asked.procedure) if system else None
     form = shown = None
     if proc is not None and can_edit:
         try:
@@ -252,13 +255,13 @@ def _request_row(character: Character, answer: RollRequestAnswer, can_edit: bool
             sheet = None
         if sheet is not None:
             form = procedure_form(proc, sheet, id_prefix=f"rq{answer.pk}", gm=False, table_characters=_table(character))
-            for name in answer.request.inputs:
+            for name in asked.inputs:
                 form.fields.pop(name, None)
             # The player's own odds, the GM's inputs fixed and theirs at the sheet's defaults (they follow the options).
-            shown = odds_shown(character, proc, sheet, dict(answer.request.inputs))
+            shown = odds_shown(character, proc, sheet, dict(asked.inputs))
     # A blind request is answered with Lantern's dice only (the player would see faces they rolled).
     hand = form is not None and not answer.request.blind and hand_dice_offer(character, False)
-    return {"answer": answer, "form": form, "hand": hand, "odds": shown}
+    return {"answer": answer, "form": form, "hand": hand, "odds": shown, "asked": asked}
 
 
 def _table(character: Character):
@@ -306,13 +309,14 @@ def request_answer_odds(request: HtmxHttpRequest, pk: int, request_id: int, char
     found = RollRequestAnswer.objects.filter(request_id=request_id, character=character).select_related("request")
     answer = found.first()
     system = SYSTEMS.get(character.system)
-    proc = system.procedures().get(answer.request.procedure) if answer is not None and system is not None else None
-    if answer is None or proc is None:
+    asked = answer.request.asked_of(character.system) if answer is not None else None
+    proc = system.procedures().get(asked.procedure) if asked is not None and system is not None else None
+    if answer is None or asked is None or proc is None:
         raise Http404
     try:
         sheet = character.checked_sheet()
         given = raw_params(proc, sheet, request.GET, gm=False)
-        shown = odds_shown(character, proc, sheet, {**given, **answer.request.inputs})
+        shown = odds_shown(character, proc, sheet, {**given, **asked.inputs})
     except RulesError as problem:
         shown = OddsShown(error=str(problem))
     context = {"shown": shown, "system_id": character.system}

@@ -5,8 +5,8 @@ line in ``characters/`` or ``campaigns/``: if it plays, renders a sheet and a ta
 contract suite, then docs/adding-a-system.md tells the truth. It is the smallest whole system: every member it
 writes is a required one of ``rules.base.GameSystem`` (the core ``SheetRules``, ``Economy``'s ``coin_label`` and
 ``catalogue``, ``HiredHelp``'s ``hire``) or one the contract suite exercises (``private_fields``, ``rule_settings``,
-``creation_params``, ``hireling_limit``, ``combat_order``: whose turn, heads or tails); everything else, the whole of
-``Presentation`` and ``FightRules`` included, is the capabilities' defaults.
+``creation_params``, ``hireling_limit``, ``combat_order``: whose turn, heads or tails; ``shared_checks``: a flip);
+everything else, the whole of ``Presentation`` and ``FightRules`` included, is the capabilities' defaults.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from rules.base import (
     BOTH,
     ENEMIES,
     PARTY,
+    SHARED_CHECKS,
     CatalogueEntry,
+    CheckAsked,
     CombatOrder,
     Creation,
     GameSystem,
@@ -199,6 +201,10 @@ class CoinFlip(GameSystem):
 
     def procedures(self) -> Mapping[str, Flip | Search]:
         return PROCEDURES
+
+    def shared_checks(self) -> Mapping[str, CheckAsked]:
+        """Every shared check at a mixed table is a coin's flip here: the coin decides everything (issue 42)."""
+        return {check: CheckAsked("flip") for check in SHARED_CHECKS}
 
     def catalogue(self) -> tuple[CatalogueEntry, ...]:
         return (

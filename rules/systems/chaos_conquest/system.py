@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import ClassVar
 
 from rules.base import (
+    CheckAsked,
     GameSystem,
     Hireling,
     LootShare,
@@ -112,6 +113,19 @@ PROCEDURES: dict[str, Procedure] = {
 TABLE_PROCEDURES: dict[str, Procedure] = {p.key: p for p in (TableMoraleProcedure(), *TRAVEL_PROCEDURES)}
 
 
+# The table's shared checks (issue 42, rules.base.SHARED_CHECKS) as this system's own rolls. Every check is a save of
+# STR, DEX or WIL: wits and presence are WIL, danger a DEX save; there is no luck roll.
+SHARED_CHECKS: Mapping[str, CheckAsked] = MappingProxyType(
+    {
+        "might": CheckAsked("save", {"attribute": "STR"}),
+        "agility": CheckAsked("save", {"attribute": "DEX"}),
+        "wits": CheckAsked("save", {"attribute": "WIL"}),
+        "presence": CheckAsked("save", {"attribute": "WIL"}),
+        "danger": CheckAsked("save", {"attribute": "DEX"}),
+    }
+)
+
+
 @dataclass(frozen=True)
 class ChaosConquest(GameSystem):
     """Chaos & Conquest (2023-12 rules): the GameSystem for seed 002."""
@@ -184,6 +198,7 @@ class ChaosConquest(GameSystem):
     table_procedures = returns(TABLE_PROCEDURES)
     group_result = staticmethod(group_result)
     what_ifs = returns(WHAT_IFS)
+    shared_checks = returns(SHARED_CHECKS)
     what_if = staticmethod(what_if)
     combat_round_seconds: int = 20  # seed 002, Time: a round is 20 seconds
     npc_fields = returns(NPC_FIELDS)

@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from rules.base import (
+    CheckAsked,
     CombatOrder,
     GameSystem,
     HarmOffer,
@@ -124,6 +125,20 @@ PROCEDURES: dict[str, Procedure] = {
 
 
 _ADJUSTABLE = ("hp", "hp_max", *ABILITIES, "coins", "fatigue")
+
+
+# The table's shared checks (issue 42, rules.base.SHARED_CHECKS) as this system's own rolls. Seed 000, Tasks and
+# Tests: every check is a test of one of three abilities; BOD holds strength and nimbleness alike, so a save against
+# danger is a BOD test; there is no luck roll.
+SHARED_CHECKS: Mapping[str, CheckAsked] = MappingProxyType(
+    {
+        "might": CheckAsked("test", {"ability": "BOD"}),
+        "agility": CheckAsked("test", {"ability": "BOD"}),
+        "wits": CheckAsked("test", {"ability": "INT"}),
+        "presence": CheckAsked("test", {"ability": "WIL"}),
+        "danger": CheckAsked("test", {"ability": "BOD"}),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -252,6 +267,7 @@ class FellDraft(GameSystem):
     fight_ends = staticmethod(burning(LIGHTS))  # the fight's minutes burn the lit light sources, as the clock's do
     light_level = staticmethod(light_level)
     what_ifs = returns(WHAT_IFS)
+    shared_checks = returns(SHARED_CHECKS)
     what_if = staticmethod(what_if)
 
     def combat_order(self, round_number: int, rng: RandomSource) -> CombatOrder:

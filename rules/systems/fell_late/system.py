@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from rules.base import (
+    CheckAsked,
     GameSystem,
     HarmOffer,
     Hireling,
@@ -111,6 +112,19 @@ PROCEDURES: dict[str, Procedure] = {
 TABLE_PROCEDURES: dict[str, Procedure] = {"luck": LuckProcedure()}
 
 _ADJUSTABLE = ("hp", "hp_max", "coins", "fatigue", *ATTRIBUTES)
+
+
+# The table's shared checks (issue 42, rules.base.SHARED_CHECKS) as this system's own rolls. Tests of one attribute:
+# dodging danger is a DEX test; there is no luck roll.
+SHARED_CHECKS: Mapping[str, CheckAsked] = MappingProxyType(
+    {
+        "might": CheckAsked("test", {"attribute": "STR"}),
+        "agility": CheckAsked("test", {"attribute": "DEX"}),
+        "wits": CheckAsked("test", {"attribute": "INT"}),
+        "presence": CheckAsked("test", {"attribute": "WIL"}),
+        "danger": CheckAsked("test", {"attribute": "DEX"}),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -258,6 +272,7 @@ class FellLate(GameSystem):
     fight_ends = staticmethod(burning(LIGHTS))  # the fight's minutes burn the lit light sources, as the clock's do
     light_level = staticmethod(light_level)
     what_ifs = returns(WHAT_IFS)
+    shared_checks = returns(SHARED_CHECKS)
     what_if = staticmethod(what_if)
 
 

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 from rules.base import (
     CatalogueEntry,
+    CheckAsked,
     GameSystem,
     HarmOffer,
     Hireling,
@@ -132,6 +133,20 @@ _ADJUSTABLE = ("health", "stamina", "fortunes_favor", "coins", "hours_awake")
 _FEAT_TRACKS = ("hype", "beast_health", "form_health")  # class features' tracks, kept in state["feats"]
 
 
+# The table's shared checks (issue 42, rules.base.SHARED_CHECKS) as this system's own rolls. Tests of a stat (Mettle,
+# Agility, Intellect, Heart), danger dodged with Agility; a test of pure luck is a test with no stat.
+SHARED_CHECKS: Mapping[str, CheckAsked] = MappingProxyType(
+    {
+        "might": CheckAsked("test", {"stat": "mettle"}),
+        "agility": CheckAsked("test", {"stat": "agility"}),
+        "wits": CheckAsked("test", {"stat": "intellect"}),
+        "presence": CheckAsked("test", {"stat": "heart"}),
+        "danger": CheckAsked("test", {"stat": "agility"}),
+        "luck": CheckAsked("test", {"stat": "luck"}),
+    }
+)
+
+
 @dataclass(frozen=True)
 class FortunesFavor(GameSystem):
     """Fortune's Favor, rules 1b: the GameSystem for seed 003."""
@@ -249,6 +264,7 @@ class FortunesFavor(GameSystem):
     table_procedures = returns(TABLE_PROCEDURES)
     group_result = staticmethod(group_result)
     what_ifs = returns(WHAT_IFS)
+    shared_checks = returns(SHARED_CHECKS)
     what_if = staticmethod(what_if)
     npc_fields = returns(NPC_FIELDS)
     npc_damage = staticmethod(npc_damage)

@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from rules.base import (
+    CheckAsked,
     GameSystem,
     HarmOffer,
     Procedure,
@@ -99,6 +100,19 @@ TABLE_PROCEDURES: dict[str, Procedure] = {"initiative": InitiativeProcedure()}
 _ADJUSTABLE = ("grit", "flesh", "bubbles", "coins", "xp")
 
 
+# The table's shared checks (issue 42, rules.base.SHARED_CHECKS) as this system's own rolls. Attribute checks (STR,
+# DEX, INT, CHA); danger is the saving throw; there is no luck roll.
+SHARED_CHECKS: Mapping[str, CheckAsked] = MappingProxyType(
+    {
+        "might": CheckAsked("check", {"attribute": "STR"}),
+        "agility": CheckAsked("check", {"attribute": "DEX"}),
+        "wits": CheckAsked("check", {"attribute": "INT"}),
+        "presence": CheckAsked("check", {"attribute": "CHA"}),
+        "danger": CheckAsked("save"),
+    }
+)
+
+
 @dataclass(frozen=True)
 class GritFlesh(GameSystem):
     """Grit & Flesh: the GameSystem for seed 004."""
@@ -124,6 +138,7 @@ class GritFlesh(GameSystem):
     create = staticmethod(create)
     slots = staticmethod(slots)
     procedures = returns(PROCEDURES)
+    shared_checks = returns(SHARED_CHECKS)
 
     # --- settings: settings.py, creation.py -----------------------------------------------------------------
     rule_settings = returns(SETTINGS)

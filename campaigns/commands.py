@@ -501,10 +501,22 @@ def gm_roll(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
 def table_roll(campaign_id: int, procedure: str, *, inputs: Inputs, by: User) -> TableWritten:
     """One of the system's rolls for the GM's table, made for no character (an NPC's morale)."""
     campaign = gm_table(by, campaign_id)
-    proc = system_of(campaign).table_procedures().get(procedure)
+    system_of(campaign)
+    proc = table_procedure(campaign, procedure)
     if proc is None:
         raise NotHere("This table has no such roll.")
     return _table_free_roll(campaign, proc, inputs, by)
+
+
+def table_procedure(campaign: Campaign, key: str) -> rules_base.Procedure | None:
+    """A GM's table roll by key: the home system's, else (a mixed table) the first other system's that has it, so
+    each system's GM tools roll at the table (its block posts the key alone)."""
+    for system_key in campaign.systems:
+        system = SYSTEMS.get(system_key)
+        found = system.table_procedures().get(key) if system is not None else None
+        if found is not None:
+            return found
+    return None
 
 
 def _table_free_roll(campaign: Campaign, proc: rules_base.Procedure, inputs: Inputs, by: User) -> TableWritten:

@@ -31,6 +31,12 @@ def table_system(campaign: Campaign) -> rules_base.GameSystem:
     return system
 
 
+class NotPlayedHere(CampaignError):
+    """A system the table does not play, named in a request (an NPC's stat block): bad input, a 400."""
+
+    status = 400
+
+
 def npc_rules(campaign: Campaign, npc: Npc) -> rules_base.GameSystem:
     """The rules an NPC's stat block, damage and rolls follow: its own system at a mixed table (``Npc.system``),
     else the table's."""
@@ -46,7 +52,8 @@ def chosen_npc_system(campaign: Campaign, key: str) -> tuple[str, rules_base.Gam
     key = key or campaign.system
     system = SYSTEMS.get(key)
     if system is None or not campaign.plays(key):
-        raise CampaignError(f"This table does not play {system.name if system else repr(key[:40])}: pick one it plays.")
+        named = system.name if system is not None else repr(key[:40])
+        raise NotPlayedHere(f"This table does not play {named}: pick a system it plays for the NPC.")
     return ("" if key == campaign.system else key), system
 
 

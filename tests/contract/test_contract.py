@@ -28,9 +28,9 @@ from characters.models import CatalogueItem, Character, Item
 from characters.views import REGIONS
 from rules.base import (
     BOTH,
-    HARM_PROCEDURES,
     CHECKBOX_ON,
     ENEMIES,
+    HARM_PROCEDURES,
     PARTY_ACTS,
     SIDES,
     WORLD,

@@ -96,6 +96,7 @@ def export_campaign(campaign: Campaign, gm) -> dict[str, Any]:
         "npcs": [
             {
                 "name": npc.name,
+                "system": npc.system_of(campaign),
                 "stats": npc.stats,
                 "start": npc.start,
                 "statuses": npc.statuses,
@@ -254,7 +255,7 @@ def _check(document: dict[str, Any]) -> _CheckedCampaign:
             raise RulesError(f"Character {n + 1} in that file is not of a system the campaign plays.")
         characters.append((check_character(row), _text(row.get("gm_note", ""), "GM's note", NOTE_MAX)))
     npcs = file_list(document.get("npcs"), "NPCs", 2 * NPCS_MAX, holder="a campaign")
-    checked_npcs = [_npc(system, row) for row in npcs]
+    checked_npcs = [_npc(system, row, also) for row in npcs]
     if sum(1 for npc in checked_npcs if not npc["in_fight"]) > NPCS_MAX or (
         sum(1 for npc in checked_npcs if npc["in_fight"]) > NPCS_MAX
     ):
@@ -306,8 +307,14 @@ def _table(system, table: dict[str, Any], also: list[str]) -> dict[str, Any]:
     }
 
 
-def _npc(system, row) -> dict[str, Any]:
+def _npc(home, row, also: list[str]) -> dict[str, Any]:
+    """One NPC of the file, its stat block checked by its own system's rules (its "system": one the campaign
+    plays; a file from before mixed tables has none, the home system's)."""
     row = file_mapping(row, "NPCs")
+    key = str(row.get("system") or home.id)
+    if key != home.id and key not in also:
+        raise RulesError("An NPC in that file is not of a system the campaign plays.")
+    system = home if key == home.id else system_for(key)
     try:
         name, stats = clean_npc(system, row.get("name", ""), file_mapping(row.get("stats"), "NPC's numbers"))
         _, start = clean_npc(system, name, file_mapping(row.get("start", row.get("stats")), "NPC's numbers"))
@@ -324,6 +331,7 @@ def _npc(system, row) -> dict[str, Any]:
         )
     return {
         "name": name,
+        "system": "" if key == home.id else key,
         "stats": stats,
         "start": start,
         "statuses": statuses,

@@ -35,6 +35,7 @@ from campaigns.models import Campaign, ChronicleLine, Membership, PlaySession, R
 from campaigns.selectors import campaigns_of, campaigns_run_by, seats_of
 from campaigns.services import CampaignError, TableWritten, campaign_move_clock, written
 from campaigns.session import hits
+from campaigns.session.common import chosen_npc_system
 from campaigns.session_view import request_form_for
 from campaigns.table import Card, party_cards
 from characters.commands import NotHere, editable, read_inputs
@@ -170,18 +171,23 @@ def end_encounter(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten
 
 
 def add_npc(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
-    """{"name", the system's stat block, "keep": <also on the saved list>}: into the running fight, or onto the
-    saved list when none runs."""
+    """{"system": <at a mixed table, whose stat block: blank for the home system's>, "name", that system's stat
+    block, "keep": <also on the saved list>}: into the running fight, or onto the saved list when none runs. A
+    system the table does not play is refused with a sentence."""
     campaign = gm_table(by, campaign_id)
-    system = system_of(campaign)
-    form = npc_form(system.npc_fields(), data=inputs)
+    system_of(campaign)
+    chosen = _word(inputs, "system").strip()[:40]
+    own, system = chosen_npc_system(campaign, chosen)
+    form = npc_form(system.npc_fields(), data=inputs, system=(own or campaign.system) if campaign.is_mixed else None)
     if not form.is_valid():
         raise FormRefused(first_error(form), form)
     data = form.cleaned_data
     stats = {p.name: data[p.name] for p in system.npc_fields()}
     fighting = campaign.encounters.filter(active=True).exists()
     keep = data["keep"] or not fighting
-    return session.npc_add(campaign_id=campaign.pk, name=data["name"], stats=stats, to_encounter=fighting, keep=keep)
+    return session.npc_add(
+        campaign_id=campaign.pk, name=data["name"], stats=stats, to_encounter=fighting, keep=keep, system=own
+    )
 
 
 def attack_npcs(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
@@ -547,10 +553,22 @@ def gm_roll(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
 def table_roll(campaign_id: int, procedure: str, *, inputs: Inputs, by: User) -> TableWritten:
     """One of the system's rolls for the GM's table, made for no character (an NPC's morale)."""
     campaign = gm_table(by, campaign_id)
-    proc = system_of(campaign).table_procedures().get(procedure)
+    system_of(campaign)
+    proc = table_procedure(campaign, procedure)
     if proc is None:
         raise NotHere("This table has no such roll.")
     return _table_free_roll(campaign, proc, inputs, by)
+
+
+def table_procedure(campaign: Campaign, key: str) -> rules_base.Procedure | None:
+    """A GM's table roll by key: the home system's, else (a mixed table) the first other system's that has it, so
+    each system's GM tools roll at the table (its block posts the key alone)."""
+    for system_key in campaign.systems:
+        system = SYSTEMS.get(system_key)
+        found = system.table_procedures().get(key) if system is not None else None
+        if found is not None:
+            return found
+    return None
 
 
 def _table_free_roll(campaign: Campaign, proc: rules_base.Procedure, inputs: Inputs, by: User) -> TableWritten:

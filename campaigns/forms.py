@@ -213,11 +213,15 @@ def picks_from(form) -> tuple[str, dict[str, str], dict[str, dict]]:
     return form.cleaned_data.get("check") or "", {s: p for s, p in procedures.items() if p}, fixed
 
 
-def npc_form(fields, *, data=None):
-    """An NPC's name and the system's stat block (GameSystem.npc_fields), with the rules' bounds."""
-    form_fields: dict[str, forms.Field] = {
-        "name": forms.CharField(max_length=100, label="Name", error_messages={"required": "Give the NPC a name."})
-    }
+def npc_form(fields, *, data=None, system: str | None = None):
+    """An NPC's name and the system's stat block (GameSystem.npc_fields), with the rules' bounds. ``system``: at a
+    mixed table, the system whose stat block this is (a form per system, its ids apart, the key sent with it)."""
+    form_fields: dict[str, forms.Field] = {}
+    if system is not None:
+        form_fields["system"] = forms.CharField(widget=forms.HiddenInput, initial=system, required=False)
+    form_fields["name"] = forms.CharField(
+        max_length=100, label="Name", error_messages={"required": "Give the NPC a name."}
+    )
     for param in fields:
         common = {"label": param.label, "help_text": param.help, "initial": param.default}
         if param.kind == "choice":
@@ -226,7 +230,9 @@ def npc_form(fields, *, data=None):
             form_fields[param.name] = forms.IntegerField(min_value=param.minimum, max_value=param.maximum, **common)
     form_fields["keep"] = forms.BooleanField(required=False, label="Also keep on the saved list")
     form_class = type("NpcForm", (forms.Form,), form_fields)
-    return form_class(data=data, auto_id="id_npc_%s")
+    form = form_class(data=data, auto_id="id_npc_%s" if system is None else f"id_npc_{system}_%s")
+    form.npc_system = system  # which of the page's forms this is, when it comes back with its errors
+    return form
 
 
 class DamageForm(forms.Form):

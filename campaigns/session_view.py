@@ -288,34 +288,58 @@ def countdowns_context(request: HttpRequest, campaign: Campaign, membership: Mem
 
 
 def encounter_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
-    """The running fight and the saved NPC list, in a fixed number of queries however many NPCs."""
+    """The running fight and the saved NPC list, in a fixed number of queries however many NPCs. At a mixed table
+    each NPC shows its own system's stat block and rolls, and the GM adds one with a form per system."""
     system = SYSTEMS.get(campaign.system)
     if system is None:
         return _base(campaign, membership)
-    fields = system.npc_fields()
     npcs = list(campaign.npcs.select_related("encounter").filter(Q(encounter__isnull=True) | Q(encounter__active=True)))
     encounter = next((n.encounter for n in npcs if n.encounter is not None), None)
     if encounter is None:
         encounter = campaign.encounters.filter(active=True).first()
+    characters = list(campaign.characters.order_by("name", "pk").values_list("pk", "name", "system"))
 
-    def shown(npc: Npc) -> list[tuple[str, Any]]:
-        return [(p.label, dict(p.choices).get(str(npc.stats.get(p.name)), npc.stats.get(p.name))) for p in fields]
+    def row(npc: Npc) -> Context:
+        rules = SYSTEMS.get(npc.system_of(campaign), system)
+        fields = rules.npc_fields()
+        stats = [(p.label, dict(p.choices).get(str(npc.stats.get(p.name)), npc.stats.get(p.name))) for p in fields]
+        shown_system = rules.name if campaign.is_mixed else ""
+        return {"npc": npc, "stats": stats, "rolls": rules.npc_rolls(), "system_name": shown_system}
 
+    fighting = [row(n) for n in npcs if n.encounter is not None]
+    # A PC's attack from the tracker is its own system's (GameSystem.attacks_npcs): those who have one attack.
+    attackers = [(pk, name) for pk, name, key in characters if key in SYSTEMS and SYSTEMS[key].attacks_npcs]
     return {
         **_base(campaign, membership),
         "encounter": encounter,
-        "fighting": [{"npc": n, "stats": shown(n)} for n in npcs if n.encounter is not None],
-        "saved_npcs": [{"npc": n, "stats": shown(n)} for n in npcs if n.encounter is None],
-        "npc_form": npc_form(fields),
-        "npc_rolls": system.npc_rolls(),
-        "pc_attacks": system.attacks_npcs,  # the system rolls a PC's attack on the tracker's NPCs
-        "targets": list(campaign.characters.order_by("name", "pk").values_list("pk", "name")) if encounter else [],
+        "fighting": fighting,
+        "saved_npcs": [row(n) for n in npcs if n.encounter is None],
+        "npc_forms": npc_forms(campaign),
+        "npc_rolls": any(r["rolls"] for r in fighting),
+        "pc_attacks": bool(attackers),
+        "attackers": attackers if encounter else [],
+        "targets": [(pk, name) for pk, name, _ in characters] if encounter else [],
         "damage_form": DamageForm(auto_id=False),
         "status_form": StatusForm(auto_id=False),
         "encounter_form": EncounterForm(auto_id="id_encounter_%s"),
         # The fight's latest hits, each with the GM's Undo (campaigns.session.hits)
         "hits": undoable_hits(campaign, encounter.pk) if encounter is not None and membership.is_gm else [],
     }
+
+
+def npc_forms(campaign: Campaign, refused=None) -> list[Context]:
+    """The GM's NPC form: one of the table's system, or at a mixed table one per system it plays (home first), each
+    its own stat block. ``refused``: a form sent back with its errors, shown in its system's place (open)."""
+    if not campaign.is_mixed:
+        return [{"form": refused or npc_form(SYSTEMS[campaign.system].npc_fields()), "open": refused is not None}]
+    forms = []
+    for key in campaign.systems:
+        if key not in SYSTEMS:
+            continue
+        mine = refused is not None and getattr(refused, "npc_system", None) == key
+        form = refused if mine else npc_form(SYSTEMS[key].npc_fields(), system=key)
+        forms.append({"key": key, "name": SYSTEMS[key].name, "form": form, "open": mine})
+    return forms
 
 
 def notes_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:

@@ -118,9 +118,23 @@ def page_context(request: HttpRequest, campaign: Campaign, membership: Membershi
         context["invite_url"] = request.build_absolute_uri(reverse("campaigns:join", args=[campaign.invite_code]))
         context["gm_roll_form"] = procedure_form(FREE_ROLL, None, id_prefix="gm")
         context["clock_form"] = ClockForm()
-        # A system may add GM tools to the table (party saves, morale...): templates/systems/<id>/gm_tools.html
-        context["gm_tools_template"] = system_template(campaign.system, "gm_tools")
-        if campaign.system in SYSTEMS:
-            party = [(card.character.pk, card.sheet) for card in cards if card.sheet is not None]
-            context["table"] = SYSTEMS[campaign.system].table_facts(party)
+        context["gm_tools"] = gm_tools(campaign, cards)
     return context
+
+
+def gm_tools(campaign: Campaign, cards: list[Card]) -> list[Context]:
+    """The GM tools a system adds to the table (party saves, morale, monsters by HD...: templates/systems/<id>/
+    gm_tools.html), each with its ``table_facts`` over the party's sheets of that system. At a mixed table, one
+    block per system: the home system's always, another's when a PC of it sits here. Each block's tools are its
+    own system's rolls and NPCs (a party save led by one of its PCs, a monster of its stat block), so none speaks
+    for the whole table; the table-wide ones (the clock's units, the table rolls' travel and encounter checks)
+    stay the home system's, as the clock does."""
+    seated = {card.character.system for card in cards}
+    tools = []
+    for key in campaign.systems:
+        if key not in SYSTEMS or (key != campaign.system and key not in seated):
+            continue
+        party = [(c.character.pk, c.sheet) for c in cards if c.sheet is not None and c.character.system == key]
+        facts = SYSTEMS[key].table_facts(party)
+        tools.append({"system": key, "template": system_template(key, "gm_tools"), "table": facts})
+    return tools

@@ -115,7 +115,7 @@ def gm_roll(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 
 def _table_procedure(campaign: Campaign, key: str):
-    procedure = SYSTEMS[campaign.system].table_procedures().get(key) if campaign.system in SYSTEMS else None
+    procedure = commands.table_procedure(campaign, key) if campaign.system in SYSTEMS else None
     if procedure is None:
         raise Http404
     return procedure

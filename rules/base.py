@@ -860,6 +860,29 @@ class FightRules(SheetRules, Protocol):
         """The damage each of the ``count`` NPCs (in the order given) takes from a ``pc_attack_on_npcs`` roll."""
         return [0] * count
 
+    # --- a mixed table (issue 42): a fighter of another system, whose stat block or sheet these rules cannot read
+
+    def npc_stand_in(self) -> dict[str, Any]:
+        """How these rules see a combatant of another system: a stat block of ``npc_fields``. A PC of this system
+        attacking another system's NPC rolls against it (``npc_target_params``, ``pc_attack_on_npcs``), and the NPC's
+        own rules take its armour off what lands; this system's NPC attacking another system's PC hits it
+        (``npc_attack_outside``). So its armour takes nothing off: the target's own rules do. Default: each field's
+        default (every system's NPC fields default to no armour)."""
+        return {p.name: p.default for p in self.npc_fields()}
+
+    def npc_attack_outside(self, result: RollResult) -> AttackHarm | None:
+        """What an NPC's roll (``npc_roll``) does to a PC of another system, whose sheet these rules cannot read:
+        whether it lands against ``npc_stand_in`` and the damage before the target's armour, which the target's own
+        rules take off (``harm_from_outside``). ``AttackHarm.params`` is left empty. None: the roll is no attack,
+        or the GM applies it by hand (the default)."""
+        return None
+
+    def harm_from_outside(self, amount: int) -> dict[str, Any] | None:
+        """The inputs of this system's own harm procedure (``HARM_PROCEDURES``) for ``amount`` damage from a blow
+        another system's rules rolled (an NPC of another system at a mixed table): its armour, criticals and what
+        comes past 0 stay this system's. None (the default): the GM takes it off the sheet by hand."""
+        return None
+
 
 @runtime_checkable
 class GameSystem(

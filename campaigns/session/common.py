@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 
 from campaigns.conditions import refresh_conditions
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Npc
 from campaigns.services import CampaignError, lock_campaign_row
 from characters import locking
 from characters.models import Character
@@ -29,6 +29,32 @@ def table_system(campaign: Campaign) -> rules_base.GameSystem:
     if system is None:
         raise CampaignError(f"{campaign.system_name} cannot be played at a Lantern table yet.")
     return system
+
+
+class NotPlayedHere(CampaignError):
+    """A system the table does not play, named in a request (an NPC's stat block): bad input, a 400."""
+
+    status = 400
+
+
+def npc_rules(campaign: Campaign, npc: Npc) -> rules_base.GameSystem:
+    """The rules an NPC's stat block, damage and rolls follow: its own system at a mixed table (``Npc.system``),
+    else the table's."""
+    system = SYSTEMS.get(npc.system_of(campaign))
+    if system is None:
+        raise CampaignError(f"{npc.name}'s rules cannot be played at a Lantern table.")
+    return system
+
+
+def chosen_npc_system(campaign: Campaign, key: str) -> tuple[str, rules_base.GameSystem]:
+    """The system the GM picked for a new NPC (blank: the table's home system), as ``Npc.system`` stores it (blank
+    for the home system) and its rules; a system the table does not play is refused with a sentence."""
+    key = key or campaign.system
+    system = SYSTEMS.get(key)
+    if system is None or not campaign.plays(key):
+        named = system.name if system is not None else repr(key[:40])
+        raise NotPlayedHere(f"This table does not play {named}: pick a system it plays for the NPC.")
+    return ("" if key == campaign.system else key), system
 
 
 def table_in_order(campaign: Campaign) -> list[Character]:

@@ -13,14 +13,21 @@ from accounts.names import clean_name
 from campaigns.announce import SHEET_FIGHT
 from campaigns.models import Campaign, Encounter, FightHit, Npc, RollRequest
 from campaigns.services import CLOCK_LIMIT, CampaignError, TableWritten, written
-from campaigns.session.common import lock_campaign, on_every_sheet, refresh_table_conditions, table_system
+from campaigns.session.common import (
+    chosen_npc_system,
+    lock_campaign,
+    npc_rules,
+    on_every_sheet,
+    refresh_table_conditions,
+    table_system,
+)
 from campaigns.session.requests import request_create
 from characters import locking
 from characters.models import Character, Roll
 from characters.services import character_roll, store_free_roll
 from live.events import ClockMoved, FightChanged, HitLanded
 from live.journal import record
-from rules import RulesError, dice, system_for
+from rules import SYSTEMS, RulesError, dice, system_for
 from rules import base as rules_base
 from rules.dice import RandomSource
 
@@ -129,24 +136,34 @@ def encounter_start(*, campaign_id: int, name: str, by: User, rng: RandomSource 
 
 @transaction.atomic
 def npc_add(
-    *, campaign_id: int, name: str, stats: Mapping[str, Any], to_encounter: bool = True, keep: bool = False
+    *,
+    campaign_id: int,
+    name: str,
+    stats: Mapping[str, Any],
+    to_encounter: bool = True,
+    keep: bool = False,
+    system: str = "",
 ) -> TableWritten:
     """An NPC into the running fight (``to_encounter``) and/or onto the campaign's saved list (``keep``); the row
-    is the NPC made (the fight's when both)."""
+    is the NPC made (the fight's when both). ``system``: whose stat block it carries at a mixed table (blank: the
+    table's home system); a system the table does not play is refused and nothing is made."""
     campaign = lock_campaign(campaign_id)
-    system = table_system(campaign)
-    cleaned, block = clean_npc(system, name, stats)
+    table_system(campaign)
+    own, rules = chosen_npc_system(campaign, system)
+    cleaned, block = clean_npc(rules, name, stats)
     made = None
     if keep:
         if campaign.npcs.filter(encounter__isnull=True).count() >= NPCS_MAX:
             raise CampaignError(f"The saved list holds {NPCS_MAX} NPCs at most: remove one first.")
-        made = Npc.objects.create(campaign=campaign, name=cleaned, stats=block, start=block)
+        made = Npc.objects.create(campaign=campaign, name=cleaned, system=own, stats=block, start=block)
     if to_encounter:
         encounter = _active(campaign)
         if encounter.npcs.count() >= NPCS_MAX:
             raise CampaignError(f"An encounter holds {NPCS_MAX} NPCs at most.")
         name = _numbered(encounter, cleaned)
-        made = Npc.objects.create(campaign=campaign, encounter=encounter, name=name, stats=block, start=block)
+        made = Npc.objects.create(
+            campaign=campaign, encounter=encounter, name=name, system=own, stats=block, start=block
+        )
     if made is None:
         raise CampaignError("Add the NPC to the fight, to the saved list, or both.")
     return written(campaign, publish_fight(campaign.pk), made)
@@ -179,7 +196,7 @@ def npc_bring(*, campaign_id: int, saved_id: int) -> TableWritten:
     saved = campaign.npcs.filter(pk=saved_id, encounter__isnull=True).first()
     if saved is None:
         raise CampaignError("That NPC is not on this campaign's saved list.")
-    return npc_add(campaign_id=campaign.pk, name=saved.name, stats=saved.stats)
+    return npc_add(campaign_id=campaign.pk, name=saved.name, stats=saved.stats, system=saved.system)
 
 
 def _npc(campaign: Campaign, npc_id: int) -> Npc:
@@ -203,8 +220,8 @@ def npc_damage(
     """Damage typed at the table: the rules' new stats, prompts, and any dice they roll at that moment (Fell's
     critical harm test), logged as the GM's. The row is the rules' ``NpcHarm``."""
     campaign = lock_campaign(campaign_id, roller=by)
-    system = table_system(campaign)
     npc = _npc(campaign, npc_id)
+    system = npc_rules(campaign, npc)
     if not 0 <= amount <= 10_000:
         raise CampaignError("Damage is a whole number from 0 to 10000.")
     harm = system.npc_damage(npc.stats, npc.start, amount, ignore_armour, rng or dice.system_random())
@@ -249,19 +266,26 @@ def npc_roll(
     (rules.base.HARM_PROCEDURES), rolled by the GM (who may edit every sheet) and named as the NPC's: the
     sheet's history undoes it like any change. The row is an ``NpcRolled``."""
     campaign = lock_campaign(campaign_id, roller=by)
-    system = table_system(campaign)
+    table_system(campaign)
     target = _target(campaign, target_id)  # characters before NPCs: the app's lock order
     npc = _npc(campaign, npc_id)
+    system = npc_rules(campaign, npc)
     label = system.npc_rolls().get(key)
     if label is None:
         raise CampaignError(f"{system.name} has no NPC roll called {key!r}.")
     stats = dict(npc.stats)
     sheet = target.checked_sheet() if target is not None else None
+    # A target of another system (a mixed table): the NPC's rules cannot read its sheet, so they roll against
+    # their stand-in (GameSystem.npc_attack_outside) and the damage lands by the target's own rules (``_land``).
+    stranger = target is not None and target.system != npc.system_of(campaign)
     harms: list[rules_base.AttackHarm | None] = []
 
     def make(rng: RandomSource) -> rules_base.RollResult:
-        result = system.npc_roll_at(key, stats, sheet, rng)
-        harm = system.npc_attack_harm(result, sheet) if target is not None and sheet is not None else None
+        result = system.npc_roll_at(key, stats, None if stranger else sheet, rng)
+        if stranger:
+            harm = system.npc_attack_outside(result)
+        else:
+            harm = system.npc_attack_harm(result, sheet) if target is not None and sheet is not None else None
         if target is None or harm is None:  # no target, or a roll that is no attack (morale): nobody is named
             return replace(result, label=f"{npc.name}: {result.label}"[:200])
         harms.append(harm)
@@ -290,7 +314,9 @@ def npc_roll(
         npc.prompt = f"{npc.name} is out of the fight."
         changed += ["defeated", "prompt"]
     harm = harms[0] if harms else None
-    harm_roll = _land(target, harm, npc, visibility, by) if target is not None and harm is not None else None
+    harm_roll = (
+        _land(target, harm, npc, visibility, by, outside=stranger) if target is not None and harm is not None else None
+    )
     if target is not None and harm is not None and harm.lands and npc.encounter_id is not None:
         _remember_hit(npc.encounter_id, target.pk, f"{npc.name} hit you for {harm.amount}")
         change = harm_roll.changes.filter(character=target).order_by("pk").first() if harm_roll else None
@@ -339,9 +365,12 @@ def pc_attack_npcs(
     """A PC's attack on NPCs of the running fight (several at once: an area attack), rolled on the character's
     sheet through the sheet's own procedure (its costs and history, rules.base ``pc_attack_on_npcs``) against the
     NPCs' Armor and statuses; what each NPC takes comes off its stat block as typed damage would. The row is a
-    ``NpcsAttacked``."""
+    ``NpcsAttacked``.
+
+    At a mixed table the attack is the character's own system's, and an NPC of another system stands in its rules
+    as their ``npc_stand_in`` (no armour); what lands comes off the NPC by its own rules, its armour with it."""
     campaign = lock_campaign(campaign_id, roller=by)
-    system = table_system(campaign)
+    table_system(campaign)
     if visibility == Roll.Visibility.BLIND:
         raise CampaignError("An attack on the fight's NPCs is seen by the table: choose Everyone or the GM.")
     character = _target(campaign, character_id)  # characters before NPCs: the app's lock order
@@ -354,7 +383,10 @@ def pc_attack_npcs(
     if len(found) != len(wanted):
         raise CampaignError("Pick NPCs that are still in this fight.")
     npcs = [found[i] for i in wanted]
-    asked = system.pc_attack_on_npcs([(n.stats, [s["name"] for s in n.statuses]) for n in npcs], choices)
+    system = system_for(character.system)
+    stand_in = system.npc_stand_in()
+    seen = [(n.stats if _kin(campaign, n, character) else stand_in, [s["name"] for s in n.statuses]) for n in npcs]
+    asked = system.pc_attack_on_npcs(seen, choices)
     if asked is None:
         raise CampaignError(f"{system.name}'s sheets have no attack on the tracker's NPCs: type the damage.")
     procedure, params = asked
@@ -379,8 +411,9 @@ def pc_attack_npcs(
         if amount <= 0:
             continue
         before, defeated_before = dict(npc.stats), npc.defeated
-        harm = system.npc_damage(npc.stats, npc.start, amount, False, rng or dice.system_random())
-        _, npc.stats = clean_npc(system, npc.name, harm.stats)
+        own = npc_rules(campaign, npc)
+        harm = own.npc_damage(npc.stats, npc.start, amount, False, rng or dice.system_random())
+        _, npc.stats = clean_npc(own, npc.name, harm.stats)
         words = [f"{character.name}: {harm.words}"]
         if harm.defeated and not npc.defeated:
             words.append(f"{npc.name} is defeated.")
@@ -401,6 +434,11 @@ def pc_attack_npcs(
     return written(campaign, ("rolls",) + publish_fight(campaign.pk), NpcsAttacked(done.row, tuple(dealt)))
 
 
+def _kin(campaign: Campaign, npc: Npc, character: Character) -> bool:
+    """The NPC's stat block is of the character's own system (its rules read it as it is)."""
+    return npc.system_of(campaign) == character.system
+
+
 def _remember_hit(encounter_id: int, character_id: int, words: str) -> None:
     encounter = Encounter.objects.select_for_update().get(pk=encounter_id)
     encounter.hits = {**encounter.hits, str(character_id): words[:200]}
@@ -416,21 +454,26 @@ def _target(campaign: Campaign, target_id: int | None) -> Character | None:
     return target
 
 
-def _land(target: Character, harm: rules_base.AttackHarm, npc: Npc, visibility: str, by: User) -> Roll | None:
+def _land(
+    target: Character, harm: rules_base.AttackHarm, npc: Npc, visibility: str, by: User, *, outside: bool = False
+) -> Roll | None:
     """What landed goes to the target's sheet through its own harm procedure, named as the NPC's hit. A system
-    with no such procedure leaves the number to the GM (the NPC's prompt says so)."""
+    with no such procedure leaves the number to the GM (the NPC's prompt says so). ``outside``: the NPC is of
+    another system, so the target's rules say what the damage comes in as (GameSystem.harm_from_outside)."""
     if not harm.lands:
         return None
-    procedures = system_for(target.system).procedures()
+    rules = system_for(target.system)
+    procedures = rules.procedures()
     key = next((k for k in rules_base.HARM_PROCEDURES if k in procedures), None)
-    if key is None:
+    params = rules.harm_from_outside(harm.amount) if outside else dict(harm.params)
+    if key is None or params is None:
         npc.prompt = f"{target.name}'s rules take no damage from here: take {harm.amount} off their sheet by hand."
         return None
     try:
         done = character_roll(
             character_id=target.pk,
             procedure=key,
-            params=dict(harm.params),
+            params=params,
             by=by,
             visibility=visibility,
             cause=f"{npc.name} hits {target.name}",
@@ -537,10 +580,17 @@ def encounter_end(*, campaign_id: int, by: User, rng: RandomSource | None = None
     regions = refresh_table_conditions(campaign)  # no fight now; the lights may have burnt out
     asked = None
     procedure = system.end_of_combat()
-    pcs = list(campaign.characters.values_list("pk", flat=True))
+    # The home system's end-of-combat roll, asked of the PCs whose own rules roll it (at a mixed table, a PC of
+    # another system is not asked for a roll its sheet does not have).
+    pcs = [pk for pk, key in campaign.characters.values_list("pk", "system") if _ends_with(key, procedure)]
     if procedure is not None and pcs:
         made = request_create(
             campaign_id=campaign.pk, procedure=procedure, fixed={}, character_ids=pcs, minutes=60, by=by
         )
         asked, regions = made.row, regions + tuple(made.regions)
     return written(campaign, regions + publish_fight(campaign.pk), FightEnded(encounter, minutes, asked))
+
+
+def _ends_with(system_key: str, procedure: str | None) -> bool:
+    rules = SYSTEMS.get(system_key)
+    return procedure is not None and rules is not None and rules.end_of_combat() == procedure

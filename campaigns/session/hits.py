@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from campaigns.models import Campaign, Encounter, FightHit, Membership, Npc
 from campaigns.services import CampaignError, TableWritten, written
-from campaigns.session.common import lock_campaign, table_system
+from campaigns.session.common import lock_campaign, npc_rules, table_system
 from campaigns.session.encounters import harm_npc, publish_fight
 from characters import locking
 from characters.models import Change, Character, Roll
@@ -29,7 +29,7 @@ from characters.services import roll_void as characters_roll_void
 from characters.services.rolls import bump_roll, roll_lock_ids
 from characters.services.writes import Written
 from rules import base as rules_base
-from rules import dice
+from rules import dice, system_for
 from rules.dice import RandomSource
 
 UNDO_REASON = "Undone from the GM's table"
@@ -51,18 +51,29 @@ def target_params(character: Character, procedure: str, npc_id: int, params: Map
     CampaignError with the sentence to show when the NPC is no target of this roll."""
     campaign = character.campaign
     system = table_system(campaign) if campaign is not None else None
+    system = system_for(character.system) if system is not None else None  # the attack is the sheet's own
     if campaign is None or system is None or procedure not in system.npc_target_procedures():
         raise CampaignError("That roll can't target an NPC.")
     npc = Npc.objects.filter(pk=npc_id, campaign=campaign, encounter__active=True).first()
     if npc is None:
         raise CampaignError("That NPC is not in this table's running fight: pick another target.")
-    return _with_target(system, procedure, npc, params)
+    return _with_target(system, procedure, npc, params, _stats_seen(campaign, npc, character))
 
 
-def _with_target(system, procedure: str, npc: Npc, params: Mapping[str, Any]) -> dict[str, Any]:
+def _stats_seen(campaign: Campaign, npc: Npc, character: Character) -> Mapping[str, Any]:
+    """The NPC as the attacker's rules read it: its stat block when it is of their system, else their stand-in
+    (GameSystem.npc_stand_in: no armour there; the NPC's own rules take its armour off what lands)."""
+    if npc.system_of(campaign) == character.system:
+        return npc.stats
+    return system_for(character.system).npc_stand_in()
+
+
+def _with_target(
+    system, procedure: str, npc: Npc, params: Mapping[str, Any], stats: Mapping[str, Any]
+) -> dict[str, Any]:
     if npc.defeated:
         raise CampaignError(f"{npc.name} is already down: pick another target.")
-    fixed = system.npc_target_params(procedure, npc.stats)
+    fixed = system.npc_target_params(procedure, stats)
     for key, value in fixed.items():
         if value is None and params.get(key) not in (None, ""):  # a character named as the target too
             raise CampaignError(f"Pick one target: a character or {npc.name}.")
@@ -94,11 +105,12 @@ def pc_attack(
     if found[0] is None:
         raise CampaignError("Only a character at a table attacks the NPCs of its fight.")
     campaign = lock_campaign(found[0], roller=by)  # the app's one order: roller, campaign, characters, NPCs
-    system = table_system(campaign)
+    table_system(campaign)
     locked = locking.lock_characters(roll_lock_ids(character_id, procedure, params))
     character = locked.get(character_id)
     if character is None:
         raise locking.Gone("That character is gone.")
+    system = system_for(character.system)  # the attack is the sheet's own; the NPC takes it by its own rules
     npc = Npc.objects.select_for_update().filter(pk=npc_id, campaign=campaign, encounter__active=True).first()
     if npc is None or procedure not in system.npc_target_procedures():
         raise CampaignError(
@@ -108,7 +120,10 @@ def pc_attack(
         )
     if visibility == Roll.Visibility.BLIND:
         raise CampaignError("An attack on an NPC changes the fight: it can't be blind.")
-    aimed = _with_target(system, procedure, npc, params)
+    aimed = _with_target(system, procedure, npc, params, _stats_seen(campaign, npc, character))
+    own = npc_rules(campaign, npc)
+    # a hit of another system's rules took no armour off (the stand-in has none): the NPC's own rules do
+    kin = own is system
     rng = rng or dice.system_random()
     before, defeated_before = dict(npc.stats), npc.defeated
     harms: list[rules_base.NpcHarm] = []
@@ -117,7 +132,7 @@ def pc_attack(
         """The NPC's harm worked out from what hit (pure: saved once the roll is stored), in the log line."""
         stats = dict(npc.stats)
         for hit in system.hits_on_npc(result):
-            harm = system.npc_damage(stats, npc.start, max(0, hit.amount), hit.ignore_armour, rng)
+            harm = own.npc_damage(stats, npc.start, max(0, hit.amount), hit.ignore_armour and kin, rng)
             harms.append(harm)
             stats = dict(harm.stats)
         dealt = sum(h.dealt for h in harms)
@@ -138,7 +153,7 @@ def pc_attack(
         shape=on_npc,
     )
     for harm in harms:
-        harm_npc(campaign, system, npc, harm, by=by, visibility=visibility)
+        harm_npc(campaign, own, npc, harm, by=by, visibility=visibility)
     dealt = sum(h.dealt for h in harms)
     hit = None
     encounter_id = npc.encounter_id
@@ -190,7 +205,7 @@ def hit_undo(*, campaign_id: int, hit_id: int, by: User) -> TableWritten:
     if not gm and (row is None or not characters_editable_by(by).filter(pk=row).exists()):
         raise CampaignError("Only the GM undoes that hit.")
     campaign = lock_campaign(campaign_id, roller=by)
-    system = table_system(campaign)
+    table_system(campaign)
     if row is not None:
         locking.lock_characters([row])
     hit = FightHit.objects.select_for_update().get(pk=hit_id)
@@ -203,7 +218,7 @@ def hit_undo(*, campaign_id: int, hit_id: int, by: User) -> TableWritten:
         sheet_change_revert(character_id=hit.character_id, change_id=hit.change_id, by=by, reason=UNDO_REASON)
         _remember(hit.encounter_id, str(hit.character_id), None)
     else:
-        _npc_hit_back(system, hit, by)
+        _npc_hit_back(campaign, hit, by)
         roll = Roll.objects.select_for_update().filter(pk=hit.roll_id or 0, undone=False).first()
         if roll is not None:  # its line in every log says so
             roll.undone = True
@@ -215,12 +230,13 @@ def hit_undo(*, campaign_id: int, hit_id: int, by: User) -> TableWritten:
     return written(campaign, regions + publish_fight(campaign.pk), hit)
 
 
-def _npc_hit_back(system, hit: FightHit, by: User) -> str:
+def _npc_hit_back(campaign: Campaign, hit: FightHit, by: User) -> str:
     """A PC's hit on an NPC taken back (the hit locked, its NPC locked here, after the characters): the NPC gets
     back what it took, the hit leaves the Undo list, its attacker's sheet no longer tells it. What the NPC has
     now, in words ("Goblin 1: Stamina 4")."""
     assert hit.npc_id is not None  # a hit is on a character or on an NPC
     npc = Npc.objects.select_for_update().get(pk=hit.npc_id)
+    system = npc_rules(campaign, npc)  # the NPC's own stat block: its bounds, its track
     _give_back(system, npc, hit)
     hit.undone_at, hit.undone_by = timezone.now(), by
     hit.save(update_fields=["undone_at", "undone_by"])
@@ -286,9 +302,9 @@ def change_revert(*, character_id: int, change_id: int, by: User, reason: str, e
 def _hits_back(campaign: Campaign | None, roll_id: int, by: User) -> list[str]:
     if campaign is None:
         return []
-    system = table_system(campaign)
+    table_system(campaign)
     hits = list(FightHit.objects.select_for_update().filter(pk__in=[h.pk for h in pending_npc_hits(roll_id)]))
-    words = [_npc_hit_back(system, hit, by) for hit in sorted(hits, key=lambda h: h.pk)]
+    words = [_npc_hit_back(campaign, hit, by) for hit in sorted(hits, key=lambda h: h.pk)]
     if words:
         publish_fight(campaign.pk)
     return words

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 from campaigns import commands
 from campaigns.models import Campaign
 from campaigns.selectors import campaigns_of, membership_of
-from campaigns.session_view import encounter_context
+from campaigns.session_view import encounter_context, npc_forms
 from campaigns.session_views.common import gm_campaign, gm_write
 from characters.forms import plain_inputs
 from core.htmx import HtmxHttpRequest
@@ -30,7 +30,7 @@ def _encounter_answer(request, campaign: Campaign, error: str = "", form=None) -
     assert membership is not None  # gm_campaign() let only the GM in
     context = {**encounter_context(request, campaign, membership), "error": error, "error_region": "encounter"}
     if form is not None:
-        context["npc_form"] = form
+        context["npc_forms"] = npc_forms(campaign, form)
     return render(request, "campaigns/_session.html#encounter", context, status=422 if error else 200)
 
 

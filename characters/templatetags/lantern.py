@@ -216,7 +216,7 @@ def roll_line(context, roll) -> SafeString:
 
     A blind roll shows its result only to the GM (``roll_view``); a voided one is struck through with who voided
     it and why; one rolled by hand, undone from the history or waiting for the GM to apply says so."""
-    # The words of the roll's own character's system (a mixed table's rolls, issue 42); the page's for the GM's own.
+    # A character's roll reads in its own system's words (a mixed table's log holds several), the GM's in the page's.
     system_id = roll.character.system if roll.character_id else context.get("system_id", "")
     view = roll_view(context, roll)
     # The character who rolled, else the GM (or whoever rolled outside a character).

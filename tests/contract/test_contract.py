@@ -30,6 +30,7 @@ from rules.base import (
     BOTH,
     CHECKBOX_ON,
     ENEMIES,
+    HARM_PROCEDURES,
     PARTY_ACTS,
     SIDES,
     WORLD,
@@ -272,6 +273,38 @@ def test_a_pcs_attack_on_an_npc_is_against_its_stats_and_its_hits_keep_the_block
                 assert check_params(_NpcBlock(fields), None, block) == block
                 hits += 1
         assert hits, f"{key}: 30 rolls against a default NPC and not one hit"
+
+
+def test_a_fighter_of_another_system_meets_the_stand_in_and_takes_harm_by_its_own_rules(system, hero):
+    """GameSystem.npc_stand_in, npc_attack_outside and harm_from_outside (issue 42, a mixed table): the stand-in is
+    a stat block the system's NPC fields accept, that its PC attacks may aim at; an NPC's roll against a PC of
+    another system lands for whole damage (or misses for none); and what another system's blow asks of this
+    system's own harm procedure are that procedure's inputs, which leave the sheet valid."""
+    fields = system.npc_fields()
+    stand_in = system.npc_stand_in()
+    assert check_params(_NpcBlock(fields), None, stand_in) == stand_in
+    sheet = hero.checked_sheet()
+    for key in system.npc_target_procedures():
+        fixed = system.npc_target_params(key, stand_in)
+        check_params(system.procedures()[key], sheet, {k: v for k, v in fixed.items() if v is not None})
+    for key in system.npc_rolls():
+        for seed in range(20):
+            harm = system.npc_attack_outside(system.npc_roll(key, stand_in, random.Random(seed)))
+            if harm is not None:
+                assert isinstance(harm.amount, int) and harm.amount >= 0 and harm.words
+                assert harm.lands or harm.amount == 0
+    procedures = system.procedures()
+    harm_key = next((k for k in HARM_PROCEDURES if k in procedures), None)
+    for amount in (0, 1, 3, 12):
+        params = system.harm_from_outside(amount)
+        if params is None:
+            continue
+        assert harm_key is not None, "harm from outside asks for a harm procedure the system does not have"
+        procedure = procedures[harm_key]
+        checked = check_params(procedure, sheet, params)
+        result = procedure.roll(sheet, checked, random.Random(amount))
+        if result.state is not None:
+            system.validate_state(result.state)
 
 
 def test_a_system_that_says_it_attacks_no_npcs_offers_no_attack_on_them(system):

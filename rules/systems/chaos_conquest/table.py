@@ -246,3 +246,17 @@ def what_if(condition: str, sheet: Sheet, params: Mapping[str, Any]) -> tuple[Sh
     """Seed 002, Saves: a save has no difficulty to step (it is rolled under the attribute); advantage and
     disadvantage are 2d20 keeping the best or the worst, and darkness puts saves at disadvantage (Light)."""
     return moved_what_if(condition, sheet, params, WHAT_IF_MOVES)
+
+
+def npc_attack_outside(result: RollResult) -> AttackHarm | None:
+    """Seed 002: an NPC's attack always lands for its damage die; a target of another system takes its own
+    armour off by its own rules (a critical's bypass is C&C's AV, which that sheet does not have)."""
+    if result.procedure != "attack" or result.total is None:
+        return None
+    critical = result.outcome == "critical"
+    return AttackHarm(True, result.total, f"{'a critical' if critical else 'hit'}, {result.total} damage")
+
+
+def harm_from_outside(amount: int) -> dict[str, Any]:
+    """Seed 002, Take damage: another system's blow comes in as an ordinary hit: AV off, no critical."""
+    return {"amount": amount, "armour": True, "critical": False}

@@ -87,9 +87,11 @@ from rules.systems.fell_draft.table import (
     TIME_UNITS,
     WHAT_IFS,
     advance_time,
+    harm_from_outside,
     hits_on_npc,
     light_level,
     npc_attack_harm,
+    npc_attack_outside,
     npc_damage,
     npc_roll,
     npc_target_params,
@@ -258,6 +260,8 @@ class FellDraft(GameSystem):
     npc_rolls = returns(NPC_ROLLS)
     npc_roll = staticmethod(npc_roll)
     npc_attack_harm = staticmethod(npc_attack_harm)
+    npc_attack_outside = staticmethod(npc_attack_outside)
+    harm_from_outside = staticmethod(harm_from_outside)
     npc_target_procedures = returns(NPC_TARGETS)
     npc_target_params = staticmethod(npc_target_params)
     hits_on_npc = staticmethod(hits_on_npc)

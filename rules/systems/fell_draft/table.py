@@ -237,3 +237,16 @@ def what_if(condition: str, sheet: Sheet, params: Mapping[str, Any]) -> tuple[Sh
     """Seed 000, Tasks and Tests: a test passes on a die meeting the DN, so a step harder is the DN one higher;
     an advantage or a disadvantage is one more (they cancel one for one)."""
     return moved_what_if(condition, sheet, params, WHAT_IF_MOVES)
+
+
+def npc_attack_outside(result: RollResult) -> AttackHarm | None:
+    """Seed 000, Combat: the steel die is the harm, whoever the target; one of another system takes its own
+    protection off by its own rules."""
+    if result.procedure != "attack" or result.total is None:
+        return None
+    return AttackHarm(True, result.total, f"hit, {result.total} harm")
+
+
+def harm_from_outside(amount: int) -> dict[str, Any]:
+    """Seed 000, Take harm: a blow another system's rules rolled comes in as one the GM rolled, protection off."""
+    return {"amount": amount, "armour": True}

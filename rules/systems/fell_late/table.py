@@ -347,3 +347,15 @@ def what_if(condition: str, sheet: Sheet, params: Mapping[str, Any]) -> tuple[Sh
     """Seed 001, Tests: a test passes on a die meeting the DN, so a step harder is the DN one higher; an
     advantage or a disadvantage is one more die (they cancel one for one)."""
     return moved_what_if(condition, sheet, params, WHAT_IF_MOVES)
+
+
+def npc_attack_outside(result: RollResult) -> AttackHarm | None:
+    """Seed 001, Attacks: attacks always land; the attack die is the harm before the target's own armour."""
+    if result.procedure != "attack" or result.total is None:
+        return None
+    return AttackHarm(True, result.total, f"hit, {result.total} harm")
+
+
+def harm_from_outside(amount: int) -> dict[str, Any]:
+    """Seed 001, Armor: harm from another system's blow comes in as any attack's, armour off, past HP critical."""
+    return {"amount": amount, "armour": True}

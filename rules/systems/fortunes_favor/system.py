@@ -77,8 +77,10 @@ from rules.systems.fortunes_favor.table import (
     advance_time,
     combat_order,
     group_result,
+    harm_from_outside,
     hits_on_npc,
     npc_attack_harm,
+    npc_attack_outside,
     npc_damage,
     npc_roll,
     npc_roll_at,
@@ -272,6 +274,8 @@ class FortunesFavor(GameSystem):
     npc_roll = staticmethod(npc_roll)
     npc_roll_at = staticmethod(npc_roll_at)
     npc_attack_harm = staticmethod(npc_attack_harm)
+    npc_attack_outside = staticmethod(npc_attack_outside)
+    harm_from_outside = staticmethod(harm_from_outside)
     npc_target_procedures = returns(NPC_TARGETS)
     npc_target_params = staticmethod(npc_target_params)
     hits_on_npc = staticmethod(hits_on_npc)

@@ -425,3 +425,24 @@ def what_if(condition: str, sheet: Sheet, params: Mapping[str, Any]) -> tuple[Sh
     """Seed 003, Tests: a difficulty step moves the Success and Failure points by 5 (an empty Failure point
     follows the Success point); Fortune's Favor and Misfortune roll a second d20 and keep the higher or lower."""
     return moved_what_if(condition, sheet, params, WHAT_IF_MOVES)
+
+
+def npc_attack_outside(result: RollResult) -> AttackHarm | None:
+    """Seed 003, Exchanges, against a target of another system, which has no Armor here: the stat block's
+    (``npc_stand_in``: Armor 12, Counter 7) stands in; a clean hit deals its damage, the target's own rules take
+    its armour off."""
+    if result.procedure not in NPC_ROLLS or result.total is None:
+        return None
+    stand_in = {p.name: p.default for p in NPC_FIELDS}
+    target_armor, target_counter = int(stand_in["armor"]), int(stand_in["counter"])
+    if result.outcome == "critical" or (result.outcome == "rolled" and result.total >= target_armor):
+        damage = int(result.details.get("damage", 0))
+        return AttackHarm(True, damage, f"{'a natural 20' if result.outcome == 'critical' else 'hit'}, {damage} damage")
+    if result.outcome == "rolled" and result.total >= target_counter:
+        return AttackHarm(False, 0, f"a Clash against Armor {target_armor}: no damage lands by itself")
+    return AttackHarm(False, 0, "countered" if result.outcome == "rolled" else "a natural 1, a miss")
+
+
+def harm_from_outside(amount: int) -> dict[str, Any]:
+    """Seed 003, Taking Damage: another system's blow is damage taken, nothing deflected."""
+    return {"damage": amount}

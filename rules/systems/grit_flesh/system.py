@@ -62,8 +62,10 @@ from rules.systems.grit_flesh.table import (
     TIME_UNITS,
     advance_time,
     combat_order,
+    harm_from_outside,
     hits_on_npc,
     npc_attack_harm,
+    npc_attack_outside,
     npc_damage,
     npc_roll,
     npc_target_params,
@@ -244,6 +246,8 @@ class GritFlesh(GameSystem):
     npc_rolls = returns(NPC_ROLLS)
     npc_roll = staticmethod(npc_roll)
     npc_attack_harm = staticmethod(npc_attack_harm)
+    npc_attack_outside = staticmethod(npc_attack_outside)
+    harm_from_outside = staticmethod(harm_from_outside)
     npc_target_procedures = returns(NPC_TARGETS)
     npc_target_params = staticmethod(npc_target_params)
     hits_on_npc = staticmethod(hits_on_npc)

@@ -280,3 +280,19 @@ def _helpers_weeks(hirelings: Sequence[Hireling], weeks: int, words: list[str]) 
             due = owed * int(helper.state.get("weekly", 0))
             words.append(f"{helper.name}: {owed} week{'s' if owed != 1 else ''} unpaid, {due} gp due.")
     return tuple(changed)
+
+
+def npc_attack_outside(result: RollResult) -> AttackHarm | None:
+    """Seed 004, Melee Attacks: against a target of another system, which has no AC here (``npc_stand_in``: AC
+    0), the attack lands unless it rolled over the monster's AV; the target's own rules take its armour off."""
+    if result.procedure != "attack" or result.total is None:
+        return None
+    if result.outcome == "miss":
+        return AttackHarm(False, 0, f"a miss (d20 {result.total})")
+    damage = int(result.details.get("damage", 0))
+    return AttackHarm(True, damage, f"{'a critical' if result.outcome == 'crit' else 'hit'}, {damage} damage")
+
+
+def harm_from_outside(amount: int) -> dict[str, Any]:
+    """Seed 004, Grit and Flesh: another system's blow comes off Grit first, as any hit that is no critical."""
+    return {"amount": amount, "to_flesh": False}

@@ -15,11 +15,12 @@ from campaigns.models import Membership
 from campaigns.services import campaign_create
 from characters.models import Character, Item, Roll
 from characters.services import character_create
+from rules import SYSTEMS
 from tests.browser.conftest import log_in, show_part
 
 PASSWORD = "lantern-light-42"
 HOME, OTHERS = "chaos-conquest", ("fell-draft", "fortunes-favor")
-GOBLIN = {"stamina": 8, "av": 0, "damage": "12", "ml": 9}  # a C&C goblin that hits hard
+GOBLIN = {"stamina": 8, "av": 0, "damage": "4", "ml": 9}  # a C&C goblin: it hurts, it does not kill
 
 
 def _mixed_table(django_user_model):
@@ -50,14 +51,14 @@ def _until(test, seconds: float = 15.0) -> None:
 
 
 def _hit_until_it_lands(gm_page, hero: Character) -> None:
-    goblin = gm_page.locator('#encounter [data-npc="Goblin 1"]')
+    goblin = gm_page.locator('#encounter [data-npc="Goblin"]')
     for _ in range(10):  # armour or a miss may stop a blow: attack again until one gets through
         state = Character.objects.get(pk=hero.pk).state
-        count = Roll.objects.filter(character=hero, label__startswith="Goblin 1 hits").count()
-        goblin.get_by_label("Goblin 1's target").select_option(label=hero.name)
-        goblin.get_by_role("button", name="Goblin 1: Attack", exact=True).click()
+        count = Roll.objects.filter(character=hero, label__startswith="Goblin hits").count()
+        goblin.get_by_label("Goblin's target").select_option(label=hero.name)
+        goblin.get_by_role("button", name="Goblin: Attack", exact=True).click()
         deadline = time.monotonic() + 5
-        while Roll.objects.filter(character=hero, label__startswith="Goblin 1 hits").count() == count:
+        while Roll.objects.filter(character=hero, label__startswith="Goblin hits").count() == count:
             if time.monotonic() > deadline:
                 break
             time.sleep(0.05)
@@ -115,4 +116,7 @@ def test_a_mixed_table_of_three_systems_through_a_fight_a_request_and_an_hour(ne
     _until(lambda: campaign.__class__.objects.get(pk=campaign.pk).game_minutes >= 60)
     for system, item_pk in lights.items():
         item = Item.objects.filter(pk=item_pk).first()  # the last torch of a stack burnt out is gone
+        if SYSTEMS[system].light_sources() is None:  # a system that burns no lights leaves its light as it was
+            assert item is not None and item.data == {"lit": True}, system
+            continue
         assert item is None or (item.data or {}).get("burned", 0) > 0 or not (item.data or {}).get("lit"), system

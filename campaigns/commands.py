@@ -19,10 +19,21 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from campaigns import session, stash
-from campaigns.forms import ClockForm, DamageForm, EncounterForm, NoteForm, StatusForm, fixed_from, npc_form, time_form
+from campaigns import services, session, stash
+from campaigns.forms import (
+    ClockForm,
+    CoGmForm,
+    DamageForm,
+    EncounterForm,
+    HandOverForm,
+    NoteForm,
+    StatusForm,
+    fixed_from,
+    npc_form,
+    time_form,
+)
 from campaigns.models import Campaign, ChronicleLine, Membership, PlaySession, RollRequest, RollRequestAnswer
-from campaigns.selectors import campaigns_of, campaigns_run_by, seats_of
+from campaigns.selectors import campaigns_of, campaigns_owned_by, campaigns_run_by, seats_of
 from campaigns.services import CampaignError, TableWritten, campaign_move_clock, written
 from campaigns.session import hits
 from campaigns.session_view import request_form_for
@@ -60,6 +71,36 @@ def gm_table(by: User, campaign_id: int) -> Campaign:
     if campaign is None:
         raise NotHere(NO_CAMPAIGN)
     return campaign
+
+
+def owned_table(by: User, campaign_id: int) -> Campaign:
+    """The campaign, if ``by`` owns it: who names co-GMs and hands the table over. A co-GM hears a sentence (they
+    see the table); anyone else, that there is no campaign here."""
+    campaign = gm_table(by, campaign_id)
+    if not campaigns_owned_by(by).filter(pk=campaign.pk).exists():
+        raise NotTheGm("Only the table's owner names co-GMs or hands the table over.")
+    return campaign
+
+
+def set_co_gm(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    """{"user_id": n, "co_gm": true}: the owner names a member co-GM (false: a player again)."""
+    campaign = owned_table(by, campaign_id)
+    data = valid_form(CoGmForm(data=_form_data(inputs)))
+    return services.campaign_set_co_gm(campaign=campaign, user_id=data["user_id"], co_gm=data["co_gm"], by=by)
+
+
+def hand_over(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    """{"user_id": n, "stay": "cogm" | "player"}: the owner hands the table to a member and keeps that seat."""
+    campaign = owned_table(by, campaign_id)
+    data = valid_form(HandOverForm(data=_form_data(inputs)))
+    return services.campaign_transfer_gm(
+        campaign=campaign, to_user_id=data["user_id"], old_owner_stays=data["stay"], by=by
+    )
+
+
+def _form_data(inputs: Inputs) -> dict[str, str]:
+    """JSON's true/false/number as a form's fields (an unticked box: absent)."""
+    return {name: _word(inputs, name) for name in inputs if _word(inputs, name) != ""}
 
 
 def system_of(campaign: Campaign) -> rules_base.GameSystem:

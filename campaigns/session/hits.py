@@ -16,7 +16,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from campaigns.models import Campaign, Encounter, FightHit, Membership, Npc
+from campaigns.models import GM_ROLES, Campaign, Encounter, FightHit, Membership, Npc
 from campaigns.services import CampaignError, TableWritten, written
 from campaigns.session.common import lock_campaign, table_system
 from campaigns.session.encounters import harm_npc, publish_fight
@@ -186,7 +186,7 @@ def hit_undo(*, campaign_id: int, hit_id: int, by: User) -> TableWritten:
     if found is None:
         raise CampaignError("That hit is not in this table's fights.")
     row = found[0]  # the character an NPC hit, or None: a PC's hit on an NPC
-    gm = Membership.objects.filter(campaign_id=campaign_id, user=by, role=Membership.Role.GM).exists()
+    gm = Membership.objects.filter(campaign_id=campaign_id, user=by, role__in=GM_ROLES).exists()
     if not gm and (row is None or not characters_editable_by(by).filter(pk=row).exists()):
         raise CampaignError("Only the GM undoes that hit.")
     campaign = lock_campaign(campaign_id, roller=by)

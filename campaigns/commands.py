@@ -40,9 +40,10 @@ from campaigns.session_view import request_form_for
 from campaigns.table import Card, party_cards
 from characters.commands import NotHere, editable, read_inputs
 from characters.forms import first_error
-from characters.models import Item, Roll
+from characters.models import Character, Item, Roll
 from characters.selectors import Seat, character_for
 from characters.services import store_free_roll
+from core.converters import MAX_ID
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
 from rules.errors import Refusal
@@ -395,11 +396,30 @@ def table_seat(user, campaign_id: int) -> Membership:
     return seat
 
 
-def start_session(user: User, campaign_id: int) -> PlaySession:
-    """The GM starts a session at their table."""
+def start_session(user: User, campaign_id: int, inputs: Inputs = NOTHING) -> PlaySession:
+    """One of the table's GMs starts a session: {"present": [character ids], "gm": user id}, both optional (the
+    whole roster; the one who starts it). The page's form says "picked" too: its roster's ticks, even none."""
     if not table_seat(user, campaign_id).is_gm:
         raise NotTheGm("Only the GM starts a session.")
-    return session.session_start(campaign_id=campaign_id, by=user).row
+    present = None
+    if "present" in inputs or _ticked(inputs, "picked"):
+        present = _ids(inputs.get("present"), "Pick who is here from the characters at this table.")
+        if not present and Character.objects.filter(campaign_id=campaign_id).exists():
+            raise CampaignError("Tick who is here: at least one character.")
+    gm = _ids(inputs.get("gm"), "A session is run by one of the table's GMs.")
+    return session.session_start(campaign_id=campaign_id, by=user, present=present, gm_id=gm[-1] if gm else None).row
+
+
+def _ids(value: Any, refusal: str) -> list[int]:
+    """An input of ids (one, or a list; JSON's numbers or a form's words), each a row's id, or the refusal."""
+    values = value if isinstance(value, list) else [] if value in (None, "") else [value]
+    try:
+        ids = [int(each) for each in values if not isinstance(each, bool)]
+    except (TypeError, ValueError):
+        raise CampaignError(refusal) from None
+    if len(ids) != len(values) or any(not 1 <= each <= MAX_ID for each in ids):
+        raise CampaignError(refusal)
+    return ids
 
 
 def end_session(user: User, campaign_id: int, *, summary: str = "") -> PlaySession:
@@ -420,7 +440,7 @@ def write_summary(user: User, campaign_id: int, number: int, *, text: str) -> Pl
 def play_session(user, campaign_id: int, number: int) -> tuple[Membership, PlaySession]:
     """One session of a table the user sits at (else: none here)."""
     seat = table_seat(user, campaign_id)
-    found = PlaySession.objects.filter(campaign_id=campaign_id, number=number).first()
+    found = PlaySession.objects.filter(campaign_id=campaign_id, number=number).select_related("gm").first()
     if found is None:
         raise NotHere("No such session at this table.")
     return seat, found

@@ -154,7 +154,7 @@ def move_clock(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
     data = form.cleaned_data
     if data["action"] == "next_turn":
         return session.encounter_next_turn(campaign_id=campaign.pk, by=by)
-    return campaign_move_clock(campaign_id=campaign.pk, action=data["action"], minutes=data["minutes"] or 0)
+    return campaign_move_clock(campaign_id=campaign.pk, action=data["action"], minutes=data["minutes"] or 0, by=by)
 
 
 def advance_time(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
@@ -172,7 +172,7 @@ def set_daylight(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
     choice = ("1" if raw else "0") if isinstance(raw, bool) else _word(inputs, "daylight")
     if choice not in ("0", "1"):
         raise CampaignError("Say whether the party is in daylight or in the dark.")
-    return session.set_daylight(campaign_id=campaign.pk, daylight=choice == "1")
+    return session.set_daylight(campaign_id=campaign.pk, daylight=choice == "1", by=by)
 
 
 # --- the fight: its rounds, its NPCs, the PCs' attacks on them ---------------------------------------
@@ -213,7 +213,9 @@ def add_npc(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
     stats = {p.name: data[p.name] for p in system.npc_fields()}
     fighting = campaign.encounters.filter(active=True).exists()
     keep = data["keep"] or not fighting
-    return session.npc_add(campaign_id=campaign.pk, name=data["name"], stats=stats, to_encounter=fighting, keep=keep)
+    return session.npc_add(
+        campaign_id=campaign.pk, name=data["name"], stats=stats, to_encounter=fighting, keep=keep, by=by
+    )
 
 
 def attack_npcs(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
@@ -256,18 +258,18 @@ def npc_status(campaign_id: int, npc_id: int, *, inputs: Inputs, by: User) -> Ta
     """{"name": <the status>, "rounds": n}."""
     campaign = gm_table(by, campaign_id)
     data = valid_form(StatusForm(data=inputs))
-    return session.npc_status(campaign_id=campaign.pk, npc_id=npc_id, name=data["name"], rounds=data["rounds"])
+    return session.npc_status(campaign_id=campaign.pk, npc_id=npc_id, name=data["name"], rounds=data["rounds"], by=by)
 
 
 def remove_npc(campaign_id: int, npc_id: int, *, inputs: Inputs, by: User) -> TableWritten:
     campaign = gm_table(by, campaign_id)
-    return session.npc_remove(campaign_id=campaign.pk, npc_id=npc_id)
+    return session.npc_remove(campaign_id=campaign.pk, npc_id=npc_id, by=by)
 
 
 def bring_npc(campaign_id: int, npc_id: int, *, inputs: Inputs, by: User) -> TableWritten:
     """A fresh copy of the saved NPC ``npc_id`` joins the running fight."""
     campaign = gm_table(by, campaign_id)
-    return session.npc_bring(campaign_id=campaign.pk, saved_id=npc_id)
+    return session.npc_bring(campaign_id=campaign.pk, saved_id=npc_id, by=by)
 
 
 def npc_roll(campaign_id: int, npc_id: int, *, inputs: Inputs, by: User) -> TableWritten:
@@ -352,7 +354,7 @@ def ask_roll(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
 
 def cancel_request(campaign_id: int, request_id: int, *, inputs: Inputs = NOTHING, by: User) -> TableWritten:
     campaign = gm_table(by, campaign_id)
-    return session.request_cancel(request_id=request_id, campaign_id=campaign.pk)
+    return session.request_cancel(request_id=request_id, campaign_id=campaign.pk, by=by)
 
 
 def answer_request(seat: Seat, *, request_id: int, inputs: Inputs, by: User, hand: str = "") -> TableWritten:
@@ -576,13 +578,13 @@ def save_note(campaign_id: int, character_id: int | None = None, *, inputs: Inpu
     """The GM's private note ({"text"}): on the campaign, or on one character at the table."""
     campaign = gm_table(by, campaign_id)
     text = valid_form(NoteForm(data=inputs))["text"]
-    return session.note_save(campaign_id=campaign.pk, character_id=character_id, text=text)
+    return session.note_save(campaign_id=campaign.pk, character_id=character_id, text=text, by=by)
 
 
 def save_summary(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
     """The GM's summary of the story so far ({"text"}), which every member reads."""
     campaign = gm_table(by, campaign_id)
-    return session.summary_save(campaign_id=campaign.pk, text=valid_form(NoteForm(data=inputs))["text"])
+    return session.summary_save(campaign_id=campaign.pk, text=valid_form(NoteForm(data=inputs))["text"], by=by)
 
 
 def stash_seat(user, campaign_id: int, *, gm: bool = False) -> Membership:

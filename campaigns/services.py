@@ -150,11 +150,11 @@ def campaign_join(*, invite_code: str, user) -> TableWritten:
 
 
 @transaction.atomic
-def campaign_regenerate_invite(*, campaign: Campaign) -> TableWritten:
+def campaign_regenerate_invite(*, campaign: Campaign, by: User | None = None) -> TableWritten:
     campaign = _lock_campaign(campaign.pk)
     campaign.invite_code = new_invite_code()
     campaign.save(update_fields=["invite_code"])
-    record(campaign.pk, MembersChanged(users=(), seen=gm_only()))  # only the GM's member list shows the link
+    record(campaign.pk, MembersChanged(users=(), seen=gm_only()), by=by)  # only the GM's member list shows the link
     return written(campaign, ["members"])
 
 
@@ -249,7 +249,7 @@ def campaign_set_co_gm(*, campaign: Campaign, user_id: int, co_gm: bool, by: Use
 
 
 @transaction.atomic
-def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0) -> TableWritten:
+def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0, by: User | None = None) -> TableWritten:
     """Time passes in minutes of game time. Combat rounds are the encounter tracker's alone (campaigns.session:
     starting, running and ending a fight keep ``Campaign.round``), so only one thing runs rounds."""
     campaigns = Campaign.objects.filter(pk=campaign_id)
@@ -264,7 +264,7 @@ def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0) -> T
             raise CampaignError("The game clock cannot count that far: it has reached its limit.")
     else:
         raise CampaignError("The clock cannot do that.")
-    record(campaign_id, ClockMoved())
+    record(campaign_id, ClockMoved(), by=by)
     return written(Campaign.objects.get(pk=campaign_id), ("table",))
 
 

@@ -245,7 +245,7 @@ def regenerate_invite(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     )
     if ask:
         return ask
-    services.campaign_regenerate_invite(campaign=campaign)
+    services.campaign_regenerate_invite(campaign=campaign, by=request.user)
     messages.success(request, "New invite link made: the old one no longer works.")
     return redirect(campaign)
 
@@ -264,7 +264,9 @@ def remove_player(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return (
         ask
         if name and ask
-        else _member_action(request, campaign, services.campaign_remove_player, "{name} has left the table.")
+        else _member_action(
+            request, campaign, partial(services.campaign_remove_player, by=request.user), "{name} has left the table."
+        )
     )
 
 

@@ -159,7 +159,7 @@ def pc_attack(
     if harms:  # their sheet's fight says what it did
         down = f"; {npc.name} is down" if npc.defeated and not defeated_before else ""
         _remember(encounter_id, f"{character.pk}:dealt", f"You hit {npc.name} for {dealt}{down}")
-    return written(campaign, ("rolls", *publish_fight(campaign.pk)), PcAttacked(done, npc, dealt, hit))
+    return written(campaign, ("rolls", *publish_fight(campaign.pk, by)), PcAttacked(done, npc, dealt, hit))
 
 
 def _remember(encounter_id: int, key: str, words: str | None) -> None:
@@ -209,10 +209,10 @@ def hit_undo(*, campaign_id: int, hit_id: int, by: User) -> TableWritten:
             roll.undone = True
             bump_roll(roll, "undone")
             regions += ("rolls",)
-        return written(campaign, regions + publish_fight(campaign.pk), hit)
+        return written(campaign, regions + publish_fight(campaign.pk, by), hit)
     hit.undone_at, hit.undone_by = timezone.now(), by
     hit.save(update_fields=["undone_at", "undone_by"])
-    return written(campaign, regions + publish_fight(campaign.pk), hit)
+    return written(campaign, regions + publish_fight(campaign.pk, by), hit)
 
 
 def _npc_hit_back(system, hit: FightHit, by: User) -> str:
@@ -290,7 +290,7 @@ def _hits_back(campaign: Campaign | None, roll_id: int, by: User) -> list[str]:
     hits = list(FightHit.objects.select_for_update().filter(pk__in=[h.pk for h in pending_npc_hits(roll_id)]))
     words = [_npc_hit_back(system, hit, by) for hit in sorted(hits, key=lambda h: h.pk)]
     if words:
-        publish_fight(campaign.pk)
+        publish_fight(campaign.pk, by)
     return words
 
 

@@ -32,7 +32,7 @@ def test_a_co_gm_runs_a_session_of_the_owners_world_and_the_owner_sees_their_gm_
     log_in(owner, "owner_o", PASSWORD)
     owner.goto(f"/campaigns/{campaign.pk}/")
     owner.locator('#members [data-co-gm="cogm_o"]').click()
-    expect(owner.locator("#member-%d .badge" % co_gm_user.pk)).to_have_text("Co-GM")
+    expect(owner.locator(f"#member-{co_gm_user.pk} .badge")).to_have_text("Co-GM")
     assert Membership.objects.get(campaign=campaign, user=co_gm_user).role == Membership.Role.CO_GM
     log_before = owner.locator("#log li").count()
 

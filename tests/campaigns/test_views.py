@@ -229,9 +229,7 @@ def test_handing_the_table_over_as_a_player_swaps_roles(campaign, gm, player, as
     assert response.status_code == 404
 
 
-def test_the_owner_names_a_co_gm_who_runs_the_table_but_cannot_name_others(
-    campaign, gm, player, other_player, as_user
-):
+def test_the_owner_names_a_co_gm_who_runs_the_table_but_cannot_name_others(campaign, gm, player, other_player, as_user):
     page = as_user(gm).get(campaign.get_absolute_url()).content.decode()
     assert 'data-co-gm="player"' in page
     as_user(gm).post(reverse("campaigns:set_co_gm", args=[campaign.pk]), {"user_id": player.pk, "co_gm": "on"})

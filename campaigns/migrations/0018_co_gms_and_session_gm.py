@@ -14,7 +14,7 @@ def sessions_run_by_their_starter(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaigns', '0016_party_stash'),
+        ('campaigns', '0017_mixed_system_tables'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -134,3 +134,15 @@ def test_the_api_doors_name_co_gms_and_hand_the_table_over(campaign, gm, player,
         player.pk: "gm",
         other_player.pk: "player",
     }
+
+
+def test_the_chronicle_names_the_gm_who_rolled_when_it_is_not_the_sessions_own(campaign, gm, co_gm, hero):
+    from campaigns.chronicle.read import records
+
+    commands.start_session(co_gm, campaign.pk)
+    for by in (co_gm, gm):
+        commands.gm_roll(campaign.pk, inputs={"count": 1, "sides": 6, "modifier": 0, "visibility": "public"}, by=by)
+        commit_pending()
+    session = commands.end_session(co_gm, campaign.pk)
+    # The session's own GM is "GM"; the owner, who did not run this one, by name.
+    assert [roll.who for roll in records(session, campaign).rolls] == ["GM", "GM gm"]

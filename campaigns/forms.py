@@ -76,8 +76,9 @@ class HandOverForm(MemberForm):
     """The owner hands the table to a member, and says what seat they keep: the page offers co-GM first; a call
     that does not say keeps the old meaning (the old owner becomes a player, the fewer rights)."""
 
+    STAY = [("cogm", "Stay as a co-GM"), ("player", "Stay as a player")]
     stay = forms.ChoiceField(
-        choices=[("cogm", "Stay as a co-GM"), ("player", "Stay as a player")],
+        choices=STAY,
         required=False,
         error_messages={"invalid_choice": "Say whether you stay as a co-GM or a player."},
     )

@@ -282,7 +282,7 @@ def transfer_gm(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         f"Make {name} the owner of {campaign.name}?",
         "Only the new owner names co-GMs or hands the table on; its journal, sessions and rolls stay as they are.",
         f"Make {name} the owner",
-        choice=("stay", "And you", HandOverForm.base_fields["stay"].choices, "cogm"),
+        choice=("stay", "And you", HandOverForm.STAY, "cogm"),
     )
     return ask if name and ask else _member_command(request, campaign, commands.hand_over, "{name} now owns the table.")
 

@@ -54,7 +54,7 @@ class Records:
 def _gm_named(roll: Roll, session: PlaySession) -> str:
     """Who made a roll of no character's: "GM" for the session's own GM; another of the table's GMs (issue 42)
     by name, so the chronicle says which GM did it."""
-    if roll.roller_id is None or session.gm_id in (None, roll.roller_id):
+    if roll.roller is None or session.gm_id in (None, roll.roller_id):
         return "GM"
     return f"GM {roll.roller.username}"
 

@@ -5,6 +5,7 @@ same checks, the same sentences. Its time and countdowns (issue 41) likewise, an
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -88,6 +89,28 @@ INPUTS = Body(
 )
 
 
+def _optional_inputs(request: HttpRequest) -> Inputs:
+    """The inputs of a write whose body may be left out altogether (one that had none before, whose callers send
+    none): ninja's Body refuses an empty one. Only a JSON body is read."""
+    if request.content_type != "application/json" or not request.body.strip():
+        return {}
+    try:
+        inputs = json.loads(request.body)
+    except ValueError:
+        inputs = None
+    if not isinstance(inputs, dict):
+        raise HttpError(400, "Send the body as a JSON object.")
+    return inputs
+
+
+OPTIONAL_BODY = {
+    "requestBody": {
+        "required": False,
+        "content": {"application/json": {"schema": {"type": "object", "additionalProperties": True}}},
+    }
+}
+
+
 class TableDone(Schema):
     campaign_id: int
     changed: list[str] = Field(description="The table's live regions the write changed.")
@@ -155,6 +178,20 @@ def table_hit_undo(request: HttpRequest, campaign_id: int, hit_id: int):
     return _done(commands.undo_hit(campaign_id, hit_id, by=_gm(request, campaign_id)))
 
 
+@router.post("/campaigns/{id:campaign_id}/co-gms", response=RESPONSES, url_name="table_co_gm")
+def table_co_gm(request: HttpRequest, campaign_id: int, inputs: Inputs = INPUTS):
+    """The owner names a member co-GM ({"user_id": n, "co_gm": true}) or makes a co-GM a player again
+    ("co_gm": false); row_id is their seat. A co-GM's token is refused (403): only the owner names co-GMs."""
+    return _done(commands.set_co_gm(campaign_id, inputs=inputs, by=_gm(request, campaign_id)))
+
+
+@router.post("/campaigns/{id:campaign_id}/hand-over", response=RESPONSES, url_name="table_hand_over")
+def table_hand_over(request: HttpRequest, campaign_id: int, inputs: Inputs = INPUTS):
+    """The owner hands the table to a member ({"user_id": n, "stay": "cogm" or "player"}: the seat the old owner
+    keeps; not said, a player). The table's history stays as it was."""
+    return _done(commands.hand_over(campaign_id, inputs=inputs, by=_gm(request, campaign_id)))
+
+
 @router.post("/campaigns/{id:campaign_id}/requests", response=RESPONSES, url_name="table_ask")
 def table_ask(request: HttpRequest, campaign_id: int, inputs: Inputs = INPUTS):
     """Ask characters for a roll: {"procedure", "fix-<input>": what you set…, "characters": [ids], "minutes",
@@ -176,6 +213,7 @@ class SessionOut(Schema):
     started_at: datetime
     ended_at: datetime | None
     under_way: bool
+    gm: str | None = Field(None, description="Which of the table's GMs runs it (issue 42).")
 
 
 class ChronicleItemOut(Schema):
@@ -207,7 +245,14 @@ class SessionEndIn(Schema):
 
 
 def _session_out(row: PlaySession) -> dict[str, Any]:
-    return {"number": row.number, "started_at": row.started_at, "ended_at": row.ended_at, "under_way": row.is_open}
+    gm = row.gm.username if row.gm is not None else None
+    return {
+        "number": row.number,
+        "started_at": row.started_at,
+        "ended_at": row.ended_at,
+        "under_way": row.is_open,
+        "gm": gm,
+    }
 
 
 def _lines(lines) -> list[dict[str, Any]]:
@@ -220,7 +265,7 @@ def _lines(lines) -> list[dict[str, Any]]:
 def sessions(request: HttpRequest, campaign_id: int):
     """The table's play sessions, newest first (any member)."""
     seat = table_seat(request, campaign_id)
-    return [_session_out(row) for row in seat.campaign.play_sessions.all()[:500]]
+    return [_session_out(row) for row in seat.campaign.play_sessions.select_related("gm")[:500]]
 
 
 @router.get(
@@ -268,11 +313,14 @@ def chronicle(request: HttpRequest, campaign_id: int, number: int):
     "/campaigns/{id:campaign_id}/sessions/start",
     response={200: SessionOut, codes_4xx: Detail},
     url_name="session_start",
+    openapi_extra=OPTIONAL_BODY,
 )
 def session_start(request: HttpRequest, campaign_id: int):
-    """Start a session (the GM, through a table token)."""
+    """Start a session (a GM, through a table token): {"present": [character ids], "gm": user id}, both optional
+    (the whole roster at the table; the GM who calls)."""
     table_seat(request, campaign_id, gm=True)
-    return _session_out(commands.start_session(token_of(request).user, campaign_id))
+    inputs = _optional_inputs(request)
+    return _session_out(commands.start_session(token_of(request).user, campaign_id, inputs))
 
 
 @router.post(

@@ -19,11 +19,13 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from campaigns import session, stash
+from campaigns import services, session, stash
 from campaigns.forms import (
     ClockForm,
+    CoGmForm,
     DamageForm,
     EncounterForm,
+    HandOverForm,
     NoteForm,
     StatusForm,
     fixed_from,
@@ -32,7 +34,7 @@ from campaigns.forms import (
     time_form,
 )
 from campaigns.models import Campaign, ChronicleLine, Membership, PlaySession, RollRequest, RollRequestAnswer
-from campaigns.selectors import campaigns_of, campaigns_run_by, seats_of
+from campaigns.selectors import campaigns_of, campaigns_owned_by, campaigns_run_by, seats_of
 from campaigns.services import CampaignError, TableWritten, campaign_move_clock, written
 from campaigns.session import hits
 from campaigns.session.common import chosen_npc_system
@@ -40,9 +42,10 @@ from campaigns.session_view import request_form_for
 from campaigns.table import Card, party_cards
 from characters.commands import NotHere, editable, read_inputs
 from characters.forms import first_error
-from characters.models import Item, Roll
+from characters.models import Character, Item, Roll
 from characters.selectors import Seat, character_for
 from characters.services import store_free_roll
+from core.converters import MAX_ID
 from rules import SYSTEMS, RulesError
 from rules import base as rules_base
 from rules.errors import Refusal
@@ -71,6 +74,36 @@ def gm_table(by: User, campaign_id: int) -> Campaign:
     if campaign is None:
         raise NotHere(NO_CAMPAIGN)
     return campaign
+
+
+def owned_table(by: User, campaign_id: int) -> Campaign:
+    """The campaign, if ``by`` owns it: who names co-GMs and hands the table over. A co-GM hears a sentence (they
+    see the table); anyone else, that there is no campaign here."""
+    campaign = gm_table(by, campaign_id)
+    if not campaigns_owned_by(by).filter(pk=campaign.pk).exists():
+        raise NotTheGm("Only the table's owner names co-GMs or hands the table over.")
+    return campaign
+
+
+def set_co_gm(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    """{"user_id": n, "co_gm": true}: the owner names a member co-GM (false: a player again)."""
+    campaign = owned_table(by, campaign_id)
+    data = valid_form(CoGmForm(data=_form_data(inputs)))
+    return services.campaign_set_co_gm(campaign=campaign, user_id=data["user_id"], co_gm=data["co_gm"], by=by)
+
+
+def hand_over(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
+    """{"user_id": n, "stay": "cogm" | "player"}: the owner hands the table to a member and keeps that seat."""
+    campaign = owned_table(by, campaign_id)
+    data = valid_form(HandOverForm(data=_form_data(inputs)))
+    return services.campaign_transfer_gm(
+        campaign=campaign, to_user_id=data["user_id"], old_owner_stays=data["stay"], by=by
+    )
+
+
+def _form_data(inputs: Inputs) -> dict[str, str]:
+    """JSON's true/false/number as a form's fields (an unticked box: absent)."""
+    return {name: _word(inputs, name) for name in inputs if _word(inputs, name) != ""}
 
 
 def system_of(campaign: Campaign) -> rules_base.GameSystem:
@@ -123,7 +156,7 @@ def move_clock(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
     data = form.cleaned_data
     if data["action"] == "next_turn":
         return session.encounter_next_turn(campaign_id=campaign.pk, by=by)
-    return campaign_move_clock(campaign_id=campaign.pk, action=data["action"], minutes=data["minutes"] or 0)
+    return campaign_move_clock(campaign_id=campaign.pk, action=data["action"], minutes=data["minutes"] or 0, by=by)
 
 
 def advance_time(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
@@ -141,7 +174,7 @@ def set_daylight(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
     choice = ("1" if raw else "0") if isinstance(raw, bool) else _word(inputs, "daylight")
     if choice not in ("0", "1"):
         raise CampaignError("Say whether the party is in daylight or in the dark.")
-    return session.set_daylight(campaign_id=campaign.pk, daylight=choice == "1")
+    return session.set_daylight(campaign_id=campaign.pk, daylight=choice == "1", by=by)
 
 
 # --- the fight: its rounds, its NPCs, the PCs' attacks on them ---------------------------------------
@@ -186,7 +219,7 @@ def add_npc(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
     fighting = campaign.encounters.filter(active=True).exists()
     keep = data["keep"] or not fighting
     return session.npc_add(
-        campaign_id=campaign.pk, name=data["name"], stats=stats, to_encounter=fighting, keep=keep, system=own
+        campaign_id=campaign.pk, name=data["name"], stats=stats, to_encounter=fighting, keep=keep, system=own, by=by
     )
 
 
@@ -230,18 +263,18 @@ def npc_status(campaign_id: int, npc_id: int, *, inputs: Inputs, by: User) -> Ta
     """{"name": <the status>, "rounds": n}."""
     campaign = gm_table(by, campaign_id)
     data = valid_form(StatusForm(data=inputs))
-    return session.npc_status(campaign_id=campaign.pk, npc_id=npc_id, name=data["name"], rounds=data["rounds"])
+    return session.npc_status(campaign_id=campaign.pk, npc_id=npc_id, name=data["name"], rounds=data["rounds"], by=by)
 
 
 def remove_npc(campaign_id: int, npc_id: int, *, inputs: Inputs, by: User) -> TableWritten:
     campaign = gm_table(by, campaign_id)
-    return session.npc_remove(campaign_id=campaign.pk, npc_id=npc_id)
+    return session.npc_remove(campaign_id=campaign.pk, npc_id=npc_id, by=by)
 
 
 def bring_npc(campaign_id: int, npc_id: int, *, inputs: Inputs, by: User) -> TableWritten:
     """A fresh copy of the saved NPC ``npc_id`` joins the running fight."""
     campaign = gm_table(by, campaign_id)
-    return session.npc_bring(campaign_id=campaign.pk, saved_id=npc_id)
+    return session.npc_bring(campaign_id=campaign.pk, saved_id=npc_id, by=by)
 
 
 def npc_roll(campaign_id: int, npc_id: int, *, inputs: Inputs, by: User) -> TableWritten:
@@ -367,7 +400,7 @@ def _refuse_unknown_rolls(campaign: Campaign, inputs: Inputs, form, cards) -> No
 
 def cancel_request(campaign_id: int, request_id: int, *, inputs: Inputs = NOTHING, by: User) -> TableWritten:
     campaign = gm_table(by, campaign_id)
-    return session.request_cancel(request_id=request_id, campaign_id=campaign.pk)
+    return session.request_cancel(request_id=request_id, campaign_id=campaign.pk, by=by)
 
 
 def answer_request(seat: Seat, *, request_id: int, inputs: Inputs, by: User, hand: str = "") -> TableWritten:
@@ -412,11 +445,30 @@ def table_seat(user, campaign_id: int) -> Membership:
     return seat
 
 
-def start_session(user: User, campaign_id: int) -> PlaySession:
-    """The GM starts a session at their table."""
+def start_session(user: User, campaign_id: int, inputs: Inputs = NOTHING) -> PlaySession:
+    """One of the table's GMs starts a session: {"present": [character ids], "gm": user id}, both optional (the
+    whole roster; the one who starts it). The page's form says "picked" too: its roster's ticks, even none."""
     if not table_seat(user, campaign_id).is_gm:
         raise NotTheGm("Only the GM starts a session.")
-    return session.session_start(campaign_id=campaign_id, by=user).row
+    present = None
+    if "present" in inputs or _ticked(inputs, "picked"):
+        present = _ids(inputs.get("present"), "Pick who is here from the characters at this table.")
+        if not present and Character.objects.filter(campaign_id=campaign_id).exists():
+            raise CampaignError("Tick who is here: at least one character.")
+    gm = _ids(inputs.get("gm"), "A session is run by one of the table's GMs.")
+    return session.session_start(campaign_id=campaign_id, by=user, present=present, gm_id=gm[-1] if gm else None).row
+
+
+def _ids(value: Any, refusal: str) -> list[int]:
+    """An input of ids (one, or a list; JSON's numbers or a form's words), each a row's id, or the refusal."""
+    values = value if isinstance(value, list) else [] if value in (None, "") else [value]
+    try:
+        ids = [int(each) for each in values if not isinstance(each, bool)]
+    except (TypeError, ValueError):
+        raise CampaignError(refusal) from None
+    if len(ids) != len(values) or any(not 1 <= each <= MAX_ID for each in ids):
+        raise CampaignError(refusal)
+    return ids
 
 
 def end_session(user: User, campaign_id: int, *, summary: str = "") -> PlaySession:
@@ -437,7 +489,7 @@ def write_summary(user: User, campaign_id: int, number: int, *, text: str) -> Pl
 def play_session(user, campaign_id: int, number: int) -> tuple[Membership, PlaySession]:
     """One session of a table the user sits at (else: none here)."""
     seat = table_seat(user, campaign_id)
-    found = PlaySession.objects.filter(campaign_id=campaign_id, number=number).first()
+    found = PlaySession.objects.filter(campaign_id=campaign_id, number=number).select_related("gm").first()
     if found is None:
         raise NotHere("No such session at this table.")
     return seat, found
@@ -585,13 +637,13 @@ def save_note(campaign_id: int, character_id: int | None = None, *, inputs: Inpu
     """The GM's private note ({"text"}): on the campaign, or on one character at the table."""
     campaign = gm_table(by, campaign_id)
     text = valid_form(NoteForm(data=inputs))["text"]
-    return session.note_save(campaign_id=campaign.pk, character_id=character_id, text=text)
+    return session.note_save(campaign_id=campaign.pk, character_id=character_id, text=text, by=by)
 
 
 def save_summary(campaign_id: int, *, inputs: Inputs, by: User) -> TableWritten:
     """The GM's summary of the story so far ({"text"}), which every member reads."""
     campaign = gm_table(by, campaign_id)
-    return session.summary_save(campaign_id=campaign.pk, text=valid_form(NoteForm(data=inputs))["text"])
+    return session.summary_save(campaign_id=campaign.pk, text=valid_form(NoteForm(data=inputs))["text"], by=by)
 
 
 def stash_seat(user, campaign_id: int, *, gm: bool = False) -> Membership:

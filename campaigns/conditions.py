@@ -17,7 +17,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db import connection, transaction
 from django.db.models import Subquery
 
-from campaigns.models import Campaign, Membership, Npc
+from campaigns.models import GM_ROLES, Campaign, Membership, Npc
 from campaigns.selectors import campaigns_of
 from characters.models import Character
 from live.events import ConditionsChanged, LightChanged, PartyChanged, SheetsChanged
@@ -128,10 +128,10 @@ class SheetsAtTheTable:
     def is_gm(self, user: User | AnonymousUser, campaign_id: int | None) -> bool:
         if campaign_id is None or not user.is_authenticated:
             return False
-        return Membership.objects.filter(campaign_id=campaign_id, user=user, role=Membership.Role.GM).exists()
+        return Membership.objects.filter(campaign_id=campaign_id, user=user, role__in=GM_ROLES).exists()
 
     def gm_ids(self, campaign_id: int) -> Any:
-        gms = Membership.objects.filter(campaign_id=campaign_id, role=Membership.Role.GM)
+        gms = Membership.objects.filter(campaign_id=campaign_id, role__in=GM_ROLES)
         return gms.values("user_id")
 
     def fight_npcs(self, campaign_id: int) -> Any:
@@ -143,7 +143,7 @@ class SheetsAtTheTable:
 
     def tables_of(self, user: User, *, run: bool = False) -> Any:
         seats = Membership.objects.filter(user=user)
-        return (seats.filter(role=Membership.Role.GM) if run else seats).values("campaign_id")
+        return (seats.filter(role__in=GM_ROLES) if run else seats).values("campaign_id")
 
     def seat_of(self, user: User, campaign_id: Any) -> Any:
         return Subquery(Membership.objects.filter(campaign_id=campaign_id, user=user).values("role")[:1])

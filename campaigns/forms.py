@@ -57,7 +57,34 @@ class JoinForm(forms.Form):
 
 
 class MemberForm(forms.Form):
-    user_id = forms.IntegerField(min_value=1, max_value=MAX_ID, widget=forms.HiddenInput)
+    PICK = "Pick a person at this table."
+    user_id = forms.IntegerField(
+        min_value=1,
+        max_value=MAX_ID,
+        widget=forms.HiddenInput,
+        error_messages=dict.fromkeys(("required", "invalid", "min_value", "max_value"), PICK),
+    )
+
+
+class CoGmForm(MemberForm):
+    """The owner names a member co-GM (ticked) or makes a co-GM a player again."""
+
+    co_gm = forms.BooleanField(required=False, label="Co-GM")
+
+
+class HandOverForm(MemberForm):
+    """The owner hands the table to a member, and says what seat they keep: the page offers co-GM first; a call
+    that does not say keeps the old meaning (the old owner becomes a player, the fewer rights)."""
+
+    STAY = [("cogm", "Stay as a co-GM"), ("player", "Stay as a player")]
+    stay = forms.ChoiceField(
+        choices=STAY,
+        required=False,
+        error_messages={"invalid_choice": "Say whether you stay as a co-GM or a player."},
+    )
+
+    def clean_stay(self) -> str:
+        return self.cleaned_data.get("stay") or "player"
 
 
 class ClockForm(forms.Form):

@@ -216,9 +216,13 @@ class RuleSettingChange(models.Model):
 
 
 class Membership(models.Model):
+    """A seat at the table. The owner's seat (Role.GM, one per campaign) and the co-GMs the owner names (issue 42)
+    both run the table: ``is_gm``; only the owner names co-GMs and hands the table over: ``is_owner``."""
+
     class Role(models.TextChoices):
         GM = "gm", "GM"
         PLAYER = "player", "Player"
+        CO_GM = "cogm", "Co-GM"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
@@ -226,7 +230,17 @@ class Membership(models.Model):
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["-role", "joined_at", "pk"]  # the GM first, then players by arrival
+        # The owner first, then co-GMs, then players by arrival.
+        ordering = [
+            models.Case(
+                models.When(role="gm", then=0),
+                models.When(role="cogm", then=1),
+                default=2,
+                output_field=models.IntegerField(),
+            ),
+            "joined_at",
+            "pk",
+        ]
         constraints = [
             models.UniqueConstraint(fields=["campaign", "user"], name="one_membership_per_user"),
             models.UniqueConstraint(fields=["campaign"], condition=models.Q(role="gm"), name="one_gm_per_campaign"),
@@ -237,7 +251,17 @@ class Membership(models.Model):
 
     @property
     def is_gm(self) -> bool:
+        """Whether this seat runs the table: the owner or a co-GM."""
+        return self.role in GM_ROLES
+
+    @property
+    def is_owner(self) -> bool:
+        """The owner's seat: names co-GMs, hands the table over, cannot leave it without doing so."""
         return self.role == self.Role.GM
+
+
+# The roles that run a table: every "is this user a GM here?" query filters on these (role__in=GM_ROLES).
+GM_ROLES = (Membership.Role.GM, Membership.Role.CO_GM)
 
 
 # --- running a session from the GM's table (issue 16) ------------------------------------------------------
@@ -502,13 +526,16 @@ class PlaySession(models.Model):
     started_at = models.DateTimeField()
     ended_at = models.DateTimeField(null=True, blank=True)
     started_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    # Who runs it (issue 42): any of the table's GMs, the one who started it unless they named another.
+    gm = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     # The journal's head when it started (its entries come after) and when it ended (up to and including).
     start_cursor = models.BigIntegerField(default=0)
     end_cursor = models.BigIntegerField(null=True, blank=True)
     # The game clock then, in minutes: the chronicle says how much time passed.
     start_minutes = models.PositiveIntegerField(default=0)
     end_minutes = models.PositiveIntegerField(null=True, blank=True)
-    # Who was there: [{"character": id, "name": …, "user": id, "player": …}], the party when it started.
+    # Who was there: [{"character": id, "name": …, "user": id, "player": …}], the roster's characters the GM marked
+    # present when it started (the whole party when none were picked).
     present = models.JSONField(default=list, blank=True)
     summary = models.TextField(blank=True, max_length=5000)  # the GM's words; every member reads them
 

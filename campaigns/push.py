@@ -21,7 +21,7 @@ from django.template.loader import render_to_string
 
 from campaigns import session_view, stash_view, table_view
 from campaigns.announce import SHEET_FIGHT, SHEET_REQUESTS, TABLE_REGIONS_OF
-from campaigns.models import Campaign, Membership
+from campaigns.models import GM_ROLES, Campaign, Membership
 from campaigns.session_views.requests import sheet_fight_context, sheet_requests_context
 from campaigns.table import Card, party_cards, roll_log
 from characters.models import Character, Roll
@@ -118,7 +118,7 @@ def render_push(campaign_id: int, happened: Sequence[Happened], wanted: Iterable
         for seat in Membership.objects.filter(campaign=campaign, user_id__in={user for user, _ in wanted})
     }
     gm_ids = frozenset(
-        Membership.objects.filter(campaign=campaign, role=Membership.Role.GM).values_list("user_id", flat=True)
+        Membership.objects.filter(campaign=campaign, role__in=GM_ROLES).values_list("user_id", flat=True)
     )
     table = _Table(campaign, seats, gm_ids)
     sheets_open = {int(page.removeprefix("sheet-")) for _, page in wanted if page.startswith("sheet-")}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from campaigns.models import Campaign, Membership
+from campaigns.models import GM_ROLES, Campaign, Membership
 
 
 def campaigns_of(user) -> QuerySet[Campaign]:
@@ -15,6 +15,14 @@ def campaigns_of(user) -> QuerySet[Campaign]:
 
 
 def campaigns_run_by(user) -> QuerySet[Campaign]:
+    """Campaigns the user runs: as their owner or a co-GM (GM_ROLES)."""
+    if not user.is_authenticated:
+        return Campaign.objects.none()
+    return Campaign.objects.filter(memberships__user=user, memberships__role__in=GM_ROLES)
+
+
+def campaigns_owned_by(user) -> QuerySet[Campaign]:
+    """Campaigns whose owner's seat is the user's: who names co-GMs and hands the table over."""
     if not user.is_authenticated:
         return Campaign.objects.none()
     return Campaign.objects.filter(memberships__user=user, memberships__role=Membership.Role.GM)

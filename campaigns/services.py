@@ -150,23 +150,26 @@ def campaign_join(*, invite_code: str, user) -> TableWritten:
 
 
 @transaction.atomic
-def campaign_regenerate_invite(*, campaign: Campaign) -> TableWritten:
+def campaign_regenerate_invite(*, campaign: Campaign, by: User | None = None) -> TableWritten:
     campaign = _lock_campaign(campaign.pk)
     campaign.invite_code = new_invite_code()
     campaign.save(update_fields=["invite_code"])
-    record(campaign.pk, MembersChanged(users=(), seen=gm_only()))  # only the GM's member list shows the link
+    record(campaign.pk, MembersChanged(users=(), seen=gm_only()), by=by)  # only the GM's member list shows the link
     return written(campaign, ["members"])
 
 
 @transaction.atomic
-def campaign_remove_player(*, campaign: Campaign, user_id: int) -> TableWritten:
+def campaign_remove_player(*, campaign: Campaign, user_id: int, by: User | None = None) -> TableWritten:
+    """A GM takes a player from the table. A GM's seat is not a player's: the owner makes a co-GM a player first."""
     campaign = _lock_campaign(campaign.pk)
     membership = Membership.objects.filter(campaign=campaign, user_id=user_id).first()
     if membership is None:
         raise CampaignError("That person is not at this table.")
-    if membership.is_gm:
+    if membership.is_owner:
         raise CampaignError("The GM cannot be removed; hand the GM role to someone else first.")
-    return written(campaign, _leave(membership))
+    if membership.is_gm:
+        raise CampaignError("A co-GM is not removed as a player: the owner makes them a player first.")
+    return written(campaign, _leave(membership, by=by))
 
 
 @transaction.atomic
@@ -175,12 +178,12 @@ def campaign_leave(*, campaign: Campaign, user) -> TableWritten:
     membership = Membership.objects.filter(campaign=campaign, user=user).first()
     if membership is None:
         raise CampaignError("You are not at this table.")
-    if membership.is_gm:
+    if membership.is_owner:
         raise CampaignError("You run this campaign: hand the GM role to a player before you leave.")
-    return written(campaign, _leave(membership))
+    return written(campaign, _leave(membership, by=user))
 
 
-def _leave(membership: Membership) -> tuple[str, ...]:
+def _leave(membership: Membership, *, by: User | None) -> tuple[str, ...]:
     # The player's characters stay theirs but leave the table with them: each through the character
     # service, so it is locked, versioned, logged and announced like any other change.
     leaving = Character.objects.filter(campaign=membership.campaign, owner=membership.user).order_by("pk")
@@ -190,33 +193,63 @@ def _leave(membership: Membership) -> tuple[str, ...]:
     membership.delete()
     # Their open pages of this table close (the hub reads "left"); everyone else's table loses them and their
     # characters.
-    record(membership.campaign_id, PartyChanged(), MembersChanged(users=(membership.user_id,), left=True))
+    left = MembersChanged(users=(membership.user_id,), left=True)
+    record(membership.campaign_id, PartyChanged(), left, by=by or membership.user_id)
     return ("revoke", "party", "members")
 
 
+def _roles_changed(campaign: Campaign, users: tuple[int, ...], by: User | None) -> None:
+    # Those whose role changed see other controls on every page of the table: theirs reload.
+    record(campaign.pk, MembersChanged(users=users), RolesChanged(users=users, seen=Seen("private", users)), by=by)
+
+
 @transaction.atomic
-def campaign_transfer_gm(*, campaign: Campaign, to_user_id: int) -> TableWritten:
+def campaign_transfer_gm(
+    *, campaign: Campaign, to_user_id: int, old_owner_stays: str = Membership.Role.PLAYER, by: User | None = None
+) -> TableWritten:
+    """Hand the owner's seat to another member (a player or a co-GM). The old owner stays at the table as a co-GM
+    or a player (``old_owner_stays``); every row the table has (its journal, sessions, rolls) stays as it was."""
+    if old_owner_stays not in (Membership.Role.PLAYER, Membership.Role.CO_GM):
+        raise CampaignError("Say whether you stay as a co-GM or a player.")
     campaign = _lock_campaign(campaign.pk)
     memberships = {m.user_id: m for m in Membership.objects.filter(campaign=campaign)}
     target = memberships.get(to_user_id)
     if target is None:
         raise CampaignError("Only a player at this table can become its GM.")
-    if target.is_gm:
+    if target.is_owner:
         return written(campaign, ())
-    current = next(m for m in memberships.values() if m.is_gm)
-    # Demote first: the one-GM-per-campaign constraint holds at every statement.
-    current.role = Membership.Role.PLAYER
+    current = next(m for m in memberships.values() if m.is_owner)
+    # Step down first: the one-owner-per-campaign constraint (one_gm_per_campaign) holds at every statement.
+    current.role = old_owner_stays
     current.save(update_fields=["role"])
     target.role = Membership.Role.GM
     target.save(update_fields=["role"])
-    # The two whose role changed see other controls on every page of the table: theirs reload.
-    both = (current.user_id, target.user_id)
-    record(campaign.pk, MembersChanged(users=both), RolesChanged(users=both, seen=Seen("private", both)))
+    _roles_changed(campaign, (current.user_id, target.user_id), by or current.user)
     return written(campaign, ("members", "roles"), target)
 
 
 @transaction.atomic
-def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0) -> TableWritten:
+def campaign_set_co_gm(*, campaign: Campaign, user_id: int, co_gm: bool, by: User) -> TableWritten:
+    """The owner names a player a co-GM (``co_gm``) or makes a co-GM a player again. A co-GM runs the table as the
+    owner does (sees what only GMs see, runs sessions, the clock, fights); only the owner names co-GMs and hands
+    the table over. The owner check is the caller's (campaigns.commands.owned_table)."""
+    campaign = _lock_campaign(campaign.pk)
+    seat = Membership.objects.filter(campaign=campaign, user_id=user_id).first()
+    if seat is None:
+        raise CampaignError("That person is not at this table.")
+    if seat.is_owner:
+        raise CampaignError("The owner runs the table already.")
+    role = Membership.Role.CO_GM if co_gm else Membership.Role.PLAYER
+    if seat.role == role:
+        return written(campaign, (), seat)
+    seat.role = role
+    seat.save(update_fields=["role"])
+    _roles_changed(campaign, (seat.user_id,), by)
+    return written(campaign, ("members", "roles"), seat)
+
+
+@transaction.atomic
+def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0, by: User | None = None) -> TableWritten:
     """Time passes in minutes of game time. Combat rounds are the encounter tracker's alone (campaigns.session:
     starting, running and ending a fight keep ``Campaign.round``), so only one thing runs rounds."""
     campaigns = Campaign.objects.filter(pk=campaign_id)
@@ -231,7 +264,7 @@ def campaign_move_clock(*, campaign_id: int, action: str, minutes: int = 0) -> T
             raise CampaignError("The game clock cannot count that far: it has reached its limit.")
     else:
         raise CampaignError("The clock cannot do that.")
-    record(campaign_id, ClockMoved())
+    record(campaign_id, ClockMoved(), by=by)
     return written(Campaign.objects.get(pk=campaign_id), ("table",))
 
 

@@ -28,7 +28,7 @@ from campaigns.forms import (
     request_form,
     time_form,
 )
-from campaigns.models import Campaign, Countdown, Membership, Npc, RollRequest
+from campaigns.models import GM_ROLES, Campaign, Countdown, Membership, Npc, RollRequest
 from campaigns.session.hits import undoable_hits
 from campaigns.table import Card, party_cards, party_sheets
 from characters.forms import procedure_form
@@ -365,9 +365,13 @@ SESSIONS_SHOWN = 12  # the newest sessions the table page lists (each links to i
 
 def sessions_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
     """The session under way (if any) and the newest ones: one query."""
-    rows = list(campaign.play_sessions.all()[: SESSIONS_SHOWN + 1])
+    rows = list(campaign.play_sessions.select_related("gm")[: SESSIONS_SHOWN + 1])
     going = next((row for row in rows if row.is_open), None)
-    return {**_base(campaign, membership), "play_sessions": rows[:SESSIONS_SHOWN], "session_going": going}
+    context = {**_base(campaign, membership), "play_sessions": rows[:SESSIONS_SHOWN], "session_going": going}
+    if membership.is_gm and going is None:  # the start form: who is here, from the roster, and who runs it
+        context["roster"] = list(campaign.characters.select_related("owner").order_by("name", "pk"))
+        context["table_gms"] = list(campaign.memberships.filter(role__in=GM_ROLES).select_related("user"))
+    return context
 
 
 # The session's live regions (partials of templates/campaigns/_session.html), each with its builder.

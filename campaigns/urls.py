@@ -16,6 +16,7 @@ urlpatterns = [
     path("<id:pk>/invite/", views.regenerate_invite, name="regenerate_invite"),
     path("<id:pk>/remove/", views.remove_player, name="remove_player"),
     path("<id:pk>/transfer/", views.transfer_gm, name="transfer_gm"),
+    path("<id:pk>/co-gm/", views.set_co_gm, name="set_co_gm"),
     path("<id:pk>/leave/", views.leave, name="leave"),
     path("<id:pk>/events/", stream.events, name="events"),
     path("<id:pk>/region/<str:name>/", views.table_region, name="region"),

@@ -12,14 +12,21 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from campaigns import commands, services, table_view
-from campaigns.forms import BackupForm, CampaignForm, JoinForm, MemberForm, SystemsForm
+from campaigns.forms import BackupForm, CampaignForm, HandOverForm, JoinForm, MemberForm, SystemsForm
 from campaigns.models import Campaign
-from campaigns.selectors import campaigns_of, campaigns_run_by, membership_of, my_campaigns, seats_of
+from campaigns.selectors import (
+    campaigns_of,
+    campaigns_owned_by,
+    campaigns_run_by,
+    membership_of,
+    my_campaigns,
+    seats_of,
+)
 from campaigns.session_views.common import gm_write
 from campaigns.table import party_cards, roll_log
 from characters import commands as character_commands
 from characters import services as character_services
-from characters.forms import AdjustForm, raw_params
+from characters.forms import AdjustForm, plain_inputs, raw_params
 from characters.selectors import characters_editable_by
 from characters.services import catalogue_updates as catalogue_service
 from core.htmx import HtmxHttpRequest
@@ -211,12 +218,18 @@ def campaign_join(request: HtmxHttpRequest, code: str) -> HttpResponse:
     return render(request, "campaigns/join.html", {"campaign": campaign, "code": code})
 
 
-def _confirmed(request, campaign: Campaign, question: str, detail: str, button: str) -> HttpResponse | None:
-    """Hard-to-reverse table actions ask first, on the server (no script needed): None once confirmed."""
+def _confirmed(
+    request, campaign: Campaign, question: str, detail: str, button: str, choice: tuple | None = None
+) -> HttpResponse | None:
+    """Hard-to-reverse table actions ask first, on the server (no script needed): None once confirmed.
+    ``choice``: one more thing asked there, (field, legend, [(value, label)], the value ticked at first)."""
     if request.POST.get("confirm") == "yes":
         return None
-    fields = [(k, v) for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken", "confirm")]
+    asked = {"csrfmiddlewaretoken", "confirm", choice[0] if choice else ""}
+    fields = [(k, v) for k, v in request.POST.items() if k not in asked]
     context = {"campaign": campaign, "question": question, "detail": detail, "button": button, "fields": fields}
+    if choice:
+        context["choice"] = dict(zip(("name", "legend", "options", "initial"), choice, strict=True))
     return render(request, "campaigns/confirm.html", context)
 
 
@@ -232,7 +245,7 @@ def regenerate_invite(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     )
     if ask:
         return ask
-    services.campaign_regenerate_invite(campaign=campaign)
+    services.campaign_regenerate_invite(campaign=campaign, by=request.user)
     messages.success(request, "New invite link made: the old one no longer works.")
     return redirect(campaign)
 
@@ -251,22 +264,48 @@ def remove_player(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return (
         ask
         if name and ask
-        else _member_action(request, campaign, services.campaign_remove_player, "{name} has left the table.")
+        else _member_action(
+            request, campaign, partial(services.campaign_remove_player, by=request.user), "{name} has left the table."
+        )
     )
 
 
 @require_POST
 def transfer_gm(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    campaign = get_object_or_404(campaigns_run_by(request.user), pk=pk)
+    """The owner hands the table over, and says whether they stay as a co-GM or a player (asked on the
+    confirmation page); the table's history stays as it was."""
+    campaign = get_object_or_404(campaigns_owned_by(request.user), pk=pk)
     name = _member_name(request, campaign)
     ask = _confirmed(
         request,
         campaign,
-        f"Make {name} the GM of {campaign.name}?",
-        "You become a player: only the new GM can run the table or hand it back.",
-        f"Make {name} the GM",
+        f"Make {name} the owner of {campaign.name}?",
+        "Only the new owner names co-GMs or hands the table on; its journal, sessions and rolls stay as they are.",
+        f"Make {name} the owner",
+        choice=("stay", "And you", HandOverForm.STAY, "cogm"),
     )
-    return ask if name and ask else _member_action(request, campaign, _transfer, "{name} is now the GM.")
+    return ask if name and ask else _member_command(request, campaign, commands.hand_over, "{name} now owns the table.")
+
+
+@require_POST
+def set_co_gm(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The owner names a member co-GM, or makes a co-GM a player again."""
+    campaign = get_object_or_404(campaigns_owned_by(request.user), pk=pk)
+    named = request.POST.get("co_gm") == "on"
+    success = "{name} is now a co-GM." if named else "{name} is a player again."
+    return _member_command(request, campaign, commands.set_co_gm, success)
+
+
+def _member_command(request, campaign: Campaign, command, success: str) -> HttpResponse:
+    """A member action that is one of the table's commands (its inputs: the form's fields)."""
+    name = _member_name(request, campaign)
+    try:
+        command(campaign.pk, inputs=plain_inputs(request.POST), by=request.user)
+    except services.CampaignError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, success.format(name=name))
+    return redirect(campaign)
 
 
 def _member_name(request, campaign: Campaign) -> str:
@@ -277,10 +316,6 @@ def _member_name(request, campaign: Campaign) -> str:
         if seat is not None:
             return seat.user.username
     return ""
-
-
-def _transfer(*, campaign: Campaign, user_id: int) -> services.TableWritten:
-    return services.campaign_transfer_gm(campaign=campaign, to_user_id=user_id)
 
 
 def _member_action(request, campaign: Campaign, action, success: str) -> HttpResponse:

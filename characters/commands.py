@@ -169,7 +169,7 @@ def roll(
     # What the seat read goes along too: the service doesn't read the row once more to find what to lock, nor
     # ask again whether the roller runs the table.
     character, viewer = seat.character, seat.viewer
-    known = services.SeatRead(character.system, character.campaign_id, viewer.role == table.GM)
+    known = services.SeatRead(character.system, character.campaign_id, viewer.role in table.GM_ROLES)
     return services.character_roll(**how, read=asked.read, seat=known if viewer.user_id == by.pk else None)
 
 

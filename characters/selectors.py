@@ -29,7 +29,7 @@ class Viewer:
     """Who looks at a character, and what their seat lets them do with it (``character_for`` reads it)."""
 
     user_id: int
-    role: str | None  # their seat at the character's table (table.GM, or a player's), None for none
+    role: str | None  # their seat at the character's table (table.GM_ROLES, or a player's), None for none
     is_owner: bool
     can_edit: bool  # the owner, or the table's GM
     is_gm: bool  # the table's GM; at no table, the owner runs their own game
@@ -59,7 +59,7 @@ def character_for(user, pk: int, *, edit: bool = False) -> Seat | None:
     if character is None:
         return None
     role = character.seat_role  # the annotation, read here only: the Viewer carries it on
-    own, gm = character.owner_id == user.pk, role == table.GM
+    own, gm = character.owner_id == user.pk, role in table.GM_ROLES
     if not (own or role is not None):
         return None
     # At no table, the owner runs their own game.
@@ -88,7 +88,7 @@ def rolls_at_table(user, campaign_id: int, role: str | None) -> QuerySet[Roll]:
     seen = Q(roller=user)
     if role is not None:
         seen |= Q(visibility=Roll.Visibility.PUBLIC)
-    if role == table.GM:
+    if role in table.GM_ROLES:
         seen |= Q(visibility__in=(Roll.Visibility.GM, Roll.Visibility.BLIND))
     return Roll.objects.filter(seen, campaign_id=campaign_id)
 

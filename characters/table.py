@@ -16,7 +16,9 @@ from django.db.models import CharField, Value
 from characters.models import Character
 from core.errors import Refusal
 
-GM = "gm"  # the role of the user who runs a table (campaigns.models.Membership.Role.GM)
+GM = "gm"  # the owner's seat at a table (campaigns.models.Membership.Role.GM)
+# The seats that run a table: the owner's and a co-GM's (campaigns.models.GM_ROLES).
+GM_ROLES = ("gm", "cogm")
 
 
 class Table(Protocol):

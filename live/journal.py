@@ -48,6 +48,7 @@ class _Open:
     pk: int
     cursor: int
     events: list[dict] = field(default_factory=list)
+    by_known: bool = False  # whose write it is, once a record of it said (issue 42: which GM did it)
 
 
 # Per connection: each campaign's entry in its open transaction (forgotten on commit; replaced after a rollback).
@@ -80,9 +81,12 @@ def record(campaign_id: int | None, *events: Event, by: Any = None, write: str =
             write=(write or unique[0]["kind"])[:60],
             events=unique,
         )
-        pending[campaign_id] = _Open(entry.pk, position, unique)
+        pending[campaign_id] = _Open(entry.pk, position, unique, by_known=by is not None)
         return position
     opened = pending[campaign_id]
+    if by is not None and not opened.by_known:  # the write's first record (a sheet's, the rules') did not say whose
+        Entry.objects.filter(pk=opened.pk, by_id__isnull=True).update(by_id=getattr(by, "pk", by))
+        opened.by_known = True
     # What the entry holds now, read back: a savepoint rolled back since may have taken events this process added.
     held = Entry.objects.filter(pk=opened.pk).values_list("events", flat=True).first() or []
     more = [each for each in _unique(payload) if each not in held]

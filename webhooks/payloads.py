@@ -29,7 +29,7 @@ from django.utils import timezone
 
 from campaigns.chronicle import read as chronicle_read
 from campaigns.chronicle.build import PUBLIC_READER
-from campaigns.models import Campaign, Encounter, Membership, PlaySession, RollRequest, RollRequestAnswer
+from campaigns.models import GM_ROLES, Campaign, Encounter, PlaySession, RollRequest, RollRequestAnswer
 from characters.models import Character, Roll
 from live import events as ev
 from rules import SYSTEMS, RulesError
@@ -53,7 +53,7 @@ class Audience:
     def of(cls, hook: Webhook, roles: dict[int, str]) -> Audience | None:
         """None when its owner may no longer see what it would send (left the table, gave the character up)."""
         if hook.character_id is None:
-            return cls(None, None, None) if roles.get(hook.owner_id) == Membership.Role.GM else None
+            return cls(None, None, None) if roles.get(hook.owner_id) in GM_ROLES else None
         character = hook.character
         if character is None or character.owner_id != hook.owner_id or character.campaign_id != hook.campaign_id:
             return None
@@ -65,7 +65,7 @@ class Audience:
         only; an owner, what their seat lets them know (their own private and GM-only rolls, a blind one's line)."""
         if self.user_id is None:
             return event.seen.who == "public"
-        return event.seen.lets(self.user_id, is_gm=self.role == Membership.Role.GM)
+        return event.seen.lets(self.user_id, is_gm=self.role in GM_ROLES)
 
     def asks_about(self, request: RollRequest) -> bool:
         """A character's webhook carries the requests that ask its character; the table's, every one."""
@@ -77,7 +77,7 @@ class Audience:
             return "peer" if roll.visibility == Roll.Visibility.PUBLIC else None
         if roll.character_id != self.character_id:
             return None  # a character's webhook carries that character's rolls only
-        if self.role == Membership.Role.GM:
+        if self.role in GM_ROLES:
             return "gm"
         if roll.roller_id == self.user_id:
             return "roller"
@@ -247,8 +247,8 @@ def _request(request: RollRequest, audience: Audience) -> dict[str, Any]:
         status = "answered"
     else:
         status = "open" if request.is_open(now) else "expired"
-    hidden = request.blind and audience.role != Membership.Role.GM
-    group_hidden = request.group_hidden(gm=audience.role == Membership.Role.GM)
+    hidden = request.blind and audience.role not in GM_ROLES
+    group_hidden = request.group_hidden(gm=audience.role in GM_ROLES)
     return {
         "id": request.pk,
         "label": request.label,

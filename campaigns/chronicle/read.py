@@ -51,6 +51,14 @@ class Records:
         return build(self.session, self.rolls, self.changes, self.fights, self.lines, reader, self.countdowns)
 
 
+def _gm_named(roll: Roll, session: PlaySession) -> str:
+    """Who made a roll of no character's: "GM" for the session's own GM; another of the table's GMs (issue 42)
+    by name, so the chronicle says which GM did it."""
+    if roll.roller is None or session.gm_id in (None, roll.roller_id):
+        return "GM"
+    return f"GM {roll.roller.username}"
+
+
 def reader_of(user, membership: Membership | None) -> Reader:
     """The reader a member is: the GM, or a player (the owner of some characters, a peer of the rest)."""
     return Reader(getattr(user, "pk", None), membership is not None and membership.is_gm)
@@ -77,7 +85,7 @@ def records(session: PlaySession, campaign: Campaign | None = None) -> Records:
     roll_rows = (
         Roll.objects.filter(Q(pk__in=roll_ids) | Q(created_at__gte=session.started_at, created_at__lte=until))
         .filter(campaign=campaign)
-        .select_related("character")
+        .select_related("character", "roller")
         .order_by("pk")
     )
 
@@ -91,7 +99,7 @@ def records(session: PlaySession, campaign: Campaign | None = None) -> Records:
         RollRecord(
             id=row.pk,
             character=row.character_id,
-            who=row.character.name if row.character is not None else "GM",
+            who=row.character.name if row.character is not None else _gm_named(row, session),
             roller=row.roller_id,
             label=row.label,
             procedure=row.procedure,

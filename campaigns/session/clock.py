@@ -81,7 +81,7 @@ def clock_advance(
     campaign.clock_note = " ".join(words)[:1000]
     campaign.save(update_fields=["game_minutes", "game_seconds", "clock_note"])
     regions += refresh_table_conditions(campaign)  # lights burnt out: the party may be in darkness now
-    record(campaign.pk, ClockMoved(), *warnings, *_countdowns_by_time(campaign, start, minutes))
+    record(campaign.pk, ClockMoved(), *warnings, *_countdowns_by_time(campaign, start, minutes), by=by)
     return written(campaign, regions, words)
 
 
@@ -144,7 +144,7 @@ def step_unit(system: GameSystem) -> TimeUnit:
 
 
 @transaction.atomic
-def set_daylight(*, campaign_id: int, daylight: bool) -> TableWritten:
+def set_daylight(*, campaign_id: int, daylight: bool, by: User | None = None) -> TableWritten:
     """The GM says whether the party is in daylight (its lights make no difference) or in the dark (its lit
     light sources set the light level, and the rules apply what that level does to every sheet)."""
     campaign = lock_campaign(campaign_id)
@@ -154,5 +154,5 @@ def set_daylight(*, campaign_id: int, daylight: bool) -> TableWritten:
     campaign.daylight = daylight
     campaign.save(update_fields=["daylight"])
     regions = refresh_table_conditions(campaign)
-    record(campaign.pk, ClockMoved())
+    record(campaign.pk, ClockMoved(), by=by)
     return written(campaign, ("table", *regions))

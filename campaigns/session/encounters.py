@@ -111,8 +111,8 @@ def store_made(campaign: Campaign, result: rules_base.RollResult, *, by: User, v
     )
 
 
-def publish_fight(campaign_id: int) -> tuple[str, ...]:
-    record(campaign_id, FightChanged(), ClockMoved())
+def publish_fight(campaign_id: int, by: User | None = None) -> tuple[str, ...]:
+    record(campaign_id, FightChanged(), ClockMoved(), by=by)
     return FIGHT
 
 
@@ -131,7 +131,7 @@ def encounter_start(*, campaign_id: int, name: str, by: User, rng: RandomSource 
     campaign.save(update_fields=["round"])
     regions = refresh_table_conditions(campaign)  # every sheet knows a fight is running (the tracker starts the rounds)
     regions += _log_order(campaign, order, 1, by)
-    return written(campaign, regions + publish_fight(campaign.pk), encounter)
+    return written(campaign, regions + publish_fight(campaign.pk, by), encounter)
 
 
 @transaction.atomic
@@ -143,6 +143,7 @@ def npc_add(
     to_encounter: bool = True,
     keep: bool = False,
     system: str = "",
+    by: User | None = None,
 ) -> TableWritten:
     """An NPC into the running fight (``to_encounter``) and/or onto the campaign's saved list (``keep``); the row
     is the NPC made (the fight's when both). ``system``: whose stat block it carries at a mixed table (blank: the
@@ -166,7 +167,7 @@ def npc_add(
         )
     if made is None:
         raise CampaignError("Add the NPC to the fight, to the saved list, or both.")
-    return written(campaign, publish_fight(campaign.pk), made)
+    return written(campaign, publish_fight(campaign.pk, by), made)
 
 
 def _numbered(encounter: Encounter, name: str) -> str:
@@ -190,7 +191,7 @@ def _kind(other: str, name: str) -> bool:
 
 
 @transaction.atomic
-def npc_bring(*, campaign_id: int, saved_id: int) -> TableWritten:
+def npc_bring(*, campaign_id: int, saved_id: int, by: User | None = None) -> TableWritten:
     """A copy of a saved NPC joins the running fight, fresh."""
     campaign = lock_campaign(campaign_id)
     saved = campaign.npcs.filter(pk=saved_id, encounter__isnull=True).first()
@@ -228,7 +229,7 @@ def npc_damage(
     harm_npc(campaign, system, npc, harm, by=by, visibility=visibility)
     npc.save(update_fields=["stats", "defeated", "prompt"])
     rolled = ("rolls",) if harm.rolls else ()
-    return written(campaign, rolled + publish_fight(campaign.pk), harm)
+    return written(campaign, rolled + publish_fight(campaign.pk, by), harm)
 
 
 def harm_npc(campaign: Campaign, system, npc: Npc, harm: rules_base.NpcHarm, *, by: User, visibility: str) -> None:
@@ -336,7 +337,7 @@ def npc_roll(
     regions: tuple[str, ...] = ("rolls",)
     if changed:
         npc.save(update_fields=[f for f in dict.fromkeys(changed) if f != "hit"])
-        regions += publish_fight(campaign.pk)
+        regions += publish_fight(campaign.pk, by)
     return written(campaign, regions, NpcRolled(roll, target, harm, harm_roll))
 
 
@@ -431,7 +432,7 @@ def pc_attack_npcs(
                 npc_after=npc.stats,
                 defeated_before=defeated_before,
             )
-    return written(campaign, ("rolls",) + publish_fight(campaign.pk), NpcsAttacked(done.row, tuple(dealt)))
+    return written(campaign, ("rolls",) + publish_fight(campaign.pk, by), NpcsAttacked(done.row, tuple(dealt)))
 
 
 def _kin(campaign: Campaign, npc: Npc, character: Character) -> bool:
@@ -485,7 +486,7 @@ def _land(
 
 
 @transaction.atomic
-def npc_status(*, campaign_id: int, npc_id: int, name: str, rounds: int) -> TableWritten:
+def npc_status(*, campaign_id: int, npc_id: int, name: str, rounds: int, by: User | None = None) -> TableWritten:
     campaign = lock_campaign(campaign_id)
     npc = _npc(campaign, npc_id)
     words = clean_name(str(name or ""))[:40]
@@ -497,14 +498,14 @@ def npc_status(*, campaign_id: int, npc_id: int, name: str, rounds: int) -> Tabl
         raise CampaignError(f"{npc.name} has ten statuses already.")
     npc.statuses = [*npc.statuses, {"name": words, "rounds": rounds}]
     npc.save(update_fields=["statuses"])
-    return written(campaign, publish_fight(campaign.pk), npc)
+    return written(campaign, publish_fight(campaign.pk, by), npc)
 
 
 @transaction.atomic
-def npc_remove(*, campaign_id: int, npc_id: int) -> TableWritten:
+def npc_remove(*, campaign_id: int, npc_id: int, by: User | None = None) -> TableWritten:
     campaign = lock_campaign(campaign_id)
     _npc(campaign, npc_id).delete()
-    return written(campaign, publish_fight(campaign.pk))
+    return written(campaign, publish_fight(campaign.pk, by))
 
 
 @transaction.atomic
@@ -532,7 +533,7 @@ def encounter_next_round(*, campaign_id: int, by: User, rng: RandomSource | None
     campaign.clock_note = " ".join(words)[:1000]
     campaign.save(update_fields=["round", "clock_note"])
     regions = _log_order(campaign, order, encounter.round, by)
-    return written(campaign, regions + publish_fight(campaign.pk), encounter)
+    return written(campaign, regions + publish_fight(campaign.pk, by), encounter)
 
 
 def _set_order(encounter: Encounter, order: rules_base.CombatOrder) -> None:
@@ -552,7 +553,7 @@ def encounter_next_turn(*, campaign_id: int, by: User, rng: RandomSource | None 
         return encounter_next_round(campaign_id=campaign.pk, by=by, rng=rng)
     encounter.turn += 1
     encounter.save(update_fields=["turn"])
-    return written(campaign, publish_fight(campaign.pk), encounter)
+    return written(campaign, publish_fight(campaign.pk, by), encounter)
 
 
 @transaction.atomic
@@ -588,7 +589,7 @@ def encounter_end(*, campaign_id: int, by: User, rng: RandomSource | None = None
             campaign_id=campaign.pk, procedure=procedure, fixed={}, character_ids=pcs, minutes=60, by=by
         )
         asked, regions = made.row, regions + tuple(made.regions)
-    return written(campaign, regions + publish_fight(campaign.pk), FightEnded(encounter, minutes, asked))
+    return written(campaign, regions + publish_fight(campaign.pk, by), FightEnded(encounter, minutes, asked))
 
 
 def _ends_with(system_key: str, procedure: str | None) -> bool:

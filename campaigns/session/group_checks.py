@@ -135,7 +135,7 @@ def _decide(request: RollRequest, by: User | None) -> list[str]:
     request.save(update_fields=["group_roll", "group_outcome", "group_summary"])
     seen = Seen() if request.group_seen == RollRequest.Seen.PUBLIC else gm_only(roll.roller_id)
     asked = tuple(a.character_id for a in answers)
-    record(request.campaign_id, GroupChecked(request=request.pk, roll=roll.pk, characters=asked, seen=seen))
+    record(request.campaign_id, GroupChecked(request=request.pk, roll=roll.pk, characters=asked, seen=seen), by=by)
     return ["requests", *(f"character-{c}-requests" for c in asked)]
 
 
@@ -179,7 +179,7 @@ def request_skip(*, request_id: int, campaign_id: int, character_id: int, by: Us
         raise CampaignError(f"{answer.character.name} is not waited for any more.")
     answer.skipped = True
     answer.save(update_fields=["skipped"])
-    record(campaign_id, RequestAnswered(request=request.pk, characters=(character_id,)))
+    record(campaign_id, RequestAnswered(request=request.pk, characters=(character_id,)), by=by)
     topics = ["requests", f"character-{character_id}-requests"]
     topics += _decide(request, by)
     return written(request.campaign, topics, request)
@@ -197,7 +197,7 @@ def request_close(*, request_id: int, campaign_id: int, by: User) -> TableWritte
     request.status = RollRequest.Status.CLOSED
     request.save(update_fields=["status"])
     asked = tuple(request.answers.values_list("character_id", flat=True))
-    record(campaign_id, RequestEnded(request=request.pk, characters=asked))
+    record(campaign_id, RequestEnded(request=request.pk, characters=asked), by=by)
     topics = ["requests", *(f"character-{c}-requests" for c in asked)]
     topics += _decide(request, by)
     return written(request.campaign, topics, request)

@@ -16,7 +16,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from campaigns.models import Campaign, Encounter, FightHit, Membership, Npc
+from campaigns.models import GM_ROLES, Campaign, Encounter, FightHit, Membership, Npc
 from campaigns.services import CampaignError, TableWritten, written
 from campaigns.session.common import lock_campaign, npc_rules, table_system
 from campaigns.session.encounters import harm_npc, publish_fight
@@ -174,7 +174,7 @@ def pc_attack(
     if harms:  # their sheet's fight says what it did
         down = f"; {npc.name} is down" if npc.defeated and not defeated_before else ""
         _remember(encounter_id, f"{character.pk}:dealt", f"You hit {npc.name} for {dealt}{down}")
-    return written(campaign, ("rolls", *publish_fight(campaign.pk)), PcAttacked(done, npc, dealt, hit))
+    return written(campaign, ("rolls", *publish_fight(campaign.pk, by)), PcAttacked(done, npc, dealt, hit))
 
 
 def _remember(encounter_id: int, key: str, words: str | None) -> None:
@@ -201,7 +201,7 @@ def hit_undo(*, campaign_id: int, hit_id: int, by: User) -> TableWritten:
     if found is None:
         raise CampaignError("That hit is not in this table's fights.")
     row = found[0]  # the character an NPC hit, or None: a PC's hit on an NPC
-    gm = Membership.objects.filter(campaign_id=campaign_id, user=by, role=Membership.Role.GM).exists()
+    gm = Membership.objects.filter(campaign_id=campaign_id, user=by, role__in=GM_ROLES).exists()
     if not gm and (row is None or not characters_editable_by(by).filter(pk=row).exists()):
         raise CampaignError("Only the GM undoes that hit.")
     campaign = lock_campaign(campaign_id, roller=by)
@@ -224,10 +224,10 @@ def hit_undo(*, campaign_id: int, hit_id: int, by: User) -> TableWritten:
             roll.undone = True
             bump_roll(roll, "undone")
             regions += ("rolls",)
-        return written(campaign, regions + publish_fight(campaign.pk), hit)
+        return written(campaign, regions + publish_fight(campaign.pk, by), hit)
     hit.undone_at, hit.undone_by = timezone.now(), by
     hit.save(update_fields=["undone_at", "undone_by"])
-    return written(campaign, regions + publish_fight(campaign.pk), hit)
+    return written(campaign, regions + publish_fight(campaign.pk, by), hit)
 
 
 def _npc_hit_back(campaign: Campaign, hit: FightHit, by: User) -> str:
@@ -306,7 +306,7 @@ def _hits_back(campaign: Campaign | None, roll_id: int, by: User) -> list[str]:
     hits = list(FightHit.objects.select_for_update().filter(pk__in=[h.pk for h in pending_npc_hits(roll_id)]))
     words = [_npc_hit_back(campaign, hit, by) for hit in sorted(hits, key=lambda h: h.pk)]
     if words:
-        publish_fight(campaign.pk)
+        publish_fight(campaign.pk, by)
     return words
 
 

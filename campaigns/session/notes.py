@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from campaigns.models import GmNote
@@ -21,7 +22,7 @@ def _note_text(text: str) -> str:
 
 
 @transaction.atomic
-def note_save(*, campaign_id: int, character_id: int | None, text: str) -> TableWritten:
+def note_save(*, campaign_id: int, character_id: int | None, text: str, by: User | None = None) -> TableWritten:
     """The GM's private note on the campaign or one of its characters. Announced to the GM's pages only."""
     campaign = lock_campaign(campaign_id)
     if character_id is not None and not campaign.characters.filter(pk=character_id).exists():
@@ -29,15 +30,15 @@ def note_save(*, campaign_id: int, character_id: int | None, text: str) -> Table
     note, _ = GmNote.objects.update_or_create(
         campaign=campaign, character_id=character_id, defaults={"text": _note_text(text)}
     )
-    record(campaign.pk, NotesChanged(seen=gm_only()))
+    record(campaign.pk, NotesChanged(seen=gm_only()), by=by)
     return written(campaign, ("notes",), note)
 
 
 @transaction.atomic
-def summary_save(*, campaign_id: int, text: str) -> TableWritten:
+def summary_save(*, campaign_id: int, text: str, by: User | None = None) -> TableWritten:
     """The session summary every player at the table reads."""
     campaign = lock_campaign(campaign_id)
     campaign.summary = _note_text(text)
     campaign.save(update_fields=["summary"])
-    record(campaign.pk, SummaryChanged())
+    record(campaign.pk, SummaryChanged(), by=by)
     return written(campaign, ("summary",))

@@ -7,6 +7,8 @@ theirs alone to change or remove.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
@@ -14,7 +16,7 @@ from django.utils import timezone
 
 from campaigns.chronicle.build import Reader
 from campaigns.chronicle.read import records
-from campaigns.models import Campaign, ChronicleLine, PlaySession
+from campaigns.models import GM_ROLES, Campaign, ChronicleLine, PlaySession
 from campaigns.services import CampaignError, TableWritten, written
 from campaigns.session.common import lock_campaign
 from live import journal
@@ -39,27 +41,46 @@ def _words(text: str, most: int, what: str) -> str:
 
 
 @transaction.atomic
-def session_start(*, campaign_id: int, by: User) -> TableWritten:
-    """Start a session: the journal's head and the game clock now are where it begins; the party at the table is
-    who was there."""
+def session_start(
+    *, campaign_id: int, by: User, present: Collection[int] | None = None, gm_id: int | None = None
+) -> TableWritten:
+    """Start a session: the journal's head and the game clock now are where it begins. Who is there is formed from
+    the table's roster (every character at the table; issue 42): ``present``, the ids of those who came (None: the
+    whole roster). ``gm_id``: which of the table's GMs runs it (None: whoever starts it). The clock, the journal
+    and the stash are the table's, the same in every session."""
     campaign = lock_campaign(campaign_id)
     going = current_session(campaign)
     if going is not None:
         raise CampaignError(f"Session {going.number} is still going: end it before starting another.")
+    gm = by if gm_id is None or gm_id == by.pk else _table_gm(campaign, gm_id)
     number = (campaign.play_sessions.aggregate(top=Max("number"))["top"] or 0) + 1
-    party = campaign.characters.select_related("owner").order_by("name", "pk")
-    present = [{"character": c.pk, "name": c.name, "user": c.owner_id, "player": c.owner.username} for c in party]
+    roster = campaign.characters.select_related("owner").order_by("name", "pk")
+    if present is not None:
+        chosen = set(present)
+        if not chosen <= {c.pk for c in roster}:
+            raise CampaignError("Pick who is here from the characters at this table.")
+        roster = roster.filter(pk__in=chosen)
+    came = [{"character": c.pk, "name": c.name, "user": c.owner_id, "player": c.owner.username} for c in roster]
     session = PlaySession.objects.create(
         campaign=campaign,
         number=number,
         started_at=timezone.now(),
         started_by=by,
+        gm=gm,
         start_cursor=journal.head(campaign.pk),
         start_minutes=campaign.game_minutes,
-        present=present,
+        present=came,
     )
     journal.record(campaign.pk, SessionStarted(session=number), by=by)
     return written(campaign, ("sessions",), session)
+
+
+def _table_gm(campaign: Campaign, user_id: int) -> User:
+    """One of the table's GMs (the owner or a co-GM), to run a session."""
+    seat = campaign.memberships.filter(user_id=user_id, role__in=GM_ROLES).select_related("user").first()
+    if seat is None:
+        raise CampaignError("A session is run by one of the table's GMs.")
+    return seat.user
 
 
 @transaction.atomic

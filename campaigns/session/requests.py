@@ -314,7 +314,7 @@ def request_create(
     )
     RollRequestAnswer.objects.bulk_create(RollRequestAnswer(request=request, character=c) for c in characters)
     return written(
-        campaign, _announce_request(campaign.pk, RequestAsked, request.pk, [c.pk for c in characters]), request
+        campaign, _announce_request(campaign.pk, RequestAsked, request.pk, [c.pk for c in characters], by), request
     )
 
 
@@ -323,9 +323,10 @@ def _announce_request(
     kind: type[RequestAsked | RequestAnswered | RequestEnded],
     request_id: int,
     character_ids: Sequence[int],
+    by: User | None = None,
 ) -> list[str]:
     """The GM's panel and each named character's sheet show the request as it now stands (campaigns/push.py)."""
-    record(campaign_id, kind(request=request_id, characters=tuple(character_ids)))
+    record(campaign_id, kind(request=request_id, characters=tuple(character_ids)), by=by)
     return ["requests", *(f"character-{character_id}-requests" for character_id in character_ids)]
 
 
@@ -415,7 +416,7 @@ def request_answer(
     answer.for_player = for_player
     answer.save(update_fields=["roll", "outcome", "answered_at", "succeeded", "for_player"])
     if request.rule:
-        regions = _announce_request(request.campaign_id, RequestAnswered, request.pk, [character_id])
+        regions = _announce_request(request.campaign_id, RequestAnswered, request.pk, [character_id], by)
         regions += group_checks.decide_if_done(request.pk, by)  # the last answer decides the group's outcome
         return written(request.campaign, regions, answer)
     outcomes = list(request.answers.values_list("outcome", "answered_at", "character__system"))
@@ -427,12 +428,14 @@ def request_answer(
             request.group_summary = group.summary[:300]
             request.save(update_fields=["group_outcome", "group_summary"])
     return written(
-        request.campaign, _announce_request(request.campaign_id, RequestAnswered, request.pk, [character_id]), answer
+        request.campaign,
+        _announce_request(request.campaign_id, RequestAnswered, request.pk, [character_id], by),
+        answer,
     )
 
 
 @transaction.atomic
-def request_cancel(*, request_id: int, campaign_id: int) -> TableWritten:
+def request_cancel(*, request_id: int, campaign_id: int, by: User | None = None) -> TableWritten:
     # The request's row alone is locked, as ever; its campaign comes along in the same query for the answer.
     rows = RollRequest.objects.select_for_update(of=("self",)).select_related("campaign")
     request = rows.filter(pk=request_id, campaign_id=campaign_id).first()
@@ -445,4 +448,4 @@ def request_cancel(*, request_id: int, campaign_id: int) -> TableWritten:
     request.status = RollRequest.Status.CANCELLED
     request.save(update_fields=["status"])
     answered = list(request.answers.values_list("character_id", flat=True))
-    return written(request.campaign, _announce_request(campaign_id, RequestEnded, request.pk, answered), request)
+    return written(request.campaign, _announce_request(campaign_id, RequestEnded, request.pk, answered, by), request)

@@ -15,6 +15,7 @@ from campaigns.forms import ChronicleLineForm, SessionEndForm, SummaryForm
 from campaigns.models import Campaign, Membership, PlaySession
 from campaigns.session_views.common import gm_campaign, region_answer, valid_form
 from characters.commands import NotHere
+from characters.forms import plain_inputs
 from core.htmx import HtmxHttpRequest
 from rules.errors import Refusal
 
@@ -40,7 +41,7 @@ def session_start(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     campaign = gm_campaign(request, pk)
     error = ""
     try:
-        commands.start_session(request.user, pk)
+        commands.start_session(request.user, pk, plain_inputs(request.POST))
     except Refusal as problem:
         error = str(problem)
     return region_answer(request, campaign, "sessions", error=error)

@@ -282,7 +282,7 @@ def roll_view(context, roll) -> str:
     viewer, membership = context.get("viewer"), context.get("membership")
     if getattr(viewer, "is_gm", False) and getattr(roll, "campaign_id", None) is not None:
         return "gm"
-    if getattr(membership, "role", None) == "gm":
+    if getattr(membership, "is_gm", False):
         return "gm"
     user = context.get("user")
     if user is not None and roll.roller_id is not None and roll.roller_id == getattr(user, "pk", None):

@@ -34,6 +34,8 @@ ENDPOINTS = {
     ("post", "/api/campaigns/{campaign_id}/encounter/{action}"),
     ("post", "/api/campaigns/{campaign_id}/npcs/{npc_id}/{action}"),
     ("post", "/api/campaigns/{campaign_id}/hits/{hit_id}/undo"),
+    ("post", "/api/campaigns/{campaign_id}/co-gms"),
+    ("post", "/api/campaigns/{campaign_id}/hand-over"),
     ("post", "/api/campaigns/{campaign_id}/requests"),
     ("post", "/api/campaigns/{campaign_id}/requests/{request_id}/cancel"),
     ("get", "/api/campaigns/{campaign_id}/sessions"),

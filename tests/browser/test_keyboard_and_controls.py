@@ -212,7 +212,7 @@ def test_the_seat_buttons_name_what_they_show(new_page, django_user_model, size)
     gm, campaign, _, player = _opened(new_page, django_user_model, size, "gm_play", "/campaigns/{campaign}/")
     show_part(gm, "notes")  # the members, on a phone
     gm.evaluate("document.querySelectorAll('main details').forEach(d => d.open = true)")
-    make_gm = gm.get_by_role("button", name="Make GM… player_play")
+    make_gm = gm.get_by_role("button", name="Make owner… player_play")
     expect(make_gm).to_be_attached()
     expect(gm.get_by_role("button", name="Remove… player_play from the table")).to_be_attached()
     result = Axe().run(gm, options={"runOnly": ["label-content-name-mismatch"]})

@@ -209,13 +209,43 @@ def test_gm_cannot_remove_themselves_or_strangers(campaign, gm, stranger, as_use
     assert campaign.memberships.count() == 3
 
 
-def test_transferring_the_gm_role_swaps_roles(campaign, gm, player, as_user):
+def test_handing_the_table_over_keeps_the_old_owner_as_a_co_gm_by_default(campaign, gm, player, as_user):
     _confirm(as_user(gm), "campaigns:transfer_gm", campaign, {"user_id": player.pk})
+    roles = dict(campaign.memberships.values_list("user__username", "role"))
+    assert roles == {"gm": "cogm", "player": "gm", "other_player": "player"}
+    # the old owner still runs the table, but no longer owns it
+    assert as_user(gm).post(reverse("campaigns:regenerate_invite", args=[campaign.pk])).status_code == 200
+    response = as_user(gm).post(reverse("campaigns:transfer_gm", args=[campaign.pk]), {"user_id": gm.pk})
+    assert response.status_code == 404
+
+
+def test_handing_the_table_over_as_a_player_swaps_roles(campaign, gm, player, as_user):
+    url = reverse("campaigns:transfer_gm", args=[campaign.pk])
+    as_user(gm).post(url, {"user_id": player.pk, "stay": "player", "confirm": "yes"})
     roles = dict(campaign.memberships.values_list("user__username", "role"))
     assert roles == {"gm": "player", "player": "gm", "other_player": "player"}
     # the old GM has lost the GM's powers
     response = as_user(gm).post(reverse("campaigns:regenerate_invite", args=[campaign.pk]))
     assert response.status_code == 404
+
+
+def test_the_owner_names_a_co_gm_who_runs_the_table_but_cannot_name_others(campaign, gm, player, other_player, as_user):
+    page = as_user(gm).get(campaign.get_absolute_url()).content.decode()
+    assert 'data-co-gm="player"' in page
+    as_user(gm).post(reverse("campaigns:set_co_gm", args=[campaign.pk]), {"user_id": player.pk, "co_gm": "on"})
+    assert campaign.memberships.get(user=player).role == "cogm"
+    co_gm = as_user(player)
+    page = co_gm.get(campaign.get_absolute_url()).content.decode()
+    assert "you are a co-GM" in page and 'data-co-gm="' not in page
+    url = reverse("campaigns:set_co_gm", args=[campaign.pk])
+    assert co_gm.post(url, {"user_id": other_player.pk, "co_gm": "on"}).status_code == 404
+    # a co-GM is no player to remove; the owner makes them a player again first
+    response = as_user(gm).post(
+        reverse("campaigns:remove_player", args=[campaign.pk]), {"user_id": player.pk, "confirm": "yes"}, follow=True
+    )
+    assert "makes them a player first" in response.content.decode()
+    as_user(gm).post(url, {"user_id": player.pk})
+    assert campaign.memberships.get(user=player).role == "player"
 
 
 def test_a_player_can_leave_but_the_gm_must_hand_over_first(campaign, gm, player, as_user):

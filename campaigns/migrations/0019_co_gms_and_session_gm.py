@@ -14,7 +14,7 @@ def sessions_run_by_their_starter(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaigns', '0017_mixed_system_tables'),
+        ('campaigns', '0018_roll_requests_per_system'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

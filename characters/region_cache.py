@@ -19,12 +19,14 @@ import json
 from collections.abc import Callable
 
 from django.core.cache import cache
+from django.db import connection
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
-from characters.models import Character
+from characters.models import Change, Character
 from characters.selectors import Seat, Viewer
-from characters.sheet_view import fight_npcs, sheet_view
+from characters.sheet_view import fight_npcs, offered_undo, reverted_by, sheet_view
+from characters.templatetags.lantern import fill_times
 from core.deploy import deploy_stamp
 from live.hub import CSRF_SLOT
 
@@ -103,6 +105,52 @@ def _party_stamp(character: Character) -> str:
     npcs = list(fight_npcs(character.campaign_id)) if character.campaign_id else []
     names = json.dumps([list(others.order_by("pk").values_list("pk", "name")), npcs])
     return hashlib.blake2b(names.encode(), digest_size=6).hexdigest()
+
+
+def viewer_log(user, seat: Seat, log: str, head: int, draw: Callable[[], str]) -> str:
+    """The sheet's log as this viewer sees it, with the filter asked, while the table's journal stands at ``head``
+    (read before the log: what is kept under a head is never older than it): every roll made, voided, undone or
+    amended, every rename, seat and role change at the table moves the head. ``draw()`` draws it with its times as
+    marks (``TIMES_LATER``); they are written at each serving (``fill_times``). A character at no table has no
+    journal: its log is drawn each time, as it is inside a transaction (a test's)."""
+    character, viewer = seat.character, seat.viewer
+    # Inside a transaction the head does not move with the transaction's own writes (journal.record bumps it once
+    # per transaction): it names committed logs only.
+    if character.campaign_id is None or connection.in_atomic_block:
+        return fill_times(draw())
+    key = (
+        f"lantern:log:{deploy_stamp()}:{character.pk}:{character.system}:{character.campaign_id}:{head}"
+        f":{user.pk}:{viewer.role}:{int(viewer.is_gm)}:{log}"
+    )
+    html = cache.get(key)
+    if html is None:
+        html = draw()
+        cache.set(key, html, LOG_TIMEOUT)
+    return fill_times(html)
+
+
+LOG_TIMEOUT = 60 * 10  # one viewer's log at one head: kept while they look at the page, then let go
+
+
+def latest_change(character: Character) -> tuple[Change | None, bool]:
+    """The character's latest history entry and whether it was reverted since, kept by its row stamp: every write
+    that adds to the history or reverts from it moves the version (services.writes.commit)."""
+    key = f"lantern:latest-change:{_row_stamp(character)}"
+    found = cache.get(key)
+    if found is None:
+        change = character.changes.select_related("reverted_by").first()
+        reverted = change is not None and reverted_by(change) is not None
+        if change is not None:
+            change = Change(**{f.attname: getattr(change, f.attname) for f in Change._meta.concrete_fields})
+        found = (change, reverted)
+        cache.set(key, found, TIMEOUT)
+    return found
+
+
+def undo_for(user, character: Character) -> dict | None:
+    """The viewer's Undo, if the sheet offers one now (``{"change", "region"}``), from the kept latest change."""
+    change, reverted = latest_change(character)
+    return offered_undo(user, change, reverted=reverted)
 
 
 def undo_mark(region: str) -> str:

@@ -8,6 +8,7 @@ from django.db.models import Case, IntegerField, OuterRef, Q, QuerySet, Value, W
 
 from characters import table
 from characters.models import CatalogueItem, Character, Item, Roll
+from live import journal
 
 
 def characters_visible_to(user) -> QuerySet[Character]:
@@ -41,11 +42,14 @@ class Seat:
 
     character: Character
     viewer: Viewer
+    head: int | None = None  # the table's journal head as the row was read (character_for's ``with_head``)
 
 
-def character_for(user, pk: int, *, edit: bool = False) -> Seat | None:
+def character_for(user, pk: int, *, edit: bool = False, with_head: bool = False) -> Seat | None:
     """The character if ``user`` may see it (or, with ``edit``, change it), in one query: its campaign and
-    owner come along, and the viewer's seat at its table says what they may do (``Seat.viewer``).
+    owner come along, and the viewer's seat at its table says what they may do (``Seat.viewer``). ``with_head``:
+    its table's journal head read in the same statement (``Seat.head``: what a page drawn from this row shows up
+    to), instead of a query of its own before it.
 
     The same rules as characters_visible_to / characters_editable_by, asked of one row: a sheet and each of
     its live regions would otherwise spend three queries (visible, editable, GM) before drawing anything.
@@ -55,6 +59,8 @@ def character_for(user, pk: int, *, edit: bool = False) -> Seat | None:
     rows = Character.objects.select_related("campaign", "owner").annotate(
         seat_role=table.seat_of(user, OuterRef("campaign_id"))
     )
+    if with_head:
+        rows = rows.annotate(journal_head=journal.head_of(OuterRef("campaign_id")))
     character = rows.filter(pk=pk).first()
     if character is None:
         return None
@@ -64,7 +70,8 @@ def character_for(user, pk: int, *, edit: bool = False) -> Seat | None:
         return None
     # At no table, the owner runs their own game.
     viewer = Viewer(user.pk, role, own, own or gm, gm if character.campaign_id else own)
-    return Seat(character, viewer) if viewer.can_edit or not edit else None
+    head = (character.journal_head or 0) if with_head else None
+    return Seat(character, viewer, head) if viewer.can_edit or not edit else None
 
 
 def rolls_visible_to(user):

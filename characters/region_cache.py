@@ -85,13 +85,13 @@ def sheet_body(seat: Seat, draw: Callable[[], tuple[str, bool]]) -> str:
     key = f"lantern:sheet:{deploy_stamp()}:{_row_stamp(character)}:{kind}:{character.table_stamp()}"
     html = cache.get(key)
     if html == NAMES_THE_PARTY:
-        key = f"{key}:{_party_stamp(character)}"
+        key = f"{key}:{_party_stamp(character, seat.head)}"
         html = cache.get(key)
     if html is None:
         html, names_the_party = draw()
         if names_the_party:
             cache.set(key, NAMES_THE_PARTY, TIMEOUT)
-            key = f"{key}:{_party_stamp(character)}"
+            key = f"{key}:{_party_stamp(character, seat.head)}"
         cache.set(key, html, TIMEOUT)
     return html
 
@@ -99,8 +99,21 @@ def sheet_body(seat: Seat, draw: Callable[[], tuple[str, bool]]) -> str:
 NAMES_THE_PARTY = "party"  # kept in a body's place: look again with the party's names in the key
 
 
-def _party_stamp(character: Character) -> str:
-    """The others at the table and the running fight's NPCs standing, as a roll form lists them: two queries."""
+def _party_stamp(character: Character, head: int | None = None) -> str:
+    """The others at the table and the running fight's NPCs standing, as a roll form lists them: two queries, or
+    none while the table's journal stands at ``head`` (read with the row: ``Seat.head``), since every join, leave,
+    rename and move of the fight at the table moves it (not inside a transaction: see ``viewer_log``)."""
+    if head is None or character.campaign_id is None or connection.in_atomic_block:
+        return _party_names(character)
+    key = f"lantern:party:{character.campaign_id}:{head}:{character.pk}"
+    stamp = cache.get(key)
+    if stamp is None:
+        stamp = _party_names(character)
+        cache.set(key, stamp, LOG_TIMEOUT)
+    return stamp
+
+
+def _party_names(character: Character) -> str:
     others = Character.objects.filter(campaign=character.campaign).exclude(pk=character.pk)
     npcs = list(fight_npcs(character.campaign_id)) if character.campaign_id else []
     names = json.dumps([list(others.order_by("pk").values_list("pk", "name")), npcs])

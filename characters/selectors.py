@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
+from django.contrib.auth.models import User
 from django.db.models import Case, IntegerField, OuterRef, Q, QuerySet, Value, When
 
 from characters import table
 from characters.models import CatalogueItem, Character, Item, Roll
+from core.prepared import Prepared
 from live import journal
 
 
@@ -56,12 +59,7 @@ def character_for(user, pk: int, *, edit: bool = False, with_head: bool = False)
     """
     if not user.is_authenticated:
         return None
-    rows = Character.objects.select_related("campaign", "owner").annotate(
-        seat_role=table.seat_of(user, OuterRef("campaign_id"))
-    )
-    if with_head:
-        rows = rows.annotate(journal_head=journal.head_of(OuterRef("campaign_id")))
-    character = rows.filter(pk=pk).first()
+    character = (_CHARACTER_HEAD_SEAT if with_head else _CHARACTER_SEAT).first(user.pk, pk)
     if character is None:
         return None
     role = character.seat_role  # the annotation, read here only: the Viewer carries it on
@@ -72,6 +70,20 @@ def character_for(user, pk: int, *, edit: bool = False, with_head: bool = False)
     viewer = Viewer(user.pk, role, own, own or gm, gm if character.campaign_id else own)
     head = (character.journal_head or 0) if with_head else None
     return Seat(character, viewer, head) if viewer.can_edit or not edit else None
+
+
+def _character_seat(user_id: int, pk: int, *, with_head: bool = False) -> QuerySet[Character]:
+    rows = Character.objects.select_related("campaign", "owner").annotate(
+        seat_role=table.seat_of(User(pk=user_id), OuterRef("campaign_id"))
+    )
+    if with_head:
+        rows = rows.annotate(journal_head=journal.head_of(OuterRef("campaign_id")))
+    return rows.filter(pk=pk)
+
+
+# Compiled once per process: every sheet request and every write asks it (core.prepared).
+_CHARACTER_SEAT = Prepared(_character_seat, inputs=2)
+_CHARACTER_HEAD_SEAT = Prepared(partial(_character_seat, with_head=True), inputs=2)
 
 
 def rolls_visible_to(user):

@@ -29,6 +29,7 @@ from characters.sheet_view import fight_npcs, offered_undo, reverted_by, sheet_v
 from characters.templatetags.lantern import fill_times
 from core.deploy import deploy_stamp
 from live.hub import CSRF_SLOT
+from rules import base as rules_base
 
 LOG_SLOT = "__lantern_log__"  # where a kept sheet body takes its viewer's own log
 CACHED_REGIONS = ("vitals", "details", "inventory", "hirelings")  # "offers" is drawn afresh: it moves no version
@@ -53,6 +54,18 @@ def _row_stamp(character: Character) -> str:
     saved (an edit in the admin, which keeps no version, still moves that)."""
     saved = character.updated_at.timestamp() if character.updated_at else 0
     return f"{character.pk}:{character.version}:{saved:.6f}"
+
+
+def checked_sheet(character: Character) -> rules_base.Sheet:
+    """``character.checked_sheet()``, kept by what it is made of: the row (its version moves with every write to
+    its state, items and hirelings), the table's settings and conditions, the build. A roll's inputs, its odds
+    boxes and its controls are read against it without reading the items and hirelings again."""
+    key = f"lantern:checked:{deploy_stamp()}:{_row_stamp(character)}:{character.table_stamp()}"
+    sheet = cache.get(key)
+    if sheet is None:
+        sheet = character.checked_sheet()  # a sheet the rules refuse is refused each time, never kept
+        cache.set(key, sheet, TIMEOUT)
+    return sheet
 
 
 def drawn_region(character: Character, kind: str, region: str, draw: Callable[[], str]) -> str:

@@ -14,7 +14,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
-from characters import commands, services, table
+from characters import commands, region_cache, services, table
 from characters.forms import (
     AdjustForm,
     CatalogueAddForm,
@@ -273,7 +273,7 @@ def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     """The exact odds for the modifiers currently picked; re-fetched whenever a toggle changes."""
     character, proc, gm = _procedure_of(request, pk, procedure)
     try:
-        sheet = character.checked_sheet()
+        sheet = region_cache.checked_sheet(character)
         params = raw_params(proc, sheet, request.GET, gm=gm, prefixed=True, refuse_others=True)
         if request.GET.get("npc_target"):  # against an NPC of the fight: its armour counts
             params = table.target_params(character, procedure, _npc_id(request.GET["npc_target"]), params)
@@ -301,7 +301,7 @@ def quick(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     character, proc, _gm = _procedure_of(request, pk, procedure)
     rules = _rules_or_404(character)
     try:
-        sheet = character.checked_sheet()
+        sheet = region_cache.checked_sheet(character)
     except RulesError as problem:
         return HttpResponse(str(problem), status=422 if request.htmx else 400)
     groups = quick_groups(character, rules, sheet, rules.quick_rolls(sheet), asked=request.GET)
@@ -320,7 +320,7 @@ def control(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     character, proc, gm = _procedure_of(request, pk, procedure)
     context: dict[str, Any] = {"character": character, "system_id": character.system}
     try:
-        sheet = character.checked_sheet()
+        sheet = region_cache.checked_sheet(character)
     except RulesError as problem:
         context.update(error=str(problem), control={"procedure": proc, "open": True})
         status = 422 if request.htmx else 400

@@ -95,16 +95,18 @@ def sheet_body(seat: Seat, draw: Callable[[], tuple[str, bool]]) -> str:
     characters at the table (a roll form that names one): such a body is kept by their names too."""
     character, viewer = seat.character, seat.viewer
     kind = f"{viewer_kind(viewer)}{'-own' if viewer.is_owner else ''}"  # the owner alone may delete it
-    key = f"lantern:sheet:{deploy_stamp()}:{_row_stamp(character)}:{kind}:{character.table_stamp()}"
+    base = f"lantern:sheet:{deploy_stamp()}:{_row_stamp(character)}:{kind}:{character.table_stamp()}"
+    key = base
     html = cache.get(key)
     if html == NAMES_THE_PARTY:
-        key = f"{key}:{_party_stamp(character, seat.head)}"
+        key = f"{base}:{_party_stamp(character, seat.head)}"
         html = cache.get(key)
     if html is None:
         html, names_the_party = draw()
         if names_the_party:
-            cache.set(key, NAMES_THE_PARTY, TIMEOUT)
-            key = f"{key}:{_party_stamp(character, seat.head)}"
+            # The marker goes under the plain key only: the party changed at this version is another body.
+            cache.set(base, NAMES_THE_PARTY, TIMEOUT)
+            key = f"{base}:{_party_stamp(character, seat.head)}"
         cache.set(key, html, TIMEOUT)
     return html
 

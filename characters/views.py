@@ -84,8 +84,7 @@ def sheet(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     body = sheet_body(seat, lambda: _sheet_body(user, seat, log=log))
 
     def draw_log() -> str:
-        # With the user, as the log region draws it (render() adds them): the roller's own Void link shows.
-        own = sheet_view(user, seat, regions=("log",), log=log).context(user=user, **{TIMES_LATER: True})
+        own = sheet_view(user, seat, regions=("log",), log=log).context(**{TIMES_LATER: True})
         return render_to_string("characters/sheet.html#log", own)
 
     body = body.replace(LOG_SLOT, viewer_log(user, seat, log, after, draw_log), 1)

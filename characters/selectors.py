@@ -62,13 +62,13 @@ def character_for(user, pk: int, *, edit: bool = False, with_head: bool = False)
     character = (_CHARACTER_HEAD_SEAT if with_head else _CHARACTER_SEAT).first(user.pk, pk)
     if character is None:
         return None
-    role = character.seat_role  # the annotation, read here only: the Viewer carries it on
+    role = getattr(character, "seat_role")  # noqa: B009 - the annotation, read here only: the Viewer carries it on
     own, gm = character.owner_id == user.pk, role == table.GM
     if not (own or role is not None):
         return None
     # At no table, the owner runs their own game.
     viewer = Viewer(user.pk, role, own, own or gm, gm if character.campaign_id else own)
-    head = (character.journal_head or 0) if with_head else None
+    head = (getattr(character, "journal_head") or 0) if with_head else None  # noqa: B009 - the annotation
     return Seat(character, viewer, head) if viewer.can_edit or not edit else None
 
 

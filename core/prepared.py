@@ -15,25 +15,27 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Model, QuerySet
-from django.db.models.query import get_related_populators
+from django.db.models.query import get_related_populators  # type: ignore[attr-defined]  # in Django; not in its stubs
 
 # Negative: never a row's id, so never equal to another parameter by chance (a query's constants, e.g. a limit).
+M = TypeVar("M", bound=Model)
+
 SENTINELS = (-730_001, -730_002, -730_003, -730_004)
 
 
-class Prepared:
+class Prepared(Generic[M]):
     """``build(*sentinels)``: the queryset, its inputs standing in; ``first(*values)``: its first row or None."""
 
-    def __init__(self, build: Callable[..., QuerySet], inputs: int) -> None:
+    def __init__(self, build: Callable[..., QuerySet[M]], inputs: int) -> None:
         self.build, self.inputs = build, inputs
-        self._compiled: dict[str, _Compiled] = {}
+        self._compiled: dict[str, _Compiled[M]] = {}
         self._lock = threading.Lock()
 
-    def first(self, *values: Any, using: str = DEFAULT_DB_ALIAS) -> Model | None:
+    def first(self, *values: Any, using: str = DEFAULT_DB_ALIAS) -> M | None:
         compiled = self._compiled.get(using)
         if compiled is None:
             with self._lock:
@@ -44,8 +46,8 @@ class Prepared:
         return compiled.first(values)
 
 
-class _Compiled:
-    def __init__(self, queryset: QuerySet, using: str, inputs: int) -> None:
+class _Compiled(Generic[M]):
+    def __init__(self, queryset: QuerySet[M], using: str, inputs: int) -> None:
         queryset = queryset[:1]
         compiler = queryset.query.get_compiler(using=using)
         self.sql, params = compiler.as_sql()
@@ -62,7 +64,7 @@ class _Compiled:
         self.populators = get_related_populators(klass_info, select, using)
         self.annotations = dict(compiler.annotation_col_map or {})
 
-    def first(self, values: tuple) -> Model | None:
+    def first(self, values: tuple) -> M | None:
         params = list(self.params)
         for positions, value in zip(self.where, values, strict=False):
             for n in positions:

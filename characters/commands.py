@@ -18,7 +18,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
-from characters import services, table
+from characters import region_cache, services, table
 from characters.forms import FORM_KEYS, ItemUpdateForm, RenameForm, first_error
 from characters.models import Roll
 from characters.selectors import Seat, character_for, rolls_visible_to
@@ -132,7 +132,7 @@ def ask_roll(
     table. ``roll`` makes it; the offline replay keeps it for its turn (characters.services.offline)."""
     proc = procedure_of(seat, procedure)
     visibility, expected_version, faces = _visibility(visibility), _version(version), _hand(hand)
-    sheet = seat.character.checked_sheet()
+    sheet = region_cache.checked_sheet(seat.character)
     params = read_inputs(proc, sheet, inputs, gm=seat.viewer.is_gm, prefixed=prefixed)
     return RollAsked(proc.key, params, visibility, expected_version, faces, (seat.character.version, sheet))
 

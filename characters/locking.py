@@ -48,8 +48,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.db import connection
+from django.db.models import QuerySet, prefetch_related_objects
 
 from characters.models import Character
+from core.prepared import Prepared
 from rules.errors import Refusal
 
 
@@ -86,10 +88,16 @@ def lock_table(campaign_id: int) -> list[Character]:
 def lock_character(character_id: int, *, with_rows: bool = False) -> Character:
     """Step 3 for one character (``Gone`` if it no longer exists). ``with_rows``: its items and hirelings read
     along (prefetched)."""
-    rows = Character.objects.select_for_update(of=("self",)).select_related("campaign")
-    if with_rows:
-        rows = rows.prefetch_related("items", "hirelings")
-    character = rows.filter(pk=character_id).first()
+    character = _LOCK_CHARACTER.first(character_id)
     if character is None:
         raise Gone("That character is gone.")
+    if with_rows:
+        prefetch_related_objects([character], "items", "hirelings")
     return character
+
+
+def _lock_one(pk: int) -> QuerySet[Character]:
+    return Character.objects.select_for_update(of=("self",)).select_related("campaign").filter(pk=pk)
+
+
+_LOCK_CHARACTER = Prepared(_lock_one, inputs=1)  # every character write locks through it: compiled once

@@ -19,14 +19,17 @@ import json
 from collections.abc import Callable
 
 from django.core.cache import cache
+from django.db import connection
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
-from characters.models import Character
+from characters.models import Change, Character
 from characters.selectors import Seat, Viewer
-from characters.sheet_view import fight_npcs, sheet_view
+from characters.sheet_view import fight_npcs, offered_undo, reverted_by, sheet_view
+from characters.templatetags.lantern import fill_times
 from core.deploy import deploy_stamp
 from live.hub import CSRF_SLOT
+from rules import base as rules_base
 
 LOG_SLOT = "__lantern_log__"  # where a kept sheet body takes its viewer's own log
 CACHED_REGIONS = ("vitals", "details", "inventory", "hirelings")  # "offers" is drawn afresh: it moves no version
@@ -51,6 +54,18 @@ def _row_stamp(character: Character) -> str:
     saved (an edit in the admin, which keeps no version, still moves that)."""
     saved = character.updated_at.timestamp() if character.updated_at else 0
     return f"{character.pk}:{character.version}:{saved:.6f}"
+
+
+def checked_sheet(character: Character) -> rules_base.Sheet:
+    """``character.checked_sheet()``, kept by what it is made of: the row (its version moves with every write to
+    its state, items and hirelings), the table's settings and conditions, the build. A roll's inputs, its odds
+    boxes and its controls are read against it without reading the items and hirelings again."""
+    key = f"lantern:checked:{deploy_stamp()}:{_row_stamp(character)}:{character.table_stamp()}"
+    sheet = cache.get(key)
+    if sheet is None:
+        sheet = character.checked_sheet()  # a sheet the rules refuse is refused each time, never kept
+        cache.set(key, sheet, TIMEOUT)
+    return sheet
 
 
 def drawn_region(character: Character, kind: str, region: str, draw: Callable[[], str]) -> str:
@@ -80,16 +95,18 @@ def sheet_body(seat: Seat, draw: Callable[[], tuple[str, bool]]) -> str:
     characters at the table (a roll form that names one): such a body is kept by their names too."""
     character, viewer = seat.character, seat.viewer
     kind = f"{viewer_kind(viewer)}{'-own' if viewer.is_owner else ''}"  # the owner alone may delete it
-    key = f"lantern:sheet:{deploy_stamp()}:{_row_stamp(character)}:{kind}:{character.table_stamp()}"
+    base = f"lantern:sheet:{deploy_stamp()}:{_row_stamp(character)}:{kind}:{character.table_stamp()}"
+    key = base
     html = cache.get(key)
     if html == NAMES_THE_PARTY:
-        key = f"{key}:{_party_stamp(character)}"
+        key = f"{base}:{_party_stamp(character, seat.head)}"
         html = cache.get(key)
     if html is None:
         html, names_the_party = draw()
         if names_the_party:
-            cache.set(key, NAMES_THE_PARTY, TIMEOUT)
-            key = f"{key}:{_party_stamp(character)}"
+            # The marker goes under the plain key only: the party changed at this version is another body.
+            cache.set(base, NAMES_THE_PARTY, TIMEOUT)
+            key = f"{base}:{_party_stamp(character, seat.head)}"
         cache.set(key, html, TIMEOUT)
     return html
 
@@ -97,12 +114,71 @@ def sheet_body(seat: Seat, draw: Callable[[], tuple[str, bool]]) -> str:
 NAMES_THE_PARTY = "party"  # kept in a body's place: look again with the party's names in the key
 
 
-def _party_stamp(character: Character) -> str:
-    """The others at the table and the running fight's NPCs standing, as a roll form lists them: two queries."""
+def _party_stamp(character: Character, head: int | None = None) -> str:
+    """The others at the table and the running fight's NPCs standing, as a roll form lists them: two queries, or
+    none while the table's journal stands at ``head`` (read with the row: ``Seat.head``), since every join, leave,
+    rename and move of the fight at the table moves it (not inside a transaction: see ``viewer_log``)."""
+    if head is None or character.campaign_id is None or connection.in_atomic_block:
+        return _party_names(character)
+    key = f"lantern:party:{character.campaign_id}:{head}:{character.pk}"
+    stamp = cache.get(key)
+    if stamp is None:
+        stamp = _party_names(character)
+        cache.set(key, stamp, LOG_TIMEOUT)
+    return stamp
+
+
+def _party_names(character: Character) -> str:
     others = Character.objects.filter(campaign=character.campaign).exclude(pk=character.pk)
     npcs = list(fight_npcs(character.campaign_id)) if character.campaign_id else []
     names = json.dumps([list(others.order_by("pk").values_list("pk", "name")), npcs])
     return hashlib.blake2b(names.encode(), digest_size=6).hexdigest()
+
+
+def viewer_log(user, seat: Seat, log: str, head: int, draw: Callable[[], str]) -> str:
+    """The sheet's log as this viewer sees it, with the filter asked, while the table's journal stands at ``head``
+    (read before the log: what is kept under a head is never older than it): every roll made, voided, undone or
+    amended, every rename, seat and role change at the table moves the head. ``draw()`` draws it with its times as
+    marks (``TIMES_LATER``); they are written at each serving (``fill_times``). A character at no table has no
+    journal: its log is drawn each time, as it is inside a transaction (a test's)."""
+    character, viewer = seat.character, seat.viewer
+    # Inside a transaction the head does not move with the transaction's own writes (journal.record bumps it once
+    # per transaction): it names committed logs only.
+    if character.campaign_id is None or connection.in_atomic_block:
+        return fill_times(draw())
+    key = (
+        f"lantern:log:{deploy_stamp()}:{character.pk}:{character.system}:{character.campaign_id}:{head}"
+        f":{user.pk}:{viewer.role}:{int(viewer.is_gm)}:{log}"
+    )
+    html = cache.get(key)
+    if html is None:
+        html = draw()
+        cache.set(key, html, LOG_TIMEOUT)
+    return fill_times(html)
+
+
+LOG_TIMEOUT = 60 * 10  # one viewer's log at one head: kept while they look at the page, then let go
+
+
+def latest_change(character: Character) -> tuple[Change | None, bool]:
+    """The character's latest history entry and whether it was reverted since, kept by its row stamp: every write
+    that adds to the history or reverts from it moves the version (services.writes.commit)."""
+    key = f"lantern:latest-change:{_row_stamp(character)}"
+    found = cache.get(key)
+    if found is None:
+        change = character.changes.select_related("reverted_by").first()
+        reverted = change is not None and reverted_by(change) is not None
+        if change is not None:
+            change = Change(**{f.attname: getattr(change, f.attname) for f in Change._meta.concrete_fields})
+        found = (change, reverted)
+        cache.set(key, found, TIMEOUT)
+    return found
+
+
+def undo_for(user, character: Character) -> dict | None:
+    """The viewer's Undo, if the sheet offers one now (``{"change", "region"}``), from the kept latest change."""
+    change, reverted = latest_change(character)
+    return offered_undo(user, change, reverted=reverted)
 
 
 def undo_mark(region: str) -> str:

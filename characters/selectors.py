@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
+from django.contrib.auth.models import User
 from django.db.models import Case, IntegerField, OuterRef, Q, QuerySet, Value, When
 
 from characters import table
 from characters.models import CatalogueItem, Character, Item, Roll
+from core.prepared import Prepared
+from live import journal
 
 
 def characters_visible_to(user) -> QuerySet[Character]:
@@ -41,30 +45,45 @@ class Seat:
 
     character: Character
     viewer: Viewer
+    head: int | None = None  # the table's journal head as the row was read (character_for's ``with_head``)
 
 
-def character_for(user, pk: int, *, edit: bool = False) -> Seat | None:
+def character_for(user, pk: int, *, edit: bool = False, with_head: bool = False) -> Seat | None:
     """The character if ``user`` may see it (or, with ``edit``, change it), in one query: its campaign and
-    owner come along, and the viewer's seat at its table says what they may do (``Seat.viewer``).
+    owner come along, and the viewer's seat at its table says what they may do (``Seat.viewer``). ``with_head``:
+    its table's journal head read in the same statement (``Seat.head``: what a page drawn from this row shows up
+    to), instead of a query of its own before it.
 
     The same rules as characters_visible_to / characters_editable_by, asked of one row: a sheet and each of
     its live regions would otherwise spend three queries (visible, editable, GM) before drawing anything.
     """
     if not user.is_authenticated:
         return None
-    rows = Character.objects.select_related("campaign", "owner").annotate(
-        seat_role=table.seat_of(user, OuterRef("campaign_id"))
-    )
-    character = rows.filter(pk=pk).first()
+    character = (_CHARACTER_HEAD_SEAT if with_head else _CHARACTER_SEAT).first(user.pk, pk)
     if character is None:
         return None
-    role = character.seat_role  # the annotation, read here only: the Viewer carries it on
+    role = getattr(character, "seat_role")  # noqa: B009 - the annotation, read here only: the Viewer carries it on
     own, gm = character.owner_id == user.pk, role in table.GM_ROLES
     if not (own or role is not None):
         return None
     # At no table, the owner runs their own game.
     viewer = Viewer(user.pk, role, own, own or gm, gm if character.campaign_id else own)
-    return Seat(character, viewer) if viewer.can_edit or not edit else None
+    head = (getattr(character, "journal_head") or 0) if with_head else None  # noqa: B009 - the annotation
+    return Seat(character, viewer, head) if viewer.can_edit or not edit else None
+
+
+def _character_seat(user_id: int, pk: int, *, with_head: bool = False) -> QuerySet[Character]:
+    rows = Character.objects.select_related("campaign", "owner").annotate(
+        seat_role=table.seat_of(User(pk=user_id), OuterRef("campaign_id"))
+    )
+    if with_head:
+        rows = rows.annotate(journal_head=journal.head_of(OuterRef("campaign_id")))
+    return rows.filter(pk=pk)
+
+
+# Compiled once per process: every sheet request and every write asks it (core.prepared).
+_CHARACTER_SEAT = Prepared(_character_seat, inputs=2)
+_CHARACTER_HEAD_SEAT = Prepared(partial(_character_seat, with_head=True), inputs=2)
 
 
 def rolls_visible_to(user):

@@ -277,20 +277,18 @@ def reverted_by(change: Change) -> Change | None:
         return None
 
 
-def undo_offer(user, character: Character) -> dict | None:
-    """The viewer's Undo, if the sheet offers one now (``{"change", "region"}``): one query."""
-    return _undo_offer(user, character, None)
-
-
 def _undo_offer(user, character: Character, latest: Change | None) -> dict | None:
     """The sheet offers Undo for the viewer's own latest change, for a few minutes, if it can be put back.
     ``latest``: the change the write just made, when it did (nothing reverts it yet)."""
-    just_made = latest is not None
-    if latest is None:
-        latest = character.changes.select_related("reverted_by").first()
-    if latest is None or latest.by_id != user.pk or not latest.revertible:
-        return None
-    if not just_made and reverted_by(latest) is not None:
+    if latest is not None:  # just made: nothing reverts it yet
+        return offered_undo(user, latest, reverted=False)
+    latest = character.changes.select_related("reverted_by").first()
+    return offered_undo(user, latest, reverted=latest is not None and reverted_by(latest) is not None)
+
+
+def offered_undo(user, latest: Change | None, *, reverted: bool) -> dict | None:
+    """The Undo offered for the character's latest change (``reverted``: since put back), if it is this viewer's."""
+    if latest is None or latest.by_id != user.pk or not latest.revertible or reverted:
         return None
     if latest.at < timezone.now() - UNDO_WINDOW:
         return None

@@ -14,7 +14,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
-from characters import commands, services, table
+from characters import commands, region_cache, services, table
 from characters.forms import (
     AdjustForm,
     CatalogueAddForm,
@@ -27,7 +27,16 @@ from characters.forms import (
     raw_params,
 )
 from characters.models import Change, Character, Hireling, Item
-from characters.region_cache import CACHED_REGIONS, LOG_SLOT, for_page, sheet_body, sheet_region, undo_mark
+from characters.region_cache import (
+    CACHED_REGIONS,
+    LOG_SLOT,
+    for_page,
+    sheet_body,
+    sheet_region,
+    undo_for,
+    undo_mark,
+    viewer_log,
+)
 from characters.selectors import Seat, character_for
 from characters.sheet_view import (
     LIVE_PARTS,
@@ -39,8 +48,8 @@ from characters.sheet_view import (
     quick_groups,
     roll_control,
     sheet_view,
-    undo_offer,
 )
+from characters.templatetags.lantern import TIMES_LATER
 from core.htmx import HtmxHttpRequest
 from live import journal
 from live.hub import CSRF_SLOT
@@ -67,16 +76,21 @@ def character_list(request: HtmxHttpRequest) -> HttpResponse:
 def sheet(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The page: its body as kept for this kind of viewer (characters.region_cache), with this viewer's own log,
     Undo and CSRF token put in."""
-    # Before the page's reads: its stream gets every entry after this (one written meanwhile twice, harmless).
-    after = journal.head_where(Character.objects.filter(pk=pk).values("campaign_id"))
-    seat = visible_seat(request, pk)
-    character, token, log = seat.character, get_token(request), _log_filter(request)
-    body = sheet_body(seat, lambda: _sheet_body(request.user, seat, log=log))
-    own = sheet_view(request.user, seat, regions=("log",), log=log).context(csrf_token=token)
-    body = body.replace(LOG_SLOT, render_to_string("characters/sheet.html#log", own), 1)
-    undo = undo_offer(request.user, character) if seat.viewer.can_edit else None
+    # The journal's head is read with the row, before the rest of the page's reads: its stream gets every entry
+    # after it (one written meanwhile twice, harmless), and the viewer's kept log is the log at that head.
+    seat = visible_seat(request, pk, with_head=True)
+    character, token, log, user = seat.character, get_token(request), _log_filter(request), request.user
+    after = seat.head or 0
+    body = sheet_body(seat, lambda: _sheet_body(user, seat, log=log))
+
+    def draw_log() -> str:
+        own = sheet_view(user, seat, regions=("log",), log=log).context(**{TIMES_LATER: True})
+        return render_to_string("characters/sheet.html#log", own)
+
+    body = body.replace(LOG_SLOT, viewer_log(user, seat, log, after, draw_log), 1)
+    undo = undo_for(user, character) if seat.viewer.can_edit else None
     if undo is not None:
-        own.update(undo=undo, region=undo["region"])
+        own = {"character": character, "csrf_token": token, "undo": undo, "region": undo["region"]}
         body = body.replace(undo_mark(undo["region"]), render_to_string("characters/_undo.html", own), 1)
     return _sheet_page(request, character, body.replace(CSRF_SLOT, token).replace(AFTER_SLOT, str(after), 1))
 
@@ -137,9 +151,10 @@ def _log_filter(request) -> str:
 # --- writing ---------------------------------------------------------------------------------
 
 
-def visible_seat(request, pk: int) -> Seat:
-    """The character, if this viewer may see it (404 otherwise), with what they may do to it."""
-    seat = character_for(request.user, pk)
+def visible_seat(request, pk: int, *, with_head: bool = False) -> Seat:
+    """The character, if this viewer may see it (404 otherwise), with what they may do to it (``with_head``:
+    and its table's journal head, read in the same query)."""
+    seat = character_for(request.user, pk, with_head=with_head)
     if seat is None:
         raise Http404("No character here.")
     return seat
@@ -258,7 +273,7 @@ def odds(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     """The exact odds for the modifiers currently picked; re-fetched whenever a toggle changes."""
     character, proc, gm = _procedure_of(request, pk, procedure)
     try:
-        sheet = character.checked_sheet()
+        sheet = region_cache.checked_sheet(character)
         params = raw_params(proc, sheet, request.GET, gm=gm, prefixed=True, refuse_others=True)
         if request.GET.get("npc_target"):  # against an NPC of the fight: its armour counts
             params = table.target_params(character, procedure, _npc_id(request.GET["npc_target"]), params)
@@ -286,7 +301,7 @@ def quick(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     character, proc, _gm = _procedure_of(request, pk, procedure)
     rules = _rules_or_404(character)
     try:
-        sheet = character.checked_sheet()
+        sheet = region_cache.checked_sheet(character)
     except RulesError as problem:
         return HttpResponse(str(problem), status=422 if request.htmx else 400)
     groups = quick_groups(character, rules, sheet, rules.quick_rolls(sheet), asked=request.GET)
@@ -305,7 +320,7 @@ def control(request: HtmxHttpRequest, pk: int, procedure: str) -> HttpResponse:
     character, proc, gm = _procedure_of(request, pk, procedure)
     context: dict[str, Any] = {"character": character, "system_id": character.system}
     try:
-        sheet = character.checked_sheet()
+        sheet = region_cache.checked_sheet(character)
     except RulesError as problem:
         context.update(error=str(problem), control={"procedure": proc, "open": True})
         status = 422 if request.htmx else 400

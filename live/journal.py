@@ -150,6 +150,11 @@ def head(campaign_id: int | None) -> int:
     return Head.objects.filter(campaign_id=campaign_id).values_list("cursor", flat=True).first() or 0
 
 
+def head_of(campaign_id: Any) -> Subquery:
+    """``head`` as a subquery of another query's row (``OuterRef("campaign_id")``): read in the same statement."""
+    return Subquery(Head.objects.filter(campaign_id=campaign_id).values("cursor")[:1])
+
+
 def head_where(campaign_id: QuerySet) -> int:
     """``head`` of the campaign a query names (the campaign of a character, before the character is read), in one
     query."""

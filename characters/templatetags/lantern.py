@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+import re
+from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
@@ -229,15 +230,15 @@ def roll_line(context, roll) -> SafeString:
     if roll.undone:
         marks.append(' <span class="badge undone" data-undone>undone</span>')
     badges = mark_safe("".join(marks))  # noqa: S308 - fixed markup, and the visibility's words escaped
+    later = context.get(TIMES_LATER)  # a kept log: what moves with the clock is written when it is served
     when = ""
     if roll.created_at:
-        moment = template_localtime(roll.created_at)
-        when = format_html(' <time class="muted when" datetime="{}">{}</time>', date_filter(moment, "c"), ago(moment))
+        when = _when_mark(roll.created_at) if later else _when(roll.created_at)
     voided = ""
     if roll.voided_at is not None:
         by = roll.voided_by.username if roll.voided_by_id else "someone"
         voided = format_html(' <div class="void-note" data-voided>Voided by {}: {}</div>', by, roll.void_reason)
-    fix = _correction_link(roll, view)
+    fix = _correction_link(roll, view, later=bool(later))
     if roll.visibility == "blind" and view != "gm":
         return format_html(
             '<div class="roll blind{}" data-roll="{}"><span class="roll-main"><strong>{}</strong>: {}{}'
@@ -290,8 +291,9 @@ def roll_view(context, roll) -> str:
     return "peer"
 
 
-def _correction_link(roll, view: str) -> str:
-    """The way to void a roll (its GM, or its roller while they still may) or apply a blind roll's change."""
+def _correction_link(roll, view: str, *, later: bool = False) -> str:
+    """The way to void a roll (its GM, or its roller while they still may) or apply a blind roll's change.
+    ``later``: the roller's link, which lasts a minute, as a mark ``fill_times`` writes when the line is served."""
     if roll.voided_at is not None or view == "peer" or getattr(roll, "campaign_id", None) is None:
         return ""
     if roll.procedure == "creation":  # a character's making is undone by deleting it, not by a void
@@ -299,9 +301,44 @@ def _correction_link(roll, view: str) -> str:
     url = reverse("characters:roll_fix", args=[roll.pk])
     if view == "gm" and roll.held and not roll.held_applied:
         return format_html(' <a class="roll-fix" href="{}" data-apply>Apply or void…</a>', url)
-    if view == "gm" or timezone.now() - roll.created_at < timedelta(minutes=1):
-        return format_html(' <a class="roll-fix" href="{}">Void…</a>', url)
+    if view != "gm" and later:
+        return mark_safe(f"<!--fix:{roll.created_at.isoformat()} {url}-->")  # noqa: S308 - a moment, our URL
+    if view == "gm" or timezone.now() - roll.created_at < VOID_LINK_FOR:
+        return _void_link(url)
     return ""
+
+
+VOID_LINK_FOR = timedelta(minutes=1)  # the roller's own void (characters.services.corrections.VOID_OWN_WITHIN)
+# A log drawn once and kept (characters.region_cache.viewer_log) holds these marks where its lines move with the
+# clock: "3 minutes ago", and the roller's Void link that lasts a minute. ``fill_times`` writes them per request.
+TIMES_LATER = "roll_times_later"
+_TIME_MARK = re.compile(r"<!--(when|fix):(\S+?)(?: (\S+))?-->")
+
+
+def _void_link(url: str) -> SafeString:
+    return format_html(' <a class="roll-fix" href="{}">Void…</a>', url)
+
+
+def _when(created_at) -> SafeString:
+    moment = template_localtime(created_at)
+    return format_html(' <time class="muted when" datetime="{}">{}</time>', date_filter(moment, "c"), ago(moment))
+
+
+def _when_mark(created_at) -> SafeString:
+    return mark_safe(f"<!--when:{created_at.isoformat()}-->")  # noqa: S308 - a moment
+
+
+def fill_times(html: str) -> str:
+    """A kept log as it reads now: each line's time ago and the roller's Void link while it lasts."""
+    now = timezone.now()
+
+    def written(match: re.Match) -> str:
+        at = datetime.fromisoformat(match[2])
+        if match[1] == "when":
+            return _when(at)
+        return _void_link(match[3]) if now - at < VOID_LINK_FOR else ""
+
+    return _TIME_MARK.sub(written, html)
 
 
 def _die_span(die) -> str:

@@ -21,6 +21,7 @@ from django.template.loader import render_to_string
 
 from campaigns import session_view, stash_view, table_view
 from campaigns.announce import SHEET_FIGHT, SHEET_REQUESTS, TABLE_REGIONS_OF
+from campaigns.card_cache import kept_cards
 from campaigns.models import GM_ROLES, Campaign, Membership
 from campaigns.session_views.requests import sheet_fight_context, sheet_requests_context
 from campaigns.table import Card, party_cards, roll_log
@@ -64,8 +65,9 @@ TABLE_REGIONS: dict[str, tuple[str, Callable[..., dict], bool]] = {
     "sessions": ("campaigns/_session.html#sessions", session_view.sessions_context, False),
     "stash": ("campaigns/_stash.html#stash", stash_view.stash_context, False),
 }
-# Regions whose forms depend on the viewer (the stash offers each player their own characters): drawn per viewer.
-PER_VIEWER_REGIONS = frozenset({"stash"})
+# Regions whose forms depend on the viewer (the stash offers each player their own characters; the party's cards
+# their owner's +/-): drawn per viewer (the party from its kept cards, campaigns.card_cache).
+PER_VIEWER_REGIONS = frozenset({"stash", "party"})
 
 
 @dataclass(frozen=True)
@@ -349,18 +351,9 @@ class _Drawer:
     def _draw_card(self, user_id: int, card: Card) -> str:
         key = ("card", card.character.pk, self.table.kind(user_id, card.character))
         if key not in self.drawn:
-            self.drawn[key] = render_to_string("campaigns/detail.html#card", self._card_context(user_id, card))
+            seat, user = self.table.seats[user_id], self.users[user_id]
+            self.drawn[key] = kept_cards(self.table.campaign, seat, user, [card])[0].drawn
         return self.drawn[key]
-
-    def _card_context(self, user_id: int, card: Card) -> dict:
-        return {
-            "campaign": self.table.campaign,
-            "membership": self.table.seats[user_id],
-            "card": card,
-            "user": self.users[user_id],
-            "oob": True,
-            "csrf_token": CSRF_SLOT,
-        }
 
     def table_region(self, user_id: int, region: str) -> str:
         """One of the table page's regions, drawn once for the GM and once for the players; the GM's own panels

@@ -27,6 +27,7 @@ class Card:
     problem: str = ""  # why the rules cannot read this sheet; the card shows it instead of numbers
     sheet: rules_base.Sheet | None = None  # the checked sheet, for the system's GM tools
     template: str = "systems/_default/card.html"  # the system's own lines on the card
+    drawn: str = ""  # the card as kept, when it was (campaigns.card_cache): the page shows it as it is
 
 
 def party_cards(campaign: Campaign, *, only_id: int | None = None) -> list[Card]:

@@ -15,6 +15,7 @@ from typing import Any
 from django.http import HttpRequest
 from django.urls import reverse
 
+from campaigns.card_cache import kept_cards
 from campaigns.forms import ClockForm
 from campaigns.models import Campaign, Membership
 from campaigns.session_view import realtime_view, session_context
@@ -53,8 +54,10 @@ def clock_context(request: HttpRequest, campaign: Campaign, membership: Membersh
 def party_context(
     request: HttpRequest, campaign: Campaign, membership: Membership, *, cards: list[Card] | None = None
 ) -> Context:
-    """A card per character (``cards`` when the page has read them already for its other parts)."""
-    return {**_base(campaign, membership), "cards": party_cards(campaign) if cards is None else cards}
+    """A card per character (``cards`` when the page has read them already for its other parts), each drawn once
+    per state and kind of viewer and kept (campaigns.card_cache)."""
+    cards = party_cards(campaign) if cards is None else cards
+    return {**_base(campaign, membership), "cards": kept_cards(campaign, membership, request.user, cards)}
 
 
 def light_context(

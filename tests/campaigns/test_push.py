@@ -13,7 +13,7 @@ import re
 import pytest
 from django.core.cache import cache
 
-from campaigns import push
+from campaigns import card_cache, push
 from characters import region_cache, services
 from characters.models import Character, Roll
 from live import events as ev
@@ -37,6 +37,7 @@ def drawn(monkeypatch):
 
     monkeypatch.setattr(push, "render_to_string", counting)
     monkeypatch.setattr(region_cache, "render_to_string", counting)
+    monkeypatch.setattr(card_cache, "render_to_string", counting)
     return names
 
 

@@ -5,7 +5,6 @@ same checks, the same sentences. Its time and countdowns (issue 41) likewise, an
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
@@ -26,6 +25,7 @@ from campaigns.services import TableWritten
 from campaigns.session_view import REQUESTS_SHOWN
 from campaigns.stash_view import stash_context
 from campaigns.table import party_cards, roll_log
+from core.json_body import MalformedJson, json_object
 
 router = Router()
 
@@ -95,12 +95,9 @@ def _optional_inputs(request: HttpRequest) -> Inputs:
     if request.content_type != "application/json" or not request.body.strip():
         return {}
     try:
-        inputs = json.loads(request.body)
-    except ValueError:
-        inputs = None
-    if not isinstance(inputs, dict):
-        raise HttpError(400, "Send the body as a JSON object.")
-    return inputs
+        return json_object(request.body)
+    except MalformedJson as problem:
+        raise HttpError(400, str(problem)) from None
 
 
 OPTIONAL_BODY = {

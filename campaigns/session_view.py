@@ -287,9 +287,12 @@ def countdowns_context(request: HttpRequest, campaign: Campaign, membership: Mem
     return context
 
 
-def encounter_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
+def encounter_context(
+    request: HttpRequest, campaign: Campaign, membership: Membership, cards: list[Card] | None = None
+) -> Context:
     """The running fight and the saved NPC list, in a fixed number of queries however many NPCs. At a mixed table
-    each NPC shows its own system's stat block and rolls, and the GM adds one with a form per system."""
+    each NPC shows its own system's stat block and rolls, and the GM adds one with a form per system. ``cards``: the
+    party the page has read already (its characters are the fight's attackers and targets: no query of them)."""
     system = SYSTEMS.get(campaign.system)
     if system is None:
         return _base(campaign, membership)
@@ -297,7 +300,11 @@ def encounter_context(request: HttpRequest, campaign: Campaign, membership: Memb
     encounter = next((n.encounter for n in npcs if n.encounter is not None), None)
     if encounter is None:
         encounter = campaign.encounters.filter(active=True).first()
-    characters = list(campaign.characters.order_by("name", "pk").values_list("pk", "name", "system"))
+    if cards is None:
+        characters = list(campaign.characters.order_by("name", "pk").values_list("pk", "name", "system"))
+    else:
+        party = sorted((card.character for card in cards), key=lambda c: (c.name, c.pk))
+        characters = [(c.pk, c.name, c.system) for c in party]
 
     def row(npc: Npc) -> Context:
         rules = SYSTEMS.get(npc.system_of(campaign), system)
@@ -363,14 +370,27 @@ def summary_context(request: HttpRequest, campaign: Campaign, membership: Member
 SESSIONS_SHOWN = 12  # the newest sessions the table page lists (each links to its chronicle; the rest on its page)
 
 
-def sessions_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
-    """The session under way (if any) and the newest ones: one query."""
+def sessions_context(
+    request: HttpRequest,
+    campaign: Campaign,
+    membership: Membership,
+    cards: list[Card] | None = None,
+    memberships: list[Membership] | None = None,
+) -> Context:
+    """The session under way (if any) and the newest ones: one query; for the GM with no session under way, the
+    start form's roster and the table's GMs (from ``cards`` and ``memberships`` when the page has read them)."""
     rows = list(campaign.play_sessions.select_related("gm")[: SESSIONS_SHOWN + 1])
     going = next((row for row in rows if row.is_open), None)
     context = {**_base(campaign, membership), "play_sessions": rows[:SESSIONS_SHOWN], "session_going": going}
     if membership.is_gm and going is None:  # the start form: who is here, from the roster, and who runs it
-        context["roster"] = list(campaign.characters.select_related("owner").order_by("name", "pk"))
-        context["table_gms"] = list(campaign.memberships.filter(role__in=GM_ROLES).select_related("user"))
+        if cards is None:
+            context["roster"] = list(campaign.characters.select_related("owner").order_by("name", "pk"))
+        else:
+            context["roster"] = sorted((card.character for card in cards), key=lambda c: (c.name, c.pk))
+        if memberships is None:
+            context["table_gms"] = list(campaign.memberships.filter(role__in=GM_ROLES).select_related("user"))
+        else:
+            context["table_gms"] = [seat for seat in memberships if seat.role in GM_ROLES]
     return context
 
 
@@ -387,7 +407,13 @@ REGIONS: dict[str, Callable[..., Context]] = {
 }
 
 
-def session_context(request: HttpRequest, campaign: Campaign, membership: Membership, cards: list[Card]) -> Context:
+def session_context(
+    request: HttpRequest,
+    campaign: Campaign,
+    membership: Membership,
+    cards: list[Card],
+    memberships: list[Membership] | None = None,
+) -> Context:
     """Every session region for the whole table page, from the party's cards the page has read already, and the
     GM's table rolls, which only the page draws."""
     sheets = [card.sheet for card in cards if card.sheet is not None]
@@ -396,12 +422,12 @@ def session_context(request: HttpRequest, campaign: Campaign, membership: Member
         **time_context(request, campaign, membership, sheets=sheets),
         **countdowns_context(request, campaign, membership),
         **summary_context(request, campaign, membership),
-        **sessions_context(request, campaign, membership),
+        **sessions_context(request, campaign, membership, cards, memberships),
     }
     system = SYSTEMS.get(campaign.system)
     if membership.is_gm and system is not None:
         context.update(request_form_context(request, campaign, membership, cards=cards))
-        context.update(encounter_context(request, campaign, membership))
+        context.update(encounter_context(request, campaign, membership, cards))
         context.update(notes_context(request, campaign, membership))
         context["table_rolls"] = [
             {"procedure": proc, "form": procedure_form(proc, None, id_prefix=f"table-{key}")}

@@ -114,7 +114,7 @@ def page_context(request: HttpRequest, campaign: Campaign, membership: Membershi
         **log_context(request, campaign, membership),
         **members_context(request, campaign, membership),
     }
-    context.update(session_context(request, campaign, membership, cards))
+    context.update(session_context(request, campaign, membership, cards, context["memberships"]))
     context.update(stash_context(request, campaign, membership))
     context["journal_cursor"] = after
     if membership.is_gm:

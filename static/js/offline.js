@@ -85,7 +85,13 @@
       }
       const result = work(tx.objectStore("changes"));
       tx.oncomplete = () => resolve(result && result.result);
-      tx.onerror = () => reject(tx.error);
+      // Aborted by a full disk (said), else by the store closed under it (gone on purpose, as above).
+      tx.onerror = () => (tx.error && !wiped ? reject(tx.error) : resolve(undefined));
+      tx.onabort = () => {
+        if (tx.error && tx.error.name === "QuotaExceededError") return reject(tx.error);
+        wiped = true;
+        resolve(undefined);
+      };
     });
   }
   const allChanges = async () => (await store("readonly", (s) => s.getAll())) || [];

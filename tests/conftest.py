@@ -170,6 +170,18 @@ def make_character(owner, campaign=None, system="fell-draft", name="Wren", seed=
     return character
 
 
+def seat_one_per_system(table) -> dict:
+    """A mixed table's party: one new player and one character (made by its own rules) for each of its systems."""
+    from campaigns.models import Membership
+
+    party = {}
+    for n, system_id in enumerate(table.systems):
+        player = make_user(f"player{n}")
+        Membership.objects.create(campaign=table, user=player)
+        party[system_id] = make_character(player, table, system=system_id, name=f"Hero {n}", seed=3 + n)
+    return party
+
+
 @pytest.fixture
 def hero(player, campaign):
     """The player's Fell character, at the campaign's table."""

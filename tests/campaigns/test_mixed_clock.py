@@ -15,7 +15,7 @@ from campaigns.session.realtime import light_set_time
 from characters.models import Character, Item, Roll
 from characters.services import item_add
 from rules import base as rules_base
-from tests.conftest import make_character, make_user
+from tests.conftest import make_character, make_user, seat_one_per_system
 from tests.pages import HTMX, form_fields, text_of
 
 pytestmark = pytest.mark.django_db
@@ -46,13 +46,9 @@ def table(gm):
 @pytest.fixture
 def party(table):
     """One player and one character per system, each holding one lit torch."""
-    out = {}
-    for n, system_id in enumerate(table.systems):
-        player = make_user(f"player{n}")
-        Membership.objects.create(campaign=table, user=player)
-        character = make_character(player, table, system=system_id, name=f"Hero {n}", seed=3 + n)
-        _give_torch(character, player)
-        out[system_id] = character
+    out = seat_one_per_system(table)
+    for character in out.values():
+        _give_torch(character, character.owner)
     return out
 
 

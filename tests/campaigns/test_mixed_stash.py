@@ -9,12 +9,12 @@ from django.urls import reverse
 
 import rules
 from campaigns import stash
-from campaigns.models import Membership, StashEntry, StashItem
+from campaigns.models import StashEntry, StashItem
 from campaigns.services import campaign_create
 from characters.models import Character
 from rules import RulesError
 from rules import base as rules_base
-from tests.conftest import make_character, make_user
+from tests.conftest import seat_one_per_system
 from tests.pages import HTMX, form_fields, text_of
 
 pytestmark = pytest.mark.django_db
@@ -30,12 +30,7 @@ def table(gm):
 
 @pytest.fixture
 def party(table):
-    out = {}
-    for n, system_id in enumerate(table.systems):
-        player = make_user(f"player{n}")
-        Membership.objects.create(campaign=table, user=player)
-        out[system_id] = make_character(player, table, system=system_id, name=f"Hero {n}", seed=3 + n)
-    return out
+    return seat_one_per_system(table)
 
 
 def _coins(character) -> int:

@@ -13,7 +13,7 @@ from campaigns.models import Campaign, Membership, RuleSettingChange
 from campaigns.services import campaign_create
 from characters.models import Character
 from rules.base import RulesError, check_params
-from tests.conftest import make_character, make_user
+from tests.conftest import make_character, make_user, seat_one_per_system
 from tests.pages import form_fields, text_of
 
 pytestmark = pytest.mark.django_db
@@ -29,12 +29,7 @@ def table(gm):
 
 @pytest.fixture
 def party(table):
-    out = {}
-    for n, system_id in enumerate(table.systems):
-        player = make_user(f"player{n}")
-        Membership.objects.create(campaign=table, user=player)
-        out[system_id] = make_character(player, table, system=system_id, name=f"Hero {n}", seed=3 + n)
-    return out
+    return seat_one_per_system(table)
 
 
 def _odds_bytes(character: Character) -> bytes:

@@ -18,14 +18,14 @@ from django.urls import reverse
 import rules
 from campaigns import session
 from campaigns.chronicle import read as chronicle_read
-from campaigns.models import Membership, RollRequest, RollRequestAnswer
+from campaigns.models import RollRequest, RollRequestAnswer
 from campaigns.services import campaign_create
 from characters.catalogue import load_catalogue
 from characters.models import CatalogueItem, Character, Roll
 from characters.sheet_view import odds_shown
 from rules.base import check_params
 from rules.group import ALL, ANY, HALF, PASSES
-from tests.conftest import make_character, make_user
+from tests.conftest import seat_one_per_system
 from tests.contract.coin_flip import SYSTEM as COIN_FLIP
 from tests.pages import form_fields, text_of
 
@@ -41,11 +41,7 @@ def mixed(db, gm):
         load_catalogue(CatalogueItem, "coin-flip")
         systems = [*REAL_SYSTEMS, "coin-flip"]
         table = campaign_create(name="The crossroads", system=HOME, gm=gm, also=systems[1:])
-        party = []
-        for n, system_id in enumerate(systems):
-            player = make_user(f"player{n}")
-            Membership.objects.create(campaign=table, user=player)
-            party.append(make_character(player, table, system=system_id, name=f"Hero {n}", seed=3 + n))
+        party = list(seat_one_per_system(table).values())  # in the table's order: home first
         yield table, party
 
 

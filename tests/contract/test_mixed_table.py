@@ -21,7 +21,7 @@ from characters.catalogue import load_catalogue
 from characters.models import CatalogueItem, Character
 from characters.services import character_set_campaign
 from rules.base import RulesError, check_sheet
-from tests.conftest import make_character, make_user
+from tests.conftest import make_character, seat_one_per_system
 from tests.contract.coin_flip import SYSTEM as COIN_FLIP
 from tests.contract.test_contract import MAX_QUERIES
 from tests.pages import form_fields, text_of
@@ -43,11 +43,7 @@ def every_system(db):
 def mixed(every_system, gm):
     """A table of every system: the first registered is its home; one player per system, one character each."""
     table = campaign_create(name="The crossroads", system=HOME, gm=gm, also=every_system[1:])
-    party = []
-    for n, system_id in enumerate(every_system):
-        player = make_user(f"player{n}")
-        Membership.objects.create(campaign=table, user=player)
-        party.append(make_character(player, table, system=system_id, name=f"Hero {n}", seed=3 + n))
+    party = list(seat_one_per_system(table).values())  # in the table's order: home first
     return table, party
 
 

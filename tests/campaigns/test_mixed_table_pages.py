@@ -10,7 +10,7 @@ from django.urls import reverse
 
 import rules
 from campaigns.models import Campaign, Membership, RuleSettingChange
-from campaigns.services import campaign_create
+from campaigns.services import campaign_create, campaign_set_co_gm
 from characters.models import Character
 from rules.base import RulesError, check_params
 from tests.conftest import make_character, make_user, seat_one_per_system
@@ -145,3 +145,26 @@ def test_the_party_on_paper_reads_each_character_by_its_own_system(table, party,
     for key, character in party.items():  # and each sheet on its own
         own = as_user(character.owner).get(reverse("characters:print", args=[character.pk]))
         assert own.status_code == 200 and character.name in text_of(own), key
+
+
+def test_a_co_gm_changes_one_systems_settings_and_the_log_names_them_a_player_cannot(table, party, gm, as_user):
+    """Open tables meet mixed ones: the owner's co-GM keeps any system's settings, logged with their name and the
+    system's; a player's post changes nothing."""
+    co_gm = party["chaos-conquest"].owner
+    campaign_set_co_gm(campaign=table, user_id=co_gm.pk, co_gm=True, by=gm)
+    system_id = next(s for s in ALSO if any(d.kind == "int" for d in rules.system_for(s).rule_settings()))
+    setting = next(d for d in rules.system_for(system_id).rule_settings() if d.kind == "int")
+    current = table.settings_in_force(system_id)[setting.key]
+    value = str(current + 1 if setting.maximum is None or current < setting.maximum else current - 1)
+    url = reverse("campaigns:settings", args=[table.pk])
+    player = as_user(party["fell-late"].owner)
+    page = as_user(co_gm).get(f"{url}?system={system_id}")
+    fields = form_fields(page, url, **{setting.key: value})
+    assert player.post(url, fields).status_code == 404
+    assert not RuleSettingChange.objects.filter(campaign=table).exists()
+    assert as_user(co_gm).post(url, fields).status_code == 302
+    change = RuleSettingChange.objects.get(campaign=table)
+    assert change.by == co_gm and change.label.startswith(rules.system_for(system_id).name)
+    table.refresh_from_db()
+    assert str(table.settings_in_force(system_id)[setting.key]) == value
+    assert table.settings_in_force(HOME) == rules.system_for(HOME).settings_in_force(None)

@@ -212,6 +212,31 @@ def test_each_pc_answers_with_its_own_roll_and_the_log_speaks_its_own_system(mix
         assert words.replace("'", "&#x27;") in line, (answer.character.system, words)
 
 
+@pytest.mark.parametrize("seen", ["gm", "blind"])
+def test_a_gm_only_or_blind_group_check_of_several_systems_is_the_gms_alone(mixed, gm, as_user, seen):
+    """Visibility meets the mixed table: each player answers their own system's roll; a blind check's rolls and a
+    GM-only or blind group outcome reach no player's page, only the GM's."""
+    table, party = mixed
+    assert _ask_on_page(as_user(gm), table, check="wits", rule=ANY, group_seen=seen).status_code == 200
+    request = RollRequest.objects.get()
+    assert request.blind == (seen == "blind")
+    for character in party:
+        player_client = as_user(character.owner)
+        region = reverse("campaigns:sheet_requests", args=[table.pk, character.pk])
+        card = player_client.get(region)
+        url = reverse("campaigns:request_answer", args=[table.pk, request.pk, character.pk])
+        assert player_client.post(url, form_fields(card, url), **HTMX).status_code == 200
+    request.refresh_from_db()
+    assert request.group_roll is not None and request.group_roll.visibility == seen
+    answers = RollRequestAnswer.objects.filter(request=request).select_related("roll")
+    if seen == "blind":
+        assert all(answer.roll.visibility == Roll.Visibility.BLIND for answer in answers)
+    page = table.get_absolute_url()
+    assert request.group_summary in text_of(as_user(gm).get(page))
+    for character in party:
+        assert request.group_summary not in text_of(as_user(character.owner).get(page)), character.system
+
+
 def test_the_roll_line_speaks_its_characters_system_not_the_tables(mixed):
     """A roll of a character of another system than the page's: its outcome in its own system's words; a roll of
     no character (the GM's), the home system's."""

@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 RELOAD_DIRS := --reload-dir core --reload-dir config --reload-dir rules --reload-dir accounts --reload-dir campaigns \
 	--reload-dir characters --reload-dir live --reload-dir templates --reload-include '*.html'
 
-.PHONY: run serve-checked test lint format bench bench-live bench-compare bench-journal clean
+.PHONY: run serve-checked test lint format bench bench-kettlewright bench-live bench-compare bench-journal clean
 
 # Without Debian's python3-venv, `python3 -m venv` fails half-way and leaves a .venv with no pip in it: a venv
 # without pip is made afresh, and a failure says which package is missing.
@@ -72,6 +72,11 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python bench/inprocess.py --baseline $(BASELINE_DIR)
 	$(BIN)/python bench/party_growth.py --db sqlite,postgres
 	$(BIN)/python bench/fanout.py
+
+# The same beside Kettlewright, set up from its public repository at a pinned commit by bench/kettlewright.sh
+# (once, under $TMPDIR/kettlewright), served on core 0 while `make bench` runs, stopped after.
+bench-kettlewright: $(VENV)/.installed-test
+	bash bench/kettlewright.sh
 
 # Requests one change costs each open page, in Debian's chromium (apt-get install chromium).
 bench-live: $(VENV)/.installed-test

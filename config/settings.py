@@ -205,9 +205,11 @@ if DATABASE_URL:
 else:
     DATABASES = {
         "default": {
-            "ENGINE": "django.db.backends.sqlite3",
+            # Django's, keeping its connections open between requests (config/sqlite/base.py).
+            "ENGINE": "config.sqlite",
             "NAME": BASE_DIR / env_str("SQLITE_NAME", "db.sqlite3"),
             "OPTIONS": {
+                "pool": env_int("SQLITE_POOL", 8, minimum=0),
                 # IMMEDIATE takes the write lock at BEGIN, so two read-modify-write transactions
                 # queue instead of failing with "database is locked" half-way (architecture notes).
                 "transaction_mode": "IMMEDIATE",

@@ -37,6 +37,9 @@ from live.events import Event, MembersChanged, RolesChanged, SettingsChanged
 from live.signals import Key, presence_signal
 from live.transport import Listening, hear_locally
 
+# Django's SQLite backend, and the settings' one over it that keeps its connections (config/sqlite).
+SQLITE_ENGINES = frozenset({"django.db.backends.sqlite3", "config.sqlite"})
+
 log = logging.getLogger(__name__)
 
 
@@ -647,7 +650,7 @@ def claim_single_process() -> None:
     """
     global _process_lock
     database = settings.DATABASES["default"]
-    if database["ENGINE"] != "django.db.backends.sqlite3" or _process_lock is not None or sys.platform == "win32":
+    if database["ENGINE"] not in SQLITE_ENGINES or _process_lock is not None or sys.platform == "win32":
         return
     # `WEB_CONCURRENCY=4 uvicorn …` (uvicorn's and gunicorn's worker count): refuse before taking the lock.
     if os.environ.get("WEB_CONCURRENCY", "").strip() not in {"", "1"}:
@@ -668,7 +671,7 @@ def claim_run() -> IO[str] | None:
     inherits it) for as long as that `make run` lasts. None when there is nothing to hold (PostgreSQL).
     """
     database = settings.DATABASES["default"]
-    if database["ENGINE"] != "django.db.backends.sqlite3" or sys.platform == "win32":
+    if database["ENGINE"] not in SQLITE_ENGINES or sys.platform == "win32":
         return None
     return _lock_file(
         "run",

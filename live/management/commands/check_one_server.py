@@ -63,7 +63,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, command: list[str], **options) -> None:
         database = settings.DATABASES["default"]
-        if database["ENGINE"] != "django.db.backends.sqlite3" and (problem := _postgres_problem(database)):
+        if database["ENGINE"] not in hub.SQLITE_ENGINES and (problem := _postgres_problem(database)):
             raise CommandError(problem)
         try:
             held = hub.claim_run()

@@ -142,7 +142,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.sessions.AuthenticationMiddleware",  # Django's, its user read for less (issue 39)
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -264,6 +264,8 @@ WHITENOISE_USE_FINDERS = DEBUG or env_bool("WHITENOISE_USE_FINDERS", False)
 # Never compress the event stream (architecture pitfall 6); WhiteNoise only touches static files anyway.
 
 # Security: sensible in production, off where it would break plain-HTTP development.
+# Django's database sessions, read by one fixed statement (accounts/sessions.py).
+SESSION_ENGINE = "accounts.sessions"
 SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)

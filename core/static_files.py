@@ -38,3 +38,13 @@ class MinifiedStaticFilesStorage(CompressedManifestStaticFilesStorage):
             content.seek(0)
             content = ContentFile(minified(name, content.read()))
         return super()._save(name, content)
+
+    def url(self, name, force=False):
+        """A file's hashed URL, worked out once per name: the manifest is read once, when the process starts, and
+        the base template asks for the same nine on every page (issue 39)."""
+        if force:
+            return super().url(name, force)
+        urls = self.__dict__.setdefault("_lantern_urls", {})
+        if name not in urls:
+            urls[name] = super().url(name)
+        return urls[name]

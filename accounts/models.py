@@ -1,8 +1,9 @@
-"""API tokens: what lets a program act for an account under /api/ (issue 28), and nowhere else."""
+"""API tokens: what lets a program act for an account under /api/ (issue 28), and nowhere else; the session row."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.sessions.base_session import AbstractBaseSession
 from django.db import models
 
 
@@ -55,3 +56,20 @@ class ApiToken(models.Model):
         if self.scope == self.Scope.TABLE and self.campaign_id is not None:
             return f"table of campaign {self.campaign_id}"
         return self.get_scope_display()
+
+
+class Session(AbstractBaseSession):
+    """Django's session row, and whose it is: a logged-in request reads the session and its user in one statement
+    (accounts.sessions, issue 39). ``user`` is a hint written with the session's data, never trusted alone: the
+    user is still the one the data names, checked as Django checks it. No constraint: a user deleted leaves the
+    row as Django's sessions are left (its next request finds no user, so nobody)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+
+    @classmethod
+    def get_session_store_class(cls):
+        from accounts.sessions import SessionStore
+
+        return SessionStore

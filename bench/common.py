@@ -59,8 +59,12 @@ def production_env(**database: str) -> dict[str, str]:
 
 def session_for(user) -> str:
     """A logged-in session for ``user``, written straight into the session table (Django set up)."""
+    from importlib import import_module
+
+    from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.sessions.backends.db import SessionStore
+
+    SessionStore = import_module(settings.SESSION_ENGINE).SessionStore  # noqa: N806 - the checkout's own store
 
     store = SessionStore()
     store[SESSION_KEY] = str(user.pk)

@@ -62,9 +62,12 @@ def prepare_child(system: str) -> None:
 
     django.setup()
     import random
+    from importlib import import_module
 
+    from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-    from django.contrib.sessions.backends.db import SessionStore
+
+    SessionStore = import_module(settings.SESSION_ENGINE).SessionStore  # noqa: N806 - the checkout's own store
 
     from campaigns.models import Membership
     from campaigns.services import campaign_create

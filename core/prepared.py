@@ -30,8 +30,9 @@ SENTINELS = (-730_001, -730_002, -730_003, -730_004)
 class Prepared(Generic[M]):
     """``build(*sentinels)``: the queryset, its inputs standing in; ``first(*values)``: its first row or None."""
 
-    def __init__(self, build: Callable[..., QuerySet[M]], inputs: int) -> None:
-        self.build, self.inputs = build, inputs
+    def __init__(self, build: Callable[..., QuerySet[M]], inputs: int, sentinels: tuple = SENTINELS) -> None:
+        # Other sentinels for inputs that aren't ids (a string key): each unlike any value the query holds.
+        self.build, self.inputs, self.sentinels = build, inputs, sentinels[:inputs]
         self._compiled: dict[str, _Compiled[M]] = {}
         self._lock = threading.Lock()
 
@@ -39,22 +40,20 @@ class Prepared(Generic[M]):
         compiled = self._compiled.get(using)
         if compiled is None:
             with self._lock:
-                compiled = self._compiled.get(using) or _Compiled(
-                    self.build(*SENTINELS[: self.inputs]), using, self.inputs
-                )
+                compiled = self._compiled.get(using) or _Compiled(self.build(*self.sentinels), using, self.sentinels)
                 self._compiled[using] = compiled
         return compiled.first(values)
 
 
 class _Compiled(Generic[M]):
-    def __init__(self, queryset: QuerySet[M], using: str, inputs: int) -> None:
+    def __init__(self, queryset: QuerySet[M], using: str, sentinels: tuple) -> None:
         queryset = queryset[:1]
         compiler = queryset.query.get_compiler(using=using)
         self.sql, params = compiler.as_sql()
         self.params = list(params)
-        if not all(sentinel in self.params for sentinel in SENTINELS[:inputs]):
+        if not all(sentinel in self.params for sentinel in sentinels):
             raise ValueError("an input the query never uses: its shape depends on it, so it can't be prepared")
-        self.where = [[n for n, p in enumerate(self.params) if p == sentinel] for sentinel in SENTINELS]
+        self.where = [[n for n, p in enumerate(self.params) if p == sentinel] for sentinel in sentinels]
         self.compiler, self.using = compiler, using
         klass_info, select = compiler.klass_info, compiler.select
         self.model = klass_info["model"]

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.common import measured_in_child, production_env  # noqa: E402 - after the path
-from bench.pages import SQLITE_FILE, prepare_database  # noqa: E402
+from bench.pages import LAYER, SQLITE_FILE, prepare_database  # noqa: E402
 
 BATCH = 10
 ROLLS = 60  # more than the log's page of 50: it draws a full page and the "Older rolls" button
@@ -54,6 +54,9 @@ def pages(cast: dict) -> list[tuple[str, str, str, dict]]:
         if who == "GM" or region not in ("encounter", "notes")
     ]
     return [
+        # The floor (bench/layer/bench_bare_urls.py): Lantern's middleware and an empty view, anonymous and logged in.
+        ("bare view", "", "/bench/bare/", {}),
+        ("bare view (logged in)", "pages-0", "/bench/bare-user/", {}),
         ("sheet page (owner)", "pages-0", f"/characters/{c}/", {}),
         ("sheet page (GM)", "pages-gm", f"/characters/{c}/", {}),
         ("region: vitals", "pages-0", f"/characters/{c}/region/vitals/", htmx),
@@ -96,16 +99,19 @@ def make_rolls(cast: dict) -> None:
     )
 
 
-def child(tree: Path, cast: dict, batches: int, profile: str) -> None:
-    """(in the checkout's own interpreter state) Measure each page; print one JSON line."""
+def child(tree: Path, cast: dict, batches: int, profile: str, reconnect: bool = False) -> None:
+    """(in the checkout's own interpreter state) Measure each page; print one JSON line. ``reconnect``: each
+    request ends as under a server, its database connections closed (Django's request_finished; the test client
+    leaves them open), so a connection's opening is counted as a server pays it."""
     sys.path.insert(0, str(tree))
+    sys.path.insert(0, str(LAYER))  # the bare views over any checkout's URLs
     os.chdir(tree)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench_bare_settings")
     import django
 
     django.setup()
     from django.contrib.auth import get_user_model
-    from django.db import connection
+    from django.db import close_old_connections, connection
     from django.test import Client
 
     clients: dict[str, Client] = {}
@@ -118,6 +124,13 @@ def child(tree: Path, cast: dict, batches: int, profile: str) -> None:
         return clients[username]
 
     def request(n: int, user: str, path: str, headers: dict):
+        response = answer(n, user, path, headers)
+        if reconnect:
+            close_old_connections()
+            connection.close()  # CONN_MAX_AGE 0: what a server's request_finished does
+        return response
+
+    def answer(n: int, user: str, path: str, headers: dict):
         if path.endswith("/adjust/"):  # HP −1 then +1: stays within the track's bounds
             data = {"key": "hp", "delta": "-1" if n % 2 else "1"}
             return client_for(user).post(path, data, headers=headers)
@@ -206,10 +219,12 @@ def push_costs(cast: dict, batches: int) -> dict:
     return out
 
 
-def run_child(tree: Path, cast: dict, batches: int, profile: str = "") -> dict:
+def run_child(tree: Path, cast: dict, batches: int, profile: str = "", reconnect: bool = False) -> dict:
     env = {**production_env(SQLITE_NAME=str(SQLITE_FILE)), "SECURE_SSL_REDIRECT": "0"}
     env.update(ROLLS_PER_MINUTE="1000000000", API_CALLS_PER_MINUTE="1000000000")  # no rate cap in the way
     command = [sys.executable, __file__, "--child", str(tree), "--cast", json.dumps(cast), "--batches", str(batches)]
+    if reconnect:
+        command.append("--reconnect")
     if profile:
         command += ["--profile", profile]
         subprocess.run(command, env=env, check=True, timeout=600)
@@ -223,6 +238,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4, help="rounds per checkout, taken in turn")
     parser.add_argument("--batches", type=int, default=3, help="batches of 10 requests per page and round")
     parser.add_argument("--profile", help="print cProfile's top functions for this path (this checkout)")
+    parser.add_argument(
+        "--reconnect", action="store_true", help="close the database connections after each request, as a server does"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--cast", help=argparse.SUPPRESS)
     parser.add_argument("--make-rolls", action="store_true", help=argparse.SUPPRESS)
@@ -231,7 +249,7 @@ def main() -> None:
         make_rolls(json.loads(args.cast))
         return
     if args.child:
-        child(Path(args.child), json.loads(args.cast), args.batches, args.profile or "")
+        child(Path(args.child), json.loads(args.cast), args.batches, args.profile or "", args.reconnect)
         return
     trees = [("before", Path(args.baseline).resolve())] if args.baseline else []
     trees.append(("now", ROOT))
@@ -245,14 +263,15 @@ def main() -> None:
     best: dict[str, dict[str, dict]] = {label: {} for label, _ in trees}
     for _ in range(args.rounds):
         for label, tree in trees:
-            for name, figures in run_child(tree, cast, args.batches).items():
+            for name, figures in run_child(tree, cast, args.batches, reconnect=args.reconnect).items():
                 kept = best[label].get(name)
                 if kept is None or figures["cpu_ms"] < kept["cpu_ms"]:
                     best[label][name] = figures
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     print(
         f"\ncommit {commit.stdout.strip()}{f' against {args.baseline}' if args.baseline else ''}, in-process, "
-        f"SQLite, load average {os.getloadavg()[0]:.1f}, lowest of {args.rounds}×{args.batches} batches of {BATCH}\n"
+        f"SQLite{', connections closed after each request' if args.reconnect else ''}, "
+        f"load average {os.getloadavg()[0]:.1f}, lowest of {args.rounds}×{args.batches} batches of {BATCH}\n"
     )
     print("| page | " + " | ".join(f"{label} CPU ms | queries | bytes" for label, _ in trees) + " |")
     print("|---|" + "---:|---:|---:|" * len(trees))

@@ -72,6 +72,11 @@ def session_for(user) -> str:
     store[HASH_SESSION_KEY] = user.get_session_auth_hash()
     store.create()
     assert store.session_key is not None  # create() made one
+    from django.contrib.sessions.models import Session
+
+    if store.model is not Session:  # the same session in Django's own table too: an older checkout reads it there
+        row = store.model.objects.get(pk=store.session_key)
+        Session.objects.create(session_key=row.session_key, session_data=row.session_data, expire_date=row.expire_date)
     return store.session_key
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from importlib import import_module
+
 from django.conf import settings
 from django.contrib.sessions.base_session import AbstractBaseSession
 from django.db import models
@@ -70,6 +72,4 @@ class Session(AbstractBaseSession):
 
     @classmethod
     def get_session_store_class(cls):
-        from accounts.sessions import SessionStore
-
-        return SessionStore
+        return import_module(settings.SESSION_ENGINE).SessionStore  # accounts.sessions, named by the settings

@@ -27,6 +27,7 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 from django.utils.functional import SimpleLazyObject
 
+from accounts.models import Session
 from core.prepared import Prepared
 
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -35,8 +36,6 @@ _user_by_pk = Prepared(lambda pk: get_user_model()._default_manager.filter(pk=pk
 
 
 def _session_with_user(key):
-    from accounts.models import Session
-
     return Session.objects.filter(session_key=key).select_related("user")
 
 
@@ -52,8 +51,6 @@ class SessionStore(DbSessionStore):
 
     @classmethod
     def get_model_class(cls):
-        from accounts.models import Session
-
         return Session
 
     def create_model_instance(self, data):

@@ -62,6 +62,10 @@ class _Compiled(Generic[M]):
         self.init_list = [f[0].target.attname for f in select[start:end]]
         self.populators = get_related_populators(klass_info, select, using)
         self.annotations = dict(compiler.annotation_col_map or {})
+        # What results_iter works out on every call: the columns' converters, once (issue 39).
+        fields = [s[0] for s in select[: compiler.col_count]]
+        self.converters = compiler.get_converters(fields)
+        self.composite = compiler.has_composite_fields(fields)  # none here; results_iter knows them if ever
 
     def first(self, values: tuple) -> M | None:
         params = list(self.params)
@@ -73,7 +77,10 @@ class _Compiled(Generic[M]):
             row = cursor.fetchone()
         if row is None:
             return None
-        (row,) = self.compiler.results_iter([[row]])
+        if self.composite:
+            (row,) = self.compiler.results_iter([[row]])
+        elif self.converters:
+            (row,) = self.compiler.apply_converters([row], self.converters)
         start, end = self.span
         obj = self.model.from_db(self.using, self.init_list, row[start:end])
         for populator in self.populators:

@@ -165,3 +165,27 @@ def test_two_people_changing_the_sheet_at_once_lose_nothing(player, gm, campaign
     hero.refresh_from_db()
     assert hero.state["coins"] == 1000 - threads * per_thread
     assert hero.version == 1 + threads * per_thread
+
+
+def test_the_push_to_the_owners_other_pages_reuses_the_answers_drawing(hero, player, gm, as_user, monkeypatch):
+    """Render once, push everywhere: the owner's other pages get the regions the answer drew; the GM's are drawn
+    from the sheet the write kept, without reading its items or hirelings."""
+    from campaigns import push
+
+    client = as_user(player)
+    since = Since(hero.campaign_id)
+    answer = client.post(reverse("characters:adjust", args=[hero.pk]), {"key": "hp", "delta": "-1"}, **HTMX)
+    commit_pending()
+    drawn: list[str] = []
+    real = region_cache.render_to_string
+    monkeypatch.setattr(
+        region_cache, "render_to_string", lambda name, *a, **k: drawn.append(name) or real(name, *a, **k)
+    )
+    sheet = f"sheet-{hero.pk}"
+    with CaptureQueriesContext(connection) as captured:
+        out = push.render_push(hero.campaign_id, since.events(), [(player.pk, sheet), (gm.pk, sheet)])
+    assert sorted(drawn) == ["characters/sheet.html#details", "characters/sheet.html#vitals"]  # the GM's only
+    assert not any(table in q["sql"] for q in captured for table in ("characters_item", "characters_hireling"))
+    owner = out[(player.pk, sheet)]
+    assert _hp(answer) == int(re.search(r'data-track="hp" data-current="(-?\d+)"', owner)[1])
+    assert 'id="vitals"' in out[(gm.pk, sheet)]

@@ -26,7 +26,7 @@ from campaigns.models import GM_ROLES, Campaign, Membership
 from campaigns.session_views.requests import sheet_fight_context, sheet_requests_context
 from campaigns.table import Card, party_cards, roll_log
 from characters.models import Character, Roll
-from characters.region_cache import sheet_region
+from characters.region_cache import checked_sheet, sheet_region
 from characters.selectors import Seat, Viewer
 from characters.sheet_view import REGIONS as SHEET_REGIONS
 from characters.sheet_view import odds_shown, sheet_view
@@ -40,6 +40,7 @@ Wanted = tuple[int, str]  # (user id, page): "table" or "sheet-<character id>"
 PUSHED_SHEET_REGIONS = tuple(region for region in SHEET_REGIONS if region != "log")  # the log gets lines
 # The GM's roll requests for a character: drawn on each push, never kept (they expire with the clock).
 REQUESTS = SHEET_REQUESTS
+FROM_THE_SHEET = ("vitals", "details")  # drawn from the checked sheet alone: no item or hireling line
 FRESH_REGIONS = ("offers",)  # drawn on each push, never kept: an offer moves no version (it changes no sheet)
 NAMED_REGIONS = (*PUSHED_SHEET_REGIONS, "odds", REQUESTS, SHEET_FIGHT)
 # Regions only a sheet shows: a change to them alone redraws no party card on the table page.
@@ -297,6 +298,9 @@ class _Drawer:
                 view = sheet_view(self.users[user_id], seat, regions=(region,), personal=False)
                 context = view.context(oob=True, csrf_token=CSRF_SLOT)
                 self.drawn[key] = render_to_string(f"characters/sheet.html#{region}", context)
+            elif region in FROM_THE_SHEET:  # from the sheet kept for this version: no rows read for any kind
+                checked = self._checked_sheet(character)
+                self.drawn[key] = sheet_region(self.users[user_id], seat, region, checked=checked)
             else:
                 self.drawn[key] = sheet_region(self.users[user_id], seat, region)
         return self.drawn[key]
@@ -304,8 +308,8 @@ class _Drawer:
     def _checked_sheet(self, character: Character) -> rules_base.Sheet | None:
         """The character's sheet, checked once for every kind of viewer this push draws (None: unreadable)."""
         if character.pk not in self.sheets:
-            try:
-                self.sheets[character.pk] = character.checked_sheet()
+            try:  # as kept for this version (the write that made it kept it): no items or hirelings read
+                self.sheets[character.pk] = checked_sheet(character)
             except RulesError:
                 self.sheets[character.pk] = None  # the sheet shows why; its forms have no odds to show
         return self.sheets[character.pk]

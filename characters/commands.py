@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.db import transaction
 
 from characters import region_cache, services, table
 from characters.forms import FORM_KEYS, ItemUpdateForm, RenameForm, first_error
@@ -39,9 +41,10 @@ class NotHere(Refusal):
     status = 404
 
 
-def editable(user, character_id: int) -> Seat:
-    """The character, if ``user`` may change it: its owner, or the GM of its table."""
-    seat = character_for(user, character_id, edit=True)
+def editable(user, character_id: int, *, lock: bool = False) -> Seat:
+    """The character, if ``user`` may change it: its owner, or the GM of its table. ``lock``: locked for the write
+    the open transaction makes (its one character's lock, read with the seat: ``Seat.locked``)."""
+    seat = character_for(user, character_id, edit=True, lock=lock)
     if seat is None:
         raise NotHere("No character here.")
     return seat
@@ -212,8 +215,14 @@ def adjust(seat: Seat, *, key: str, delta: int, by: User, how: str = "") -> Writ
     change: dict[str, Any] = {"by": by, "character_id": seat.character.pk, "key": key, "delta": delta}
     if how == "rules":  # the rules' own procedure, as the Change box offered it
         return services.character_adjust_by_rules(**change)
+    if seat.locked:  # the row read with its seat under the lock: its sheet as kept for that version, if it is
+        character = seat.character
+        change.update(locked=character, read=(character.version, region_cache.checked_sheet(character)))
     # Across a line the rules act on, asked first: nothing changes until the player picks.
-    return services.character_adjust(**change, ask=how == "ask")
+    written = services.character_adjust(**change, ask=how == "ask")
+    if written.sheet is not None:  # the next roll or write of this version reads no items or hirelings
+        transaction.on_commit(partial(region_cache.keep_checked_sheet, written.character, written.sheet))
+    return written
 
 
 def add_item(seat: Seat, *, by: User, name: str, kind: str, slots: int, quantity: int) -> Written:

@@ -30,7 +30,8 @@ Who takes what (tests/campaigns/test_lock_order.py races the pairs):
 - the clock, a new round, the end of a fight, an NPC's damage or roll, a fight started: the GM as roller
   (they log the GM's rolls), the campaign, then every character at the table by id (``lock_table``), NPCs by id;
 - a membership change: the campaign, then the leaving player's characters by id;
-- every other character write (HP, items, hirelings, details, revert, delete): its one character, then its rows.
+- every other character write (HP, items, hirelings, details, revert, delete): its one character, then its rows
+  (the sheet's HP change locks it as it reads the viewer's seat, one statement: ``commands.editable(lock=True)``).
 - the party's stash (``campaigns.stash``): a move between a sheet and the stash, or its revert, takes the
   character, then the stash's row (step 4: it queues every stash write), then the stash's items; a coin split
   (or its revert) the characters by id, then the stash; the GM's loot the stash alone.

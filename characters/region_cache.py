@@ -68,6 +68,14 @@ def checked_sheet(character: Character) -> rules_base.Sheet:
     return sheet
 
 
+def keep_checked_sheet(character: Character, sheet: rules_base.Sheet) -> None:
+    """Keep the sheet a write just checked as ``checked_sheet`` of the row it saved (call it once the write has
+    committed: a write rolled back keeps nothing), so the next roll or write of it reads no items or hirelings.
+    The key is ``checked_sheet``'s: the saved row's version and time, the table's stamp, the build."""
+    key = f"lantern:checked:{deploy_stamp()}:{_row_stamp(character)}:{character.table_stamp()}"
+    cache.set(key, sheet, TIMEOUT)
+
+
 def drawn_region(character: Character, kind: str, region: str, draw: Callable[[], str]) -> str:
     """The region as pushed (``hx-swap-oob``, the CSRF slot empty): from the cache, else drawn and kept."""
     key = region_key(character, kind, region)
@@ -78,12 +86,13 @@ def drawn_region(character: Character, kind: str, region: str, draw: Callable[[]
     return html
 
 
-def sheet_region(user, seat: Seat, region: str, *, rows=None) -> str:
+def sheet_region(user, seat: Seat, region: str, *, rows=None, checked: rules_base.Sheet | None = None) -> str:
     """One of ``CACHED_REGIONS`` of this sheet as its viewer's kind sees it, drawn for pushing (see the module).
-    ``rows``: the character's items and hirelings, when the caller has read them."""
+    ``rows``: the character's items and hirelings, when the caller has read them. ``checked``: the whole sheet as
+    a write just checked it (``Written.sheet``): the vitals and details are drawn from it without any rows."""
 
     def draw() -> str:
-        view = sheet_view(user, seat, regions=(region,), personal=False, rows=rows)
+        view = sheet_view(user, seat, regions=(region,), personal=False, rows=rows, checked=checked)
         return render_to_string(f"characters/sheet.html#{region}", view.context(oob=True, csrf_token=CSRF_SLOT))
 
     return drawn_region(seat.character, viewer_kind(seat.viewer), region, draw)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from django.contrib.auth.models import User
+from django.db import connection
 from django.db.models import Case, IntegerField, OuterRef, Q, QuerySet, Value, When
 
 from characters import table
@@ -46,9 +47,10 @@ class Seat:
     character: Character
     viewer: Viewer
     head: int | None = None  # the table's journal head as the row was read (character_for's ``with_head``)
+    locked: bool = False  # read under the write's lock, in the open transaction (character_for's ``lock``)
 
 
-def character_for(user, pk: int, *, edit: bool = False, with_head: bool = False) -> Seat | None:
+def character_for(user, pk: int, *, edit: bool = False, with_head: bool = False, lock: bool = False) -> Seat | None:
     """The character if ``user`` may see it (or, with ``edit``, change it), in one query: its campaign and
     owner come along, and the viewer's seat at its table says what they may do (``Seat.viewer``). ``with_head``:
     its table's journal head read in the same statement (``Seat.head``: what a page drawn from this row shows up
@@ -56,10 +58,18 @@ def character_for(user, pk: int, *, edit: bool = False, with_head: bool = False)
 
     The same rules as characters_visible_to / characters_editable_by, asked of one row: a sheet and each of
     its live regions would otherwise spend three queries (visible, editable, GM) before drawing anything.
+
+    ``lock``: the row locked for a write in the open transaction (``characters.locking``'s step 3 for one
+    character), so the write reads it once: its seat and its lock in one statement.
     """
     if not user.is_authenticated:
         return None
-    character = (_CHARACTER_HEAD_SEAT if with_head else _CHARACTER_SEAT).first(user.pk, pk)
+    if lock:
+        if with_head or not connection.in_atomic_block:
+            raise ValueError("a locked seat is read inside the write's transaction, without the head")
+        character = _CHARACTER_SEAT_LOCKED.first(user.pk, pk)
+    else:
+        character = (_CHARACTER_HEAD_SEAT if with_head else _CHARACTER_SEAT).first(user.pk, pk)
     if character is None:
         return None
     role = getattr(character, "seat_role")  # noqa: B009 - the annotation, read here only: the Viewer carries it on
@@ -69,7 +79,7 @@ def character_for(user, pk: int, *, edit: bool = False, with_head: bool = False)
     # At no table, the owner runs their own game.
     viewer = Viewer(user.pk, role, own, own or gm, gm if character.campaign_id else own)
     head = (getattr(character, "journal_head") or 0) if with_head else None  # noqa: B009 - the annotation
-    return Seat(character, viewer, head) if viewer.can_edit or not edit else None
+    return Seat(character, viewer, head, locked=lock) if viewer.can_edit or not edit else None
 
 
 def _character_seat(user_id: int, pk: int, *, with_head: bool = False) -> QuerySet[Character]:
@@ -84,6 +94,13 @@ def _character_seat(user_id: int, pk: int, *, with_head: bool = False) -> QueryS
 # Compiled once per process: every sheet request and every write asks it (core.prepared).
 _CHARACTER_SEAT = Prepared(_character_seat, inputs=2)
 _CHARACTER_HEAD_SEAT = Prepared(partial(_character_seat, with_head=True), inputs=2)
+
+
+def _character_seat_locked(user_id: int, pk: int) -> QuerySet[Character]:
+    return _character_seat(user_id, pk).select_for_update(of=("self",))
+
+
+_CHARACTER_SEAT_LOCKED = Prepared(_character_seat_locked, inputs=2)  # FOR UPDATE OF the character alone
 
 
 def rolls_visible_to(user):

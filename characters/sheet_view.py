@@ -171,6 +171,10 @@ def sheet_view(
     if not view.playable or (wanted <= {"log"} and not controls):
         return view
     rules = system_for(character.system)
+    # Regions that draw no item or hireling line take them from the write's checked sheet: nothing read.
+    from_checked = rows is None and checked is not None and not controls and not wanted & {"inventory", "hirelings"}
+    if from_checked:
+        rows = ((), ())
     stored = (character.items.all(), character.hirelings.all()) if rows is None else rows
     items, hirelings = list(stored[0]), list(stored[1])
     state = dict(character.state)
@@ -187,8 +191,9 @@ def sheet_view(
         character.rules_state()  # a state saved by a newer Lantern is refused with its own sentence
         sheet = rules_base.Sheet(
             state=state,
-            items=tuple(i.to_rules() for i in items),  # likewise an item's data, a hireling's state
-            hirelings=tuple(h.to_rules() for h in hirelings),
+            # likewise an item's data, a hireling's state
+            items=checked.items if from_checked and checked else tuple(i.to_rules() for i in items),
+            hirelings=checked.hirelings if from_checked and checked else tuple(h.to_rules() for h in hirelings),
             name=character.name,
             settings=character.rule_settings(),  # the facts, tracks and banners follow the table's settings
             table=character.table_conditions(),  # and its conditions (darkness), read from the same campaign row

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import nullcontext
 from typing import Any, TypedDict
 
 from django.contrib import messages
+from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
@@ -44,6 +46,7 @@ from characters.sheet_view import (
     OddsShown,
     hand_dice_offer,
     odds_shown,
+    offered_undo,
     picks,
     quick_groups,
     roll_control,
@@ -193,6 +196,9 @@ def respond(
             return redirect(back)  # e.g. a party save made from the GM's table goes back to the table
         return redirect(character)
     others = () if error else tuple(name for name in REGIONS if name in changed and name != primary)
+    kept = written is not None and fresh and not error and not extra and "checked" in loaded
+    if kept and {primary, *others} <= KEPT_ANSWERS:
+        return HttpResponse(_kept_answer(request, seat, (primary, *others), loaded))
     view = sheet_view(request.user, seat, regions=(primary, *others), log=_log_filter(request), **loaded)
     context = view.context(error=error, error_region=primary, **(extra or {}))
     parts = [render(request, f"characters/sheet.html#{primary}", context).content.decode()]
@@ -201,6 +207,27 @@ def respond(
     ]
     # 422 for a refused change: htmx is configured (static/js/lantern.js) to swap it so the message shows.
     return HttpResponse("".join(parts), status=422 if error else 200)
+
+
+KEPT_ANSWERS = frozenset({"vitals", "details"})  # drawn from the write's checked sheet alone: no rows read
+
+
+def _kept_answer(request, seat: Seat, regions: tuple[str, ...], loaded: Loaded) -> str:
+    """A write's answer as the push draws the change for the other open pages of this kind of viewer, from the
+    one kept drawing of the new version (region_cache.sheet_region: whichever of the two comes first draws it), with
+    this viewer's token and Undo put in: the first region in place, the others out of band."""
+    token, character = get_token(request), seat.character
+    kept = [
+        region_cache.sheet_region(request.user, seat, name, rows=loaded.get("rows"), checked=loaded["checked"])
+        for name in regions
+    ]
+    html = "".join([str(for_page(kept[0], token)), *(part.replace(CSRF_SLOT, token) for part in kept[1:])])
+    latest = loaded.get("latest_change")
+    undo = offered_undo(request.user, latest, reverted=False) if latest is not None else None
+    if undo is not None and undo["region"] in regions:
+        own = {"character": character, "csrf_token": token, "undo": undo, "region": undo["region"]}
+        html = html.replace(undo_mark(undo["region"]), render_to_string("characters/_undo.html", own), 1)
+    return html
 
 
 class Loaded(TypedDict, total=False):
@@ -227,7 +254,10 @@ def _reload(character: Character, written: services.Written | None = None) -> Lo
         return {}
     for column in _OWN_COLUMNS:
         setattr(character, column, getattr(fresh, column))
-    loaded: Loaded = {"rows": (fresh.items.all(), fresh.hirelings.all())}
+    loaded: Loaded = {}
+    prefetched = getattr(fresh, "_prefetched_objects_cache", {})
+    if "items" in prefetched and "hirelings" in prefetched:  # else the answer draws from its checked sheet
+        loaded["rows"] = (fresh.items.all(), fresh.hirelings.all())
     if written is not None and written.change is not None:
         loaded["latest_change"] = written.change
     return loaded
@@ -238,14 +268,17 @@ _OWN_COLUMNS = [f.attname for f in Character._meta.concrete_fields if not f.is_r
 
 @require_POST
 def adjust(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    seat = commands.editable(request.user, pk)
     form = AdjustForm(request.POST)
     how = {"plain": "plain", "rules": "rules"}.get(request.POST.get("how", ""), "ask")  # the page asks first
+    # A plain change reads its row once, locked with its seat; the rules' way rolls, which locks the roller first.
+    lock = how != "rules"
     try:
-        if not form.is_valid():
-            raise RulesError(commands.TRACK_DELTA)
-        change = {"key": form.cleaned_data["key"], "delta": form.cleaned_data["delta"]}
-        written = commands.adjust(seat, **change, by=request.user, how=how)
+        with transaction.atomic() if lock else nullcontext():
+            seat = commands.editable(request.user, pk, lock=lock)
+            if not form.is_valid():
+                raise RulesError(commands.TRACK_DELTA)
+            change = {"key": form.cleaned_data["key"], "delta": form.cleaned_data["delta"]}
+            written = commands.adjust(seat, **change, by=request.user, how=how)
     except services.HarmOffered as asked:
         return respond(request, seat, "vitals", extra={"harm_offer": asked.shown}, in_place=True)
     except Refusal as error:

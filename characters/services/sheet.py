@@ -274,7 +274,6 @@ class HarmOffered(Exception):  # noqa: N818 - an answer, not a failure: the Chan
         self.shown = shown
 
 
-@transaction.atomic
 def character_adjust(
     *,
     character_id: int,
@@ -283,14 +282,26 @@ def character_adjust(
     by: User,
     ask: bool = False,
     read: tuple[int, rules_base.Sheet] | None = None,
+    locked: Character | None = None,
 ) -> Written:
     """+/- on a track (HP, stress, Stamina...): the rules clamp it and refuse what they must.
 
     Across a line the rules act on (``GameSystem.harm_offer``: 0 HP, 0 Stamina...), ``ask`` raises HarmOffered
     and writes nothing, for the Change box to offer the rules' way; otherwise the plain change is applied and its
     history line says what it left out. ``read``: the version and the checked sheet the caller read (the offline
-    replay's, under the same lock): not checked again while the row is still that version."""
-    character = lock(character_id, with_rows=True)
+    replay's, under the same lock): not checked again while the row is still that version. ``locked``: the row as
+    the caller's transaction locked it already (``commands.editable(lock=True)``): not read again; with ``read``
+    of its version, neither are its items and hirelings."""
+    held = locked if locked is not None and locked.pk == character_id else None
+    # Inside the caller's transaction, which holds the lock: no savepoint (a refusal rolls the caller's back).
+    with transaction.atomic(savepoint=held is None):
+        character = held or lock(character_id, with_rows=True)
+        return _adjust(character, key=key, delta=delta, by=by, ask=ask, read=read)
+
+
+def _adjust(
+    character: Character, *, key: str, delta: int, by: User, ask: bool, read: tuple[int, rules_base.Sheet] | None
+) -> Written:
     rules = system_for(character.system)
     sheet = sheet_as_read(read, character) or character.checked_sheet()
     tracks = {track.key: track for track in rules.tracks(sheet)}

@@ -4,8 +4,9 @@ The body (everything under the site's header) depends on:
 
 - the table's rows: every write at a table appends to its journal in the write's own transaction, and the key
   holds the journal's head; besides it, the campaign row as read (a digest of its fields: an edit in the admin
-  moves no head) and the party's characters as rows (how many, their ids, versions and latest saved time: every
-  write to a sheet, its items, hirelings and offers moves its version, an edit in the admin its saved time);
+  moves no head), the viewer's seat as read, the seats at the table (how many, whose) and the party's characters
+  as rows (how many, their ids, versions and latest saved time: every write to a sheet, its items, hirelings and
+  offers moves its version, an edit in the admin its saved time);
 - the viewer: their user id (their own cards' controls, their own rolls in the log) and their seat's role;
 - who has the table open (the members' "here now"), the invite link as this request's host spells it;
 - the build (the deploy stamp: templates and code).
@@ -48,9 +49,9 @@ TIMEOUT = 60 * 10  # a body at one head: kept while people look at the table, th
 BODY = "campaigns/detail.html#table-body"
 
 
-def _party(campaign_id: Any, aggregate) -> Subquery:
-    """One figure over the table's characters, in the seat's own statement."""
-    rows = Character.objects.filter(campaign_id=campaign_id).order_by().values("campaign_id")
+def _party(campaign_id: Any, aggregate, model=Character) -> Subquery:
+    """One figure over the table's characters (or seats), in the seat's own statement."""
+    rows = model.objects.filter(campaign_id=campaign_id).order_by().values("campaign_id")
     return Subquery(rows.annotate(figure=aggregate).values("figure")[:1])
 
 
@@ -65,6 +66,8 @@ def _seat(user_id: int, campaign_id: int):
             party_ids=_party(outer, Sum("pk")),
             party_versions=_party(outer, Sum("version")),
             party_saved=_party(outer, Max("updated_at")),
+            members=_party(outer, Count("pk"), Membership),
+            member_ids=_party(outer, Sum("user_id"), Membership),
         )
     )
 
@@ -81,8 +84,14 @@ def seat_with_stamps(user, campaign_id: int) -> Membership | None:
     return SEAT.first(user.pk, int(campaign_id))
 
 
-def _campaign_digest(campaign: Campaign) -> str:
-    values = [repr(getattr(campaign, f.attname)) for f in Campaign._meta.concrete_fields]
+def _head(seat: Membership) -> int:
+    """The table's journal head as read with the seat (0: nothing written there yet)."""
+    return getattr(seat, "head", 0) or 0
+
+
+def _row_digest(row) -> str:
+    """A row as read, every field: an edit that moves no head (the admin's) still moves the key."""
+    values = [repr(getattr(row, f.attname)) for f in type(row)._meta.concrete_fields]
     return hashlib.blake2b("\x1f".join(values).encode(), digest_size=10).hexdigest()
 
 
@@ -91,19 +100,22 @@ def body_key(request: HttpRequest, seat: Membership, present: set[int], invite_u
     party = getattr(seat, "party_saved", None)
     saved = party.timestamp() if isinstance(party, datetime) else party
     parts = [
-        seat.head or 0,
+        _head(seat),
         getattr(seat, "party_count", 0) or 0,
         getattr(seat, "party_ids", 0) or 0,
         getattr(seat, "party_versions", 0) or 0,
         saved or 0,
-        _campaign_digest(campaign),
+        getattr(seat, "members", 0) or 0,
+        getattr(seat, "member_ids", 0) or 0,
+        _row_digest(campaign),
+        _row_digest(seat),
         request.user.pk,
         seat.role,
         ",".join(str(pk) for pk in sorted(present)),
         invite_url,
     ]
     digest = hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest()
-    return f"lantern:table-body:{deploy_stamp()}:{campaign.pk}:{seat.head or 0}:{request.user.pk}:{digest}"
+    return f"lantern:table-body:{deploy_stamp()}:{campaign.pk}:{_head(seat)}:{request.user.pk}:{digest}"
 
 
 def table_body(request: HttpRequest, seat: Membership) -> str:
@@ -129,7 +141,7 @@ def draw_body(request: HttpRequest, seat: Membership, present: set[int]) -> tupl
     """The body drawn afresh (its log's times as marks) and until when it holds (None: until its key moves)."""
     now = timezone.now()  # before the drawing: a moment reckoned from it comes no later than the true one
     campaign = seat.campaign
-    context = table_view.page_context(request, campaign, seat, after=seat.head or 0, present=present)
+    context = table_view.page_context(request, campaign, seat, after=_head(seat), present=present)
     context.update({"csrf_token": CSRF_SLOT, TIMES_LATER: True, "user": request.user, "request": request})
     html = render_to_string(BODY, context)
     return html, valid_until(context, campaign, now)

@@ -12,9 +12,11 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import connection
 from django.db.models import F
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
@@ -24,6 +26,7 @@ from campaigns import services as campaign_services
 from campaigns.models import Countdown, StashEntry
 from characters import services
 from characters.models import Roll
+from rules.base import Item
 from tests.conftest import client_for, make_character, make_table, make_user
 from tests.contract.test_region_cache import _nothing_kept, _tokenless
 
@@ -49,7 +52,7 @@ def _url(campaign) -> str:
     return reverse("campaigns:detail", args=[campaign.pk])
 
 
-_clients: dict[int, object] = {}
+_clients: dict[int, Client] = {}
 
 
 @pytest.fixture(autouse=True)
@@ -155,6 +158,23 @@ def _changes(table):
             None,
         ),
         ("new PC", lambda: make_character(player, campaign, name="Bryn", seed=3), "Bryn"),
+        (
+            "join",
+            lambda: campaign_services.campaign_join(invite_code=campaign.invite_code, user=make_user("newcomer")),
+            "newcomer",
+        ),
+        (
+            "leave",
+            lambda: campaign_services.campaign_leave(
+                campaign=campaign, user=get_user_model().objects.get(username="newcomer")
+            ),
+            None,
+        ),
+        (
+            "item",
+            lambda: services.item_add(character_id=hero.pk, item=Item(name="Lantern oil", slots=1), by=player),
+            "Lantern oil",
+        ),
     ]
 
 

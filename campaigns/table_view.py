@@ -78,12 +78,15 @@ def log_context(request: HttpRequest, campaign: Campaign, membership: Membership
     return {**_base(campaign, membership), "system_id": campaign.system, "rolls": rolls, "has_older": has_older}
 
 
-def members_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
-    """Who sits at the table and who has a page of it open (the invite link is the page's: page_context)."""
+def members_context(
+    request: HttpRequest, campaign: Campaign, membership: Membership, *, present: set[int] | None = None
+) -> Context:
+    """Who sits at the table and who has a page of it open (``present`` when the page has asked already; the
+    invite link is the page's: page_context)."""
     return {
         **_base(campaign, membership),
         "memberships": list(campaign.memberships.select_related("user")),
-        "present": present_user_ids(campaign.pk),
+        "present": present_user_ids(campaign.pk) if present is None else present,
     }
 
 
@@ -102,23 +105,36 @@ def card_context(campaign: Campaign, membership: Membership | None, card: Card, 
     return {"campaign": campaign, "membership": membership, "card": card, "error": error}
 
 
-def page_context(request: HttpRequest, campaign: Campaign, membership: Membership) -> Context:
-    """The whole table page: every region's builder, then what only the page draws."""
+def invite_url(request: HttpRequest, campaign: Campaign) -> str:
+    return request.build_absolute_uri(reverse("campaigns:join", args=[campaign.invite_code]))
+
+
+def page_context(
+    request: HttpRequest,
+    campaign: Campaign,
+    membership: Membership,
+    *,
+    after: int | None = None,
+    present: set[int] | None = None,
+) -> Context:
+    """The whole table page: every region's builder, then what only the page draws. ``after``: the journal's head
+    as read before any of the page's reads (with the seat: campaigns.page_cache), ``present``: who is here, when
+    the caller has asked."""
     # Before any of the page's reads: its stream gets every entry after this (one written meanwhile twice, harmless).
-    after = journal.head(campaign.pk)
+    after = journal.head(campaign.pk) if after is None else after
     cards = party_cards(campaign)  # read once: the party region, the session tools and the GM's tools share them
     context: Context = {
         **clock_context(request, campaign, membership),
         **party_context(request, campaign, membership, cards=cards),
         **light_context(request, campaign, membership, sheets=[c.sheet for c in cards if c.sheet is not None]),
         **log_context(request, campaign, membership),
-        **members_context(request, campaign, membership),
+        **members_context(request, campaign, membership, present=present),
     }
     context.update(session_context(request, campaign, membership, cards, context["memberships"]))
     context.update(stash_context(request, campaign, membership))
     context["journal_cursor"] = after
     if membership.is_gm:
-        context["invite_url"] = request.build_absolute_uri(reverse("campaigns:join", args=[campaign.invite_code]))
+        context["invite_url"] = invite_url(request, campaign)
         context["gm_roll_form"] = procedure_form(FREE_ROLL, None, id_prefix="gm")
         context["clock_form"] = ClockForm()
         context["gm_tools"] = gm_tools(campaign, cards)

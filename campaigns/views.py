@@ -7,11 +7,13 @@ from typing import Any
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
-from campaigns import commands, services, table_view
+from campaigns import commands, page_cache, services, table_view
 from campaigns.forms import BackupForm, CampaignForm, HandOverForm, JoinForm, MemberForm, SystemsForm
 from campaigns.models import Campaign
 from campaigns.selectors import (
@@ -31,6 +33,7 @@ from characters.selectors import characters_editable_by
 from characters.services import catalogue_updates as catalogue_service
 from core.htmx import HtmxHttpRequest
 from live import journal
+from live.hub import CSRF_SLOT
 from rules import SYSTEM_NAMES, SYSTEMS, RulesError
 from rules import base as rules_base
 from rules.free import FREE_ROLL
@@ -72,8 +75,13 @@ def campaign_create(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def campaign_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    seat = get_object_or_404(seats_of(request.user), campaign_id=pk)
-    return render(request, "campaigns/detail.html", table_view.page_context(request, seat.campaign, seat))
+    """The table page: its body as kept for this viewer and table state (campaigns.page_cache), the token put in."""
+    seat = page_cache.seat_with_stamps(request.user, pk)
+    if seat is None:
+        raise Http404
+    body = page_cache.table_body(request, seat).replace(CSRF_SLOT, get_token(request))
+    context = {"campaign": seat.campaign, "membership": seat, "body": mark_safe(body)}  # noqa: S308 - our templates
+    return render(request, "campaigns/detail.html", context)
 
 
 @require_GET

@@ -32,10 +32,10 @@ from tests.contract.test_region_cache import _nothing_kept, _tokenless
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-# Session, user, and the seat with its campaign, the journal's head and the party's stamps in one statement.
+# The session with its user (one statement), and the seat with its campaign, the journal's head and the party's stamps in one.
 # PostgreSQL asks the database who has the table open (SQLite keeps that in the process).
 PRESENCE = 1 if connection.vendor == "postgresql" else 0
-KEPT_QUERIES = 3 + PRESENCE
+KEPT_QUERIES = 2 + PRESENCE
 GOBLIN = {"hp": 6, "protection": 0}
 
 

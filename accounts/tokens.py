@@ -20,6 +20,7 @@ from django.utils.dateformat import format as date_format
 
 from accounts import tables
 from accounts.models import ApiToken
+from core.prepared import Prepared
 from rules.errors import Refusal
 
 PREFIX = "lt_"
@@ -102,13 +103,20 @@ def runs(user, campaign_id: int) -> bool:
     return tables.runs(user, campaign_id)
 
 
+# Every API call reads its token with its owner: compiled once per process (core.prepared; issue 39).
+_TOKEN_BY_HASH = Prepared(
+    lambda digest: ApiToken.objects.select_related("user").filter(key_hash=digest).order_by(), 1,
+    sentinels=("\x00lantern token hash\x00",),
+)
+
+
 def token_for(secret: str) -> ApiToken | None:
     """The live token this secret opens, with its owner; None for anything else (an inactive owner included).
     Raises TokenExpired for a real token past its end, so the program's owner reads why."""
     if not secret.startswith(PREFIX) or len(secret) > 100:
         return None
     digest = hash_secret(secret)
-    token = ApiToken.objects.select_related("user").filter(key_hash=digest).first()
+    token = _TOKEN_BY_HASH.first(digest)
     # The row was found by its hash; compared again in constant time so no timing says how close a guess came.
     if token is None or not hmac.compare_digest(token.key_hash, digest) or not token.user.is_active:
         return None

@@ -94,7 +94,7 @@ def characters(request: HttpRequest):
 def character(request: HttpRequest, character_id: int):
     """The sheet with exactly what its page shows you: private fields only to its owner and the GM."""
     seat = character_seat(request, character_id)
-    return serialize.sheet_json(token_of(request).user, seat)
+    return serialize.sheet_answer(token_of(request).user, seat, SheetOut)
 
 
 @router.get(

@@ -5,21 +5,35 @@ from the table's cards."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from django.core.cache import cache
+from django.http import HttpResponse
+from ninja import Schema
+from ninja.responses import NinjaJSONEncoder
 
 from campaigns.models import RollRequest, RollRequestAnswer
 from campaigns.table import Card
-from characters.models import OFFERS_PENDING_MAX, Roll
+from characters.models import OFFERS_PENDING_MAX, OfferedChange, Roll
 from characters.region_cache import TIMEOUT, region_key, viewer_kind
 from characters.selectors import Seat
 from characters.sheet_view import sheet_view
 from characters.transfer import roll_as_json
+from core.prepared import Prepared
 from rules import base as rules_base
 
+JSON_TYPE = "application/json; charset=utf-8"  # as django-ninja's renderer sends it
 SHEET_REGIONS = ("vitals", "details", "inventory", "hirelings")  # the offers are read afresh (sheet_json)
+
+# A sheet's pending offers, read on every API read of it: compiled once per process (core.prepared; issue 39).
+_PENDING_OFFERS = Prepared(
+    lambda pk: OfferedChange.objects.filter(character_id=pk, status=OfferedChange.Status.PENDING),
+    1,
+    limit=OFFERS_PENDING_MAX,
+)
 
 
 def jsonable(value: Any) -> Any:
@@ -46,22 +60,48 @@ def sheet_json(user, seat: Seat, *, checked: rules_base.Sheet | None = None) -> 
     Kept in Django's cache under the key the sheet's drawn regions use (``region_key``: the character's version
     and saved time, the viewer's kind, the table's settings and conditions, the build), so a call on an unchanged
     sheet reads no rules and no rows but its pending offers, which move no version and are read afresh."""
-    character = seat.character
     kind = viewer_kind(seat.viewer)
-    key = region_key(character, kind, "api-sheet")
+    return {**_kept_body(user, seat, kind, checked), **_per_call(seat, kind)}
+
+
+def _kept_body(user, seat: Seat, kind: str, checked: rules_base.Sheet | None = None) -> dict[str, Any]:
+    key = region_key(seat.character, kind, "api-sheet")
     body = cache.get(key)
     if body is None:
         body = _sheet_body(user, seat, checked)
         cache.set(key, body, TIMEOUT)
-    pending = character.offers.filter(status="pending").select_related("offered_by")[:OFFERS_PENDING_MAX]
+    return body
+
+
+def _per_call(seat: Seat, kind: str) -> dict[str, Any]:
+    """What a sheet's JSON holds that no version of it keeps: the owner's name, the viewer's seat, the offers."""
+    character = seat.character
     return {
-        **body,
         "owner": character.owner.username,
         "viewer": {"kind": kind, "can_edit": seat.viewer.can_edit},
         "offers": [
-            {"id": o.pk, "label": o.label, "summary": o.summary, "before": o.before, "after": o.after} for o in pending
+            {"id": o.pk, "label": o.label, "summary": o.summary, "before": o.before, "after": o.after}
+            for o in _PENDING_OFFERS.rows(character.pk)
         ],
     }
+
+
+def sheet_answer(user, seat: Seat, schema: type[Schema]) -> HttpResponse | dict[str, Any]:
+    """The API read of a sheet: the answer's JSON as checked against ``schema`` and rendered the last time this
+    sheet, viewer kind and per-call part were asked (a kept answer is neither rebuilt nor validated again: issue
+    39), else the answer as data for django-ninja to check and render (its JSON kept for the next call)."""
+    character = seat.character
+    kind = viewer_kind(seat.viewer)
+    per_call = _per_call(seat, kind)
+    digest = hashlib.blake2b(json.dumps(per_call, sort_keys=True, default=str).encode(), digest_size=12).hexdigest()
+    key = f"{region_key(character, kind, 'api-sheet-json')}:{digest}"
+    kept = cache.get(key)
+    if kept is not None:
+        return HttpResponse(kept, content_type=JSON_TYPE)
+    answer = {**_kept_body(user, seat, kind), **per_call}
+    checked = schema.model_validate(answer).model_dump()
+    cache.set(key, json.dumps(checked, cls=NinjaJSONEncoder).encode(), TIMEOUT)
+    return answer
 
 
 def _sheet_body(user, seat: Seat, checked: rules_base.Sheet | None = None) -> dict[str, Any]:

@@ -28,26 +28,38 @@ SENTINELS = (-730_001, -730_002, -730_003, -730_004)
 
 
 class Prepared(Generic[M]):
-    """``build(*sentinels)``: the queryset, its inputs standing in; ``first(*values)``: its first row or None."""
+    """``build(*sentinels)``: the queryset, its inputs standing in; ``first(*values)``: its first row or None;
+    ``rows(*values)``: its first ``limit`` rows (a list read: build the prepared query with ``limit``)."""
 
-    def __init__(self, build: Callable[..., QuerySet[M]], inputs: int, sentinels: tuple = SENTINELS) -> None:
+    def __init__(
+        self, build: Callable[..., QuerySet[M]], inputs: int, sentinels: tuple = SENTINELS, *, limit: int = 1
+    ) -> None:
         # Other sentinels for inputs that aren't ids (a string key): each unlike any value the query holds.
         self.build, self.inputs, self.sentinels = build, inputs, sentinels[:inputs]
+        self.limit = limit
         self._compiled: dict[str, _Compiled[M]] = {}
         self._lock = threading.Lock()
 
     def first(self, *values: Any, using: str = DEFAULT_DB_ALIAS) -> M | None:
+        return self._for(using).first(values)
+
+    def rows(self, *values: Any, using: str = DEFAULT_DB_ALIAS) -> list[M]:
+        return self._for(using).rows(values)
+
+    def _for(self, using: str) -> _Compiled[M]:
         compiled = self._compiled.get(using)
         if compiled is None:
             with self._lock:
-                compiled = self._compiled.get(using) or _Compiled(self.build(*self.sentinels), using, self.sentinels)
+                compiled = self._compiled.get(using) or _Compiled(
+                    self.build(*self.sentinels), using, self.sentinels, self.limit
+                )
                 self._compiled[using] = compiled
-        return compiled.first(values)
+        return compiled
 
 
 class _Compiled(Generic[M]):
-    def __init__(self, queryset: QuerySet[M], using: str, sentinels: tuple) -> None:
-        queryset = queryset[:1]
+    def __init__(self, queryset: QuerySet[M], using: str, sentinels: tuple, limit: int = 1) -> None:
+        queryset = queryset[:limit]
         compiler = queryset.query.get_compiler(using=using)
         self.sql, params = compiler.as_sql()
         self.params = list(params)
@@ -68,15 +80,24 @@ class _Compiled(Generic[M]):
         self.composite = compiler.has_composite_fields(fields)  # none here; results_iter knows them if ever
 
     def first(self, values: tuple) -> M | None:
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(self.sql, self._params(values))
+            row = cursor.fetchone()
+        return None if row is None else self._instance(row)
+
+    def rows(self, values: tuple) -> list[M]:
+        with connections[self.using].cursor() as cursor:
+            cursor.execute(self.sql, self._params(values))
+            return [self._instance(row) for row in cursor.fetchall()]
+
+    def _params(self, values: tuple) -> list:
         params = list(self.params)
         for positions, value in zip(self.where, values, strict=False):
             for n in positions:
                 params[n] = value
-        with connections[self.using].cursor() as cursor:
-            cursor.execute(self.sql, params)
-            row = cursor.fetchone()
-        if row is None:
-            return None
+        return params
+
+    def _instance(self, row) -> M:
         if self.composite:
             (row,) = self.compiler.results_iter([[row]])
         elif self.converters:

@@ -9,6 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.models import ApiToken
 from characters import commands
+from characters.models import OfferedChange
 from tests.api.conftest import bearer
 
 
@@ -47,3 +48,42 @@ def test_an_unchanged_sheet_is_read_from_what_the_last_read_kept(player, hero, d
     assert changed["version"] == first["version"] + 1
     hp = {t["key"]: t["current"] for t in changed["tracks"]}["hp"]
     assert hp == {t["key"]: t["current"] for t in first["tracks"]}["hp"] - 1
+
+
+def test_a_kept_answer_is_the_answer_django_ninja_checked(player, hero, django_assert_max_num_queries):
+    """The second read serves the JSON the first one checked against the schema, byte for byte the same data,
+    without rebuilding it: the token, the character with its seat, the offers."""
+    api = bearer(player)
+    first = api.get(f"/api/characters/{hero.pk}")
+    with django_assert_max_num_queries(3):
+        second = api.get(f"/api/characters/{hero.pk}")
+    assert second.status_code == 200
+    assert second["Content-Type"] == first["Content-Type"] == "application/json; charset=utf-8"
+    assert second.json() == first.json()
+
+
+def test_a_kept_answer_moves_with_what_no_version_keeps(player, gm, hero, campaign):
+    """The owner's name, the viewer's seat and the pending offers are the answer's too: each moves it."""
+    api = bearer(player)
+    before = api.get(f"/api/characters/{hero.pk}").json()
+    player.username = "player-renamed"
+    player.save(update_fields=["username"])
+    assert api.get(f"/api/characters/{hero.pk}").json()["owner"] == "player-renamed"
+    OfferedChange.objects.create(
+        character=hero, offered_by=gm, from_character=hero, label="Goblin's blow", summary="2 harm",
+        before={"hp": 4}, after={"hp": 2},
+    )
+    offers = api.get(f"/api/characters/{hero.pk}").json()["offers"]
+    assert [o["label"] for o in offers] == ["Goblin's blow"]
+    OfferedChange.objects.filter(character=hero).update(status=OfferedChange.Status.DECLINED)
+    assert api.get(f"/api/characters/{hero.pk}").json()["offers"] == before["offers"] == []
+    campaign_api = bearer(gm, "table", campaign)
+    as_gm = campaign_api.get(f"/api/characters/{hero.pk}").json()
+    assert (before["viewer"]["kind"], as_gm["viewer"]["kind"]) == ("owner", "gm")
+
+
+def test_a_revoked_token_is_refused_though_its_answer_is_kept(player, hero):
+    api = bearer(player)
+    assert api.get(f"/api/characters/{hero.pk}").status_code == 200
+    ApiToken.objects.filter(user=player).delete()
+    assert api.get(f"/api/characters/{hero.pk}").status_code == 401

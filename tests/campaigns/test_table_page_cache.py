@@ -32,7 +32,7 @@ from tests.contract.test_region_cache import _nothing_kept, _tokenless
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-# The session with its user (one statement), and the seat with its campaign, the journal's head and the party's stamps in one.
+# The session with its user (one statement), then the seat with its campaign, the head and the party's stamps.
 # PostgreSQL asks the database who has the table open (SQLite keeps that in the process).
 PRESENCE = 1 if connection.vendor == "postgresql" else 0
 KEPT_QUERIES = 2 + PRESENCE

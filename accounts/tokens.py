@@ -105,7 +105,8 @@ def runs(user, campaign_id: int) -> bool:
 
 # Every API call reads its token with its owner: compiled once per process (core.prepared; issue 39).
 _TOKEN_BY_HASH = Prepared(
-    lambda digest: ApiToken.objects.select_related("user").filter(key_hash=digest).order_by(), 1,
+    lambda digest: ApiToken.objects.select_related("user").filter(key_hash=digest).order_by(),
+    1,
     sentinels=("\x00lantern token hash\x00",),
 )
 

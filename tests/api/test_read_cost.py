@@ -70,8 +70,13 @@ def test_a_kept_answer_moves_with_what_no_version_keeps(player, gm, hero, campai
     player.save(update_fields=["username"])
     assert api.get(f"/api/characters/{hero.pk}").json()["owner"] == "player-renamed"
     OfferedChange.objects.create(
-        character=hero, offered_by=gm, from_character=hero, label="Goblin's blow", summary="2 harm",
-        before={"hp": 4}, after={"hp": 2},
+        character=hero,
+        offered_by=gm,
+        from_character=hero,
+        label="Goblin's blow",
+        summary="2 harm",
+        before={"hp": 4},
+        after={"hp": 2},
     )
     offers = api.get(f"/api/characters/{hero.pk}").json()["offers"]
     assert [o["label"] for o in offers] == ["Goblin's blow"]

@@ -74,8 +74,12 @@ def lock_roller(user) -> None:
 
 def lock_characters(ids: Iterable[int]) -> dict[int, Character]:
     """Step 3: these characters (with their campaign, not locked), in ascending id; missing ids are absent."""
+    wanted = sorted(set(ids))
+    if len(wanted) == 1:  # most rolls name their own character alone: the once-compiled lock (issue 39)
+        one = _LOCK_CHARACTER.first(wanted[0])
+        return {} if one is None else {one.pk: one}
     rows = Character.objects.select_for_update(of=("self",)).select_related("campaign")
-    return {c.pk: c for c in rows.filter(pk__in=sorted(set(ids))).order_by("pk")}
+    return {c.pk: c for c in rows.filter(pk__in=wanted).order_by("pk")}
 
 
 def lock_table(campaign_id: int) -> list[Character]:

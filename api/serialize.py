@@ -86,22 +86,21 @@ def _per_call(seat: Seat, kind: str) -> dict[str, Any]:
     }
 
 
-def sheet_answer(user, seat: Seat, schema: type[Schema]) -> HttpResponse | dict[str, Any]:
-    """The API read of a sheet: the answer's JSON as checked against ``schema`` and rendered the last time this
-    sheet, viewer kind and per-call part were asked (a kept answer is neither rebuilt nor validated again: issue
-    39), else the answer as data for django-ninja to check and render (its JSON kept for the next call)."""
+def sheet_answer(user, seat: Seat, schema: type[Schema]) -> HttpResponse:
+    """The API read of a sheet: its answer checked against ``schema`` and rendered as django-ninja renders it, kept
+    by the sheet's region key and what no version keeps (the owner's name, the seat, the offers, read on every
+    call): a kept answer is neither rebuilt nor checked again (issue 39)."""
     character = seat.character
     kind = viewer_kind(seat.viewer)
     per_call = _per_call(seat, kind)
     digest = hashlib.blake2b(json.dumps(per_call, sort_keys=True, default=str).encode(), digest_size=12).hexdigest()
     key = f"{region_key(character, kind, 'api-sheet-json')}:{digest}"
-    kept = cache.get(key)
-    if kept is not None:
-        return HttpResponse(kept, content_type=JSON_TYPE)
-    answer = {**_kept_body(user, seat, kind), **per_call}
-    checked = schema.model_validate(answer).model_dump()
-    cache.set(key, json.dumps(checked, cls=NinjaJSONEncoder).encode(), TIMEOUT)
-    return answer
+    rendered = cache.get(key)
+    if rendered is None:
+        checked = schema.model_validate({**_kept_body(user, seat, kind), **per_call}).model_dump()
+        rendered = json.dumps(checked, cls=NinjaJSONEncoder).encode()
+        cache.set(key, rendered, TIMEOUT)
+    return HttpResponse(rendered, content_type=JSON_TYPE)
 
 
 def _sheet_body(user, seat: Seat, checked: rules_base.Sheet | None = None) -> dict[str, Any]:

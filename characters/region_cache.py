@@ -60,7 +60,7 @@ def checked_sheet(character: Character) -> rules_base.Sheet:
     """``character.checked_sheet()``, kept by what it is made of: the row (its version moves with every write to
     its state, items and hirelings), the table's settings and conditions, the build. A roll's inputs, its odds
     boxes and its controls are read against it without reading the items and hirelings again."""
-    key = f"lantern:checked:{deploy_stamp()}:{_row_stamp(character)}:{character.table_stamp()}"
+    key = _checked_key(character)
     sheet = cache.get(key)
     if sheet is None:
         sheet = character.checked_sheet()  # a sheet the rules refuse is refused each time, never kept
@@ -72,8 +72,11 @@ def keep_checked_sheet(character: Character, sheet: rules_base.Sheet) -> None:
     """Keep the sheet a write just checked as ``checked_sheet`` of the row it saved (call it once the write has
     committed: a write rolled back keeps nothing), so the next roll or write of it reads no items or hirelings.
     The key is ``checked_sheet``'s: the saved row's version and time, the table's stamp, the build."""
-    key = f"lantern:checked:{deploy_stamp()}:{_row_stamp(character)}:{character.table_stamp()}"
-    cache.set(key, sheet, TIMEOUT)
+    cache.set(_checked_key(character), sheet, TIMEOUT)
+
+
+def _checked_key(character: Character) -> str:
+    return f"lantern:checked:{deploy_stamp()}:{_row_stamp(character)}:{character.table_stamp()}"
 
 
 def drawn_region(character: Character, kind: str, region: str, draw: Callable[[], str]) -> str:

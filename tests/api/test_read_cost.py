@@ -50,9 +50,9 @@ def test_an_unchanged_sheet_is_read_from_what_the_last_read_kept(player, hero, d
     assert hp == {t["key"]: t["current"] for t in first["tracks"]}["hp"] - 1
 
 
-def test_a_kept_answer_is_the_answer_django_ninja_checked(player, hero, django_assert_max_num_queries):
-    """The second read serves the JSON the first one checked against the schema, byte for byte the same data,
-    without rebuilding it: the token, the character with its seat, the offers."""
+def test_a_kept_answer_is_the_first_answer_as_checked(player, hero, django_assert_max_num_queries):
+    """The second read serves the JSON the first one checked against the API's schema, without rebuilding it:
+    the token, the character with its seat, the offers."""
     api = bearer(player)
     first = api.get(f"/api/characters/{hero.pk}")
     with django_assert_max_num_queries(3):

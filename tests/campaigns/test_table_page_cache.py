@@ -93,6 +93,10 @@ def _roll(character, by, visibility="public") -> Roll:
     ).row
 
 
+def _latest_roll(character) -> Roll:
+    return Roll.objects.filter(character=character).latest("created_at")
+
+
 def _changes(table):
     """Every kind of write the table page shows, each as (name, write, what the GM's page then holds)."""
     campaign, gm, player, other, hero, rival = table
@@ -109,6 +113,15 @@ def _changes(table):
     return [
         ("HP change", lambda: services.character_adjust(character_id=hero.pk, key="hp", delta=-1, by=player), None),
         ("roll", lambda: _roll(rival, other), None),
+        # Void and Undo: the log's line struck through, the HP change put back (each appends to the journal).
+        ("void", lambda: services.roll_void(roll_id=_latest_roll(rival).pk, by=gm, reason="Wrong die"), None),
+        (
+            "undo",
+            lambda: services.change_revert(
+                character_id=hero.pk, change_id=hero.changes.latest("at").pk, by=player, reason="Oops"
+            ),
+            None,
+        ),
         ("fight and NPC", fight, "Goblin"),
         ("NPC damage", npc_damage, None),
         (
